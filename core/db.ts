@@ -1,0 +1,63 @@
+// Owns database access: the Prisma client, and the one tenancy helper every domain query goes through.
+import { PrismaPg } from '@prisma/adapter-pg'
+import { PrismaClient, Prisma } from '../generated/prisma/client'
+
+export { Prisma }
+export type Db = PrismaClient
+export type Tx = Prisma.TransactionClient
+
+export function createPrisma(url: string, max = 10): PrismaClient {
+  return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max }) })
+}
+
+/** Models whose rows belong to one organisation (they carry organization_id). */
+export const TENANT_MODELS: ReadonlySet<string> = new Set(
+  Object.values(Prisma.ModelName).filter((model) => {
+    const fields = (Prisma as unknown as Record<string, Record<string, string> | undefined>)[`${model}ScalarFieldEnum`]
+    return Boolean(fields && 'organizationId' in fields)
+  }),
+)
+
+const WHERE_OPS = new Set([
+  'findFirst', 'findFirstOrThrow', 'findMany', 'findUnique', 'findUniqueOrThrow', 'count', 'aggregate', 'groupBy',
+  'update', 'updateMany', 'updateManyAndReturn', 'delete', 'deleteMany', 'upsert',
+])
+const DATA_OPS = new Set(['create', 'createMany', 'createManyAndReturn', 'upsert'])
+
+export class TenancyViolation extends Error {}
+
+function stamp(data: Record<string, unknown>, organizationId: string, model: string) {
+  if (data.organizationId !== undefined && data.organizationId !== organizationId) {
+    throw new TenancyViolation(`refused to write a ${model} row for another organisation`)
+  }
+  return { ...data, organizationId }
+}
+
+/**
+ * A client that can only see and write the given organisation's rows: every tenant model's query gets
+ * `organizationId` added to its filter, every create gets it stamped (a different one is refused).
+ * Interactive transactions on the returned client keep the filter.
+ */
+export function forOrganization(db: PrismaClient, organizationId: string) {
+  if (!organizationId) throw new TenancyViolation('an organisation is required')
+  return db.$extends({
+    name: 'tenancy',
+    query: {
+      $allModels: {
+        async $allOperations({ model, operation, args, query }) {
+          if (!TENANT_MODELS.has(model)) return query(args)
+          const a = { ...(args as Record<string, any>) }
+          if (WHERE_OPS.has(operation)) a.where = { ...(a.where ?? {}), organizationId }
+          if (DATA_OPS.has(operation)) {
+            if (operation === 'upsert') a.create = stamp(a.create ?? {}, organizationId, model)
+            else if (Array.isArray(a.data)) a.data = a.data.map((d: Record<string, unknown>) => stamp(d, organizationId, model))
+            else a.data = stamp(a.data ?? {}, organizationId, model)
+          }
+          return query(a)
+        },
+      },
+    },
+  })
+}
+export type TenantDb = ReturnType<typeof forOrganization>
+export type TenantTx = Parameters<Parameters<TenantDb['$transaction']>[0]>[0]

@@ -1,0 +1,89 @@
+// Owns notifications and the e-mail outbox: writing them in the caller's transaction and delivering due e-mail.
+import nodemailer from 'nodemailer'
+import type { Db, Tx } from './db'
+import { log } from './log'
+import { enqueue } from '../jobs/registry'
+
+/** Kinds added by the twins document (R3, R4); the e-mailed ones also get an outbox row. */
+export const NOTIFICATION_KINDS_ADDED = ['handoff_received', 'digest', 'twin_paused', 'mention', 'decision_reminder', 'stage_ready'] as const
+export const EMAILED_KINDS: ReadonlySet<string> = new Set(['handoff_received', 'digest'])
+
+export interface NotifyInput {
+  organizationId: string
+  programId?: string | null
+  userId: string
+  kind: string
+  payload?: Record<string, unknown>
+  deliverAfter?: Date
+  email?: { to: string; subject: string; body: string }
+}
+
+/** Writes the notification (and, for e-mailed kinds, its outbox row plus the delivery job) in `tx`. */
+export async function notify(tx: Tx, input: NotifyInput) {
+  const deliverAfter = input.deliverAfter ?? new Date()
+  const notification = await tx.notification.create({
+    data: {
+      organizationId: input.organizationId, programId: input.programId ?? null, userId: input.userId,
+      kind: input.kind, payload: (input.payload ?? {}) as object, deliverAfter,
+    },
+  })
+  if (input.email && EMAILED_KINDS.has(input.kind)) {
+    const outbox = await tx.emailOutbox.create({
+      data: {
+        organizationId: input.organizationId, notificationId: notification.id, toAddress: input.email.to,
+        subject: input.email.subject, body: input.email.body, deliverAfter,
+      },
+    })
+    await enqueue(tx, 'deliver_email', { outboxId: outbox.id }, { runAt: deliverAfter, jobKey: `deliver_email:${outbox.id}` })
+  }
+  return notification
+}
+
+export interface DeliveryReport { sent: number; held: number; failed: number }
+
+const MAX_ATTEMPTS = 5
+
+/**
+ * Delivers due outbox e-mail: over SMTP when `smtpUrl` is set, else marks them held (nothing leaves the
+ * machine). Rows are claimed with SKIP LOCKED so two workers never send the same e-mail.
+ */
+export async function deliverDueEmails(db: Db, opts: { smtpUrl?: string; from: string; now?: Date; onlyId?: string; limit?: number }): Promise<DeliveryReport> {
+  const now = opts.now ?? new Date()
+  const transport = opts.smtpUrl ? nodemailer.createTransport(opts.smtpUrl) : null
+  const report: DeliveryReport = { sent: 0, held: 0, failed: 0 }
+  try {
+    await db.$transaction(async (tx) => {
+      const due = await tx.$queryRaw<{ id: string; to_address: string; subject: string; body: string; attempts: number }[]>`
+        SELECT id, to_address, subject, body, attempts FROM email_outbox
+        WHERE status = 'pending' AND deliver_after <= ${now}
+          AND (${opts.onlyId ?? null}::uuid IS NULL OR id = ${opts.onlyId ?? null}::uuid)
+        ORDER BY deliver_after LIMIT ${opts.limit ?? 100}
+        FOR UPDATE SKIP LOCKED`
+      for (const row of due) {
+        if (!transport) {
+          await tx.emailOutbox.update({ where: { id: row.id }, data: { status: 'held', attempts: row.attempts } })
+          report.held++
+          continue
+        }
+        try {
+          await transport.sendMail({ from: opts.from, to: row.to_address, subject: row.subject, text: row.body })
+          await tx.emailOutbox.update({ where: { id: row.id }, data: { status: 'sent', sentAt: new Date(), attempts: row.attempts + 1, lastError: null } })
+          report.sent++
+        } catch (err) {
+          const attempts = row.attempts + 1
+          // The message names the SMTP failure, never the URL (it may carry credentials).
+          const reason = (err as Error).message.replace(/smtps?:\/\/\S+/gi, '[smtp]')
+          await tx.emailOutbox.update({
+            where: { id: row.id },
+            data: { attempts, lastError: reason, status: attempts >= MAX_ATTEMPTS ? 'failed' : 'pending' },
+          })
+          report.failed++
+          log.warn('email.send_failed', { outboxId: row.id, attempts, reason })
+        }
+      }
+    }, { timeout: 60_000 })
+  } finally {
+    transport?.close()
+  }
+  return report
+}

@@ -1,0 +1,132 @@
+// Owns cross-process events: key-only NOTIFY sent inside the writing transaction, LISTEN with reconnect,
+// and a bounded in-process fan-out where a subscriber that cannot keep up is closed, not buffered forever.
+import pg from 'pg'
+import type { Tx } from './db'
+import { log } from './log'
+
+/** Channels and their key-only payloads. Subscribers re-read the row; nothing else travels. */
+export interface Channels {
+  inbox_changed: { id: string; userId: string; organizationId: string }
+}
+export type Channel = keyof Channels
+
+/** Sends the event in the caller's transaction, so nothing is announced that was not committed. */
+export async function publish<C extends Channel>(tx: Tx, channel: C, payload: Channels[C]): Promise<void> {
+  await tx.$executeRaw`SELECT pg_notify(${channel}, ${JSON.stringify(payload)})`
+}
+
+export class SlowConsumerError extends Error {
+  constructor(readonly limit: number) {
+    super(`Subscription closed: more than ${limit} events were waiting to be read. Refetch and subscribe again.`)
+  }
+}
+
+/** An async iterator fed by push(); at `limit` queued items it ends with SlowConsumerError. */
+export function boundedQueue<T>(limit: number, onClose: () => void) {
+  const buffer: T[] = []
+  let waiting: { resolve: (r: IteratorResult<T>) => void; reject: (e: unknown) => void } | null = null
+  let failure: unknown = null
+  let done = false
+  const close = () => {
+    if (done) return
+    done = true
+    onClose()
+  }
+  const iterator: AsyncIterableIterator<T> & { return(): Promise<IteratorResult<T>> } = {
+    next() {
+      if (buffer.length) return Promise.resolve({ value: buffer.shift()!, done: false })
+      if (failure) { const f = failure; failure = null; return Promise.reject(f) }
+      if (done) return Promise.resolve({ value: undefined, done: true })
+      return new Promise((resolve, reject) => { waiting = { resolve, reject } })
+    },
+    return() {
+      buffer.length = 0
+      close()
+      waiting?.resolve({ value: undefined, done: true })
+      waiting = null
+      return Promise.resolve({ value: undefined, done: true })
+    },
+    [Symbol.asyncIterator]() { return this },
+  }
+  return {
+    iterator,
+    push(item: T) {
+      if (done) return
+      if (waiting) { const w = waiting; waiting = null; w.resolve({ value: item, done: false }); return }
+      if (buffer.length >= limit) {
+        buffer.length = 0
+        failure = new SlowConsumerError(limit)
+        close()
+        return
+      }
+      buffer.push(item)
+    },
+  }
+}
+
+/** In-process fan-out of one channel's events to many subscribers. */
+export class Broadcaster<T> {
+  private readonly subscribers = new Set<(m: T) => void>()
+  constructor(private readonly queueLimit = 256) {}
+  publish(message: T) { for (const s of this.subscribers) s(message) }
+  subscribe(filter?: (m: T) => boolean): AsyncIterableIterator<T> {
+    const queue = boundedQueue<T>(this.queueLimit, () => this.subscribers.delete(push))
+    const push = (m: T) => { if (!filter || filter(m)) queue.push(m) }
+    this.subscribers.add(push)
+    return queue.iterator
+  }
+  get size() { return this.subscribers.size }
+}
+
+/**
+ * One dedicated LISTEN connection per process (not pooled). On loss it reconnects; events sent while it was
+ * down are lost, which `onReconnect` reports so subscribers can tell clients to refetch.
+ */
+export class PgListener {
+  private client?: pg.Client
+  private stopped = false
+  private readonly handlers = new Map<string, Set<(payload: unknown) => void>>()
+
+  constructor(private readonly url: string, private readonly onReconnect?: () => void) {}
+
+  on<C extends Channel>(channel: C, handler: (payload: Channels[C]) => void): () => void {
+    const set = this.handlers.get(channel) ?? new Set()
+    set.add(handler as (p: unknown) => void)
+    this.handlers.set(channel, set)
+    if (set.size === 1 && this.client) this.client.query(`LISTEN ${channel}`).catch(() => {})
+    return () => set.delete(handler as (p: unknown) => void)
+  }
+
+  async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url })
+    client.on('notification', (msg) => {
+      const set = this.handlers.get(msg.channel)
+      if (!set || !msg.payload) return
+      let payload: unknown
+      try { payload = JSON.parse(msg.payload) } catch { log.warn('pubsub.bad_payload', { channel: msg.channel }); return }
+      for (const h of set) {
+        try { h(payload) } catch (e) { log.error('pubsub.handler_failed', { channel: msg.channel, error: e }) }
+      }
+    })
+    const reconnect = (why: unknown) => {
+      if (this.stopped || this.client !== client) return
+      this.client = undefined
+      log.warn('pubsub.listen_lost', { reason: String(why) })
+      client.removeAllListeners()
+      client.end().catch(() => {})
+      setTimeout(() => this.start().then(() => this.onReconnect?.(), reconnect), 500)
+    }
+    client.on('error', reconnect)
+    client.on('end', () => reconnect('end'))
+    this.client = client
+    await client.connect()
+    for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`) // trusted identifiers
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    const c = this.client
+    this.client = undefined
+    await c?.end().catch(() => {})
+  }
+}

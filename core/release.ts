@@ -1,0 +1,36 @@
+// Owns release flags: which release this deployment is, and whether the R4 gate list has passed.
+import { env, type Release, RELEASES } from './env'
+
+export type ItemStatus = 'designed' | 'preview' | 'available'
+
+/** Persona (permission catalogue) version in force for a release: the twins document's schedule (DESIGN 4). */
+export function personaVersionFor(release: Release): number {
+  const order = RELEASES.indexOf(release)
+  if (order >= RELEASES.indexOf('R5')) return 5
+  if (order >= RELEASES.indexOf('R4')) return 4
+  if (order >= RELEASES.indexOf('R3')) return 3
+  return 2
+}
+
+export function currentRelease(): Release {
+  return env().RELEASE
+}
+
+export function currentPersonaVersion(): number {
+  return personaVersionFor(currentRelease())
+}
+
+/**
+ * Status of an item designed for `itemRelease`: later releases' items are reserved (null: never presented
+ * as live); items of this release or earlier read designed until their gate passes, then preview.
+ */
+export function itemStatus(
+  itemRelease: Release,
+  flags: { release?: Release; r4GatePassed?: boolean; available?: boolean } = {},
+): ItemStatus | null {
+  const release = flags.release ?? env().RELEASE
+  if (RELEASES.indexOf(itemRelease) > RELEASES.indexOf(release)) return null
+  const gatePassed = flags.r4GatePassed ?? env().R4_GATE_PASSED
+  if (!gatePassed) return 'designed'
+  return flags.available ? 'available' : 'preview'
+}

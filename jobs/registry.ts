@@ -1,0 +1,38 @@
+// Owns the job catalogue: every task's name and payload schema, and the typed enqueue used inside transactions.
+import { z } from 'zod'
+import type { Tx } from '../core/db'
+
+export const TaskPayloads = {
+  deliver_email: z.object({ outboxId: z.string().uuid().optional() }).strict(),
+} as const
+
+export type TaskName = keyof typeof TaskPayloads
+export type TaskPayload<T extends TaskName> = z.infer<(typeof TaskPayloads)[T]>
+
+export interface EnqueueOptions {
+  runAt?: Date
+  jobKey?: string
+  /** replace (default), preserve_run_at, unsafe_dedupe */
+  jobKeyMode?: 'replace' | 'preserve_run_at' | 'unsafe_dedupe'
+  maxAttempts?: number
+  queueName?: string
+  priority?: number
+}
+
+/**
+ * Adds a job in the caller's transaction: it exists exactly when the write that needs it commits.
+ * The payload is validated here as well as when the task runs.
+ */
+export async function enqueue<T extends TaskName>(tx: Tx, task: T, payload: TaskPayload<T>, opts: EnqueueOptions = {}) {
+  const valid = TaskPayloads[task].parse(payload)
+  await tx.$executeRaw`SELECT graphile_worker.add_job(
+    identifier => ${task}::text,
+    payload => ${JSON.stringify(valid)}::json,
+    queue_name => ${opts.queueName ?? null}::text,
+    run_at => ${opts.runAt ?? null}::timestamptz,
+    max_attempts => ${opts.maxAttempts ?? null}::int,
+    job_key => ${opts.jobKey ?? null}::text,
+    priority => ${opts.priority ?? null}::int,
+    job_key_mode => ${opts.jobKeyMode ?? 'replace'}::text
+  )`
+}

@@ -1,0 +1,78 @@
+// npm start: the whole service in one process for the demo: PostgreSQL (embedded unless DATABASE_URL), migrations,
+// the illustrative seed, the fake vendors, the three subgraphs, the gateway and the worker. Ctrl-C stops it all.
+import { parseEnv, setEnv, EnvError, type Env } from './core/env'
+import { resolveDatabaseUrl } from './core/postgres'
+import { createPrisma } from './core/db'
+import { deployMigrations } from './prisma/migrate'
+import { migrateWorkerSchema, startWorker } from './jobs/worker'
+import { seedIllustrative } from './core/seed'
+import { mintDevToken } from './core/auth'
+import { log } from './core/log'
+
+type Stoppable = { name: string; stop: () => Promise<unknown> }
+
+async function main() {
+  let e: Env
+  try {
+    e = parseEnv()
+  } catch (err) {
+    if (err instanceof EnvError) {
+      console.error(err.message)
+      process.exit(1)
+    }
+    throw err
+  }
+  setEnv(e)
+  const running: Stoppable[] = []
+  let stopping = false
+  const shutdown = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info('shutdown.start', { signal })
+    for (const part of running.reverse()) {
+      try { await part.stop() } catch (err) { log.error('shutdown.failed', { part: part.name, error: err }) }
+    }
+    log.info('shutdown.done')
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+
+  try {
+    const database = await resolveDatabaseUrl()
+    running.push({ name: 'postgres', stop: database.stop })
+    const applied = await deployMigrations(database.url)
+    if (applied.length) log.info('migrations.applied', { names: applied })
+    await migrateWorkerSchema(database.url)
+    const db = createPrisma(database.url)
+    running.push({ name: 'prisma', stop: () => db.$disconnect() })
+    const seed = await seedIllustrative(db)
+
+    const { startServices } = await import('./services')
+    const services = await startServices({ db, databaseUrl: database.url, seed })
+    running.push(...services.stoppables)
+
+    const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })
+    running.push({ name: 'worker', stop: () => worker.stop() })
+
+    const token = await mintDevToken(seed.users.program_owner)
+    console.log([
+      '',
+      'Evidence workspace is running (illustrative demo data).',
+      ...services.urls.map(([name, url]) => `  ${name.padEnd(22)} ${url}`),
+      `  ${'database'.padEnd(22)} ${database.embedded ? `embedded PostgreSQL on port ${e.EMBEDDED_PG_PORT}, data in ${e.DATA_DIR}/postgres` : 'DATABASE_URL'}`,
+      '',
+      `Development token for ${seed.users.program_owner.email} (program owner; valid 12 h):`,
+      token,
+      '',
+      'Other users: npm run token -- --user <email>   Stop: Ctrl-C',
+      '',
+    ].join('\n'))
+  } catch (err) {
+    log.error('startup.failed', { error: err })
+    await shutdown('startup-failure')
+    process.exit(1)
+  }
+}
+
+main()

@@ -1,0 +1,188 @@
+// Offline Prisma migrations: drives the schema engine's wasm build through @prisma/adapter-pg (no native binary).
+//   npm run migrate -- dev <name>   create prisma/migrations/<ts>_<name>/migration.sql (via a shadow DB) and apply it
+//   npm run migrate -- create <name>  create only
+//   npm run migrate -- deploy       apply pending migrations (recorded in _prisma_migrations, as Prisma does)
+//   npm run migrate -- diff         print the SQL that would take the migrations to schema.prisma (empty = no drift)
+//   npm run migrate -- status       migration history diagnosis as JSON
+// The writes are the same as Prisma's own CLI, so the native CLI keeps working where it is available.
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { randomUUID } from 'node:crypto'
+import { fileURLToPath } from 'node:url'
+import { createRequire } from 'node:module'
+import pg from 'pg'
+import { PrismaPg } from '@prisma/adapter-pg'
+import { bindMigrationAwareSqlAdapterFactory, ColumnTypeEnum } from '@prisma/driver-adapter-utils'
+import * as runtime from '@prisma/schema-engine-wasm/schema_engine_bg'
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const SCHEMA = path.join(ROOT, 'prisma/schema.prisma')
+const MIGRATIONS = path.join(ROOT, 'prisma/migrations')
+const filters = { externalTables: [], externalEnums: [] }
+
+function pgConfig(url: string) {
+  // An object, not connectionString: pg lets a connectionString override `database` for the shadow DB.
+  const u = new URL(url)
+  return {
+    host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password), database: decodeURIComponent(u.pathname.slice(1)),
+  }
+}
+
+// adapter-pg 7.10 has no mapping for Postgres "char" (oid 18), which the engine's schema describer reads
+// (pg_constraint.contype ...): "Column type 'char' could not be deserialized". Report it as Character.
+function patchCharColumns(adapter: object) {
+  const proto = Object.getPrototypeOf(Object.getPrototypeOf(adapter))
+  if (proto.charPatched) return
+  const { performIO, queryRaw } = proto
+  proto.charPatched = true
+  proto.performIO = async function (query: unknown) {
+    const res = await performIO.call(this, query)
+    const idx: number[] = []
+    res.fields?.forEach((f: { dataTypeID: number }, i: number) => { if (f.dataTypeID === 18) { f.dataTypeID = 25; idx.push(i) } })
+    if (idx.length) res.rows.charColumns = idx
+    return res
+  }
+  proto.queryRaw = async function (query: unknown) {
+    const out = await queryRaw.call(this, query)
+    for (const i of out.rows.charColumns ?? []) out.columnTypes[i] = ColumnTypeEnum.Character
+    return out
+  }
+}
+
+// PrismaPg.connectToShadowDb() drops the shadow DB before closing its pool ("database is being accessed by
+// other users"): close the shadow pool first, then DROP ... WITH (FORCE).
+class PgMigrateFactory extends PrismaPg {
+  /** Adapters the engine opened; the engine never closes them, so withEngine does. */
+  readonly opened: { dispose(): Promise<void> }[] = []
+  constructor(private readonly cfg: ReturnType<typeof pgConfig>) { super(cfg) }
+  override async connect() {
+    const adapter = await super.connect()
+    patchCharColumns(adapter)
+    this.opened.push(adapter)
+    return adapter
+  }
+  override async connectToShadowDb() {
+    const admin = new pg.Client(this.cfg)
+    await admin.connect()
+    const database = `prisma_shadow_${randomUUID().replaceAll('-', '')}`
+    await admin.query(`CREATE DATABASE "${database}"`)
+    const shadow = await new PrismaPg({ ...this.cfg, database }).connect()
+    const close = shadow.dispose.bind(shadow)
+    shadow.dispose = async () => {
+      await close()
+      await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)
+      await admin.end()
+    }
+    return shadow
+  }
+}
+
+// Rust panics are reported through this global; without it a panic surfaces as "reading 'set_message'".
+;(globalThis as any).PRISMA_WASM_PANIC_REGISTRY = { set_message: (m: string) => console.error('[schema-engine panic]', m) }
+
+let wasmReady = false
+async function loadEngine(url: string, schemaFiles: { path: string; content: string }[]) {
+  if (!wasmReady) {
+    const glue = createRequire(import.meta.url).resolve('@prisma/schema-engine-wasm/schema_engine_bg')
+    const bytes = await fs.readFile(path.join(path.dirname(glue), 'schema_engine_bg.wasm'))
+    const wasm = (globalThis as any).WebAssembly
+    const instance = new wasm.Instance(new wasm.Module(bytes), { './schema_engine_bg.js': runtime as any })
+    ;(runtime as any).__wbg_set_wasm(instance.exports)
+    ;(instance.exports as any).__wbindgen_start()
+    wasmReady = true
+  }
+  const factory = new PgMigrateFactory(pgConfig(url))
+  const adapter = bindMigrationAwareSqlAdapterFactory(factory as any)
+  const log = process.env.DEBUG_SCHEMA_ENGINE ? (m: string) => console.error('[schema-engine]', m) : () => {}
+  const engine = await (runtime as any).SchemaEngine.new({ datamodels: schemaFiles.map((f) => [f.path, f.content]) }, log, adapter)
+  return { engine, factory }
+}
+
+async function listMigrations() {
+  const lockfile = {
+    path: 'migration_lock.toml',
+    content: await fs.readFile(path.join(MIGRATIONS, 'migration_lock.toml'), 'utf8').catch(() => null),
+  }
+  const dirs = (await fs.readdir(MIGRATIONS, { withFileTypes: true }).catch(() => []))
+    .filter((e) => e.isDirectory()).map((e) => e.name).sort((a, b) => a.localeCompare(b))
+  const migrationDirectories = []
+  for (const dir of dirs) {
+    const content = await fs.readFile(path.join(MIGRATIONS, dir, 'migration.sql'), 'utf8')
+      .then((value) => ({ tag: 'ok', value }), (err) => ({ tag: 'error', value: err.message }))
+    migrationDirectories.push({ path: dir, migrationFile: { path: 'migration.sql', content } })
+  }
+  return { baseDir: MIGRATIONS, lockfile, migrationDirectories, shadowDbInitScript: '' }
+}
+
+async function withEngine<T>(url: string, fn: (engine: any, files: { path: string; content: string }[]) => Promise<T>) {
+  const files = [{ path: SCHEMA, content: await fs.readFile(SCHEMA, 'utf8') }]
+  const { engine, factory } = await loadEngine(url, files)
+  try {
+    return await fn(engine, files)
+  } finally {
+    engine.free()
+    await Promise.all(factory.opened.map((a) => a.dispose().catch(() => {})))
+  }
+}
+
+/** Applies pending migrations; returns the names applied. */
+export function deployMigrations(url: string): Promise<string[]> {
+  return withEngine(url, async (engine) => {
+    const res = await engine.applyMigrations({ migrationsList: await listMigrations(), filters })
+    return res.appliedMigrationNames as string[]
+  })
+}
+
+/** SQL that would bring the committed migrations to schema.prisma; empty when they agree. */
+export function diffMigrationsToSchema(url: string): Promise<string> {
+  return withEngine(url, async (engine, files) => {
+    const res = await engine.diff({
+      from: { tag: 'migrations', ...(await listMigrations()) },
+      to: { tag: 'schemaDatamodel', files }, script: true, exitCode: null, filters,
+    })
+    return (res.stdout ?? '') as string
+  })
+}
+
+export function createMigration(url: string, name: string, draft: boolean): Promise<string | null> {
+  return withEngine(url, async (engine, files) => {
+    const migrationsList = await listMigrations()
+    // The wasm engine cannot open a shadow DB itself: devDiagnostic replays the history on
+    // connectToShadowDb() and caches the resulting schema, which createMigration then reuses.
+    const diag = await engine.devDiagnostic({ migrationsList, filters })
+    if (diag.action.tag !== 'createMigration') throw new Error('migration history needs a reset: ' + JSON.stringify(diag.action))
+    const out = await engine.createMigration({ draft, migrationName: name, migrationsList, schema: { files }, filters })
+    if (out.migrationScript === null) return null
+    await fs.mkdir(path.join(MIGRATIONS, out.generatedMigrationName), { recursive: true })
+    await fs.writeFile(path.join(MIGRATIONS, out.generatedMigrationName, `migration.${out.extension}`), out.migrationScript)
+    await fs.writeFile(path.join(MIGRATIONS, 'migration_lock.toml'), '# Please do not edit this file manually\n' +
+      `# It should be added in your version-control system (e.g., Git)\nprovider = "${out.connectorType}"\n`)
+    return out.generatedMigrationName as string
+  })
+}
+
+async function cli(cmd = 'deploy', name = 'migration') {
+  const { resolveDatabaseUrl } = await import('../core/postgres')
+  const db = await resolveDatabaseUrl()
+  try {
+    if (cmd === 'dev' || cmd === 'create') {
+      const created = await createMigration(db.url, name, cmd === 'create')
+      console.log(created ? `Created ${created}` : 'No schema changes; nothing to create.')
+    }
+    if (cmd === 'dev' || cmd === 'deploy') console.log('Applied:', await deployMigrations(db.url))
+    if (cmd === 'diff') process.stdout.write(await diffMigrationsToSchema(db.url))
+    if (cmd === 'status') {
+      const res = await withEngine(db.url, async (engine) => engine.diagnoseMigrationHistory({
+        migrationsList: await listMigrations(), optInToShadowDatabase: false, filters }))
+      console.log(JSON.stringify(res, null, 2))
+    }
+  } finally {
+    await db.stop()
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // Explicit exit: the wasm engine leaves a 10 s timer pending after the last command.
+  cli(...(process.argv.slice(2) as [string, string])).then(() => process.exit(0), (err) => { console.error(err); process.exit(1) })
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest'
+import * as jose from 'jose'
+import { mintDevToken, signInternalToken, verifyCallerToken, verifyInternalToken, devKeyPair } from '../../core/auth'
+import { env } from '../../core/env'
+import { useTestDatabase } from '../helpers/db'
+
+useTestDatabase()
+const user = { id: '6f1c1f0e-8a55-4a52-9d55-6c1c2a3b4d5e', email: 'someone@test.example' }
+
+async function codeOf(p: Promise<unknown>) {
+  try { await p } catch (e: any) { return { code: e.extensions?.code, message: e.message as string } }
+  return { code: 'accepted', message: '' }
+}
+
+describe('caller tokens', () => {
+  it('accepts a development token signed by the local key', async () => {
+    const claims = await verifyCallerToken(`Bearer ${await mintDevToken(user)}`)
+    expect(claims).toEqual({ sub: user.id, email: user.email })
+  })
+
+  it('refuses an expired token with UNAUTHENTICATED and says it expired', async () => {
+    const { privateKey, kid } = await devKeyPair()
+    const expired = await new jose.SignJWT({}).setProtectedHeader({ alg: 'ES256', kid }).setSubject(user.id)
+      .setIssuer(env().AUTH_ISSUER).setAudience(env().AUTH_AUDIENCE).setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 3600).sign(privateKey)
+    expect(await codeOf(verifyCallerToken(`Bearer ${expired}`))).toEqual({ code: 'UNAUTHENTICATED', message: 'The bearer token has expired.' })
+  })
+
+  it('refuses a token signed by another key, with no stack trace or key material in the message', async () => {
+    const { privateKey } = await jose.generateKeyPair('ES256')
+    const forged = await new jose.SignJWT({}).setProtectedHeader({ alg: 'ES256' }).setSubject(user.id)
+      .setIssuer(env().AUTH_ISSUER).setAudience(env().AUTH_AUDIENCE).setExpirationTime('1h').sign(privateKey)
+    const r = await codeOf(verifyCallerToken(`Bearer ${forged}`))
+    expect(r).toEqual({ code: 'UNAUTHENTICATED', message: 'The bearer token is not valid.' })
+  })
+
+  it('refuses a missing, malformed or wrong-audience token', async () => {
+    expect((await codeOf(verifyCallerToken(undefined))).code).toBe('UNAUTHENTICATED')
+    expect((await codeOf(verifyCallerToken('Bearer not-a-jwt'))).code).toBe('UNAUTHENTICATED')
+    const { privateKey, kid } = await devKeyPair()
+    const otherAudience = await new jose.SignJWT({}).setProtectedHeader({ alg: 'ES256', kid }).setSubject(user.id)
+      .setIssuer(env().AUTH_ISSUER).setAudience('someone-else').setExpirationTime('1h').sign(privateKey)
+    expect((await codeOf(verifyCallerToken(`Bearer ${otherAudience}`))).code).toBe('UNAUTHENTICATED')
+  })
+
+  it('does not accept a caller token where the internal gateway token is required', async () => {
+    expect((await codeOf(verifyInternalToken(await mintDevToken(user)))).code).toBe('UNAUTHENTICATED')
+    const internal = await signInternalToken({ userId: user.id, organizationId: 'org-1', requestId: 'r1' })
+    expect(await verifyInternalToken(internal)).toEqual({ userId: user.id, organizationId: 'org-1', requestId: 'r1' })
+  })
+})

@@ -1,0 +1,16 @@
+// vitest: one graphql instance for ESM and CommonJS packages; real PostgreSQL through tests/global-setup.ts.
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  // graphql@16 ships index.mjs and index.js without "exports": Vite would load the .mjs copy while CommonJS
+  // Apollo packages require() the .js copy ("Cannot use GraphQLSchema from another module or realm").
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
+  test: {
+    include: ['tests/**/*.test.ts'],
+    globalSetup: ['tests/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+})
