@@ -1,7 +1,7 @@
 // Owns the audit trail: one recorder writing inside the caller's transaction, and post-flush hooks.
 import { randomBytes } from 'node:crypto'
 import type { AuditEvent } from '../generated/prisma/client'
-import type { Tx } from './db'
+import { asTx, type AnyTx, type Tx } from './db'
 import { log } from './log'
 
 /** Audit actions that pause twins (twins document, Events). */
@@ -45,7 +45,8 @@ export function registerAuditHook(name: string, hook: AuditHook): () => void {
  * Writes one audit row in the caller's transaction, then runs each post-flush hook in a savepoint:
  * a failing hook is rolled back to its savepoint and logged, and never fails or undoes the record write.
  */
-export async function recordAudit(tx: Tx, input: AuditInput): Promise<AuditEvent> {
+export async function recordAudit(anyTx: AnyTx, input: AuditInput): Promise<AuditEvent> {
+  const tx = asTx(anyTx)
   const event = await tx.auditEvent.create({
     data: {
       organizationId: input.organizationId,

@@ -60,4 +60,9 @@ export function forOrganization(db: PrismaClient, organizationId: string) {
   })
 }
 export type TenantDb = ReturnType<typeof forOrganization>
-export type TenantTx = Parameters<Parameters<TenantDb['$transaction']>[0]>[0]
+/** The client inside `tenantDb.$transaction(async (tx) => ...)`. */
+export type TenantTx = Omit<TenantDb, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends' | '$use'>
+/** Any transaction client, plain or organisation-scoped: what recorders (audit, notify, enqueue) accept. */
+export type AnyTx = Tx | TenantTx
+/** Recorders write through the plain type; an organisation-scoped client behaves the same at run time. */
+export const asTx = (tx: AnyTx) => tx as Tx

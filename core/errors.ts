@@ -24,7 +24,8 @@ export function unauthenticated(message = 'Authentication required: send a valid
 
 export function forbidden(permission: string): GraphQLError {
   return new GraphQLError(`You do not hold the permission ${permission} here.`, {
-    extensions: { code: 'FORBIDDEN', permission, http: { status: 403 } },
+    // No HTTP status: a refused field is a partial result, never a failed request for the other fields.
+    extensions: { code: 'FORBIDDEN', permission },
   })
 }
 

@@ -1,6 +1,6 @@
 // Owns notifications and the e-mail outbox: writing them in the caller's transaction and delivering due e-mail.
 import nodemailer from 'nodemailer'
-import type { Db, Tx } from './db'
+import { asTx, type AnyTx, type Db } from './db'
 import { log } from './log'
 import { enqueue } from '../jobs/registry'
 
@@ -19,7 +19,8 @@ export interface NotifyInput {
 }
 
 /** Writes the notification (and, for e-mailed kinds, its outbox row plus the delivery job) in `tx`. */
-export async function notify(tx: Tx, input: NotifyInput) {
+export async function notify(anyTx: AnyTx, input: NotifyInput) {
+  const tx = asTx(anyTx)
   const deliverAfter = input.deliverAfter ?? new Date()
   const notification = await tx.notification.create({
     data: {

@@ -1,7 +1,7 @@
 // Owns cross-process events: key-only NOTIFY sent inside the writing transaction, LISTEN with reconnect,
 // and a bounded in-process fan-out where a subscriber that cannot keep up is closed, not buffered forever.
 import pg from 'pg'
-import type { Tx } from './db'
+import { asTx, type AnyTx, type Tx } from './db'
 import { log } from './log'
 
 /** Channels and their key-only payloads. Subscribers re-read the row; nothing else travels. */
@@ -11,8 +11,8 @@ export interface Channels {
 export type Channel = keyof Channels
 
 /** Sends the event in the caller's transaction, so nothing is announced that was not committed. */
-export async function publish<C extends Channel>(tx: Tx, channel: C, payload: Channels[C]): Promise<void> {
-  await tx.$executeRaw`SELECT pg_notify(${channel}, ${JSON.stringify(payload)})`
+export async function publish<C extends Channel>(tx: AnyTx, channel: C, payload: Channels[C]): Promise<void> {
+  await asTx(tx).$executeRaw`SELECT pg_notify(${channel}, ${JSON.stringify(payload)})`
 }
 
 export class SlowConsumerError extends Error {

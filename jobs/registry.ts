@@ -1,9 +1,10 @@
 // Owns the job catalogue: every task's name and payload schema, and the typed enqueue used inside transactions.
 import { z } from 'zod'
-import type { Tx } from '../core/db'
+import { asTx, type AnyTx } from '../core/db'
 
 export const TaskPayloads = {
   deliver_email: z.object({ outboxId: z.string().uuid().optional() }).strict(),
+  inbox_expire: z.object({}).strict(),
 } as const
 
 export type TaskName = keyof typeof TaskPayloads
@@ -23,9 +24,9 @@ export interface EnqueueOptions {
  * Adds a job in the caller's transaction: it exists exactly when the write that needs it commits.
  * The payload is validated here as well as when the task runs.
  */
-export async function enqueue<T extends TaskName>(tx: Tx, task: T, payload: TaskPayload<T>, opts: EnqueueOptions = {}) {
+export async function enqueue<T extends TaskName>(tx: AnyTx, task: T, payload: TaskPayload<T>, opts: EnqueueOptions = {}) {
   const valid = TaskPayloads[task].parse(payload)
-  await tx.$executeRaw`SELECT graphile_worker.add_job(
+  await asTx(tx).$executeRaw`SELECT graphile_worker.add_job(
     identifier => ${task}::text,
     payload => ${JSON.stringify(valid)}::json,
     queue_name => ${opts.queueName ?? null}::text,

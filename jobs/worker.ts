@@ -7,6 +7,7 @@ import { Logger, run, runMigrations, type Runner, type TaskList } from 'graphile
 import type { Db } from '../core/db'
 import { log } from '../core/log'
 import { deliverEmail } from './tasks/deliver_email'
+import { inboxExpire } from './tasks/inbox_expire'
 
 export interface WorkerDeps { db: Db; databaseUrl: string }
 
@@ -16,6 +17,7 @@ const CRONTAB = path.join(path.dirname(fileURLToPath(import.meta.url)), 'crontab
 export function createTaskList(deps: WorkerDeps): TaskList {
   return {
     deliver_email: deliverEmail(deps),
+    inbox_expire: inboxExpire(deps),
   }
 }
 

@@ -1,0 +1,128 @@
+// Owns the development GraphiQL page: GET /graphiql (HTML with a strict CSP, no-store) and
+// GET /graphiql/assets/<fingerprint>/* (the esbuild bundles, immutable). Mounted by the gateway only when
+// NODE_ENV !== 'production'.
+import express from 'express'
+import type { Request } from 'express'
+import path from 'node:path'
+import { ensureGraphiqlAssets, GRAPHIQL_ASSET_FILES } from './build'
+
+export interface GraphiqlRouterOptions {
+  /** Where built assets are cached (<dataDir>/graphiql/<fingerprint>/). */
+  dataDir: string
+  /** GraphQL endpoint for HTTP and graphql-ws (same path), relative to the page or absolute. Default '/graphql'. */
+  endpoint?: string
+  /** Operation shown in the editor on first visit. */
+  defaultQuery?: string
+  /** Introspect before a token is pasted (only if the endpoint allows anonymous introspection). Default false. */
+  introspectWithoutToken?: boolean
+}
+
+/** The page's configuration, read by app.jsx from a JSON data block (window.__GRAPHIQL__). */
+export interface GraphiqlPageConfig {
+  endpoint: string
+  defaultQuery?: string
+  introspectWithoutToken?: boolean
+}
+
+const HOST = /^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/i
+
+/**
+ * script-src 'self' only (no inline script, no eval: the bundles use neither). style-src needs
+ * 'unsafe-inline' because monaco and the dialog library insert <style> elements at run time without a
+ * nonce. Fonts/images are data: URLs inlined by the bundle. connect-src: the page's origin, its ws:/wss:
+ * twin for graphql-ws, and the endpoint's origin when it is absolute. Workers: same-origin bundle files.
+ */
+export function graphiqlContentSecurityPolicy(req: Request, endpoint: string): string {
+  const connect = new Set(["'self'"])
+  const host = req.headers.host
+  if (host && HOST.test(host)) {
+    connect.add(`ws://${host}`)
+    connect.add(`wss://${host}`)
+  }
+  if (/^(https?|wss?):\/\//i.test(endpoint)) {
+    const u = new URL(endpoint)
+    const http = u.protocol.replace(/^ws/, 'http')
+    const ws = http.replace(/^http/, 'ws')
+    connect.add(`${http}//${u.host}`)
+    connect.add(`${ws}//${u.host}`)
+  }
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    `connect-src ${[...connect].join(' ')}`,
+    "worker-src 'self'",
+    "manifest-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+    "object-src 'none'",
+  ].join('; ')
+}
+
+function jsonForScriptBlock(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+}
+
+function escapeAttr(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
+}
+
+export function graphiqlPageHtml(assetBase: string, config: GraphiqlPageConfig): string {
+  const base = escapeAttr(assetBase)
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>GraphiQL</title>
+<link rel="icon" href="data:,">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<link rel="stylesheet" href="${base}/app.css">
+<script id="graphiql-config" type="application/json">${jsonForScriptBlock(config)}</script>
+<script type="module" src="${base}/app.js"></script>
+</head>
+<body><div id="graphiql-root"></div></body>
+</html>
+`
+}
+
+export async function graphiqlRouter(opts: GraphiqlRouterOptions): Promise<express.Router> {
+  const assets = await ensureGraphiqlAssets(opts.dataDir)
+  const endpoint = opts.endpoint ?? '/graphql'
+  const config: GraphiqlPageConfig = { endpoint }
+  if (opts.defaultQuery !== undefined) config.defaultQuery = opts.defaultQuery
+  if (opts.introspectWithoutToken) config.introspectWithoutToken = true
+  const allowed = new Set<string>(GRAPHIQL_ASSET_FILES)
+
+  const router = express.Router()
+
+  router.get('/graphiql', (req, res) => {
+    res.set({
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Content-Security-Policy': graphiqlContentSecurityPolicy(req, endpoint),
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'Cross-Origin-Opener-Policy': 'same-origin',
+    })
+    res.send(graphiqlPageHtml(`${req.baseUrl}/graphiql/assets/${assets.fingerprint}`, config))
+  })
+
+  router.get('/graphiql/assets/:fingerprint/:file', (req, res) => {
+    const { fingerprint, file } = req.params
+    if (fingerprint !== assets.fingerprint || !allowed.has(file)) {
+      res.status(404).set('Cache-Control', 'no-store').type('text/plain').send('not found')
+      return
+    }
+    res.sendFile(path.join(assets.dir, file), {
+      immutable: true,
+      maxAge: 365 * 24 * 3600 * 1000,
+      headers: { 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'same-origin' },
+    })
+  })
+
+  return router
+}

@@ -1,0 +1,24 @@
+// The worker as its own process (production scales it separately): `tsx jobs/main.ts` runs until SIGTERM;
+// `--once` runs every job that is due now and exits.
+import { runOnce } from 'graphile-worker'
+import { parseEnv, setEnv, EnvError } from '../core/env'
+import { resolveDatabaseUrl } from '../core/postgres'
+import { createPrisma } from '../core/db'
+import { createTaskList, migrateWorkerSchema, startWorker } from './worker'
+
+let e
+try { e = parseEnv() } catch (err) { console.error((err as EnvError).message); process.exit(1) }
+setEnv(e)
+const database = await resolveDatabaseUrl()
+const db = createPrisma(database.url)
+await migrateWorkerSchema(database.url)
+if (process.argv.includes('--once')) {
+  await runOnce({ connectionString: database.url, taskList: createTaskList({ db, databaseUrl: database.url }), noHandleSignals: true })
+  await db.$disconnect()
+  await database.stop()
+  process.exit(0)
+}
+const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })
+const stop = async () => { await worker.stop(); await db.$disconnect(); await database.stop(); process.exit(0) }
+process.on('SIGINT', () => void stop())
+process.on('SIGTERM', () => void stop())

@@ -1,0 +1,11 @@
+// Task inbox_expire (hourly): expires items past their due time and reopens items whose snooze ended.
+import type { Task } from 'graphile-worker'
+import { TaskPayloads } from '../registry'
+import { sweepInbox } from '../../subgraphs/twins/domain/inbox'
+import type { WorkerDeps } from '../worker'
+
+export const inboxExpire = (deps: WorkerDeps): Task => async (payload, helpers) => {
+  TaskPayloads.inbox_expire.parse(payload ?? {})
+  const r = await sweepInbox(deps.db)
+  helpers.logger.info(`inbox_expire expired=${r.expired} reopened=${r.reopened}`)
+}

@@ -1,0 +1,321 @@
+// Notebook webhook authenticity: ECDSA P-256 signatures over `${id}.${timestamp}.${rawBody}` checked against the app's JWKS.
+//
+// Call verifyWebhook on the raw bytes BEFORE parsing the body. It never logs and never returns key material or body
+// content. Keep one JwksCache per (baseUrl, appDefinitionId) for the life of the process (JwksCaches does that):
+// the re-fetch throttle below only protects the vendor if the cache outlives a single delivery.
+//
+// Re-fetch policy (amplification guard): the JWKS is cached for at most `maxAgeMs` (6 h). When no key verifies a
+// delivery, the cache is fetched again once, unless a forced re-fetch for this app already happened within
+// `minForcedRefetchMs` (1 minute). A forged delivery therefore costs at most one JWKS request per minute per app, however
+// many are sent; a real rotation is picked up on the first delivery signed with the new key, or on the vendor's retry.
+// A failed fetch is not retried for `failureBackoffMs` (10 s) either, so a JWKS outage is not hammered.
+import { createPublicKey, verify as cryptoVerify, type JsonWebKey, type KeyObject } from 'node:crypto'
+import got from 'got'
+import { z } from 'zod'
+
+export const DEFAULT_TOLERANCE_SECONDS = 300
+/** At most this many signature entries are tried, so a forged header cannot buy unbounded CPU. */
+export const MAX_SIGNATURE_ENTRIES = 8
+const SIGNATURE_SCHEME = 'v1der'
+
+export type WebhookRejectReason =
+  | 'missing_headers'
+  | 'malformed_headers'
+  | 'stale_timestamp'
+  | 'bad_signature'
+  /** The JWKS could not be fetched: not the sender's fault; answer 503 so the vendor retries. */
+  | 'jwks_unavailable'
+
+export type VerifyResult =
+  | { ok: true; deliveryId: string; timestamp: number; kid: string | null }
+  | { ok: false; reason: WebhookRejectReason; deliveryId?: string }
+
+export type HeaderBag =
+  | Headers
+  | Readonly<Record<string, string | readonly string[] | undefined>>
+
+export interface VerifyInput {
+  headers: HeaderBag
+  rawBody: Buffer
+  jwks: KeySource
+  /** Current time (Date or epoch milliseconds); defaults to Date.now(). */
+  now?: Date | number
+  toleranceSeconds?: number
+}
+
+function header(headers: HeaderBag, name: string): string | undefined {
+  if (headers instanceof Headers) return headers.get(name) ?? undefined
+  const bag = headers as Record<string, string | readonly string[] | undefined>
+  let value = bag[name]
+  if (value === undefined) {
+    const key = Object.keys(bag).find((k) => k.toLowerCase() === name)
+    value = key === undefined ? undefined : bag[key]
+  }
+  if (Array.isArray(value)) return value.length === 1 ? value[0] : value.length ? value.join(' ') : undefined
+  return typeof value === 'string' ? value : undefined
+}
+
+/** The base64 DER signatures of the `v1der` entries of a webhook-signature header (other schemes are ignored). */
+export function parseSignatureHeader(value: string): Buffer[] {
+  const out: Buffer[] = []
+  for (const entry of value.trim().split(/\s+/)) {
+    const comma = entry.indexOf(',')
+    if (comma < 0 || entry.slice(0, comma) !== SIGNATURE_SCHEME) continue
+    const b64 = entry.slice(comma + 1)
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64)) continue
+    out.push(Buffer.from(b64, 'base64'))
+    if (out.length >= MAX_SIGNATURE_ENTRIES) break
+  }
+  return out
+}
+
+/** The exact bytes the vendor signs. */
+export function signedContent(id: string, timestamp: string, rawBody: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`${id}.${timestamp}.`, 'utf8'), rawBody])
+}
+
+function matchKey(data: Buffer, signatures: Buffer[], keys: readonly VerificationKey[]): VerificationKey | undefined {
+  for (const sig of signatures) {
+    for (const key of keys) {
+      try {
+        if (cryptoVerify('sha256', data, { key: key.key, dsaEncoding: 'der' }, sig)) return key
+      } catch {
+        // Malformed DER: same as a non-matching signature.
+      }
+    }
+  }
+  return undefined
+}
+
+export async function verifyWebhook({
+  headers,
+  rawBody,
+  jwks,
+  now = Date.now(),
+  toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
+}: VerifyInput): Promise<VerifyResult> {
+  const id = header(headers, 'webhook-id')?.trim()
+  const ts = header(headers, 'webhook-timestamp')?.trim()
+  const sigHeader = header(headers, 'webhook-signature')
+  if (!id || !ts || !sigHeader) return { ok: false, reason: 'missing_headers', ...(id ? { deliveryId: id } : {}) }
+  if (id.length > 256 || !/^\d{1,12}$/.test(ts)) return { ok: false, reason: 'malformed_headers', deliveryId: id.slice(0, 256) }
+
+  const timestamp = Number(ts)
+  const nowSeconds = (typeof now === 'number' ? now : now.getTime()) / 1000
+  if (Math.abs(nowSeconds - timestamp) > toleranceSeconds) return { ok: false, reason: 'stale_timestamp', deliveryId: id }
+
+  const signatures = parseSignatureHeader(sigHeader)
+  if (signatures.length === 0) return { ok: false, reason: 'malformed_headers', deliveryId: id }
+
+  const data = signedContent(id, ts, rawBody)
+  let keys: readonly VerificationKey[]
+  try {
+    keys = await jwks.getKeys()
+  } catch {
+    return { ok: false, reason: 'jwks_unavailable', deliveryId: id }
+  }
+  let key = matchKey(data, signatures, keys)
+  if (!key) {
+    // Unknown key or rotation: one throttled re-fetch, then a second attempt only if the key set changed.
+    let refreshed: readonly VerificationKey[] | null = null
+    try {
+      refreshed = await jwks.refreshAfterFailure()
+    } catch {
+      refreshed = null
+    }
+    if (refreshed && !sameKeySet(keys, refreshed)) key = matchKey(data, signatures, refreshed)
+  }
+  if (!key) return { ok: false, reason: 'bad_signature', deliveryId: id }
+  return { ok: true, deliveryId: id, timestamp, kid: key.kid }
+}
+
+function sameKeySet(a: readonly VerificationKey[], b: readonly VerificationKey[]): boolean {
+  return a.length === b.length && a.every((k, i) => k.thumb === b[i].thumb)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Keys
+
+export interface VerificationKey {
+  kid: string | null
+  key: KeyObject
+  /** x.y coordinates; identifies the key for "did the set change" without comparing objects. */
+  thumb: string
+}
+
+/** What verifyWebhook needs from a key store (JwksCache, or a fixed set in tests). */
+export interface KeySource {
+  getKeys(): Promise<readonly VerificationKey[]>
+  /** Re-fetches if the throttle allows; returns the (possibly unchanged) keys, or null when nothing new was fetched. */
+  refreshAfterFailure(): Promise<readonly VerificationKey[] | null>
+}
+
+const jwkSchema = z.looseObject({
+  kty: z.string(),
+  crv: z.string().optional(),
+  x: z.string().optional(),
+  y: z.string().optional(),
+  kid: z.string().optional(),
+  use: z.string().optional(),
+  d: z.unknown().optional(),
+})
+const jwksSchema = z.object({ keys: z.array(z.unknown()) })
+
+/** Imports the usable keys of a JWKS document: EC P-256 public signing keys; anything else is skipped. */
+export function importJwks(doc: unknown): VerificationKey[] {
+  const parsed = jwksSchema.parse(doc)
+  const out: VerificationKey[] = []
+  for (const raw of parsed.keys) {
+    const r = jwkSchema.safeParse(raw)
+    if (!r.success) continue
+    const jwk = r.data
+    if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.x || !jwk.y || (jwk.use && jwk.use !== 'sig')) continue
+    try {
+      // Only the public members are handed to node, so a JWKS that wrongly publishes `d` never becomes a private key.
+      const key = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y } as JsonWebKey, format: 'jwk' })
+      out.push({ kid: jwk.kid ?? null, key, thumb: `${jwk.x}.${jwk.y}` })
+    } catch {
+      // Not a point on the curve: skip.
+    }
+  }
+  return out
+}
+
+export class JwksUnavailable extends Error {
+  override readonly name = 'JwksUnavailable'
+  constructor(
+    readonly appDefinitionId: string,
+    readonly detail: string,
+  ) {
+    super(`JWKS for app definition ${appDefinitionId} unavailable: ${detail}`)
+  }
+}
+
+export type JwksFetchReason = 'initial' | 'expired' | 'verification_failed'
+
+export interface JwksCacheOptions {
+  baseUrl: string
+  appDefinitionId: string
+  /** Longest time a fetched JWKS is used (default 6 h). */
+  maxAgeMs?: number
+  /** Least time between two re-fetches caused by failed verifications (default 60 s). */
+  minForcedRefetchMs?: number
+  /** After a failed fetch, no new attempt before this (default 10 s). */
+  failureBackoffMs?: number
+  timeoutMs?: number
+  /** got retries for one fetch (default 2, on network errors, 429 and 5xx). */
+  retries?: number
+  clock?: () => number
+  /** Called after every fetch attempt (metrics/tests). Carries no key material. */
+  onFetch?: (info: { appDefinitionId: string; reason: JwksFetchReason; ok: boolean; keyCount: number }) => void
+  /** Replaces the HTTP fetch (tests). */
+  fetchJwks?: (url: string) => Promise<unknown>
+}
+
+export class JwksCache implements KeySource {
+  readonly url: string
+  private keys: readonly VerificationKey[] | null = null
+  private fetchedAt = -Infinity
+  private lastForcedAt = -Infinity
+  private lastFailureAt = -Infinity
+  private inFlight: Promise<readonly VerificationKey[]> | null = null
+  private readonly o: Required<Omit<JwksCacheOptions, 'onFetch' | 'fetchJwks'>> & Pick<JwksCacheOptions, 'onFetch' | 'fetchJwks'>
+
+  constructor(options: JwksCacheOptions) {
+    this.o = {
+      maxAgeMs: 6 * 60 * 60 * 1000,
+      minForcedRefetchMs: 60_000,
+      failureBackoffMs: 10_000,
+      timeoutMs: 5_000,
+      retries: 2,
+      clock: Date.now,
+      ...options,
+    }
+    this.url = `${options.baseUrl.replace(/\/+$/, '')}/api/v1/apps/${encodeURIComponent(options.appDefinitionId)}/jwks`
+  }
+
+  get appDefinitionId(): string {
+    return this.o.appDefinitionId
+  }
+
+  /** When the cached set was fetched (epoch ms), or null. */
+  get cachedAt(): number | null {
+    return this.keys ? this.fetchedAt : null
+  }
+
+  async getKeys(): Promise<readonly VerificationKey[]> {
+    const now = this.o.clock()
+    if (this.keys && now - this.fetchedAt < this.o.maxAgeMs) return this.keys
+    if (this.inFlight) return this.inFlight
+    if (now - this.lastFailureAt < this.o.failureBackoffMs) {
+      throw new JwksUnavailable(this.o.appDefinitionId, 'recent fetch failed; backing off')
+    }
+    return this.fetch(this.keys ? 'expired' : 'initial')
+  }
+
+  async refreshAfterFailure(): Promise<readonly VerificationKey[] | null> {
+    const now = this.o.clock()
+    if (this.inFlight) return this.inFlight
+    if (now - this.lastForcedAt < this.o.minForcedRefetchMs) return null
+    if (now - this.lastFailureAt < this.o.failureBackoffMs) return null
+    this.lastForcedAt = now
+    return this.fetch('verification_failed')
+  }
+
+  /** Forgets the cached keys (e.g. when the connection's credentials change). */
+  invalidate(): void {
+    this.keys = null
+    this.fetchedAt = -Infinity
+  }
+
+  private fetch(reason: JwksFetchReason): Promise<readonly VerificationKey[]> {
+    const p = (async () => {
+      try {
+        const doc = this.o.fetchJwks
+          ? await this.o.fetchJwks(this.url)
+          : await got(this.url, {
+              timeout: { request: this.o.timeoutMs },
+              retry: { limit: this.o.retries, methods: ['GET'], backoffLimit: 2_000 },
+              headers: { accept: 'application/json' },
+            }).json()
+        const keys = importJwks(doc)
+        this.keys = keys
+        this.fetchedAt = this.o.clock()
+        this.o.onFetch?.({ appDefinitionId: this.o.appDefinitionId, reason, ok: true, keyCount: keys.length })
+        return keys
+      } catch (err) {
+        this.lastFailureAt = this.o.clock()
+        this.o.onFetch?.({ appDefinitionId: this.o.appDefinitionId, reason, ok: false, keyCount: 0 })
+        // Only the error class/code travels on: got errors carry request options.
+        const code = (err as { code?: string }).code ?? (err as Error).name ?? 'error'
+        throw new JwksUnavailable(this.o.appDefinitionId, code)
+      } finally {
+        this.inFlight = null
+      }
+    })()
+    this.inFlight = p
+    return p
+  }
+}
+
+/** One long-lived JwksCache per (baseUrl, appDefinitionId); what the webhook gateway should hold. */
+export class JwksCaches {
+  private readonly caches = new Map<string, JwksCache>()
+  constructor(private readonly defaults: Omit<JwksCacheOptions, 'baseUrl' | 'appDefinitionId'> = {}) {}
+
+  forApp(baseUrl: string, appDefinitionId: string): JwksCache {
+    const key = `${baseUrl.replace(/\/+$/, '')}\n${appDefinitionId}`
+    let cache = this.caches.get(key)
+    if (!cache) {
+      cache = new JwksCache({ ...this.defaults, baseUrl, appDefinitionId })
+      this.caches.set(key, cache)
+    }
+    return cache
+  }
+}
+
+/** A fixed key set (tests, benchmarks): never re-fetches. */
+export function staticKeySource(jwks: unknown): KeySource {
+  const keys = importJwks(jwks)
+  return { getKeys: async () => keys, refreshAfterFailure: async () => null }
+}

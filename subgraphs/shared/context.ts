@@ -1,0 +1,38 @@
+// Owns what every subgraph resolver receives: the caller's session, the organisation-scoped database, loaders.
+import DataLoader from 'dataloader'
+import type { Db, TenantDb } from '../../core/db'
+import { forOrganization } from '../../core/db'
+import type { Session } from '../../core/session'
+
+export interface GraphQLContext {
+  session: Session
+  db: Db
+  /** The only way resolvers and domain code read tenant rows: filtered to the caller's organisation. */
+  tdb: TenantDb
+  requestId: string
+  loaders: Loaders
+}
+
+function byId<T extends { id: string }>(load: (ids: string[]) => Promise<T[]>) {
+  return new DataLoader<string, T | null>(async (ids) => {
+    const rows = await load([...ids])
+    const map = new Map(rows.map((r) => [r.id, r]))
+    return ids.map((id) => map.get(id) ?? null)
+  })
+}
+
+/** Per-request batch loaders: one query for the 50 programs of a 50-item inbox page, not 50. */
+export function createLoaders(db: Db, tdb: TenantDb, organizationId: string) {
+  return {
+    program: byId((ids) => tdb.program.findMany({ where: { id: { in: ids } } })),
+    user: byId((ids) => tdb.user.findMany({ where: { id: { in: ids } } })),
+    // organizations carry no organization_id column: the caller may only ever see their own.
+    organization: byId((ids) => db.organization.findMany({ where: { id: { in: ids.filter((id) => id === organizationId) } } })),
+  }
+}
+export type Loaders = ReturnType<typeof createLoaders>
+
+export function createContext(db: Db, session: Session, requestId: string): GraphQLContext {
+  const tdb = forOrganization(db, session.organizationId)
+  return { session, db, tdb, requestId, loaders: createLoaders(db, tdb, session.organizationId) }
+}

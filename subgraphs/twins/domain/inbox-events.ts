@@ -1,0 +1,75 @@
+// Owns live inbox events in this process: one LISTEN, one re-read per NOTIFY, fan-out to that user's subscribers.
+import type { InboxItem } from '../../../generated/prisma/client'
+import type { Db } from '../../../core/db'
+import { Broadcaster, type PgListener } from '../../../core/pubsub'
+import { loadSession, type Session } from '../../../core/session'
+import { log } from '../../../core/log'
+
+/** How many events may wait for one subscriber before it is closed as too slow. */
+export const SUBSCRIBER_QUEUE_LIMIT = 256
+/** A subscriber's permissions are re-read at most this often (and on every event after that). */
+const SESSION_RECHECK_MS = 5_000
+
+export class InboxEvents {
+  private readonly byUser = new Map<string, Broadcaster<InboxItem>>()
+  private chain = Promise.resolve()
+  private readonly off: () => void
+
+  constructor(private readonly db: Db, listener: PgListener) {
+    this.off = listener.on('inbox_changed', (n) => {
+      if (!this.byUser.has(n.userId)) return // nobody here listens to that inbox: skip the re-read
+      // Keep notification order while re-reading the row once for all of that user's subscribers.
+      this.chain = this.chain.then(async () => {
+        const row = await this.db.inboxItem.findFirst({ where: { id: n.id, userId: n.userId, organizationId: n.organizationId } })
+        if (row) this.byUser.get(row.userId)?.publish(row)
+      }).catch((e) => log.error('inbox_events.reread_failed', { error: e }))
+    })
+  }
+
+  get subscriberCount() {
+    let n = 0
+    for (const b of this.byUser.values()) n += b.size
+    return n
+  }
+
+  /**
+   * Events for the session's own inbox. Permission is checked now and again on every event: an event is
+   * delivered only while the person is active and still a member of the item's program.
+   */
+  subscribe(session: Session): AsyncIterableIterator<InboxItem> {
+    let broadcaster = this.byUser.get(session.userId)
+    if (!broadcaster) this.byUser.set(session.userId, (broadcaster = new Broadcaster<InboxItem>(SUBSCRIBER_QUEUE_LIMIT)))
+    const source = broadcaster.subscribe()
+    let current = session
+    let checkedAt = Date.now()
+    const db = this.db
+    const byUser = this.byUser
+    const userId = session.userId
+    const stillAllowed = async (item: InboxItem) => {
+      if (Date.now() - checkedAt > SESSION_RECHECK_MS) {
+        current = await loadSession(db, userId) // throws UNAUTHENTICATED for a deactivated person
+        checkedAt = Date.now()
+      }
+      return item.organizationId === current.organizationId && (!item.programId || current.programPersonas.has(item.programId))
+    }
+    const iterator: AsyncIterableIterator<InboxItem> = {
+      async next() {
+        for (;;) {
+          const r = await source.next()
+          if (r.done) return r
+          if (await stillAllowed(r.value)) return r
+        }
+      },
+      async return() {
+        const r = await source.return!()
+        const b = byUser.get(userId)
+        if (b && b.size === 0) byUser.delete(userId)
+        return r
+      },
+      [Symbol.asyncIterator]() { return this },
+    }
+    return iterator
+  }
+
+  close() { this.off() }
+}

@@ -1,0 +1,83 @@
+// Owns the inbox: pointers to what waits for a person; listing, filing, and the expiry sweep.
+import type { InboxItem, InboxItemKind, InboxItemStatus } from '../../../generated/prisma/client'
+import { asTx, type AnyTx, type Db } from '../../../core/db'
+import { DomainError } from '../../../core/errors'
+import { publish } from '../../../core/pubsub'
+import type { GraphQLContext } from '../../shared/context'
+
+export const INBOX_KINDS = ['decision', 'signature', 'question', 'handoff', 'mention', 'information', 'stage'] as const
+export const INBOX_STATUSES = ['open', 'snoozed', 'done', 'dismissed', 'expired'] as const
+
+export interface Page<T> { items: T[]; endCursor: string | null; hasNextPage: boolean }
+
+const encodeCursor = (item: InboxItem) => Buffer.from(`${item.createdAt.toISOString()}|${item.id}`).toString('base64url')
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|')
+  const createdAt = new Date(at)
+  if (!id || Number.isNaN(createdAt.getTime())) throw new DomainError('invalid_input', 'The cursor is not one this service gave out.', { field: 'after' })
+  return { createdAt, id }
+}
+
+/** The caller's own inbox, newest first (GET /me/inbox). Only ever the caller's rows. */
+export async function listMyInbox(ctx: Pick<GraphQLContext, 'session' | 'tdb'>, args: { first?: number | null; after?: string | null; status?: InboxItemStatus[] | null }): Promise<Page<InboxItem>> {
+  const first = Math.min(Math.max(args.first ?? 50, 1), 200)
+  const after = args.after ? decodeCursor(args.after) : null
+  const rows = await ctx.tdb.inboxItem.findMany({
+    where: {
+      userId: ctx.session.userId,
+      ...(args.status?.length ? { status: { in: args.status } } : {}),
+      ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
+    },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: first + 1,
+  })
+  const items = rows.slice(0, first)
+  return { items, hasNextPage: rows.length > first, endCursor: items.length ? encodeCursor(items[items.length - 1]) : null }
+}
+
+export async function getMyInboxItem(ctx: Pick<GraphQLContext, 'session' | 'tdb'>, id: string) {
+  return ctx.tdb.inboxItem.findFirst({ where: { id, userId: ctx.session.userId } })
+}
+
+export interface FileInboxItem {
+  organizationId: string
+  userId: string
+  programId?: string | null
+  kind: InboxItemKind
+  sourceType: string
+  sourceId: string
+  title: string
+  dueAt?: Date | null
+  priority?: 'now' | 'digest'
+  twinId?: string | null
+  triggerId?: string | null
+}
+
+/** Files an item in `tx` and announces it (key only) when the transaction commits. */
+export async function fileInboxItem(anyTx: AnyTx, input: FileInboxItem): Promise<InboxItem> {
+  const tx = asTx(anyTx)
+  const item = await tx.inboxItem.create({ data: { ...input, priority: input.priority ?? 'digest' } })
+  await publish(tx, 'inbox_changed', { id: item.id, userId: item.userId, organizationId: item.organizationId })
+  return item
+}
+
+/**
+ * The inbox_expire sweep: open or snoozed items past their due time expire (the card reads 'Expired, nothing
+ * written'); snoozed items whose snooze ended reopen. Each change is announced to its owner's subscriptions.
+ */
+export async function sweepInbox(db: Db, now = new Date()) {
+  return db.$transaction(async (tx) => {
+    const expired = await tx.$queryRaw<{ id: string; user_id: string; organization_id: string }[]>`
+      UPDATE inbox_items SET status = 'expired', updated_at = ${now}
+      WHERE status IN ('open', 'snoozed') AND due_at IS NOT NULL AND due_at <= ${now}
+      RETURNING id, user_id, organization_id`
+    const reopened = await tx.$queryRaw<{ id: string; user_id: string; organization_id: string }[]>`
+      UPDATE inbox_items SET status = 'open', snoozed_until = NULL, updated_at = ${now}
+      WHERE status = 'snoozed' AND snoozed_until IS NOT NULL AND snoozed_until <= ${now}
+      RETURNING id, user_id, organization_id`
+    for (const r of [...expired, ...reopened]) {
+      await publish(tx, 'inbox_changed', { id: r.id, userId: r.user_id, organizationId: r.organization_id })
+    }
+    return { expired: expired.length, reopened: reopened.length }
+  })
+}

@@ -1,0 +1,6 @@
+// Builds the workbench subgraph server (no side effects until listen).
+import type { Db } from '../../core/db'
+import { createSubgraphServer } from '../shared/server'
+import { buildWorkbenchSchema } from './schema'
+
+export const createWorkbenchSubgraph = (db: Db) => createSubgraphServer({ name: 'workbench', schema: buildWorkbenchSchema(), db })

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { mintDevToken } from '../../core/auth'
+import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
+import { useStack, gql, wsClient, collect } from '../helpers/stack'
+import { createTwoOrganizations } from '../helpers/factories'
+
+const stack = useStack()
+const run = promisify(execFile)
+
+/** Runs due graphile-worker jobs in a separate OS process, as production's worker would. */
+async function runWorkerInAnotherProcess() {
+  await run(process.execPath, ['--import', 'tsx', 'jobs/main.ts', '--once'], {
+    env: { ...process.env, DATABASE_URL: stack.db.url, DATA_DIR: stack.db.dataDir, LOG_LEVEL: 'warn' }, timeout: 60_000,
+  })
+}
+
+const waitFor = async (check: () => boolean, ms = 5000) => {
+  const until = Date.now() + ms
+  while (!check()) { if (Date.now() > until) throw new Error('condition not reached'); await new Promise((r) => setTimeout(r, 25)) }
+}
+
+describe('federated GraphQL edge', () => {
+  it('answers a query that crosses all three subgraphs through the gateway', async () => {
+    const { a } = await createTwoOrganizations(stack.db.db)
+    await stack.db.db.$transaction((tx) => fileInboxItem(tx, {
+      organizationId: a.organization.id, userId: a.users.program_lead.id, programId: a.program.id,
+      kind: 'decision', sourceType: 'proposal', sourceId: 'p-1', title: 'Decide on the dose range study',
+    }))
+    const token = await a.token('program_lead')
+    const r = await gql(`${stack.current.gatewayUrl}/graphql`, `{
+      me { user { name } organization { name } programs { personas program { name connections { id } myOpenInboxCount } } }
+      myInbox(first: 10) { nodes { kind status title program { name slug } } pageInfo { hasNextPage } }
+    }`, {}, token)
+    expect(r.body.errors).toBeUndefined()
+    expect(r.body.data.me.user.name).toBe(a.users.program_lead.name)
+    expect(r.body.data.me.programs).toEqual([{ personas: ['program_lead'], program: { name: a.program.name, connections: [], myOpenInboxCount: 1 } }])
+    expect(r.body.data.myInbox.nodes).toEqual([{ kind: 'decision', status: 'open', title: 'Decide on the dose range study', program: { name: a.program.name, slug: a.program.slug } }])
+  })
+
+  it('refuses a request without a valid bearer token with UNAUTHENTICATED and no stack trace', async () => {
+    const none = await gql(`${stack.current.gatewayUrl}/graphql`, '{ me { user { id } } }')
+    expect(none.status).toBe(401)
+    expect(none.body.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED')
+    const bad = await gql(`${stack.current.gatewayUrl}/graphql`, '{ me { user { id } } }', {}, 'garbage')
+    expect(bad.body.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED')
+    expect(JSON.stringify(bad.body)).not.toMatch(/stacktrace|at .*\.ts/i)
+  })
+
+  it('makes a subgraph refuse a direct call that carries a valid user token but no internal token', async () => {
+    const { a } = await createTwoOrganizations(stack.db.db)
+    const token = await a.token('program_owner')
+    for (const url of Object.values(stack.current.subgraphUrls)) {
+      const r = await gql(url, '{ __typename }', {}, token)
+      expect(r.body.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED')
+      expect(r.body.data ?? null).toBeNull()
+    }
+    const ws = wsClient(stack.current.subgraphUrls.twins, token)
+    const sub = collect(ws, 'subscription { inboxChanged { id } }', 1)
+    await sub.finished
+    expect(JSON.stringify(sub.received)).toMatch(/4403|Forbidden/)
+    await ws.dispose()
+  })
+
+  it('delivers an inbox event committed by a worker job in another process, with the program name from another subgraph', async () => {
+    const { a } = await createTwoOrganizations(stack.db.db)
+    const token = await a.token('program_lead')
+    const item = await stack.db.db.inboxItem.create({ data: {
+      organizationId: a.organization.id, userId: a.users.program_lead.id, programId: a.program.id, kind: 'decision',
+      sourceType: 'proposal', sourceId: 'p-2', title: 'Approve the plan change', dueAt: new Date(Date.now() - 60_000),
+    } })
+    const client = wsClient(`${stack.current.gatewayUrl}/graphql`, token)
+    const sub = collect(client, 'subscription { inboxChanged { id kind status program { name } } }', 1, 30_000)
+    await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount === 1)
+    await stack.db.db.$executeRaw`SELECT graphile_worker.add_job('inbox_expire', '{}'::json)`
+    await runWorkerInAnotherProcess()
+    await sub.finished
+    expect(sub.received).toEqual([{ data: { inboxChanged: { id: item.id, kind: 'decision', status: 'expired', program: { name: a.program.name } } } }])
+    await client.dispose()
+  })
+
+  it('releases the upstream subscription when the client disconnects', async () => {
+    const { a } = await createTwoOrganizations(stack.db.db)
+    const client = wsClient(`${stack.current.gatewayUrl}/graphql`, await a.token('scientist'))
+    collect(client, 'subscription { inboxChanged { id } }', 1)
+    await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount === 1)
+    expect(stack.current.gateway.bridge.activeCount).toBe(1)
+    await client.dispose()
+    await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount === 0)
+    await waitFor(() => stack.current.gateway.bridge.activeCount === 0)
+  })
+
+  it('refuses a socket whose connection_init carries no valid token', async () => {
+    for (const token of [undefined, 'not-a-token']) {
+      const client = wsClient(`${stack.current.gatewayUrl}/graphql`, token)
+      const sub = collect(client, 'subscription { inboxChanged { id } }', 1)
+      await sub.finished
+      expect(JSON.stringify(sub.received)).toMatch(/4403|Forbidden/)
+      await client.dispose()
+    }
+  })
+
+  it('sends a user of another organisation nothing, while the owner of the item receives it', async () => {
+    const { a, b } = await createTwoOrganizations(stack.db.db)
+    const owner = wsClient(`${stack.current.gatewayUrl}/graphql`, await a.token('scientist'))
+    const outsider = wsClient(`${stack.current.gatewayUrl}/graphql`, await b.token('scientist'))
+    const ownerSub = collect(owner, 'subscription { inboxChanged { id title } }', 1)
+    const outsiderSub = collect(outsider, 'subscription { inboxChanged { id title } }', 1, 1500)
+    await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount === 2)
+    const item = await stack.db.db.$transaction((tx) => fileInboxItem(tx, {
+      organizationId: a.organization.id, userId: a.users.scientist.id, programId: a.program.id,
+      kind: 'question', sourceType: 'thread', sourceId: 't-1', title: 'Which species?',
+    }))
+    await ownerSub.finished
+    expect(ownerSub.received).toEqual([{ data: { inboxChanged: { id: item.id, title: 'Which species?' } } }])
+    await expect(outsiderSub.finished).rejects.toThrow(/timed out with 0\/1/)
+    const leak = await gql(`${stack.current.gatewayUrl}/graphql`, `query($id: ID!) { inboxItem(id: $id) { id } }`, { id: item.id }, await b.token('program_owner'))
+    expect(leak.body.data.inboxItem).toBeNull()
+    await owner.dispose()
+    await outsider.dispose()
+  })
+
+  it('does not let a member read a program of another organisation by id or slug', async () => {
+    const { a, b } = await createTwoOrganizations(stack.db.db)
+    const token = await mintDevToken(a.users.program_owner)
+    const r = await gql(`${stack.current.gatewayUrl}/graphql`, `query($id: ID, $slug: String) { byId: program(id: $id) { name } bySlug: program(slug: $slug) { name } }`,
+      { id: b.program.id, slug: b.program.slug }, token)
+    expect(r.body.errors).toBeUndefined()
+    expect(r.body.data).toEqual({ byId: null, bySlug: null })
+  })
+})
