@@ -1,6 +1,7 @@
 // Owns the public edge: the Apollo gateway over the static supergraph, subscriptions on the same /graphql path,
 // GraphiQL (outside production), the REST webhook edge forwarded to connectors, and health endpoints.
 import http from 'node:http'
+import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import express from 'express'
 import { WebSocketServer } from 'ws'
@@ -13,6 +14,7 @@ import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource } from '
 import { ApolloArmor } from '@escape.tech/graphql-armor'
 import { print, specifiedRules, validate, type ExecutionArgs, GraphQLError } from 'graphql'
 import type { Db } from '../core/db'
+import { ROOT_DIR } from '../core/env'
 import { INTERNAL_HEADER } from '../core/auth'
 import { log } from '../core/log'
 import { IdentityResolver, type CallerIdentity } from './identity'
@@ -41,7 +43,9 @@ export interface GatewayOptions {
 export const LIMITS = {
   bodyBytes: '1mb',
   requestTimeoutMs: 30_000,
-  maxDepth: 12,
+  // No type in the schema nests itself, so depth matters for introspection: the standard introspection
+  // query (GraphiQL's) counts 21 with fragments flattened.
+  maxDepth: 24,
   maxAliases: 20,
   maxCost: 10_000,
   maxTokens: 3_000,
@@ -61,7 +65,7 @@ class InternalTokenDataSource extends RemoteGraphQLDataSource<GatewayContext> {
 export async function createGateway(opts: GatewayOptions) {
   const identities = new IdentityResolver(opts.db)
   const armor = new ApolloArmor({
-    maxDepth: { n: LIMITS.maxDepth },
+    maxDepth: { n: LIMITS.maxDepth, ignoreIntrospection: false },
     maxAliases: { n: LIMITS.maxAliases },
     costLimit: { maxCost: LIMITS.maxCost },
     maxTokens: { n: LIMITS.maxTokens },
@@ -149,7 +153,8 @@ export async function createGateway(opts: GatewayOptions) {
 
   if (!opts.production) {
     const { graphiqlRouter } = await import('./graphiql/router')
-    app.use(await graphiqlRouter({ dataDir: opts.dataDir, endpoint: '/graphql' }))
+    // Built assets are a cache shared by every data folder (tests use a fresh DATA_DIR per file).
+    app.use(await graphiqlRouter({ dataDir: path.join(ROOT_DIR, '.data'), endpoint: '/graphql' }))
   }
 
   const timeoutMs = opts.requestTimeoutMs ?? LIMITS.requestTimeoutMs

@@ -119,6 +119,7 @@ export async function graphiqlRouter(opts: GraphiqlRouterOptions): Promise<expre
     }
     res.sendFile(path.join(assets.dir, file), {
       immutable: true,
+      dotfiles: 'allow', // the asset cache lives under .data/
       maxAge: 365 * 24 * 3600 * 1000,
       headers: { 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'same-origin' },
     })

@@ -38,6 +38,8 @@ export interface PageWatch {
   /** Uncaught exceptions in the page. */
   pageErrors: string[]
   /** URLs requested from a host not in the allowed list (data: and blob: URLs are local and ignored). */
+  foreignRequests: string[]
+  /** The same array as foreignRequests (both names are in use). */
   externalRequests: string[]
   /** Every request URL, in order. */
   requests: string[]
@@ -45,7 +47,8 @@ export interface PageWatch {
 
 /** Records console errors, page errors and requests leaving the allowed hosts (default 127.0.0.1). */
 export function watchPage(page: Page, allowedHosts: string[] = ['127.0.0.1']): PageWatch {
-  const watch: PageWatch = { consoleErrors: [], pageErrors: [], externalRequests: [], requests: [] }
+  const foreign: string[] = []
+  const watch: PageWatch = { consoleErrors: [], pageErrors: [], foreignRequests: foreign, externalRequests: foreign, requests: [] }
   page.on('console', (msg: ConsoleMessage) => {
     if (msg.type() === 'error') watch.consoleErrors.push(`${msg.text()} (${msg.location().url || 'no url'})`)
   })
@@ -54,9 +57,9 @@ export function watchPage(page: Page, allowedHosts: string[] = ['127.0.0.1']): P
     watch.requests.push(url)
     if (/^(data|blob|about):/.test(url)) return
     try {
-      if (!allowedHosts.includes(new URL(url).hostname)) watch.externalRequests.push(url)
+      if (!allowedHosts.includes(new URL(url).hostname)) foreign.push(url)
     } catch {
-      watch.externalRequests.push(url)
+      foreign.push(url)
     }
   }
   page.on('request', (req: Request) => onRequest(req.url()))
@@ -81,14 +84,23 @@ export async function setGraphiqlToken(page: Page, token: string): Promise<void>
   await page.locator(`[data-testid="token-status"][data-state="${token ? 'set' : 'unset'}"]`).waitFor()
 }
 
-/** Replaces the operation editor's text (select all + insert, so no auto-closing brackets get in the way). */
+/**
+ * Replaces the operation editor's text: select all, then a paste event (typed text would get monaco's
+ * auto-indent and auto-closed brackets; a paste is inserted as is).
+ */
 export async function setGraphiqlOperation(page: Page, operation: string): Promise<void> {
   const editor = page.locator('.graphiql-query-editor .monaco-editor').first()
   await editor.click()
   await page.keyboard.press('ControlOrMeta+A')
   await page.keyboard.press('Delete')
-  await page.keyboard.insertText(operation)
-  await page.keyboard.press('Escape') // close a completion popup, if any
+  await editor.locator('textarea').first().evaluate((textarea, text) => {
+    // Runs in the page (the project's tsconfig has no DOM lib, hence the untyped globals).
+    const g = globalThis as any
+    const data = new g.DataTransfer()
+    data.setData('text/plain', text)
+    textarea.dispatchEvent(new g.ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }))
+  }, operation)
+  // (No Escape here: it would cancel monaco's paste while it is still being applied.)
   const lines = page.locator('.graphiql-query-editor .monaco-editor .view-lines').first()
   const norm = (text: string) => text.replace(/\u00a0/g, ' ').replace(/\s+/g, ' ').trim()
   const deadline = Date.now() + 5_000

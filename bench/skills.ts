@@ -1,0 +1,89 @@
+// Skills benchmarks: NCA throughput (class A) and SAR table latency for 200 compounds (class B).
+// Prints one `name value` line per figure. Run alone with `npx tsx bench/skills.ts`.
+import { pathToFileURL } from 'node:url'
+import { executeSkill, loadRdkit, runSkillSync } from '../subgraphs/twins/domain/skills/index'
+
+const THEOPH_TIMES = [0, 0.25, 0.57, 1.12, 2.02, 3.82, 5.1, 7.03, 9.05, 12.12, 24.37]
+const THEOPH_CONC = [0.74, 2.84, 6.57, 10.5, 9.66, 8.58, 8.36, 7.47, 6.89, 5.94, 3.28]
+
+/** Deterministic pseudo-random numbers (LCG), so every run benchmarks the same profiles. */
+function lcg(seed: number): () => number {
+  let s = seed >>> 0
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0
+    return s / 2 ** 32
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+function theophLikeProfiles(n: number) {
+  const rnd = lcg(42)
+  return Array.from({ length: n }, () => ({
+    rows: THEOPH_TIMES.map((t, i) => ({ time: t, conc: THEOPH_CONC[i] * (0.8 + 0.4 * rnd()) })),
+    time_unit: 'h',
+    conc_unit: 'mg/L',
+    dose: { value: 320, unit: 'mg' },
+    route: 'extravascular',
+  }))
+}
+
+// Para substituents written so that their last atom bonds to the ring.
+const PARA = ['C', 'CC', 'Cl', 'F', 'Br', 'O', 'CO', 'N', 'N#C', 'FC(F)(F)', 'FC(F)(F)O', 'CS(=O)(=O)', 'NC(=O)', 'CN(C)', 'C1CC1', 'CCO', 'CS', 'CC(C)', 'CC(C)(C)', 'c1ccccc1']
+const AMINE = ['C', 'CC', 'C(C)C', 'C1CC1', 'CCO', 'CCN(C)C', 'Cc1ccccc1', 'C1CCOCC1', 'CC(F)(F)F', 'CCC']
+
+function sarSeries(n: number) {
+  const rnd = lcg(7)
+  const compounds = []
+  const activities = []
+  for (let i = 0; i < n; i++) {
+    const id = `BZ-${String(i + 1).padStart(3, '0')}`
+    const smiles = `${PARA[i % PARA.length]}c1ccc(cc1)C(=O)N${AMINE[Math.floor(i / PARA.length) % AMINE.length]}`
+    const licence = i % 10 === 0 ? 'CC BY-SA 3.0' : 'internal'
+    compounds.push({ id, smiles, source: i % 10 === 0 ? 'chembl_34' : 'eln:bench', licence })
+    for (const target of ['KDR', 'FLT3'])
+      activities.push({ compound_id: id, target, value: { value: Math.round(1 + 5000 * rnd()), unit: 'nmol/L' }, source: 'eln:bench', licence: 'internal', citation: `assay:${id}:${target}` })
+  }
+  return { compounds, activities }
+}
+
+export async function benchSkills(): Promise<void> {
+  // ---- NCA throughput ----
+  const profiles = theophLikeProfiles(2000)
+  for (const p of profiles.slice(0, 1000)) runSkillSync('tox.pk_parameter_extraction', p) // warm-up (JIT)
+  const t0 = performance.now()
+  for (const p of profiles) runSkillSync('tox.pk_parameter_extraction', p)
+  const ncaMs = performance.now() - t0
+  console.log(`skills.nca.profiles ${profiles.length}`)
+  console.log(`skills.nca.profiles_per_second ${Math.round((profiles.length / ncaMs) * 1000)}`)
+
+  // ---- SAR latency, 200 compounds ----
+  const tLoad = performance.now()
+  await loadRdkit()
+  console.log(`skills.sar.rdkit_load_ms ${(performance.now() - tLoad).toFixed(1)}`)
+  const series = sarSeries(200)
+  const withCore = { ...series, core_smarts: '[*:1]c1ccc(cc1)C(=O)N[*:2]', primary_target: 'KDR' }
+  await executeSkill('chem.sar_table_build', withCore) // warm-up (JIT)
+  const runs: number[] = []
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now()
+    await executeSkill('chem.sar_table_build', withCore)
+    runs.push(performance.now() - t)
+  }
+  console.log(`skills.sar.compounds 200`)
+  console.log(`skills.sar.latency_ms_median ${median(runs).toFixed(1)}`)
+  const tm = performance.now()
+  await executeSkill('chem.sar_table_build', { ...series, primary_target: 'KDR' })
+  console.log(`skills.sar.latency_ms_mcs_core ${(performance.now() - tm).toFixed(1)}`)
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  benchSkills().catch((e) => {
+    console.error(e)
+    process.exitCode = 1
+  })
+}

@@ -1,0 +1,60 @@
+// Public API of the skills domain (pure, deterministic). See README.md in this folder.
+export { SkillInputError, isSkillInputError, SKILL_INPUT_ERROR_CODES, type SkillInputErrorCode } from './errors'
+export {
+  runSkill,
+  runSkillSync,
+  executeSkill,
+  skillClassOf,
+  outputViolations,
+  NO_QUALIFICATION_RULE,
+  type RunOptions,
+} from './runner'
+export {
+  SKILL_DEFINITIONS,
+  RESERVED_SKILL_KEYS,
+  FORBIDDEN_VERBS,
+  FORBIDDEN_VERB_CONFLICTS,
+  MAX_SKILL_RUNS_PER_TURN,
+  SKILL_KEY_PATTERN,
+  assertSkillKey,
+  skillKeyProblems,
+  getSkill,
+  getSkillDefinition,
+  isReservedSkillKey,
+  listSkills,
+  skillOut,
+  skillPermission,
+  skillStatus,
+  type ReservedSkillKey,
+  type SkillDefinition,
+  type SkillOut,
+  type SkillReferenceOut,
+  type SkillStatus,
+  type StatusFlags,
+} from './registry'
+export {
+  REFERENCES,
+  getReference,
+  referenceCheck,
+  referenceRef,
+  supersessionWarning,
+  supersessionWarnings,
+  type ReferenceCheckResult,
+  type ReferenceEntry,
+  type ReferenceProblem,
+  type ReferenceRef,
+} from './references'
+export {
+  computeInputsHash,
+  skillResultJson,
+  type CitationRef,
+  type HowComputed,
+  type IntermediateValue,
+  type SkillCell,
+  type SkillCitation,
+  type SkillResult,
+  type SkillTable,
+  type SkillValue,
+} from './result'
+export { loadRdkit } from './rdkit'
+export type { SkillClass, SkillProduct, SkillRunRole } from './skill'

@@ -1,0 +1,36 @@
+import { expect } from 'vitest'
+import { SkillInputError } from '../../subgraphs/twins/domain/skills/index'
+
+/** Expect fn to throw a SkillInputError with this code and field. */
+export function expectSkillError(fn: () => unknown, code: string, field: string): SkillInputError {
+  let err: unknown
+  try {
+    fn()
+  } catch (e) {
+    err = e
+  }
+  expect(err, `expected ${code} on ${field}`).toBeInstanceOf(SkillInputError)
+  const e = err as SkillInputError
+  expect({ code: e.code, field: e.field }).toEqual({ code, field })
+  expect(e.message.length).toBeGreaterThan(10)
+  return e
+}
+
+export async function expectSkillErrorAsync(fn: () => Promise<unknown>, code: string, field: string): Promise<SkillInputError> {
+  let err: unknown
+  try {
+    await fn()
+  } catch (e) {
+    err = e
+  }
+  expect(err, `expected ${code} on ${field}`).toBeInstanceOf(SkillInputError)
+  const e = err as SkillInputError
+  expect({ code: e.code, field: e.field }).toEqual({ code, field })
+  return e
+}
+
+/** Agreement to `sig` significant figures. */
+export function expectSig(actual: number | null | string | boolean, expected: number, sig = 4): void {
+  expect(typeof actual).toBe('number')
+  expect(Number((actual as number).toPrecision(sig))).toBe(Number(expected.toPrecision(sig)))
+}
