@@ -5,6 +5,7 @@ import { asTx, type AnyTx } from '../core/db'
 export const TaskPayloads = {
   deliver_email: z.object({ outboxId: z.string().uuid().optional() }).strict(),
   inbox_expire: z.object({}).strict(),
+  skill_library_job: z.object({ toolCallId: z.string().uuid() }).strict(),
 } as const
 
 export type TaskName = keyof typeof TaskPayloads

@@ -8,6 +8,7 @@ import type { Db } from '../core/db'
 import { log } from '../core/log'
 import { deliverEmail } from './tasks/deliver_email'
 import { inboxExpire } from './tasks/inbox_expire'
+import { skillLibraryJob } from './tasks/skill_library_job'
 
 export interface WorkerDeps { db: Db; databaseUrl: string }
 
@@ -18,6 +19,7 @@ export function createTaskList(deps: WorkerDeps): TaskList {
   return {
     deliver_email: deliverEmail(deps),
     inbox_expire: inboxExpire(deps),
+    skill_library_job: skillLibraryJob(deps),
   }
 }
 

@@ -1,8 +1,9 @@
-// Twins subgraph schema: the inbox (Query.myInbox, Query.inboxItem, Subscription.inboxChanged).
+// Twins subgraph schema: the inbox (Query.myInbox, Query.inboxItem, Subscription.inboxChanged) and skills.
 import type { InboxItem } from '../../../generated/prisma/client'
 import { createBuilder, entityRef, referenceEntity } from '../../shared/builder'
 import { INBOX_KINDS, INBOX_STATUSES, getMyInboxItem, listMyInbox, type Page } from '../domain/inbox'
 import type { InboxEvents } from '../domain/inbox-events'
+import { addSkills } from './skills'
 
 export function buildTwinsSchema(deps: { inboxEvents: InboxEvents }) {
   const builder = createBuilder()
@@ -71,6 +72,8 @@ export function buildTwinsSchema(deps: { inboxEvents: InboxEvents }) {
       description: "How many of the caller's inbox items in this program are open.",
       resolve: (p, _a, ctx) => ctx.tdb.inboxItem.count({ where: { programId: p.id, userId: ctx.session.userId, status: 'open' } }),
     }))
+
+  addSkills(builder)
 
   builder.subscriptionType({
     fields: (t) => ({

@@ -1,0 +1,10 @@
+// Task skill_library_job: class B skills (the chemistry library) run here, never in an agent path.
+import type { Task } from 'graphile-worker'
+import { TaskPayloads } from '../registry'
+import { runQueuedSkill } from '../../subgraphs/twins/domain/skill-runs'
+import type { WorkerDeps } from '../worker'
+
+export const skillLibraryJob = (deps: WorkerDeps): Task => async (payload) => {
+  const { toolCallId } = TaskPayloads.skill_library_job.parse(payload)
+  await runQueuedSkill(deps.db, toolCallId)
+}

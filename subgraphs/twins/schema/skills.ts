@@ -1,0 +1,89 @@
+// Skills in the twins subgraph: Query.skills, Query.skill (GET /skills, /skills/{key}) and Mutation.runSkill.
+import { DomainError } from '../../../core/errors'
+import type { Builder } from '../../shared/builder'
+import { runSkillForPerson, skillByKey, skillCatalogue, type SkillResultOut } from '../domain/skill-runs'
+import type { SkillValue } from '../domain/skills/result'
+
+type SkillOut = ReturnType<typeof skillCatalogue>[number]
+
+export function addSkills(builder: Builder) {
+  const SkillReference = builder.objectRef<SkillOut['references'][number]>('SkillReference').implement({
+    fields: (t) => ({
+      key: t.exposeString('key'),
+      version: t.exposeString('version'),
+      retrievedOn: t.exposeString('retrieved_on'),
+      status: t.exposeString('status', { description: 'verified or to_verify' }),
+    }),
+  })
+  const Skill = builder.objectRef<SkillOut>('Skill').implement({
+    description: 'A deterministic, versioned procedure run on the server (SkillOut). No qualification is claimed.',
+    fields: (t) => ({
+      key: t.exposeString('key'),
+      name: t.exposeString('name'),
+      product: t.exposeString('product'),
+      runRole: t.exposeString('run_role'),
+      permission: t.exposeString('permission'),
+      skillClass: t.exposeString('skill_class'),
+      checkLogicVersion: t.exposeInt('check_logic_version'),
+      inputSchema: t.field({ type: 'JSON', resolve: (s) => s.input_schema }),
+      outputFields: t.exposeStringList('output_fields'),
+      requiredCitations: t.exposeStringList('required_citations'),
+      references: t.field({ type: [SkillReference], resolve: (s) => s.references }),
+      status: t.exposeString('status', { description: 'designed while R4_GATE_PASSED is false' }),
+      release: t.exposeString('release'),
+    }),
+  })
+  const NamedValue = builder.objectRef<{ name: string } & SkillValue>('SkillOutputValue').implement({
+    fields: (t) => ({
+      name: t.exposeString('name'),
+      value: t.field({ type: 'JSON', resolve: (v) => v.value }),
+      unitUcum: t.string({ nullable: true, resolve: (v) => v.unit_ucum ?? null }),
+      unitDisplay: t.string({ nullable: true, resolve: (v) => v.unit_display ?? null }),
+      display: t.string({ nullable: true, resolve: (v) => v.display ?? null }),
+    }),
+  })
+  const SkillResult = builder.objectRef<SkillResultOut>('SkillResult').implement({
+    description: 'SkillResultOut: the stored skill_result artifact of one run.',
+    fields: (t) => ({
+      artifactId: t.exposeID('artifact_id'),
+      skillKey: t.exposeString('skill_key'),
+      checkLogicVersion: t.exposeInt('check_logic_version'),
+      inputsHash: t.exposeString('inputs_hash'),
+      outputs: t.field({ type: 'JSON', description: 'Map of output name to SkillValue {value, unit_ucum, unit_display}', resolve: (r) => r.outputs }),
+      outputValues: t.field({ type: [NamedValue], description: 'The same outputs as a list, in name order', resolve: (r) => Object.keys(r.outputs).sort().map((name) => ({ name, ...r.outputs[name] })) }),
+      citations: t.field({ type: 'JSON', resolve: (r) => r.citations }),
+      warnings: t.exposeStringList('warnings'),
+      referenceRefs: t.field({ type: 'JSON', resolve: (r) => r.reference_refs }),
+      guidanceVersion: t.string({ nullable: true, resolve: (r) => r.guidance_version }),
+      retrievedOn: t.string({ nullable: true, resolve: (r) => r.retrieved_on }),
+      methodLine: t.exposeString('method_line', { description: "'Method: <name> (<guidance>, retrieved <date>), version n'" }),
+      header: t.string({ nullable: true, resolve: (r) => r.header }),
+      howComputed: t.field({ type: 'JSON', description: "'How this was computed': intermediate values and rules applied", resolve: (r) => r.how_computed }),
+      tables: t.field({ type: 'JSON', resolve: (r) => r.tables }),
+      createdAt: t.field({ type: 'DateTime', resolve: (r) => new Date(r.created_at) }),
+    }),
+  })
+  const SkillRunInput = builder.inputType('SkillRunInput', {
+    fields: (t) => ({
+      skillKey: t.string({ required: true }),
+      inputs: t.field({ type: 'JSON', required: true }),
+      citations: t.field({ type: 'JSON', required: false }),
+    }),
+  })
+
+  builder.queryFields((t) => ({
+    skills: t.field({ type: [Skill], description: 'GET /skills. Reserved (R5, R6) keys are never listed.', resolve: () => skillCatalogue() }),
+    skill: t.field({ type: Skill, nullable: true, args: { key: t.arg.string({ required: true }) }, description: 'GET /skills/{key}', resolve: (_r, { key }) => skillByKey(key) }),
+  }))
+  builder.mutationType({})
+  builder.mutationFields((t) => ({
+    runSkill: t.field({
+      type: SkillResult,
+      description: "POST /programs/{program_id}/skill-runs: synchronous; needs the skill's <product>.agents.use. Unit errors carry field.",
+      errors: { types: [DomainError], dataField: { name: 'result' } },
+      args: { programId: t.arg.id({ required: true }), input: t.arg({ type: SkillRunInput, required: true }) },
+      resolve: (_r, { programId, input }, ctx) =>
+        runSkillForPerson(ctx, { programId: String(programId), skillKey: input.skillKey, inputs: input.inputs, citations: input.citations ?? undefined }),
+    }),
+  }))
+}
