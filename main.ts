@@ -7,7 +7,7 @@ import { deployMigrations } from './prisma/migrate'
 import { migrateWorkerSchema, startWorker } from './jobs/worker'
 import { seedIllustrative } from './core/seed'
 import { mintDevToken } from './core/auth'
-import { log } from './core/log'
+import { log, markShuttingDown } from './core/log'
 
 type Stoppable = { name: string; stop: () => Promise<unknown> }
 
@@ -28,6 +28,7 @@ async function main() {
   const shutdown = async (signal: string) => {
     if (stopping) return
     stopping = true
+    markShuttingDown()
     log.info('shutdown.start', { signal })
     for (const part of running.reverse()) {
       try { await part.stop() } catch (err) { log.error('shutdown.failed', { part: part.name, error: err }) }

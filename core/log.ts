@@ -18,7 +18,16 @@ function threshold(): number {
   return LEVELS[level] ?? LEVELS.info
 }
 
+let shuttingDown = false
+/**
+ * Ctrl-C reaches the embedded PostgreSQL (same process group) as it reaches us, so connections drop while
+ * components stop: during shutdown those expected connection errors are logged at debug level.
+ */
+export function markShuttingDown() { shuttingDown = true }
+const CONNECTION_NOISE = /^(worker|pubsub|inbox_events)\./
+
 function write(level: Exclude<Level, 'silent'>, event: string, fields?: Record<string, unknown>) {
+  if (shuttingDown && (level === 'warn' || level === 'error') && CONNECTION_NOISE.test(event)) level = 'debug'
   if (LEVELS[level] < threshold()) return
   const line = JSON.stringify({ t: new Date().toISOString(), level, event, ...(redact(fields ?? {}) as object) })
   if (level === 'error' || level === 'warn') process.stderr.write(line + '\n')

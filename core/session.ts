@@ -15,29 +15,30 @@ export interface Session {
   personaVersion: number
 }
 
+/** One statement: the person, the personas held in programs they are still a member of, organisation personas. */
 export async function loadSession(db: Db, userId: string): Promise<Session> {
-  const user = await db.user.findUnique({
-    where: { id: userId },
-    include: {
-      roleAssignments: { include: { program: { select: { id: true } } } },
-      memberships: { where: { endedAt: null }, select: { programId: true } },
-      orgRoleAssignment: true,
-    },
-  })
-  if (!user || user.deactivatedAt) throw unauthenticated('Your account is not active in this service.')
-  const active = new Set(user.memberships.map((m) => m.programId))
+  const rows = await db.$queryRaw<{
+    id: string; organization_id: string; email: string; name: string; deactivated_at: Date | null
+    program_personas: { p: string; k: string }[]; org_personas: string[]
+  }[]>`
+    SELECT u.id, u.organization_id, u.email, u.name, u.deactivated_at,
+      COALESCE((SELECT json_agg(json_build_object('p', ra.program_id, 'k', ra.persona_key) ORDER BY ra.created_at)
+        FROM role_assignments ra
+        JOIN program_memberships pm ON pm.program_id = ra.program_id AND pm.user_id = ra.user_id AND pm.ended_at IS NULL
+        WHERE ra.user_id = u.id), '[]'::json) AS program_personas,
+      COALESCE((SELECT json_agg(o.persona_key) FROM org_role_assignments o WHERE o.user_id = u.id AND o.organization_id = u.organization_id), '[]'::json) AS org_personas
+    FROM users u WHERE u.id = ${userId}::uuid`
+  const user = rows[0]
+  if (!user || user.deactivated_at) throw unauthenticated('Your account is not active in this service.')
   const programPersonas = new Map<string, string[]>()
-  for (const a of user.roleAssignments) {
-    if (!active.has(a.programId)) continue
-    programPersonas.set(a.programId, [...(programPersonas.get(a.programId) ?? []), a.personaKey])
-  }
+  for (const { p, k } of user.program_personas) programPersonas.set(p, [...(programPersonas.get(p) ?? []), k])
   return {
     userId: user.id,
-    organizationId: user.organizationId,
+    organizationId: user.organization_id,
     email: user.email,
     name: user.name,
     programPersonas,
-    orgPersonas: user.orgRoleAssignment.map((a) => a.personaKey),
+    orgPersonas: user.org_personas,
     personaVersion: currentPersonaVersion(),
   }
 }

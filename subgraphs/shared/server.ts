@@ -7,6 +7,7 @@ import { useServer } from 'graphql-ws/use/ws'
 import { ApolloServer } from '@apollo/server'
 import { expressMiddleware } from '@as-integrations/express5'
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer'
+import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled'
 import { GraphQLError, type GraphQLSchema } from 'graphql'
 import { INTERNAL_HEADER, verifyInternalToken } from '../../core/auth'
 import type { Db } from '../../core/db'
@@ -65,6 +66,7 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
     introspection: true, // only the gateway reaches a subgraph (internal token), and it needs the SDL
     formatError: maskUnexpected,
     plugins: [
+      ApolloServerPluginInlineTraceDisabled(), // no usage reporting: traces would only leak timings to callers
       ApolloServerPluginDrainHttpServer({ httpServer }),
       { async serverWillStart() { return { async drainServer() { await wsCleanup.dispose() } } } },
     ],

@@ -13,17 +13,32 @@ const SESSION_RECHECK_MS = 5_000
 export class InboxEvents {
   private readonly byUser = new Map<string, Broadcaster<InboxItem>>()
   private chain = Promise.resolve()
+  private readonly pending: { id: string; userId: string; organizationId: string }[] = []
   private readonly off: () => void
 
   constructor(private readonly db: Db, listener: PgListener) {
     this.off = listener.on('inbox_changed', (n) => {
       if (!this.byUser.has(n.userId)) return // nobody here listens to that inbox: skip the re-read
-      // Keep notification order while re-reading the row once for all of that user's subscribers.
-      this.chain = this.chain.then(async () => {
-        const row = await this.db.inboxItem.findFirst({ where: { id: n.id, userId: n.userId, organizationId: n.organizationId } })
-        if (row) this.byUser.get(row.userId)?.publish(row)
-      }).catch((e) => log.error('inbox_events.reread_failed', { error: e }))
+      this.pending.push(n)
+      if (this.pending.length === 1) this.chain = this.chain.then(() => this.flush())
     })
+  }
+
+  /** Re-reads every pending notification in one query, then publishes in notification order. */
+  private async flush() {
+    const batch = this.pending.splice(0)
+    if (!batch.length) return
+    try {
+      const rows = await this.db.inboxItem.findMany({ where: { id: { in: [...new Set(batch.map((n) => n.id))] } } })
+      const byId = new Map(rows.map((r) => [r.id, r]))
+      for (const n of batch) {
+        const row = byId.get(n.id)
+        // The key in the notification must match the row: a payload never widens who receives it.
+        if (row && row.userId === n.userId && row.organizationId === n.organizationId) this.byUser.get(row.userId)?.publish(row)
+      }
+    } catch (e) {
+      log.error('inbox_events.reread_failed', { error: e, events: batch.length })
+    }
   }
 
   get subscriberCount() {

@@ -1,0 +1,79 @@
+// npm run bench [-- name ...]: runs every bench module present (or the named ones), one after another, in this
+// process. Each bench prints `name value` lines; this prints a header per bench and a summary. The exit code is
+// non-zero only when a bench crashed (or an unknown name was asked for); timings are never asserted.
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const HERE = path.dirname(fileURLToPath(import.meta.url))
+
+interface BenchModule { name: string; file: string; fn: string }
+const BENCHES: BenchModule[] = [
+  { name: 'edge', file: 'edge.ts', fn: 'benchEdge' },
+  { name: 'skills', file: 'skills.ts', fn: 'benchSkills' },
+  { name: 'webhooks', file: 'webhooks.ts', fn: 'benchWebhooks' },
+]
+
+type Outcome = { name: string; status: 'ok' | 'crashed' | 'absent'; seconds?: number; figures?: number; error?: string }
+
+/** Counts the `name value` lines a bench prints, passing everything through unchanged. */
+function countFigures<T>(run: () => Promise<T>): { promise: Promise<T>; figures: () => number } {
+  let figures = 0
+  const original = console.log
+  console.log = (...args: unknown[]) => {
+    if (args.length === 1 && typeof args[0] === 'string' && /^[a-z][\w-]*(\.[\w-]+)+ \S/.test(args[0])) figures++
+    original(...args)
+  }
+  const promise = run().finally(() => { console.log = original })
+  return { promise, figures: () => figures }
+}
+
+async function runOne(b: BenchModule): Promise<Outcome> {
+  const file = path.join(HERE, b.file)
+  console.log(`\n=== bench ${b.name} (bench/${b.file}) ===`)
+  if (!fs.existsSync(file)) {
+    console.log(`(bench/${b.file} is not present: skipped)`)
+    return { name: b.name, status: 'absent' }
+  }
+  const t0 = performance.now()
+  let counter: ReturnType<typeof countFigures> | undefined
+  try {
+    // Imported only when run: `npm run bench -- skills` never loads the edge stack, and a broken module
+    // counts as that bench crashing rather than stopping the others.
+    const mod = (await import(`./${b.file.replace(/\.ts$/, '')}`)) as Record<string, unknown>
+    const fn = mod[b.fn]
+    if (typeof fn !== 'function') throw new Error(`bench/${b.file} does not export ${b.fn}()`)
+    counter = countFigures(() => (fn as () => Promise<void>)())
+    await counter.promise
+    return { name: b.name, status: 'ok', seconds: (performance.now() - t0) / 1000, figures: counter.figures() }
+  } catch (e) {
+    console.error(`bench ${b.name} crashed:`, e)
+    return { name: b.name, status: 'crashed', seconds: (performance.now() - t0) / 1000, figures: counter?.figures(), error: (e as Error)?.message ?? String(e) }
+  }
+}
+
+async function main(): Promise<number> {
+  const asked = process.argv.slice(2).filter((a) => a !== '--')
+  const unknown = asked.filter((a) => !BENCHES.some((b) => b.name === a))
+  if (unknown.length) {
+    console.error(`Unknown bench: ${unknown.join(', ')}. Known: ${BENCHES.map((b) => b.name).join(', ')}.`)
+    return 2
+  }
+  const selected = asked.length ? BENCHES.filter((b) => asked.includes(b.name)) : BENCHES
+  const outcomes: Outcome[] = []
+  for (const b of selected) outcomes.push(await runOne(b))
+
+  console.log('\n=== summary ===')
+  for (const o of outcomes) {
+    const detail = o.status === 'absent' ? 'not present'
+      : `${o.seconds!.toFixed(1)} s, ${o.figures ?? 0} figures${o.error ? ` — ${o.error.split('\n')[0]}` : ''}`
+    console.log(`${o.name.padEnd(10)} ${o.status.padEnd(8)} ${detail}`)
+  }
+  return outcomes.some((o) => o.status === 'crashed') ? 1 : 0
+}
+
+// Exit explicitly: a bench that left a handle open (a pool, a timer) must not keep the run alive.
+main().then((code) => process.exit(code), (e) => {
+  console.error(e)
+  process.exit(1)
+})
