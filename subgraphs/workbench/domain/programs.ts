@@ -65,7 +65,7 @@ export async function createProgram(ctx: Ctx, input: z.input<typeof CreateProgra
   assertCan(ctx.session, 'org.programs.create', null)
   const data = parse(CreateProgramInput, input)
   const organizationId = ctx.session.organizationId
-  return ctx.tdb.$transaction(async (tx) => {
+  const created = await ctx.tdb.$transaction(async (tx) => {
     if (await tx.program.findFirst({ where: { slug: data.slug } })) {
       throw new DomainError('slug_taken', `A program with the slug ${data.slug} exists already.`, { field: 'slug', status: 409 })
     }
@@ -79,6 +79,9 @@ export async function createProgram(ctx: Ctx, input: z.input<typeof CreateProgra
     await recordAudit(tx, { organizationId, programId: program.id, action: 'role_assignment.create', actor, target: { type: 'role_assignment', id: assignment.id }, details: { user_id: ctx.session.userId, persona_key: 'program_owner' } })
     return program
   })
+  // The rest of this request (e.g. the returned program's members) sees the new ownership.
+  ctx.session.programPersonas.set(created.id, ['program_owner'])
+  return created
 }
 
 function assertPersona(persona: string) {
