@@ -64,11 +64,47 @@ export async function startServices(ctx: ServiceContext) {
     ports: { gateway: e.GATEWAY_PORT, connectors: e.CONNECTORS_PORT, workbench: e.WORKBENCH_PORT, twins: e.TWINS_PORT },
     production: e.NODE_ENV === 'production',
   })
+  const notebook = e.NODE_ENV === 'production' ? null : await startIllustrativeNotebook(ctx, e.FAKE_NOTEBOOK_PORT, stack.gatewayUrl)
+  if (notebook) stack.stoppables.push({ name: 'fake notebook', stop: notebook.close })
   const urls: [string, string][] = [
     ['gateway (GraphQL + ws)', `${stack.gatewayUrl}/graphql`],
     ...(e.NODE_ENV === 'production' ? [] : [['GraphiQL', `${stack.gatewayUrl}/graphiql`] as [string, string]]),
     ['webhooks (REST)', `${stack.gatewayUrl}/hooks/{provider_id}/{connection_id}`],
     ...Object.entries(stack.subgraphUrls).map(([n, u]) => [`subgraph ${n}`, u] as [string, string]),
+    ...(notebook ? [['fake notebook', `${notebook.url} (illustrative; connection ${notebook.connectionId})`] as [string, string]] : []),
   ]
   return { stoppables: stack.stoppables, urls }
+}
+
+/**
+ * Demo only: the fake notebook on FAKE_NOTEBOOK_PORT, connected to the illustrative program (connection, vendor app with
+ * the connection's hook URL, credentials, health check) and a first full sync queued for the worker. Idempotent across
+ * restarts; a taken port skips the demo connection instead of failing start-up.
+ */
+async function startIllustrativeNotebook(ctx: ServiceContext, port: number, gatewayUrl: string) {
+  const { startFakeNotebook } = await import('./fakes/notebook/server')
+  const { seedIllustrative } = await import('./fakes/notebook/seed')
+  const demo = await import('./subgraphs/connectors/domain/notebook/demo')
+  const { hookUrlFor } = await import('./subgraphs/connectors/domain/urls')
+  let fake: Awaited<ReturnType<typeof startFakeNotebook>>
+  try {
+    fake = await startFakeNotebook({ port, host: '127.0.0.1' })
+  } catch (error) {
+    log.warn('fake_notebook.not_started', { port, error })
+    return null
+  }
+  try {
+    const owner = ctx.seed.users.program_owner.id
+    const connection = await demo.connectIllustrativeNotebook(ctx.db, { programId: ctx.seed.program.id, ownerUserId: owner, notebookUrl: fake.url })
+    seedIllustrative(fake.control, {
+      appDefinitionId: demo.DEMO_NOTEBOOK.appDefinitionId, clientId: demo.DEMO_NOTEBOOK.clientId,
+      clientSecret: demo.DEMO_NOTEBOOK.clientSecret, webhookUrl: hookUrlFor(connection, gatewayUrl) ?? undefined,
+    })
+    await demo.finishIllustrativeOnboarding(ctx.db, { connectionId: connection.id, ownerUserId: owner })
+    return { url: fake.url, connectionId: connection.id, close: fake.close }
+  } catch (error) {
+    log.warn('fake_notebook.not_connected', { error })
+    await fake.close()
+    return null
+  }
 }

@@ -25,6 +25,14 @@ export const CONNECTORS = {
   openInTheService: 'Open in the service',
   /** Run-rail text for a typed RateLimited; source X and N seconds are placeholders. */
   budgetExhaustedTemplate: 'budget exhausted for source X, retry after N s',
+  /** The notebook onboarding order, steps (a) to (e). */
+  onboardingSteps: [
+    'create the connection',
+    'copy its hook_url',
+    'the partner admin creates the vendor app from the manifest with the canvas feature',
+    'store the client id and secret',
+    'run the health check',
+  ],
 } as const
 
 export function budgetExhausted(source: string, retryAfterSeconds: number): string {

@@ -35,6 +35,8 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().default('Evidence workspace <no-reply@localhost>'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   FAKE_NOTEBOOK_PORT: port(8190),
+  /** Per attempt, for calls to the notebook vendor (token, entries, canvases). */
+  NOTEBOOK_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   FAKE_QMS_PORT: port(8191),
   FAKE_LITERATURE_PORT: port(8192),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

@@ -6,6 +6,11 @@ export const TaskPayloads = {
   deliver_email: z.object({ outboxId: z.string().uuid().optional() }).strict(),
   inbox_expire: z.object({}).strict(),
   skill_library_job: z.object({ toolCallId: z.string().uuid() }).strict(),
+  notebook_process_delivery: z.object({ deliveryId: z.string().uuid() }).strict(),
+  connector_drain_deliveries: z.object({ connectionId: z.string().uuid() }).strict(),
+  connector_sync: z.object({ connectionId: z.string().uuid(), mode: z.enum(['full', 'incremental']) }).strict(),
+  launch_ids_sweep: z.object({}).strict(),
+  webhook_retention: z.object({}).strict(),
 } as const
 
 export type TaskName = keyof typeof TaskPayloads

@@ -3,12 +3,19 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
-import { Logger, run, runMigrations, type Runner, type TaskList } from 'graphile-worker'
+import { EventEmitter } from 'node:events'
+import { Logger, run, runMigrations, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker'
 import type { Db } from '../core/db'
 import { log } from '../core/log'
 import { deliverEmail } from './tasks/deliver_email'
 import { inboxExpire } from './tasks/inbox_expire'
 import { skillLibraryJob } from './tasks/skill_library_job'
+import { notebookProcessDelivery } from './tasks/notebook_process_delivery'
+import { connectorDrainDeliveries } from './tasks/connector_drain_deliveries'
+import { connectorSync } from './tasks/connector_sync'
+import { launchIdsSweep } from './tasks/launch_ids_sweep'
+import { webhookRetention } from './tasks/webhook_retention'
+import { WorkerLease, recoverJobsOfGoneWorkers } from './leases'
 
 export interface WorkerDeps { db: Db; databaseUrl: string }
 
@@ -20,12 +27,26 @@ export function createTaskList(deps: WorkerDeps): TaskList {
     deliver_email: deliverEmail(deps),
     inbox_expire: inboxExpire(deps),
     skill_library_job: skillLibraryJob(deps),
+    notebook_process_delivery: notebookProcessDelivery(deps),
+    connector_drain_deliveries: connectorDrainDeliveries(deps),
+    connector_sync: connectorSync(deps),
+    launch_ids_sweep: launchIdsSweep(deps),
+    webhook_retention: webhookRetention(deps),
   }
+}
+
+/** A pool whose dropped connections (server restart, shutdown) are logged instead of crashing the process. */
+function guardedPool(connectionString: string, max: number) {
+  const pool = new pg.Pool({ connectionString, max })
+  const onError = (err: Error) => log.warn('worker.pool_error', { message: err.message })
+  pool.on('error', onError)
+  pool.on('connect', (client) => client.on('error', onError))
+  return pool
 }
 
 export async function migrateWorkerSchema(databaseUrl: string) {
   // Own the pool: graphile-worker leaves a pool it created idle for 10 s, which holds the process open.
-  const pgPool = new pg.Pool({ connectionString: databaseUrl, max: 1 })
+  const pgPool = guardedPool(databaseUrl, 1)
   try { await runMigrations({ pgPool, logger: quietLogger }) } finally { await pgPool.end() }
 }
 
@@ -35,20 +56,34 @@ const quietLogger = new Logger(() => (level, message) => {
 })
 
 export async function startWorker(deps: WorkerDeps, opts: { concurrency?: number; crontab?: boolean } = {}): Promise<Runner> {
-  const pgPool = new pg.Pool({ connectionString: deps.databaseUrl, max: (opts.concurrency ?? 4) + 2 })
-  // Connections dropped by the server (restart, shutdown) are reported here instead of crashing the process.
-  pgPool.on('error', (err) => log.warn('worker.pool_error', { message: err.message }))
-  const runner = await run({
-    pgPool,
-    taskList: createTaskList(deps),
-    crontab: opts.crontab === false ? '' : fs.readFileSync(CRONTAB, 'utf8'),
-    concurrency: opts.concurrency ?? 4,
-    noHandleSignals: true, // the launcher owns signals and stops the runner gracefully
-    pollInterval: 1000,
-    logger: quietLogger,
-  })
+  const pgPool = guardedPool(deps.databaseUrl, (opts.concurrency ?? 4) + 2)
+  // Jobs locked by worker processes that are gone run again now, not after graphile-worker's 4 hours (jobs/leases.ts).
+  const lease = await WorkerLease.acquire(deps.databaseUrl)
+  await recoverJobsOfGoneWorkers(pgPool).catch((error) => log.warn('worker.recovery_failed', { error }))
+  const events = new EventEmitter() as WorkerEvents
+  events.on('pool:create', ({ workerPool }) => { void lease.register(workerPool.id).catch((error) => log.warn('worker.lease_register_failed', { error })) })
+  const recovery = setInterval(() => { void recoverJobsOfGoneWorkers(pgPool).catch((error) => log.warn('worker.recovery_failed', { error })) }, 60_000)
+  recovery.unref()
+  let runner: Runner
+  try {
+    runner = await run({
+      events,
+      pgPool,
+      taskList: createTaskList(deps),
+      crontab: opts.crontab === false ? '' : fs.readFileSync(CRONTAB, 'utf8'),
+      concurrency: opts.concurrency ?? 4,
+      noHandleSignals: true, // the launcher owns signals and stops the runner gracefully
+      pollInterval: 1000,
+      logger: quietLogger,
+    })
+  } catch (err) {
+    clearInterval(recovery)
+    await lease.release()
+    await pgPool.end()
+    throw err
+  }
   log.info('worker.started', { concurrency: opts.concurrency ?? 4 })
   const stop = runner.stop.bind(runner)
-  runner.stop = async () => { await stop(); await pgPool.end() }
+  runner.stop = async () => { clearInterval(recovery); await stop(); await lease.release(); await pgPool.end() }
   return runner
 }

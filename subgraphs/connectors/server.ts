@@ -1,6 +1,13 @@
-// Builds the connectors subgraph server (no side effects until listen).
+// Builds the connectors subgraph server (no side effects until listen): GraphQL plus the webhook REST shim, whose routes
+// are mounted before listen() adds /graphql.
 import type { Db } from '../../core/db'
 import { createSubgraphServer } from '../shared/server'
 import { buildConnectorsSchema } from './schema'
+import { createWebhookIngress, type IngressOptions } from './domain/webhooks/ingress'
 
-export const createConnectorsSubgraph = (db: Db) => createSubgraphServer({ name: 'connectors', schema: buildConnectorsSchema(), db })
+export function createConnectorsSubgraph(db: Db, options: IngressOptions = {}) {
+  const server = createSubgraphServer({ name: 'connectors', schema: buildConnectorsSchema(), db })
+  const ingress = createWebhookIngress(db, options)
+  server.app.use(ingress.router)
+  return Object.assign(server, { webhookStats: ingress.stats })
+}

@@ -1,23 +1,59 @@
-// Owns the provider registry data of the connector specification (Provider registry table).
+// Owns the provider registry data of the connector specification (Provider registry table, ProviderSpec fields).
 import { itemStatus } from '../../../core/release'
 
+export type ProviderId = 'eln_provider' | 'qms_provider' | 'literature_search'
+
+export interface BudgetSpec {
+  /** Per connection, drawn from the organisation's budget (notebook: 250 per 30 s from 900 per 30 s). */
+  connectionLimit: number
+  organizationLimit: number
+  windowSeconds: number
+}
+
 export interface ProviderSpec {
-  id: 'eln_provider' | 'qms_provider' | 'literature_search'
+  id: ProviderId
+  /** Neutral name shown to people; records name their source system by the provider id. */
+  displayName: string
   category: 'eln' | 'documents' | 'literature'
   credentialClass: 'service' | 'platform_keys'
-  eventVerification: string
+  /** How inbound events are authenticated: ecdsa_jwks (signed webhooks) or none (no webhooks). */
+  eventVerification: 'ecdsa_jwks' | 'none'
+  /** The registry's Events column. */
+  events: string
   launchable: boolean
   apiVersionDefault: string
   writePolicy: 'read_only'
   budgetScope: 'connection' | 'platform'
   pollIntervalSeconds: number | null
+  budget: BudgetSpec | null
+  /** What scope_rules must name for this provider. */
+  scopeRuleKeys: ReadonlyArray<'project_ids' | 'document_types'>
 }
 
 export const PROVIDERS: readonly ProviderSpec[] = [
-  { id: 'eln_provider', category: 'eln', credentialClass: 'service', eventVerification: 'ecdsa_jwks', launchable: true, apiVersionDefault: 'v2', writePolicy: 'read_only', budgetScope: 'connection', pollIntervalSeconds: null },
-  { id: 'qms_provider', category: 'documents', credentialClass: 'service', eventVerification: 'none', launchable: false, apiVersionDefault: 'v26.2', writePolicy: 'read_only', budgetScope: 'connection', pollIntervalSeconds: 900 },
-  { id: 'literature_search', category: 'literature', credentialClass: 'platform_keys', eventVerification: 'none', launchable: false, apiVersionDefault: 'per source', writePolicy: 'read_only', budgetScope: 'platform', pollIntervalSeconds: null },
+  {
+    id: 'eln_provider', displayName: 'Notebook (ELN)', category: 'eln', credentialClass: 'service',
+    eventVerification: 'ecdsa_jwks', events: 'ecdsa_jwks signed webhooks', launchable: true, apiVersionDefault: 'v2',
+    writePolicy: 'read_only', budgetScope: 'connection', pollIntervalSeconds: null,
+    budget: { connectionLimit: 250, organizationLimit: 900, windowSeconds: 30 },
+    scopeRuleKeys: ['project_ids'],
+  },
+  {
+    id: 'qms_provider', displayName: 'QMS / SOP vault', category: 'documents', credentialClass: 'service',
+    eventVerification: 'none', events: 'none; 15-minute delta poll plus nightly reconciliation', launchable: false,
+    apiVersionDefault: 'v26.2', writePolicy: 'read_only', budgetScope: 'connection', pollIntervalSeconds: 900,
+    budget: null, scopeRuleKeys: ['document_types'],
+  },
+  {
+    id: 'literature_search', displayName: 'Open literature and knowledge', category: 'literature', credentialClass: 'platform_keys',
+    eventVerification: 'none', events: 'none', launchable: false, apiVersionDefault: 'per source', writePolicy: 'read_only',
+    budgetScope: 'platform', pollIntervalSeconds: null, budget: null, scopeRuleKeys: [],
+  },
 ]
+
+export function providerSpec(id: string): ProviderSpec | undefined {
+  return PROVIDERS.find((p) => p.id === id)
+}
 
 /** Every connector stays designed until the R1 gates pass (connector specification, item 4). */
 export const providerStatus = () => itemStatus('R1', { r4GatePassed: false })

@@ -1,0 +1,11 @@
+// Task connector_sync: a full or incremental sync of one connection; writes connection.health every time.
+import type { Task } from 'graphile-worker'
+import { TaskPayloads } from '../registry'
+import { runSync } from '../../subgraphs/connectors/domain/webhooks/process'
+import type { WorkerDeps } from '../worker'
+
+export const connectorSync = (deps: WorkerDeps): Task => async (payload, helpers) => {
+  const { connectionId, mode } = TaskPayloads.connector_sync.parse(payload ?? {})
+  const outcome = await runSync(deps.db, connectionId, mode)
+  helpers.logger.info(`connector_sync ${connectionId} ${mode} ${outcome.status}${outcome.status === 'synced' ? ` seen=${outcome.report.seen} created=${outcome.report.created} updated=${outcome.report.updated}` : ''}`)
+}

@@ -1,0 +1,11 @@
+// Task launch_ids_sweep (daily): deletes launch ids 24 h after they expired.
+import type { Task } from 'graphile-worker'
+import { TaskPayloads } from '../registry'
+import { sweepLaunchIds } from '../../subgraphs/connectors/domain/launch'
+import type { WorkerDeps } from '../worker'
+
+export const launchIdsSweep = (deps: WorkerDeps): Task => async (payload, helpers) => {
+  TaskPayloads.launch_ids_sweep.parse(payload ?? {})
+  const deleted = await sweepLaunchIds(deps.db)
+  helpers.logger.info(`launch_ids_sweep deleted=${deleted}`)
+}

@@ -1,0 +1,197 @@
+// Owns the adapter contract every provider implements (connector specification, Adapter contract), with NotSupported
+// as the default for every operation, and the IntegrationContext handed to adapters (budget gate, document ingestor).
+import type { Db, AnyTx } from '../../../../core/db'
+import type { Connection, WebhookDelivery } from '../../../../generated/prisma/client'
+import type { ProviderSpec } from '../providers'
+import type { ConnectionSecrets } from '../secrets'
+import type { RateHeaders } from '../notebook/client'
+import type { HeaderBag, VerifyResult } from '../notebook/webhook-signature'
+
+/** An adapter operation the provider does not implement. */
+export class NotSupported extends Error {
+  override readonly name = 'NotSupported'
+  readonly code = 'NotSupported'
+  constructor(
+    readonly providerId: string,
+    readonly operation: AdapterOperation,
+  ) {
+    super(`${providerId} does not support ${operation}`)
+  }
+}
+
+/** Phase 1 operations, then the ones the specification adds. */
+export const ADAPTER_OPERATIONS = [
+  'describe', 'begin_connect', 'complete_connect', 'health_check', 'sync', 'handle_webhook', 'disconnect',
+  'verify_webhook', 'list_changes', 'fetch_object', 'search', 'render_launch', 'budget',
+] as const
+export type AdapterOperation = (typeof ADAPTER_OPERATIONS)[number]
+
+// ---------------------------------------------------------------------------------------------------------------
+// IntegrationContext
+
+export interface BudgetState {
+  scope: 'platform' | 'organization' | 'connection'
+  limitPerWindow: number
+  windowSeconds: number
+  used: number
+  windowStartedAt: Date
+  remoteLimit: number | null
+  remoteRemaining: number | null
+  remoteResetAt: Date | null
+}
+
+/**
+ * Every outbound request draws from the budgets that apply (connection within organisation, or platform). `take`
+ * throws a typed RateLimited ("budget exhausted for source X, retry after N s") instead of waiting.
+ */
+export interface BudgetGate {
+  readonly source: string
+  take(requests?: number): Promise<void>
+  /** Seconds this process already knows the budget refuses for (from an earlier refusal or a 429), else 0. */
+  refusedFor(): number
+  /** The vendor's x-rate-limit-* headers of an answer (adaptive throttling). */
+  observe(headers: RateHeaders): void
+  /** The vendor answered 429: nothing more is sent before `retryAfterSeconds`. */
+  backOff(retryAfterSeconds: number): Promise<void>
+  /** Waits for pending header updates (observe is fire-and-forget). */
+  flush(): Promise<void>
+  state(): Promise<BudgetState[]>
+}
+
+export interface SourceInput {
+  connectionId: string
+  connectorObjectId: string
+  sourceType: 'eln_entry' | string
+  sourceSystem: string
+  externalId: string
+  title: string
+  url: string | null
+  targetRef: string
+  externalVersion: string
+  linkedEntities: string[]
+  document: { classification: 'customer_internal' | string; title: string; text: string; contentJson: unknown; contentHash: string }
+  /** Creates or keeps the experiment whose eln_source_id points to this source. */
+  experiment?: { title: string }
+}
+
+export interface AttachmentInput {
+  connectionId: string
+  sourceId: string
+  externalId: string
+  entryExternalId: string
+  name: string
+  mimeType: string | null
+  sizeBytes: number
+  sha256: string | null
+  fetchable: boolean
+}
+
+/** Writes what an adapter brought in as the service's own records (sources, documents, experiments, attachments). */
+export interface DocumentIngestor {
+  upsertSource(tx: AnyTx, input: SourceInput): Promise<{ sourceId: string; documentId: string; experimentId: string | null; created: boolean }>
+  upsertAttachment(tx: AnyTx, input: AttachmentInput): Promise<{ attachmentId: string }>
+}
+
+export interface IntegrationContext {
+  db: Db
+  connection: Connection
+  spec: ProviderSpec
+  budget: BudgetGate
+  documents: DocumentIngestor
+  /** Decrypted client credentials; throws when none are stored. Never log the result. */
+  credentials(): ConnectionSecrets
+  now(): Date
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Operation shapes
+
+export interface HealthCheckItem {
+  name: string
+  ok: boolean
+  detail: string
+}
+
+export interface HealthReport {
+  status: 'ok' | 'degraded' | 'failing'
+  checkedAt: string
+  checks: HealthCheckItem[]
+}
+
+export interface SyncReport {
+  mode: 'full' | 'incremental'
+  seen: number
+  created: number
+  updated: number
+  unchanged: number
+  outOfScope: number
+  deleted: number
+  cursor: string | null
+}
+
+export interface ConnectPlan {
+  /** The inbound address to register with the vendor (null when the provider sends no events). */
+  hookUrl: string | null
+  /** What the partner admin creates the vendor app from (notebook: the manifest with the canvas feature). */
+  manifest: Record<string, unknown> | null
+}
+
+export interface HandleResult {
+  /** Short machine-readable outcome stored on the delivery (created, updated, unchanged, coalesced, canvas_rendered, ...). */
+  result: string
+}
+
+/** What webhook verification needs to know of a connection (the ingress reads only this on its hot path). */
+export type WebhookConnection = Pick<Connection, 'id' | 'providerId' | 'baseUrl' | 'appDefinitionId'>
+
+export interface InboundWebhook {
+  headers: HeaderBag
+  rawBody: Buffer
+  now?: number
+}
+
+export interface ChangedObject {
+  externalType: string
+  externalId: string
+  modifiedAt: string
+}
+
+export interface ConnectorAdapter {
+  readonly spec: ProviderSpec
+  describe(): ProviderSpec
+  beginConnect(ctx: { connection: Connection; hookUrl: string | null }): Promise<ConnectPlan>
+  completeConnect(ctx: { connection: Connection }, credentials: ConnectionSecrets): Promise<void>
+  healthCheck(ctx: IntegrationContext): Promise<HealthReport>
+  sync(ctx: IntegrationContext, options: { mode: 'full' | 'incremental' }): Promise<SyncReport>
+  handleWebhook(ctx: IntegrationContext, delivery: WebhookDelivery): Promise<HandleResult>
+  disconnect(ctx: { connection: Connection }): Promise<void>
+  verifyWebhook(ctx: { connection: WebhookConnection }, input: InboundWebhook): Promise<VerifyResult>
+  listChanges(ctx: IntegrationContext, since: string | null): AsyncIterable<ChangedObject>
+  fetchObject(ctx: IntegrationContext, ref: { externalType: string; externalId: string }): Promise<unknown>
+  search(ctx: IntegrationContext, query: { text: string; limit?: number }): Promise<unknown[]>
+  renderLaunch(ctx: IntegrationContext, input: { canvasId: string; entryId: string; launchUrl?: string | null }): Promise<unknown>
+  budget(ctx: IntegrationContext): Promise<BudgetState[]>
+}
+
+/** Every operation raises NotSupported until a provider overrides it; describe returns the spec. */
+export abstract class BaseAdapter implements ConnectorAdapter {
+  constructor(readonly spec: ProviderSpec) {}
+  protected unsupported(operation: AdapterOperation): never {
+    throw new NotSupported(this.spec.id, operation)
+  }
+  describe(): ProviderSpec {
+    return this.spec
+  }
+  async beginConnect(_ctx: { connection: Connection; hookUrl: string | null }): Promise<ConnectPlan> { return this.unsupported('begin_connect') }
+  async completeConnect(_ctx: { connection: Connection }, _credentials: ConnectionSecrets): Promise<void> { return this.unsupported('complete_connect') }
+  async healthCheck(_ctx: IntegrationContext): Promise<HealthReport> { return this.unsupported('health_check') }
+  async sync(_ctx: IntegrationContext, _options: { mode: 'full' | 'incremental' }): Promise<SyncReport> { return this.unsupported('sync') }
+  async handleWebhook(_ctx: IntegrationContext, _delivery: WebhookDelivery): Promise<HandleResult> { return this.unsupported('handle_webhook') }
+  async disconnect(_ctx: { connection: Connection }): Promise<void> { return this.unsupported('disconnect') }
+  async verifyWebhook(_ctx: { connection: WebhookConnection }, _input: InboundWebhook): Promise<VerifyResult> { return this.unsupported('verify_webhook') }
+  listChanges(_ctx: IntegrationContext, _since: string | null): AsyncIterable<ChangedObject> { return this.unsupported('list_changes') }
+  async fetchObject(_ctx: IntegrationContext, _ref: { externalType: string; externalId: string }): Promise<unknown> { return this.unsupported('fetch_object') }
+  async search(_ctx: IntegrationContext, _query: { text: string; limit?: number }): Promise<unknown[]> { return this.unsupported('search') }
+  async renderLaunch(_ctx: IntegrationContext, _input: { canvasId: string; entryId: string; launchUrl?: string | null }): Promise<unknown> { return this.unsupported('render_launch') }
+  async budget(_ctx: IntegrationContext): Promise<BudgetState[]> { return this.unsupported('budget') }
+}

@@ -1,0 +1,29 @@
+// Owns the adapter registry: one adapter per provider of the registry. The QMS and literature adapters are registered
+// with their specs; their operations raise NotSupported until their own issues complete them.
+import { notebookAdapter } from '../notebook/adapter'
+import { PROVIDERS, providerSpec, type ProviderId } from '../providers'
+import { BaseAdapter, type ConnectorAdapter } from './contract'
+
+/** QMS/SOP vault (qms_provider): delta poll and nightly reconciliation arrive with the QMS issue. */
+export class QmsAdapter extends BaseAdapter {
+  constructor() { super(providerSpec('qms_provider')!) }
+}
+
+/** Open literature and knowledge (literature_search): platform keys, arrives with the literature issue. */
+export class LiteratureAdapter extends BaseAdapter {
+  constructor() { super(providerSpec('literature_search')!) }
+}
+
+const ADAPTERS: Record<ProviderId, ConnectorAdapter> = {
+  eln_provider: notebookAdapter,
+  qms_provider: new QmsAdapter(),
+  literature_search: new LiteratureAdapter(),
+}
+
+export function adapterFor(providerId: string): ConnectorAdapter | undefined {
+  return (ADAPTERS as Record<string, ConnectorAdapter | undefined>)[providerId]
+}
+
+export function allAdapters(): ConnectorAdapter[] {
+  return PROVIDERS.map((p) => ADAPTERS[p.id])
+}
