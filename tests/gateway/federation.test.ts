@@ -130,3 +130,27 @@ describe('federated GraphQL edge', () => {
     expect(r.body.data).toEqual({ byId: null, bySlug: null })
   })
 })
+
+describe('permission on every subscription event', () => {
+  it('stops delivering a program\'s items to a person removed from it, and ends the subscription when the person is deactivated', async () => {
+    const { a } = await createTwoOrganizations(stack.db.db)
+    const client = wsClient(`${stack.current.gatewayUrl}/graphql`, await a.token('scientist'))
+    const sub = collect(client, 'subscription { inboxChanged { title } }', 3, 15_000)
+    await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount === 1)
+    const file = (title: string, programId: string | null) => stack.db.db.$transaction((tx) => fileInboxItem(tx, {
+      organizationId: a.organization.id, userId: a.users.scientist.id, programId, kind: 'information', sourceType: 'note', sourceId: title, title,
+    }))
+    await file('while a member', a.program.id)
+    await waitFor(() => sub.received.length === 1)
+    await stack.db.db.programMembership.updateMany({ where: { programId: a.program.id, userId: a.users.scientist.id }, data: { endedAt: new Date() } })
+    await file('after removal', a.program.id)
+    await file('not in a program', null)
+    await waitFor(() => sub.received.length === 2)
+    await stack.db.db.user.update({ where: { id: a.users.scientist.id }, data: { deactivatedAt: new Date() } })
+    await file('after deactivation', null)
+    await sub.finished
+    expect(sub.received.slice(0, 2)).toEqual([{ data: { inboxChanged: { title: 'while a member' } } }, { data: { inboxChanged: { title: 'not in a program' } } }])
+    expect(JSON.stringify(sub.received[2])).toMatch(/UNAUTHENTICATED|not active/)
+    await client.dispose()
+  })
+})

@@ -32,6 +32,7 @@ export async function gql<T = any>(url: string, query: string, variables: Record
 export function wsClient(url: string, token?: string, extra: Partial<Parameters<typeof createClient>[0]> = {}): Client {
   return createClient({
     url: url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, retryAttempts: 0, lazy: false,
+    onNonLazyError: () => {}, // the refusal reaches the subscription's error sink; no console dump
     connectionParams: token ? { authorization: `Bearer ${token}` } : {}, ...extra,
   })
 }

@@ -7,8 +7,6 @@ import { log } from '../../../core/log'
 
 /** How many events may wait for one subscriber before it is closed as too slow. */
 export const SUBSCRIBER_QUEUE_LIMIT = 256
-/** A subscriber's permissions are re-read at most this often (and on every event after that). */
-const SESSION_RECHECK_MS = 5_000
 
 export class InboxEvents {
   private readonly byUser = new Map<string, Broadcaster<InboxItem>>()
@@ -55,16 +53,13 @@ export class InboxEvents {
     let broadcaster = this.byUser.get(session.userId)
     if (!broadcaster) this.byUser.set(session.userId, (broadcaster = new Broadcaster<InboxItem>(SUBSCRIBER_QUEUE_LIMIT)))
     const source = broadcaster.subscribe()
-    let current = session
-    let checkedAt = Date.now()
     const db = this.db
     const byUser = this.byUser
     const userId = session.userId
+    // Live permissions on every event (one statement): a person removed from the program stops receiving its
+    // items at once, and a deactivated person's subscription ends with UNAUTHENTICATED.
     const stillAllowed = async (item: InboxItem) => {
-      if (Date.now() - checkedAt > SESSION_RECHECK_MS) {
-        current = await loadSession(db, userId) // throws UNAUTHENTICATED for a deactivated person
-        checkedAt = Date.now()
-      }
+      const current = await loadSession(db, userId)
       return item.organizationId === current.organizationId && (!item.programId || current.programPersonas.has(item.programId))
     }
     const iterator: AsyncIterableIterator<InboxItem> = {
