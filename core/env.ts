@@ -25,6 +25,10 @@ const EnvSchema = z.object({
   WORKBENCH_PORT: port(4002),
   TWINS_PORT: port(4003),
   PUBLIC_URL: optionalUrl,
+  /** Where the gateway finds each subgraph when they run as separate processes (default 127.0.0.1 on their ports). */
+  CONNECTORS_URL: optionalUrl,
+  WORKBENCH_URL: optionalUrl,
+  TWINS_URL: optionalUrl,
   AUTH_JWKS_URL: optionalUrl,
   AUTH_ISSUER: z.string().min(1).default('urn:evidence-workspace:dev'),
   AUTH_AUDIENCE: z.string().min(1).default('evidence-workspace'),

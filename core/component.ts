@@ -1,0 +1,43 @@
+// Owns running one component as its own process (production): environment, database, signals, ordered stop.
+// Migrations are a release step here (`npm run migrate -- deploy`), not something each replica does on start.
+import { parseEnv, setEnv, EnvError, type Env } from './env'
+import { resolveDatabaseUrl } from './postgres'
+import { createPrisma, type Db } from './db'
+import { log, markShuttingDown } from './log'
+
+export interface ComponentContext { db: Db; databaseUrl: string; env: Env }
+export interface RunningComponent { url: string; stop: () => Promise<void> }
+
+export async function runComponent(name: string, start: (ctx: ComponentContext) => Promise<RunningComponent>) {
+  let e: Env
+  try { e = parseEnv() } catch (err) {
+    console.error((err as EnvError).message)
+    process.exit(1)
+  }
+  setEnv(e)
+  const database = await resolveDatabaseUrl()
+  const db = createPrisma(database.url)
+  let running: RunningComponent | undefined
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    markShuttingDown()
+    log.info('component.stopping', { component: name, signal })
+    await running?.stop().catch((err) => log.error('component.stop_failed', { component: name, error: err }))
+    await db.$disconnect()
+    await database.stop()
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  try {
+    running = await start({ db, databaseUrl: database.url, env: e })
+    log.info('component.ready', { component: name, url: running.url })
+  } catch (err) {
+    log.error('component.start_failed', { component: name, error: err })
+    await db.$disconnect()
+    await database.stop()
+    process.exit(1)
+  }
+}

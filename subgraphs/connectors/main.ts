@@ -1,0 +1,9 @@
+// The connectors subgraph as its own process: `tsx subgraphs/connectors/main.ts` (CONNECTORS_PORT on HOST).
+import { runComponent } from '../../core/component'
+import { createConnectorsSubgraph } from './server'
+
+await runComponent('connectors', async ({ db, env }) => {
+  const server = createConnectorsSubgraph(db)
+  const url = await server.listen(env.CONNECTORS_PORT, env.HOST)
+  return { url, stop: () => server.close() }
+})

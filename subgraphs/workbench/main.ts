@@ -1,0 +1,9 @@
+// The workbench subgraph as its own process: `tsx subgraphs/workbench/main.ts` (WORKBENCH_PORT on HOST).
+import { runComponent } from '../../core/component'
+import { createWorkbenchSubgraph } from './server'
+
+await runComponent('workbench', async ({ db, env }) => {
+  const server = createWorkbenchSubgraph(db)
+  const url = await server.listen(env.WORKBENCH_PORT, env.HOST)
+  return { url, stop: () => server.close() }
+})
