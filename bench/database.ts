@@ -3,23 +3,13 @@
 import fsp from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import net from 'node:net'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { startEmbeddedPostgres, withDatabase } from '../core/postgres'
+import { freePort, startEmbeddedPostgres, withDatabase } from '../core/postgres'
+
 import { deployMigrations } from '../prisma/migrate'
 import { migrateWorkerSchema } from '../jobs/worker'
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-    srv.on('error', reject)
-  })
-}
 
 export interface BenchDatabase { url: string; dataDir: string; cleanup(): Promise<void> }
 

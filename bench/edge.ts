@@ -4,7 +4,7 @@
 //
 // Knobs (environment): BENCH_EDGE_QUERIES (1000), BENCH_EDGE_WARMUP (100), BENCH_EDGE_SUBSCRIBERS (1000),
 // BENCH_EDGE_SOCKETS_PER_USER (1), BENCH_EDGE_EVENTS (200), BENCH_EDGE_EVENT_INTERVAL_MS (25).
-import { freePort, provisionBenchDatabase } from './database'
+import { provisionBenchDatabase } from './database'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import net from 'node:net'

@@ -6,7 +6,7 @@
 //
 // Knobs (environment): BENCH_WEBHOOKS_RATE (200 per second), BENCH_WEBHOOKS_SECONDS (30), BENCH_WEBHOOKS_ENTRIES (50),
 // BENCH_WEBHOOKS_DRAIN_TIMEOUT_S (240).
-import { freePort, provisionBenchDatabase } from './database'
+import { provisionBenchDatabase } from './database'
 import fsp from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'

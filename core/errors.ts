@@ -1,5 +1,6 @@
 // Owns the error vocabulary: domain errors carry the specification's codes; auth failures are top-level.
 import { GraphQLError } from 'graphql'
+import type { z } from 'zod'
 
 /** A refusal the caller can act on; surfaces as a typed error object in a mutation's result union. */
 export class DomainError extends Error {
@@ -31,4 +32,14 @@ export function forbidden(permission: string): GraphQLError {
 
 export function isGraphQLError(e: unknown): e is GraphQLError {
   return e instanceof GraphQLError
+}
+
+/** Validates input with a zod schema; the first problem becomes invalid_input naming its field (422). */
+export function parseInput<T>(schema: z.ZodType<T>, input: unknown): T {
+  const r = schema.safeParse(input)
+  if (!r.success) {
+    const issue = r.error.issues[0]
+    throw new DomainError('invalid_input', `${issue.path.join('.') || 'input'}: ${issue.message}`, { field: issue.path.join('.'), status: 422 })
+  }
+  return r.data
 }

@@ -1,15 +1,12 @@
 // Owns release flags: which release this deployment is, and whether the R4 gate list has passed.
 import { env, type Release, RELEASES } from './env'
+import { PERSONA_VERSION_BY_RELEASE } from './permissions/catalogue'
 
 export type ItemStatus = 'designed' | 'preview' | 'available'
 
 /** Persona (permission catalogue) version in force for a release: the twins document's schedule (DESIGN 4). */
 export function personaVersionFor(release: Release): number {
-  const order = RELEASES.indexOf(release)
-  if (order >= RELEASES.indexOf('R5')) return 5
-  if (order >= RELEASES.indexOf('R4')) return 4
-  if (order >= RELEASES.indexOf('R3')) return 3
-  return 2
+  return PERSONA_VERSION_BY_RELEASE[release]
 }
 
 export function currentRelease(): Release {

@@ -3,11 +3,10 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { createHash } from 'node:crypto'
-import net from 'node:net'
 import pg from 'pg'
 import type { TestProject } from 'vitest/node'
 import { parseEnv, setEnv, ROOT_DIR } from '../core/env'
-import { startEmbeddedPostgres, withDatabase, type DatabaseHandle } from '../core/postgres'
+import { freePort, startEmbeddedPostgres, withDatabase, type DatabaseHandle } from '../core/postgres'
 import { deployMigrations } from '../prisma/migrate'
 import { migrateWorkerSchema } from '../jobs/worker'
 
@@ -18,16 +17,6 @@ declare module 'vitest' {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-    srv.on('error', reject)
-  })
-}
 
 async function migrationsFingerprint(): Promise<string> {
   const hash = createHash('sha256')

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { spawn, type ChildProcess } from 'node:child_process'
-import net from 'node:net'
+import { freePort } from '../../core/postgres'
 import { useTestDatabase } from '../helpers/db'
 import { createTenant } from '../helpers/factories'
 import { gql } from '../helpers/stack'
@@ -15,9 +15,6 @@ afterAll(async () => {
   })))
 })
 
-const freePort = () => new Promise<number>((resolve) => {
-  const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address() as net.AddressInfo; s.close(() => resolve(port)) })
-})
 
 /** Starts `file` as its own Node process and resolves when it logs component.ready. */
 function startComponent(file: string, env: Record<string, string>) {

@@ -2,13 +2,9 @@ import { describe, expect, it } from 'vitest'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import net from 'node:net'
 import pg from 'pg'
-import { startEmbeddedPostgres } from '../../core/postgres'
+import { freePort, startEmbeddedPostgres } from '../../core/postgres'
 
-const freePort = () => new Promise<number>((resolve) => {
-  const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address() as net.AddressInfo; s.close(() => resolve(port)) })
-})
 const ping = async (url: string) => {
   const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 })
   try { await c.connect(); return (await c.query('SELECT 1 AS ok')).rows[0].ok === 1 } catch { return false } finally { await c.end().catch(() => {}) }

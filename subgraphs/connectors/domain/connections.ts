@@ -3,7 +3,7 @@
 import { z } from 'zod'
 import type { Connection } from '../../../generated/prisma/client'
 import type { GraphQLContext } from '../../shared/context'
-import { DomainError, NotFoundError } from '../../../core/errors'
+import { DomainError, parseInput, NotFoundError } from '../../../core/errors'
 import { assertCan, can } from '../../../core/session'
 import { recordAudit } from '../../../core/audit'
 import { log } from '../../../core/log'
@@ -21,15 +21,6 @@ type Ctx = Pick<GraphQLContext, 'session' | 'tdb' | 'db'>
 
 const READ = 'program.connections.read'
 const MANAGE = 'program.connections.manage'
-
-function parse<T>(schema: z.ZodType<T>, input: unknown): T {
-  const r = schema.safeParse(input)
-  if (!r.success) {
-    const issue = r.error.issues[0]
-    throw new DomainError('invalid_input', `${issue.path.join('.') || 'input'}: ${issue.message}`, { field: issue.path.join('.'), status: 422 })
-  }
-  return r.data
-}
 
 const ids = z.array(z.string().trim().min(1).max(200)).max(500)
 const ScopeRulesInput = z.object({ projectIds: ids.nullish(), documentTypes: ids.nullish() }).strict()
@@ -100,7 +91,7 @@ export async function listConnections(ctx: Ctx, programId: string): Promise<Conn
 
 /** Onboarding step (a). The caller consents to reads under one integration identity for the whole program. */
 export async function createConnection(ctx: Ctx, input: z.input<typeof CreateConnectionInput>): Promise<Connection> {
-  const data = parse(CreateConnectionInput, input)
+  const data = parseInput(CreateConnectionInput, input)
   assertCan(ctx.session, MANAGE, data.programId)
   const spec = providerSpec(data.providerId)
   const adapter = adapterFor(data.providerId)
@@ -145,7 +136,7 @@ export async function createConnection(ctx: Ctx, input: z.input<typeof CreateCon
 }
 
 export async function updateConnection(ctx: Ctx, id: string, input: z.input<typeof UpdateConnectionInput>): Promise<Connection> {
-  const data = parse(UpdateConnectionInput, input)
+  const data = parseInput(UpdateConnectionInput, input)
   const c = await manageable(ctx, id)
   assertActive(c)
   const changes: Record<string, unknown> = {}

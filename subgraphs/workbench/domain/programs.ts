@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import type { GraphQLContext } from '../../shared/context'
 import type { TenantTx } from '../../../core/db'
-import { DomainError, NotFoundError } from '../../../core/errors'
+import { DomainError, parseInput, NotFoundError } from '../../../core/errors'
 import { assertCan, can } from '../../../core/session'
 import { recordAudit } from '../../../core/audit'
 import { PROGRAM_PERSONAS } from '../../../core/permissions'
@@ -51,19 +51,10 @@ export const CreateProgramInput = z.object({
   name: z.string().trim().min(1, 'a name is required').max(200),
 })
 
-function parse<T>(schema: z.ZodType<T>, input: unknown): T {
-  const r = schema.safeParse(input)
-  if (!r.success) {
-    const issue = r.error.issues[0]
-    throw new DomainError('invalid_input', `${issue.path.join('.') || 'input'}: ${issue.message}`, { field: issue.path.join('.'), status: 422 })
-  }
-  return r.data
-}
-
 /** Creates a program; the creator becomes its program owner. Needs org.programs.create. */
 export async function createProgram(ctx: Ctx, input: z.input<typeof CreateProgramInput>) {
   assertCan(ctx.session, 'org.programs.create', null)
-  const data = parse(CreateProgramInput, input)
+  const data = parseInput(CreateProgramInput, input)
   const organizationId = ctx.session.organizationId
   const created = await ctx.tdb.$transaction(async (tx) => {
     if (await tx.program.findFirst({ where: { slug: data.slug } })) {
