@@ -12,15 +12,40 @@ export const TRIGGERABLE_ACTIONS = [
   'handoff.accept', 'experiment.update', 'approval.create',
 ] as const
 
+/**
+ * The audit action catalogue: every action this service records or the documents name. `AuditAction` is derived
+ * from it, so an action that is not here does not compile.
+ */
+export const AUDIT_ACTIONS = [
+  // ours: programs, members, connections, launches
+  'program.create', 'program.update', 'role_assignment.create', 'role_assignment.delete', 'user.deactivate',
+  'connection.create', 'connection.update', 'connection.api_version_change', 'connection.credentials_update',
+  'connection.health_check', 'connection.sync_request', 'connection.disconnect', 'launch.open', 'connector_object.create',
+  // twins document: triggerable actions, R3 and R4 actions, skills
+  ...TRIGGERABLE_ACTIONS,
+  'inbox.snooze', 'inbox.dismiss', 'inbox.feedback', 'twin.create', 'twin.pause', 'twin.resume', 'twin.retire',
+  'twin.duty_enable', 'twin.duty_disable', 'twin.self_pause', 'twin.enqueue', 'handoff.send', 'handoff.decline',
+  'handoff.complete', 'handoff.withdraw', 'delegation.create', 'delegation.renew', 'delegation.expire',
+  'delegation.revoke', 'mention.create', 'stage_gate.open', 'stage_gate.ready', 'stage_gate.reopen',
+  'stage_gate.review', 'stage_gate.close', 'stage_gate.supersede', 'skill_run.start',
+  // memory and workbench roles document, Events
+  'memory.keep', 'memory.promote', 'memory.forget', 'memory.oversight_read', 'workbench_role.set',
+  'workbench_role.assign', 'workbench_role.default_applied',
+] as const
+export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+
 export type Actor =
   | { type: 'user'; userId: string }
   | { type: 'twin'; userId: string; twinId: string }
   | { type: 'system'; name: string }
 
+/** The actor of work no person started (a connector's sync, a sweep): named, never a person. */
+export const systemActor = (name: string): Actor => ({ type: 'system', name })
+
 export interface AuditInput {
   organizationId: string
   programId?: string | null
-  action: string
+  action: AuditAction
   actor: Actor
   target: { type: string; id: string }
   batchId?: string | null

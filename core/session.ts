@@ -1,7 +1,7 @@
 // Owns who is calling: the session loaded from the database for a user, and the can() permission check.
 import type { Db } from './db'
 import { forbidden, unauthenticated } from './errors'
-import { hasPermission } from './permissions'
+import { hasPermission, type PermissionKey } from './permissions'
 import { currentPersonaVersion } from './release'
 
 export interface Session {
@@ -44,7 +44,7 @@ export async function loadSession(db: Db, userId: string): Promise<Session> {
 }
 
 /** Does the session hold `key` (in `programId` for program keys)? Live: computed from the current assignments. */
-export function can(session: Session, key: string, programId: string | null = null): boolean {
+export function can(session: Session, key: PermissionKey, programId: string | null = null): boolean {
   return hasPermission(
     { programPersonas: session.programPersonas, orgPersonas: session.orgPersonas },
     key, programId, session.personaVersion,
@@ -52,7 +52,7 @@ export function can(session: Session, key: string, programId: string | null = nu
 }
 
 /** Throws FORBIDDEN unless the session holds `key`. Every domain function that reads or writes calls this. */
-export function assertCan(session: Session, key: string, programId: string | null = null): void {
+export function assertCan(session: Session, key: PermissionKey, programId: string | null = null): void {
   if (!can(session, key, programId)) throw forbidden(key)
 }
 

@@ -66,9 +66,9 @@ const ORG_AUDITOR = 'org_auditor'
 const ORG_MEMBER = 'org_member'
 const EVERY_ORG_PERSONA = [...ORG_PERSONAS]
 
-const row = (key: string, since: PersonaVersion, holders: PermissionRow['holders']): PermissionRow => ({ key, since, holders })
+const row = <K extends string>(key: K, since: PersonaVersion, holders: PermissionRow['holders']) => ({ key, since, holders }) satisfies PermissionRow
 
-export const PERMISSION_TABLE: readonly PermissionRow[] = [
+const TABLE = [
   // ---- org (13 at v2-v4, 14 at v5) -------------------------------------------------------------------------
   // Completion: the documents name only org.audit.read, org.role_memory.* and org.twins.use.
   row('org.settings.read', 2, { 2: EVERY_ORG_PERSONA }),
@@ -208,6 +208,10 @@ export const PERMISSION_TABLE: readonly PermissionRow[] = [
   row('progress.stages.manage', 4, { 4: [...MANAGERS, MANUFACTURING] }),
   row('progress.stages.approve', 4, { 4: MANAGERS }),
 ]
+
+/** Every permission key of the catalogue, as a type: a typo in `assertCan` or a command's permission does not compile. */
+export type PermissionKey = (typeof TABLE)[number]['key']
+export const PERMISSION_TABLE: readonly PermissionRow[] = TABLE
 
 // ---- derived views --------------------------------------------------------------------------------------------
 

@@ -1,11 +1,12 @@
 // Owns the Pothos builder every subgraph uses: plugins, scalars, the Error interface and the shared entities.
-import SchemaBuilder from '@pothos/core'
+import SchemaBuilder, { type InterfaceRef, type ObjectRef } from '@pothos/core'
 import DirectivePlugin from '@pothos/plugin-directives'
 import ErrorsPlugin from '@pothos/plugin-errors'
 import FederationPlugin from '@pothos/plugin-federation'
 import { GraphQLScalarType, Kind } from 'graphql'
 import type { Organization, Program, User } from '../../generated/prisma/client'
-import { DomainError } from '../../core/errors'
+import { CORE_ERROR_CLASSES, DomainError, ERROR_CATALOGUE, type ErrorClass, type InputIssue } from '../../core/errors'
+import type { ErrorDataField, ErrorSpec } from '../../core/errors/catalogue'
 import type { GraphQLContext } from './context'
 
 export interface SchemaTypes {
@@ -44,28 +45,77 @@ export function createBuilder() {
     parseValue: (v) => v,
   }), {})
 
-  const ErrorInterface = builder.interfaceRef<DomainError>('Error').implement({
-    description: 'A refusal with the specification\'s code; `field` names the offending input where there is one.',
-    fields: (t) => ({
-      code: t.exposeString('code'),
-      message: t.exposeString('message'),
-      field: t.string({ nullable: true, resolve: (e) => e.field ?? null }),
-    }),
-  })
-  builder.objectType(DomainError, {
-    name: 'DomainError',
-    interfaces: [ErrorInterface],
-    isTypeOf: (v) => v instanceof DomainError,
-    fields: (t) => ({
-      code: t.exposeString('code', { shareable: true }),
-      message: t.exposeString('message', { shareable: true }),
-      field: t.string({ nullable: true, shareable: true, resolve: (e) => e.field ?? null }),
-    }),
-  })
+  defineErrorTypes(builder, CORE_ERROR_CLASSES)
   builder.queryType({})
   return builder
 }
 export type Builder = ReturnType<typeof createBuilder>
+
+/**
+ * A mutation's result: its data field, or one of the errors its domain write declares (`command(...).errors`).
+ * Pothos names the union <Type><Field>Result; a declared error arrives as its typed object.
+ */
+export function result(write: { errors: readonly ErrorClass[] }, dataField: string) {
+  return { types: [...write.errors] as unknown as (new (...args: never[]) => DomainError)[], dataField: { name: dataField } }
+}
+
+type AnyBuilder = PothosSchemaTypes.SchemaBuilder<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>>
+const errorInterfaces = new WeakMap<AnyBuilder, { Error: InterfaceRef<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>, DomainError>; InputIssue: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>, InputIssue> }>()
+
+/**
+ * The `Error` interface and one object type per catalogue code (its name and data fields from
+ * core/errors/catalogue.ts), so a typed client switches on `__typename`. Every subgraph defines the same value
+ * types, hence @shareable fields. The connectors subgraph adds the vendor errors the same way.
+ */
+export function defineErrorTypes(builder: AnyBuilder, classes: readonly ErrorClass[]) {
+  let shared = errorInterfaces.get(builder)
+  if (!shared) {
+    shared = {
+      Error: builder.interfaceRef<DomainError>('Error').implement({
+        description: 'A refusal with its code (core/errors/catalogue.ts); `field` names the offending input where there is one.',
+        fields: (t) => ({
+          code: t.exposeString('code', { nullable: false }),
+          message: t.exposeString('message', { nullable: false }),
+          field: t.string({ nullable: true, resolve: (e) => e.field ?? null }),
+        }),
+      }),
+      InputIssue: builder.objectRef<InputIssue>('InputIssue').implement({
+        description: 'One problem of an input: the field (a dotted path) and what is wrong with it.',
+        fields: (t) => ({
+          field: t.string({ nullable: true, shareable: true, resolve: (i) => i.field }),
+          message: t.exposeString('message', { nullable: false, shareable: true }),
+        }),
+      }),
+    }
+    errorInterfaces.set(builder, shared)
+  }
+  const { Error: ErrorRef, InputIssue: InputIssueRef } = shared
+  for (const klass of classes) {
+    const spec = ERROR_CATALOGUE[klass.code]
+    const data: Readonly<Record<string, ErrorDataField>> = (spec as ErrorSpec).data ?? {}
+    builder.objectType(klass as unknown as new () => DomainError, {
+      name: spec.type,
+      description: `${spec.message} (code ${klass.code}, HTTP ${spec.status})`,
+      interfaces: [ErrorRef],
+      isTypeOf: (v) => v instanceof klass,
+      fields: (t) => ({
+        code: t.exposeString('code', { nullable: false, shareable: true }),
+        message: t.exposeString('message', { nullable: false, shareable: true }),
+        field: t.string({ nullable: true, shareable: true, resolve: (e) => e.field ?? null }),
+        ...Object.fromEntries(Object.entries(data).map(([name, f]) => {
+          const read = (e: DomainError) => (e as unknown as Record<string, unknown>)[name] ?? null
+          const options = { nullable: f.nullable ?? false, shareable: true, description: f.description }
+          const field = f.type === '[InputIssue]'
+            ? t.field({ ...options, type: [InputIssueRef], resolve: (e) => read(e) as InputIssue[] })
+            : f.type === 'Int' ? t.int({ ...options, resolve: (e) => read(e) as number })
+              : f.type === 'ID' ? t.id({ ...options, resolve: (e) => read(e) as string })
+                : t.string({ ...options, resolve: (e) => read(e) as string })
+          return [name, field]
+        })),
+      }),
+    })
+  }
+}
 
 /**
  * The shared entities with their core fields, read from the core tables. `owner` subgraphs (workbench,

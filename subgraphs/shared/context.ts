@@ -1,14 +1,11 @@
 // Owns what every subgraph resolver receives: the caller's session, the organisation-scoped database, loaders.
 import DataLoader from 'dataloader'
 import type { Db, TenantDb } from '../../core/db'
-import { forOrganization } from '../../core/db'
+import { domainContext, type DomainContext } from '../../core/command'
 import type { Session } from '../../core/session'
 
-export interface GraphQLContext {
-  session: Session
-  db: Db
-  /** The only way resolvers and domain code read tenant rows: filtered to the caller's organisation. */
-  tdb: TenantDb
+/** The domain context (session, organisation-scoped client, actor) plus what only a request has. */
+export interface GraphQLContext extends DomainContext {
   requestId: string
   loaders: Loaders
 }
@@ -33,6 +30,6 @@ export function createLoaders(db: Db, tdb: TenantDb, organizationId: string) {
 export type Loaders = ReturnType<typeof createLoaders>
 
 export function createContext(db: Db, session: Session, requestId: string): GraphQLContext {
-  const tdb = forOrganization(db, session.organizationId)
-  return { session, db, tdb, requestId, loaders: createLoaders(db, tdb, session.organizationId) }
+  const ctx = domainContext(db, session)
+  return { ...ctx, requestId, loaders: createLoaders(db, ctx.tdb, session.organizationId) }
 }

@@ -26,7 +26,7 @@ const send = (on: ConnectedNotebook, event: Record<string, unknown> & { type: st
   fake.control.sendWebhook({ url: on.hookUrl(stack.current.gatewayUrl), appDefinitionId: on.app.appDefinitionId, event })
 const OPEN = `mutation($id: ID!) { openLaunch(launchId: $id) { __typename
   ... on MutationOpenLaunchSuccess { target { launchId entryId entryName sourceSystem sourceId experimentId targetRef program { id name } } }
-  ... on DomainError { code message } } }`
+  ... on Error { code message } } }`
 
 /** A canvas the user added in an entry, as the vendor holds it before the app renders it. */
 function vendorCanvas(on: ConnectedNotebook, entryId: string) {
@@ -87,7 +87,7 @@ describe('notebook canvas and launch', () => {
     })
     expect(opened.body.data.openLaunch.target.experimentId).toBeTruthy()
     const second = await gql(`${stack.current.gatewayUrl}/graphql`, OPEN, { id: launch.id }, token)
-    expect(second.body.data.openLaunch).toMatchObject({ __typename: 'DomainError', code: 'launch_used' })
+    expect(second.body.data.openLaunch).toMatchObject({ __typename: 'LaunchUsed', code: 'launch_used' })
     expect((await db().launchId.findUniqueOrThrow({ where: { id: launch.id } })).usedByUserId).toBe(tenant.users.scientist.id)
   })
 
@@ -95,7 +95,7 @@ describe('notebook canvas and launch', () => {
     const { launch } = await clickedLaunch('etr_launch_expired')
     await db().launchId.update({ where: { id: launch.id }, data: { createdAt: new Date(Date.now() - 11 * 60_000), expiresAt: new Date(Date.now() - 60_000) } })
     const r = await gql(`${stack.current.gatewayUrl}/graphql`, OPEN, { id: launch.id }, await tenant.token('program_lead'))
-    expect(r.body.data.openLaunch).toMatchObject({ __typename: 'DomainError', code: 'launch_expired' })
+    expect(r.body.data.openLaunch).toMatchObject({ __typename: 'LaunchExpired', code: 'launch_expired' })
     expect((await db().launchId.findUniqueOrThrow({ where: { id: launch.id } })).usedAt).toBeNull()
   })
 

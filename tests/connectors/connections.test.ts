@@ -19,7 +19,7 @@ const api = (query: string, variables: Record<string, unknown>, token: string) =
 const FIELDS = `id providerId sourceSystem name status writePolicy credentialClass apiVersion hookUrl hasCredentials appDefinitionId
   scopeRules { projectIds documentTypes } consentedBy { id } consentedAt onboarding { step key label done }
   health { status checks { name ok detail } } appManifest`
-const RESULT = (name: string, args: string) => `${name}(${args}) { __typename ... on Mutation${name[0].toUpperCase()}${name.slice(1)}Success { connection { ${FIELDS} } } ... on DomainError { code message field } }`
+const RESULT = (name: string, args: string) => `${name}(${args}) { __typename ... on Mutation${name[0].toUpperCase()}${name.slice(1)}Success { connection { ${FIELDS} } } ... on Error { code message field } }`
 
 async function create(tenant: Tenant, input: Record<string, unknown>, persona: Parameters<Tenant['token']>[0] = 'program_owner') {
   const r = await api(`mutation($input: CreateConnectionInput!) { ${RESULT('createConnection', 'input: $input')} }`, {

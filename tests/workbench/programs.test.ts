@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
-import { createTenant, createUser, type Tenant } from '../helpers/factories'
+import { addMember, createTenant, createUser, type Tenant } from '../helpers/factories'
 
 const stack = useStack()
 const url = () => `${stack.current.gatewayUrl}/graphql`
-const CHANGE = `__typename ... on DomainError { code message field }`
+const CHANGE = `__typename ... on Error { code message field }`
 
 async function call(t: Tenant, persona: Parameters<Tenant['token']>[0], query: string, variables: Record<string, unknown>) {
   return gql(url(), query, variables, await t.token(persona))
@@ -22,9 +22,9 @@ describe('people and programs', () => {
     const actions = (await stack.db.db.auditEvent.findMany({ where: { programId: program.id }, orderBy: { entrySeq: 'asc' } })).map((e) => e.action)
     expect(actions).toEqual(['program.create', 'role_assignment.create'])
     const again = await call(t, 'org_admin', `mutation($input: CreateProgramInput!) { createProgram(input: $input) { ${CHANGE} } }`, { input: { slug, name: 'Again' } })
-    expect(again.body.data.createProgram).toMatchObject({ __typename: 'DomainError', code: 'slug_taken', field: 'slug' })
+    expect(again.body.data.createProgram).toMatchObject({ __typename: 'SlugTaken', code: 'slug_taken', field: 'slug' })
     const bad = await call(t, 'org_admin', `mutation($input: CreateProgramInput!) { createProgram(input: $input) { ${CHANGE} } }`, { input: { slug: 'Bad Slug!', name: 'x' } })
-    expect(bad.body.data.createProgram).toMatchObject({ __typename: 'DomainError', code: 'invalid_input', field: 'slug' })
+    expect(bad.body.data.createProgram).toMatchObject({ __typename: 'InvalidInput', code: 'invalid_input', field: 'slug' })
   })
 
   it('adds a member with personas, gives and removes a persona, each audited, and ends the membership with the last persona', async () => {
@@ -67,6 +67,49 @@ describe('people and programs', () => {
     expect(unknown.body.data.assignPersona).toMatchObject({ code: 'invalid_input', field: 'persona' })
     const foreign = await call(t, 'program_owner', `mutation($p: ID!, $u: ID!) { addProgramMember(programId: $p, userId: $u, personas: ["viewer"]) { ${CHANGE} } }`, { p: t.program.id, u: other.users.viewer.id })
     expect(foreign.body.data.addProgramMember).toMatchObject({ code: 'not_found' })
+  })
+
+  it('removes a member in one transaction: a failure part-way leaves every persona, the membership and the audit trail as they were', async () => {
+    const t = await createTenant(stack.db.db)
+    const member = t.users.scientist
+    await addMember(stack.db.db, t.program, member.id, ['viewer'])
+    // A failure after the first persona is gone: the database refuses to delete the second one (viewer comes after
+    // scientist by creation and by name, whichever order the removal reads them in).
+    await stack.db.db.$executeRawUnsafe(`CREATE FUNCTION refuse_second_persona() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF OLD.user_id = '${member.id}' AND OLD.persona_key = 'viewer' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN OLD; END $$`)
+    await stack.db.db.$executeRawUnsafe('CREATE TRIGGER refuse_second_persona BEFORE DELETE ON role_assignments FOR EACH ROW EXECUTE FUNCTION refuse_second_persona()')
+    try {
+      const r = await call(t, 'program_owner', `mutation($p: ID!, $u: ID!) { removeProgramMember(programId: $p, userId: $u) { ${CHANGE} } }`, { p: t.program.id, u: member.id })
+      expect(r.body.errors?.[0].extensions?.code).toBe('INTERNAL_SERVER_ERROR')
+    } finally {
+      await stack.db.db.$executeRawUnsafe('DROP TRIGGER refuse_second_persona ON role_assignments')
+      await stack.db.db.$executeRawUnsafe('DROP FUNCTION refuse_second_persona()')
+    }
+    const held = await stack.db.db.roleAssignment.findMany({ where: { programId: t.program.id, userId: member.id } })
+    expect(held.map((a) => a.personaKey).sort()).toEqual(['scientist', 'viewer'])
+    const membership = await stack.db.db.programMembership.findFirstOrThrow({ where: { programId: t.program.id, userId: member.id } })
+    expect(membership.endedAt).toBeNull()
+    expect(await stack.db.db.auditEvent.count({ where: { programId: t.program.id, action: 'role_assignment.delete' } })).toBe(0)
+
+    // Without the failure the same call removes both personas and the membership, each audited by the caller.
+    const ok = await call(t, 'program_owner', `mutation($p: ID!, $u: ID!) { removeProgramMember(programId: $p, userId: $u) { ${CHANGE} ... on MutationRemoveProgramMemberSuccess { change { remainingPersonas } } } }`, { p: t.program.id, u: member.id })
+    expect(ok.body.data.removeProgramMember).toEqual({ __typename: 'MutationRemoveProgramMemberSuccess', change: { remainingPersonas: 0 } })
+    const audit = await stack.db.db.auditEvent.findMany({ where: { programId: t.program.id, action: 'role_assignment.delete' } })
+    expect(audit.map((a) => [a.actorType, a.actorUserId])).toEqual([['user', t.users.program_owner.id], ['user', t.users.program_owner.id]])
+    expect((await stack.db.db.programMembership.findFirstOrThrow({ where: { programId: t.program.id, userId: member.id } })).endedAt).not.toBeNull()
+  })
+
+  it('refuses to remove the last program owner as a member and keeps every persona they hold, the first ones included', async () => {
+    const t = await createTenant(stack.db.db)
+    // The sole owner holds viewer (older) and program_owner: removing viewer first must not stick when the owner stays.
+    const owner = await createUser(stack.db.db, t.organization.id, { name: 'Olga Owner' })
+    await addMember(stack.db.db, t.program, owner.id, ['viewer'])
+    await addMember(stack.db.db, t.program, owner.id, ['program_owner'])
+    await stack.db.db.roleAssignment.deleteMany({ where: { programId: t.program.id, userId: t.users.program_owner.id } })
+    const r = await call(t, 'program_lead', `mutation($p: ID!, $u: ID!) { removeProgramMember(programId: $p, userId: $u) { ${CHANGE} } }`, { p: t.program.id, u: owner.id })
+    expect(r.body.data.removeProgramMember).toMatchObject({ __typename: 'LastOwner', code: 'last_owner', field: 'persona' })
+    const held = await stack.db.db.roleAssignment.findMany({ where: { programId: t.program.id, userId: owner.id } })
+    expect(held.map((a) => a.personaKey).sort()).toEqual(['program_owner', 'viewer'])
   })
 
   it('answers me with the user, organisation, programs with personas and settings', async () => {

@@ -2,13 +2,15 @@
 // credentials (encrypted, never returned), health check, sync request, disconnect, and the onboarding order (a) to (e).
 import { z } from 'zod'
 import type { Connection } from '../../../generated/prisma/client'
-import type { GraphQLContext } from '../../shared/context'
-import { DomainError, parseInput, NotFoundError } from '../../../core/errors'
+import {
+  ConnectionDisconnected, ConnectionExists, ConsentRequired, CredentialsMissing, NotFoundError, NotSupportedError,
+  ReasonRequired, ScopeRulesRequired, UnknownProvider, UnsupportedApiVersion,
+} from '../../../core/errors'
+import { command, onId, type DomainContext } from '../../../core/command'
+import type { TenantTx } from '../../../core/db'
 import { assertCan, can } from '../../../core/session'
-import { recordAudit } from '../../../core/audit'
 import { log } from '../../../core/log'
 import { CONNECTORS } from '../../../core/copy'
-import { enqueue } from '../../../jobs/registry'
 import { adapterFor } from './adapters'
 import { NotSupported } from './adapters/contract'
 import { providerSpec } from './providers'
@@ -17,10 +19,11 @@ import { connectorRuntime } from './runtime'
 import { hookUrlFor } from './urls'
 import { readScopeRules } from './notebook/sync'
 
-type Ctx = Pick<GraphQLContext, 'session' | 'tdb' | 'db'>
+type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
 
 const READ = 'program.connections.read'
 const MANAGE = 'program.connections.manage'
+const UUID = z.string().uuid('not an id this service gave out')
 
 const ids = z.array(z.string().trim().min(1).max(200)).max(500)
 const ScopeRulesInput = z.object({ projectIds: ids.nullish(), documentTypes: ids.nullish() }).strict()
@@ -28,7 +31,7 @@ const baseUrl = z.string().url().max(500).refine((u) => /^https?:\/\//.test(u), 
 const apiVersion = z.string().regex(/^v\d+(\.\d+)?$/, 'use the vendor form, e.g. v2 or v26.2')
 
 export const CreateConnectionInput = z.object({
-  programId: z.string().uuid(),
+  programId: UUID,
   providerId: z.string(),
   name: z.string().trim().min(1, 'a name is required').max(200),
   scopeRules: ScopeRulesInput,
@@ -40,6 +43,7 @@ export const CreateConnectionInput = z.object({
 })
 
 export const UpdateConnectionInput = z.object({
+  id: UUID,
   name: z.string().trim().min(1).max(200).nullish(),
   scopeRules: ScopeRulesInput.nullish(),
   pollIntervalSeconds: z.number().int().min(60).max(86_400).nullish(),
@@ -58,31 +62,43 @@ function requireScope(providerId: string, rules: { project_ids: string[]; docume
   for (const key of spec.scopeRuleKeys) {
     if (!rules[key].length) {
       const field = key === 'project_ids' ? 'scopeRules.projectIds' : 'scopeRules.documentTypes'
-      throw new DomainError('scope_rules_required', `Map at least one ${key === 'project_ids' ? 'project' : 'document type'}: the service syncs only what scope_rules name.`, { field, status: 422 })
+      throw new ScopeRulesRequired(`Map at least one ${key === 'project_ids' ? 'project' : 'document type'}: the service syncs only what scope_rules name.`, { field })
     }
   }
 }
 
-const actorOf = (ctx: Ctx) => ({ type: 'user' as const, userId: ctx.session.userId })
-
 /** A connection the caller may read (program.connections.read in its program); anything else reads as not found. */
 export async function getConnection(ctx: Ctx, id: string): Promise<Connection | null> {
-  if (!z.string().uuid().safeParse(id).success) return null
+  if (!UUID.safeParse(id).success) return null
   const c = await ctx.tdb.connection.findFirst({ where: { id } })
   if (!c || !can(ctx.session, READ, c.programId)) return null
   return c
 }
 
-async function manageable(ctx: Ctx, id: string): Promise<Connection> {
-  const c = z.string().uuid().safeParse(id).success ? await ctx.tdb.connection.findFirst({ where: { id } }) : null
-  if (!c) throw new NotFoundError('Connection')
-  assertCan(ctx.session, MANAGE, c.programId)
-  return c
+function assertActive(c: Connection) {
+  if (c.status !== 'active') throw new ConnectionDisconnected('This connection was disconnected; create a new one.')
 }
 
-function assertActive(c: Connection) {
-  if (c.status !== 'active') throw new DomainError('connection_disconnected', 'This connection was disconnected; create a new one.', { status: 409 })
+/** Unsupported adapter operations answer not_supported (501) with the adapter's own words. */
+async function supported<T>(work: Promise<T>, message?: (e: NotSupported) => string): Promise<T> {
+  try {
+    return await work
+  } catch (e) {
+    if (e instanceof NotSupported) throw new NotSupportedError(message ? message(e) : e.message, message ? { field: 'providerId' } : {})
+    throw e
+  }
 }
+
+/** Writes on one connection: it must exist in the organisation (not_found), under program.connections.manage there. */
+const connectionWrite = {
+  permission: MANAGE,
+  load: async (q: TenantTx, input: { id: string }) => {
+    const c = await q.connection.findFirst({ where: { id: input.id } })
+    if (!c) throw new NotFoundError('Connection', { field: 'id' })
+    return c
+  },
+  program: (_input: unknown, c: Connection) => c.programId,
+} as const
 
 export async function listConnections(ctx: Ctx, programId: string): Promise<Connection[]> {
   assertCan(ctx.session, READ, programId)
@@ -90,184 +106,165 @@ export async function listConnections(ctx: Ctx, programId: string): Promise<Conn
 }
 
 /** Onboarding step (a). The caller consents to reads under one integration identity for the whole program. */
-export async function createConnection(ctx: Ctx, input: z.input<typeof CreateConnectionInput>): Promise<Connection> {
-  const data = parseInput(CreateConnectionInput, input)
-  assertCan(ctx.session, MANAGE, data.programId)
-  const spec = providerSpec(data.providerId)
-  const adapter = adapterFor(data.providerId)
-  if (!spec || !adapter) throw new DomainError('unknown_provider', `Provider ${data.providerId} is not in the registry.`, { field: 'providerId', status: 422 })
-  if (!data.consent) {
-    throw new DomainError('consent_required', 'Reads run under one integration identity per connection, so program members may see content their own vendor permissions would deny: consent is required.', { field: 'consent', status: 422 })
-  }
-  const rules = scopeRulesJson(data.scopeRules)
-  requireScope(spec.id, rules)
-  const program = await ctx.tdb.program.findFirst({ where: { id: data.programId } })
-  if (!program) throw new NotFoundError('Program')
-  const now = new Date()
-  const created = await ctx.tdb.$transaction(async (tx) => {
+export const createConnection = command({
+  permission: MANAGE,
+  input: CreateConnectionInput,
+  program: (input) => input.programId,
+  errors: [UnknownProvider, ConsentRequired, ScopeRulesRequired, ConnectionExists, NotSupportedError, NotFoundError],
+  async prepare(ctx, data) {
+    const spec = providerSpec(data.providerId)
+    const adapter = adapterFor(data.providerId)
+    if (!spec || !adapter) throw new UnknownProvider(`Provider ${data.providerId} is not in the registry.`, { field: 'providerId' })
+    if (!data.consent) {
+      throw new ConsentRequired('Reads run under one integration identity per connection, so program members may see content their own vendor permissions would deny: consent is required.', { field: 'consent' })
+    }
+    const rules = scopeRulesJson(data.scopeRules)
+    requireScope(spec.id, rules)
+    if (!await ctx.tdb.program.findFirst({ where: { id: data.programId } })) throw new NotFoundError('Program', { field: 'programId' })
+    return { spec, adapter, rules }
+  },
+  audit: ['connection.create'],
+  async run(w, data, _none, { spec, adapter, rules }) {
+    const { session } = w.ctx
     // One app or integration user per program and provider (connection rules, 1).
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`connection:${data.programId}:${spec.id}`}, 0))`
-    const existing = await tx.connection.findFirst({ where: { programId: data.programId, providerId: spec.id, status: 'active' } })
-    if (existing) throw new DomainError('connection_exists', `This program already has an active ${spec.id} connection.`, { field: 'providerId', status: 409 })
-    const connection = await tx.connection.create({
+    await w.tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`connection:${data.programId}:${spec.id}`}, 0))`
+    const existing = await w.tx.connection.findFirst({ where: { programId: data.programId, providerId: spec.id, status: 'active' } })
+    if (existing) throw new ConnectionExists(`This program already has an active ${spec.id} connection.`, { field: 'providerId' })
+    const connection = await w.tx.connection.create({
       data: {
-        organizationId: ctx.session.organizationId, programId: data.programId, providerId: spec.id, name: data.name,
+        organizationId: session.organizationId, programId: data.programId, providerId: spec.id, name: data.name,
         scopeRules: rules, pollIntervalSeconds: data.pollIntervalSeconds ?? spec.pollIntervalSeconds,
         credentialClass: spec.credentialClass, writePolicy: spec.writePolicy,
         apiVersion: data.apiVersion ?? spec.apiVersionDefault, baseUrl: data.baseUrl ?? null, appDefinitionId: data.appDefinitionId ?? null,
-        consentedBy: ctx.session.userId, consentedAt: now, createdByUserId: ctx.session.userId,
+        consentedBy: session.userId, consentedAt: new Date(), createdByUserId: session.userId,
         health: { status: 'unknown', checks: [] },
       },
     })
-    try {
-      await adapter.beginConnect({ connection, hookUrl: hookUrlFor(connection) })
-    } catch (e) {
-      if (e instanceof NotSupported) throw new DomainError('not_supported', `${spec.id} connections arrive with their own issue (${e.message}).`, { field: 'providerId', status: 501 })
-      throw e
-    }
-    await recordAudit(tx, {
-      organizationId: connection.organizationId, programId: connection.programId, action: 'connection.create', actor: actorOf(ctx),
-      target: { type: 'connection', id: connection.id },
-      details: { provider_id: spec.id, api_version: connection.apiVersion, scope_rules: rules, consented_by: ctx.session.userId },
-    })
+    await supported(adapter.beginConnect({ connection, hookUrl: hookUrlFor(connection) }), (e) => `${spec.id} connections arrive with their own issue (${e.message}).`)
+    await w.audit('connection.create', { type: 'connection', id: connection.id },
+      { provider_id: spec.id, api_version: connection.apiVersion, scope_rules: rules, consented_by: session.userId })
     return connection
-  })
-  return created
-}
+  },
+})
 
-export async function updateConnection(ctx: Ctx, id: string, input: z.input<typeof UpdateConnectionInput>): Promise<Connection> {
-  const data = parseInput(UpdateConnectionInput, input)
-  const c = await manageable(ctx, id)
-  assertActive(c)
-  const changes: Record<string, unknown> = {}
-  const details: Record<string, { from: unknown; to: unknown }> = {}
-  const set = (key: keyof Connection, column: string, value: unknown) => {
-    if (value === undefined || value === null) return
-    if (JSON.stringify(c[key]) === JSON.stringify(value)) return
-    changes[key] = value
-    details[column] = { from: c[key], to: value }
-  }
-  set('name', 'name', data.name)
-  if (data.scopeRules) {
-    const rules = scopeRulesJson(data.scopeRules)
-    requireScope(c.providerId, rules)
-    set('scopeRules', 'scope_rules', rules)
-  }
-  set('pollIntervalSeconds', 'poll_interval_seconds', data.pollIntervalSeconds)
-  set('baseUrl', 'base_url', data.baseUrl)
-  set('appDefinitionId', 'app_definition_id', data.appDefinitionId)
-  const versionChange = data.apiVersion && data.apiVersion !== c.apiVersion ? { from: c.apiVersion, to: data.apiVersion } : null
-  if (versionChange && !data.apiVersionChangeReason) {
-    throw new DomainError('reason_required', 'Changing api_version is a controlled change: give a reason.', { field: 'apiVersionChangeReason', status: 422 })
-  }
-  if (versionChange) changes.apiVersion = versionChange.to
-  if (!Object.keys(changes).length) return c
-  const updated = await ctx.tdb.$transaction(async (tx) => {
-    const row = await tx.connection.update({ where: { id: c.id }, data: changes })
-    if (Object.keys(details).length) {
-      await recordAudit(tx, {
-        organizationId: c.organizationId, programId: c.programId, action: 'connection.update', actor: actorOf(ctx),
-        target: { type: 'connection', id: c.id }, details: { changes: details },
-      })
+export const updateConnection = onId(command({
+  ...connectionWrite,
+  input: UpdateConnectionInput,
+  errors: [ConnectionDisconnected, ScopeRulesRequired, ReasonRequired, UnsupportedApiVersion],
+  audit: ['connection.update', 'connection.api_version_change'],
+  async run(w, data, c) {
+    assertActive(c)
+    const changes: Record<string, unknown> = {}
+    const details: Record<string, { from: unknown; to: unknown }> = {}
+    const set = (key: keyof Connection, column: string, value: unknown) => {
+      if (value === undefined || value === null) return
+      if (JSON.stringify(c[key]) === JSON.stringify(value)) return
+      changes[key] = value
+      details[column] = { from: c[key], to: value }
     }
+    set('name', 'name', data.name)
+    if (data.scopeRules) {
+      const rules = scopeRulesJson(data.scopeRules)
+      requireScope(c.providerId, rules)
+      set('scopeRules', 'scope_rules', rules)
+    }
+    set('pollIntervalSeconds', 'poll_interval_seconds', data.pollIntervalSeconds)
+    set('baseUrl', 'base_url', data.baseUrl)
+    set('appDefinitionId', 'app_definition_id', data.appDefinitionId)
+    const versionChange = data.apiVersion && data.apiVersion !== c.apiVersion ? { from: c.apiVersion, to: data.apiVersion } : null
+    if (versionChange && !data.apiVersionChangeReason) {
+      throw new ReasonRequired('Changing api_version is a controlled change: give a reason.', { field: 'apiVersionChangeReason' })
+    }
+    if (versionChange) changes.apiVersion = versionChange.to
+    if (!Object.keys(changes).length) return c
+    const row = await w.tx.connection.update({ where: { id: c.id }, data: changes })
+    if (Object.keys(details).length) await w.audit('connection.update', { type: 'connection', id: c.id }, { changes: details })
     if (versionChange) {
-      await recordAudit(tx, {
-        organizationId: c.organizationId, programId: c.programId, action: 'connection.api_version_change', actor: actorOf(ctx),
-        target: { type: 'connection', id: c.id }, details: { ...versionChange, reason: data.apiVersionChangeReason },
-      })
+      await w.audit('connection.api_version_change', { type: 'connection', id: c.id }, { ...versionChange, reason: data.apiVersionChangeReason })
     }
+    w.afterCommit(() => connectorRuntime.forget(c.id))
     return row
-  })
-  connectorRuntime.forget(c.id)
-  return updated
-}
-
+  },
+}))
 /** Onboarding step (d). The values are encrypted at once and never returned, logged or shown in errors. */
-export async function setConnectionCredentials(ctx: Ctx, id: string, input: { clientId: string; clientSecret: string }): Promise<Connection> {
-  const c = await manageable(ctx, id)
-  assertActive(c)
-  const credentials = { clientId: String(input.clientId ?? '').trim(), clientSecret: String(input.clientSecret ?? '') }
-  await adapterFor(c.providerId)!.completeConnect({ connection: c }, credentials).catch((e) => {
-    if (e instanceof NotSupported) throw new DomainError('not_supported', e.message, { status: 501 })
-    throw e
-  })
-  const { ciphertext, keyId } = encryptSecrets(c.id, credentials)
-  const updated = await ctx.tdb.$transaction(async (tx) => {
-    const row = await tx.connection.update({
+export const setConnectionCredentials = onId(command({
+  ...connectionWrite,
+  // Lengths are the adapter's to judge (completeConnect); the schema only insists on strings.
+  input: z.object({ id: UUID, clientId: z.string().max(4096), clientSecret: z.string().max(4096) }),
+  errors: [ConnectionDisconnected, NotSupportedError],
+  async prepare(_ctx, input, c) {
+    assertActive(c)
+    const credentials = { clientId: input.clientId.trim(), clientSecret: input.clientSecret }
+    await supported(adapterFor(c.providerId)!.completeConnect({ connection: c }, credentials))
+    return encryptSecrets(c.id, credentials)
+  },
+  audit: ['connection.credentials_update'],
+  async run(w, _input, c, { ciphertext, keyId }) {
+    const row = await w.tx.connection.update({
       where: { id: c.id },
       data: { secretsCiphertext: ciphertext, secretsKeyId: keyId, secretsUpdatedAt: new Date(), health: { status: 'unknown', checks: [], note: 'credentials changed: run the health check' } },
     })
-    await recordAudit(tx, {
-      organizationId: c.organizationId, programId: c.programId, action: 'connection.credentials_update', actor: actorOf(ctx),
-      target: { type: 'connection', id: c.id }, details: { replaced: Boolean(c.secretsCiphertext) },
-    })
+    await w.audit('connection.credentials_update', { type: 'connection', id: c.id }, { replaced: Boolean(c.secretsCiphertext) })
+    w.afterCommit(() => connectorRuntime.forget(c.id))
     return row
-  })
-  connectorRuntime.forget(c.id)
-  return updated
-}
-
+  },
+}))
 /** Onboarding step (e): exchanges the credentials, reads one entry page and the app's keys; writes connection.health. */
-export async function checkConnectionHealth(ctx: Ctx, id: string): Promise<Connection> {
-  const c = await manageable(ctx, id)
-  assertActive(c)
-  const adapter = adapterFor(c.providerId)!
-  let report
-  try {
-    report = await adapter.healthCheck(connectorRuntime.context(ctx.db, c))
-  } catch (e) {
-    if (e instanceof NotSupported) throw new DomainError('not_supported', e.message, { status: 501 })
-    throw e
-  }
-  return ctx.tdb.$transaction(async (tx) => {
+export const checkConnectionHealth = onId(command({
+  ...connectionWrite,
+  input: z.object({ id: UUID }),
+  errors: [ConnectionDisconnected, NotSupportedError],
+  async prepare(ctx, _input, c) {
+    assertActive(c)
+    return supported(adapterFor(c.providerId)!.healthCheck(connectorRuntime.context(ctx.db, c)))
+  },
+  audit: ['connection.health_check'],
+  async run(w, _input, c, report) {
     const previous = (c.health ?? {}) as Record<string, unknown>
-    const row = await tx.connection.update({
+    const row = await w.tx.connection.update({
       where: { id: c.id },
       data: { healthCheckedAt: new Date(report.checkedAt), health: { ...previous, status: report.status, checked_at: report.checkedAt, checks: report.checks, note: null, last_error: null } as object },
     })
     log.info('connection.health_checked', { connectionId: c.id, status: report.status, failed: report.checks.filter((k) => !k.ok).map((k) => `${k.name}: ${k.detail}`) })
-    await recordAudit(tx, {
-      organizationId: c.organizationId, programId: c.programId, action: 'connection.health_check', actor: actorOf(ctx),
-      target: { type: 'connection', id: c.id }, details: { status: report.status, failed: report.checks.filter((k) => !k.ok).map((k) => k.name) },
-    })
+    await w.audit('connection.health_check', { type: 'connection', id: c.id }, { status: report.status, failed: report.checks.filter((k) => !k.ok).map((k) => k.name) })
     return row
-  })
-}
-
+  },
+}))
 /** Queues a sync in the worker (full: every entry; incremental: since the stored cursor). */
-export async function requestSync(ctx: Ctx, id: string, mode: 'full' | 'incremental'): Promise<Connection> {
-  const c = await manageable(ctx, id)
-  assertActive(c)
-  if (!c.secretsCiphertext) throw new DomainError('credentials_missing', 'Store the client id and secret first (onboarding step d).', { status: 409 })
-  await ctx.tdb.$transaction(async (tx) => {
-    await enqueue(tx, 'connector_sync', { connectionId: c.id, mode }, { jobKey: `connector_sync:${c.id}` })
-    await recordAudit(tx, {
-      organizationId: c.organizationId, programId: c.programId, action: 'connection.sync_request', actor: actorOf(ctx),
-      target: { type: 'connection', id: c.id }, details: { mode },
-    })
-  })
-  return c
-}
+export const requestSync = command({
+  ...connectionWrite,
+  input: z.object({ id: UUID, mode: z.enum(['full', 'incremental']).nullish() }),
+  errors: [ConnectionDisconnected, CredentialsMissing],
+  async prepare(_ctx, _input, c) {
+    assertActive(c)
+    if (!c.secretsCiphertext) throw new CredentialsMissing('Store the client id and secret first (onboarding step d).')
+  },
+  audit: ['connection.sync_request'],
+  async run(w, input, c) {
+    const mode = input.mode ?? 'full'
+    await w.enqueue('connector_sync', { connectionId: c.id, mode }, { jobKey: `connector_sync:${c.id}` })
+    await w.audit('connection.sync_request', { type: 'connection', id: c.id }, { mode })
+    return c
+  },
+})
 
 /** Disconnects: the stored credentials are erased, webhooks answer 410, the mirror stays as history. */
-export async function disconnectConnection(ctx: Ctx, id: string): Promise<Connection> {
-  const c = await manageable(ctx, id)
-  assertActive(c)
-  const updated = await ctx.tdb.$transaction(async (tx) => {
-    const row = await tx.connection.update({
+export const disconnectConnection = onId(command({
+  ...connectionWrite,
+  input: z.object({ id: UUID }),
+  errors: [ConnectionDisconnected],
+  async prepare(_ctx, _input, c) { assertActive(c) },
+  audit: ['connection.disconnect'],
+  async run(w, _input, c) {
+    const row = await w.tx.connection.update({
       where: { id: c.id },
       data: { status: 'disconnected', disconnectedAt: new Date(), secretsCiphertext: null, secretsKeyId: null, secretsUpdatedAt: new Date() },
     })
-    await recordAudit(tx, {
-      organizationId: c.organizationId, programId: c.programId, action: 'connection.disconnect', actor: actorOf(ctx),
-      target: { type: 'connection', id: c.id }, details: { provider_id: c.providerId },
-    })
+    await w.audit('connection.disconnect', { type: 'connection', id: c.id }, { provider_id: c.providerId })
+    w.afterCommit(() => adapterFor(c.providerId)?.disconnect({ connection: c }).catch(() => {}))
     return row
-  })
-  await adapterFor(c.providerId)?.disconnect({ connection: c }).catch(() => {})
-  return updated
-}
-
+  },
+}))
 // ---------------------------------------------------------------------------------------------------------------
 // Read models
 

@@ -1,10 +1,10 @@
 // Connectors subgraph schema: the provider registry, a program's connections (ConnectionOut), what they have seen
 // (connector_objects), their webhook deliveries and budgets, and the notebook canvas launch.
 import type { Connection, ConnectorObject, WebhookDelivery } from '../../../generated/prisma/client'
-import { DomainError } from '../../../core/errors'
 import { CONNECTORS } from '../../../core/copy'
 import { assertCan } from '../../../core/session'
-import { createBuilder, defineCoreEntities } from '../../shared/builder'
+import { createBuilder, defineCoreEntities, defineErrorTypes, result } from '../../shared/builder'
+import { VENDOR_ERROR_CLASSES } from '../domain/adapters/errors'
 import { PROVIDERS, providerSpec, providerStatus, type ProviderSpec } from '../domain/providers'
 import type { BudgetState } from '../domain/adapters/contract'
 import * as connections from '../domain/connections'
@@ -16,6 +16,7 @@ import { targetRef } from '../domain/notebook/canonical'
 export function buildConnectorsSchema() {
   const builder = createBuilder()
   const { ProgramRef, UserRef } = defineCoreEntities(builder)
+  defineErrorTypes(builder, VENDOR_ERROR_CLASSES)
 
   const Provider = builder.objectRef<ProviderSpec>('ConnectorProvider').implement({
     description: 'A connector provider of the registry. All connectors are read-only.',
@@ -238,48 +239,47 @@ export function buildConnectorsSchema() {
   })
   const SyncMode = builder.enumType('ConnectionSyncMode', { values: ['full', 'incremental'] as const })
 
-  const connectionResult = { types: [DomainError], dataField: { name: 'connection' } }
   builder.mutationType({})
   builder.mutationFields((t) => ({
     createConnection: t.field({
-      type: ConnectionRef, errors: connectionResult,
+      type: ConnectionRef, errors: result(connections.createConnection, 'connection'),
       description: 'Onboarding step (a) (program.connections.manage).',
       args: { input: t.arg({ type: CreateInput, required: true }) },
-      resolve: (_r, { input }, ctx) => connections.createConnection(ctx, { ...input, programId: String(input.programId) }),
+      resolve: (_r, { input }, ctx) => connections.createConnection(ctx, input),
     }),
     updateConnection: t.field({
-      type: ConnectionRef, errors: connectionResult,
+      type: ConnectionRef, errors: result(connections.updateConnection, 'connection'),
       args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateInput, required: true }) },
       resolve: (_r, a, ctx) => connections.updateConnection(ctx, String(a.id), a.input),
     }),
     setConnectionCredentials: t.field({
-      type: ConnectionRef, errors: connectionResult,
+      type: ConnectionRef, errors: result(connections.setConnectionCredentials, 'connection'),
       description: 'Onboarding step (d): stores the client id and secret encrypted; they are never returned.',
       args: { id: t.arg.id({ required: true }), clientId: t.arg.string({ required: true }), clientSecret: t.arg.string({ required: true }) },
       resolve: (_r, a, ctx) => connections.setConnectionCredentials(ctx, String(a.id), { clientId: a.clientId, clientSecret: a.clientSecret }),
     }),
     checkConnectionHealth: t.field({
-      type: ConnectionRef, errors: connectionResult,
+      type: ConnectionRef, errors: result(connections.checkConnectionHealth, 'connection'),
       description: 'Onboarding step (e).',
       args: { id: t.arg.id({ required: true }) },
       resolve: (_r, a, ctx) => connections.checkConnectionHealth(ctx, String(a.id)),
     }),
     syncConnection: t.field({
-      type: ConnectionRef, errors: connectionResult,
+      type: ConnectionRef, errors: result(connections.requestSync, 'connection'),
       description: 'Queues a sync in the worker.',
       args: { id: t.arg.id({ required: true }), mode: t.arg({ type: SyncMode, required: false }) },
-      resolve: (_r, a, ctx) => connections.requestSync(ctx, String(a.id), a.mode ?? 'full'),
+      resolve: (_r, a, ctx) => connections.requestSync(ctx, a),
     }),
     disconnectConnection: t.field({
-      type: ConnectionRef, errors: connectionResult,
+      type: ConnectionRef, errors: result(connections.disconnectConnection, 'connection'),
       args: { id: t.arg.id({ required: true }) },
       resolve: (_r, a, ctx) => connections.disconnectConnection(ctx, String(a.id)),
     }),
     openLaunch: t.field({
-      type: Launch, errors: { types: [DomainError], dataField: { name: 'target' } },
+      type: Launch, errors: result(openLaunch, 'target'),
       description: 'Opens a notebook canvas launch once (launch_used on a second use, launch_expired after 10 minutes).',
       args: { launchId: t.arg.id({ required: true }) },
-      resolve: (_r, a, ctx) => openLaunch(ctx, String(a.launchId)),
+      resolve: (_r, a, ctx) => openLaunch(ctx, a),
     }),
   }))
 

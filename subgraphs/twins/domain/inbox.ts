@@ -1,9 +1,13 @@
 // Owns the inbox: pointers to what waits for a person; listing, filing, and the expiry sweep.
 import type { InboxItem, InboxItemKind, InboxItemStatus } from '../../../generated/prisma/client'
 import { asTx, type AnyTx, type Db } from '../../../core/db'
-import { DomainError } from '../../../core/errors'
+import { z } from 'zod'
+import { InvalidInput } from '../../../core/errors'
 import { publish } from '../../../core/pubsub'
-import type { GraphQLContext } from '../../shared/context'
+import type { DomainContext } from '../../../core/command'
+
+type Ctx = Pick<DomainContext, 'session' | 'tdb'>
+const UUID = z.string().uuid()
 
 export const INBOX_KINDS = ['decision', 'signature', 'question', 'handoff', 'mention', 'information', 'stage'] as const
 export const INBOX_STATUSES = ['open', 'snoozed', 'done', 'dismissed', 'expired'] as const
@@ -11,15 +15,18 @@ export const INBOX_STATUSES = ['open', 'snoozed', 'done', 'dismissed', 'expired'
 export interface Page<T> { items: T[]; endCursor: string | null; hasNextPage: boolean }
 
 const encodeCursor = (item: InboxItem) => Buffer.from(`${item.createdAt.toISOString()}|${item.id}`).toString('base64url')
+/** A cursor this service gave out, or invalid_input on `after`: never a database error on a forged one. */
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|')
-  const createdAt = new Date(at)
-  if (!id || Number.isNaN(createdAt.getTime())) throw new DomainError('invalid_input', 'The cursor is not one this service gave out.', { field: 'after' })
+  const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|')
+  const createdAt = new Date(at ?? '')
+  if (rest.length || !UUID.safeParse(id).success || Number.isNaN(createdAt.getTime())) {
+    throw InvalidInput.of('after', 'The cursor is not one this service gave out.')
+  }
   return { createdAt, id }
 }
 
 /** The caller's own inbox, newest first (GET /me/inbox). Only ever the caller's rows. */
-export async function listMyInbox(ctx: Pick<GraphQLContext, 'session' | 'tdb'>, args: { first?: number | null; after?: string | null; status?: InboxItemStatus[] | null }): Promise<Page<InboxItem>> {
+export async function listMyInbox(ctx: Ctx, args: { first?: number | null; after?: string | null; status?: InboxItemStatus[] | null }): Promise<Page<InboxItem>> {
   const first = Math.min(Math.max(args.first ?? 50, 1), 200)
   const after = args.after ? decodeCursor(args.after) : null
   const rows = await ctx.tdb.inboxItem.findMany({
@@ -35,7 +42,9 @@ export async function listMyInbox(ctx: Pick<GraphQLContext, 'session' | 'tdb'>, 
   return { items, hasNextPage: rows.length > first, endCursor: items.length ? encodeCursor(items[items.length - 1]) : null }
 }
 
-export async function getMyInboxItem(ctx: Pick<GraphQLContext, 'session' | 'tdb'>, id: string) {
+/** One of the caller's items; anything else, an id that is not a UUID included, is null. */
+export async function getMyInboxItem(ctx: Ctx, id: string) {
+  if (!UUID.safeParse(id).success) return null
   return ctx.tdb.inboxItem.findFirst({ where: { id, userId: ctx.session.userId } })
 }
 

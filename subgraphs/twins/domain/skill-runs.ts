@@ -1,13 +1,14 @@
 // Owns skill runs for a person: permission, the class A run in the API process or the class B run awaited
 // from the worker, and the record: a skill_result artifact (run_id null), a tool_calls row, audit skill_run.start.
+import { z } from 'zod'
 import type { Db } from '../../../core/db'
 import { asTx, type AnyTx } from '../../../core/db'
-import { DomainError } from '../../../core/errors'
-import { recordAudit } from '../../../core/audit'
-import { assertCan } from '../../../core/session'
+import {
+  DomainError, InvalidInput, NotFoundError, SkillFailed, SkillTimeout, UnitMismatch, UnitRequired, UnitUnsupported, domainError,
+} from '../../../core/errors'
+import { command, type DomainContext } from '../../../core/command'
+import type { PermissionKey } from '../../../core/permissions'
 import { env } from '../../../core/env'
-import { enqueue } from '../../../jobs/registry'
-import type { GraphQLContext } from '../../shared/context'
 import {
   executeSkill, getSkill, isSkillInputError, listSkills, outputViolations, skillClassOf, skillPermission,
   skillResultJson, MAX_SKILL_RUNS_PER_TURN, type SkillResult,
@@ -26,7 +27,7 @@ export interface SkillRunIn { programId: string; skillKey: string; inputs: unkno
 export type SkillResultOut = SkillResult & { artifact_id: string; created_at: Date }
 
 function refusal(e: unknown): never {
-  if (isSkillInputError(e)) throw new DomainError(e.code, e.message, { field: e.field, status: 422 })
+  if (isSkillInputError(e)) throw new DomainError(e.code, e.message, { field: e.field })
   throw e
 }
 
@@ -52,66 +53,73 @@ async function recordRun(anyTx: AnyTx, ctx: { organizationId: string; programId:
   return { artifact, toolCall }
 }
 
-async function auditStart(anyTx: AnyTx, ctx: { organizationId: string; programId: string; userId: string }, skillKey: string, toolCallId: string) {
-  await recordAudit(anyTx, {
-    organizationId: ctx.organizationId, programId: ctx.programId, action: 'skill_run.start',
-    actor: { type: 'user', userId: ctx.userId }, target: { type: 'tool_call', id: toolCallId }, details: { skill_key: skillKey },
-  })
-}
+/**
+ * The write of POST /programs/{program_id}/skill-runs: a class A skill runs here (before the transaction) and its
+ * record is written with the audit row; a class B run is recorded, audited and enqueued in one transaction.
+ */
+const startSkillRun = command({
+  input: z.object({
+    programId: z.string().uuid('not an id this service gave out'),
+    skillKey: z.string().max(200),
+    inputs: z.unknown(),
+    citations: z.unknown().optional(),
+  }),
+  async load(q, input) {
+    const skill = skillByKey(input.skillKey)
+    if (!skill) throw InvalidInput.of('skill_key', `No skill ${input.skillKey}; see Query.skills.`)
+    const program = await q.program.findFirst({ where: { id: input.programId } })
+    if (!program) throw new NotFoundError('Program', { field: 'programId' })
+    return { skill, program }
+  },
+  permission: (_input, { skill }) => skillPermission(skill.key) as PermissionKey,
+  program: (_input, { program }) => program.id,
+  errors: [UnitRequired, UnitUnsupported, UnitMismatch, SkillFailed, SkillTimeout],
+  async prepare(_ctx, input, { skill }): Promise<SkillResult | null> {
+    if (skillClassOf(skill.key) !== 'A') return null
+    try { return await executeSkill(skill.key, input.inputs as never, (input.citations ?? undefined) as never) } catch (e) { refusal(e) }
+  },
+  audit: ['skill_run.start'],
+  async run(w, input, { skill, program }, result) {
+    const who = { organizationId: w.ctx.session.organizationId, programId: program.id, userId: w.ctx.session.userId }
+    const args = { inputs: input.inputs ?? null, citations: input.citations ?? null } as object
+    if (result) {
+      const { artifact, toolCall } = await recordRun(w.tx, who, result, { args })
+      await w.audit('skill_run.start', { type: 'tool_call', id: toolCall.id }, { skill_key: skill.key })
+      return { done: { ...result, artifact_id: artifact.id, created_at: artifact.createdAt } as SkillResultOut }
+    }
+    // Class B: the chemistry library lives in the worker; the caller waits for its answer under CLASS_B_TIMEOUT_MS.
+    const row = await w.tx.toolCall.create({
+      data: { organizationId: who.organizationId, programId: who.programId, userId: who.userId, tool: skill.key, status: 'running', arguments: args },
+    })
+    await w.audit('skill_run.start', { type: 'tool_call', id: row.id }, { skill_key: skill.key })
+    await w.enqueue('skill_library_job', { toolCallId: row.id }, { jobKey: `skill_library_job:${row.id}`, maxAttempts: 1 })
+    return { queued: row.id }
+  },
+})
 
 /**
  * POST /programs/{program_id}/skill-runs. Synchronous for the caller. Runs are allowed while the skill's
  * status is designed: the status is what the catalogue shows, and flipping R4_GATE_PASSED is the release act.
  */
-export async function runSkillForPerson(ctx: Pick<GraphQLContext, 'session' | 'tdb' | 'db'>, input: SkillRunIn): Promise<SkillResultOut> {
-  const skill = skillByKey(input.skillKey)
-  if (!skill) throw new DomainError('invalid_input', `No skill ${input.skillKey}; see Query.skills.`, { field: 'skill_key', status: 422 })
-  const program = await ctx.tdb.program.findFirst({ where: { id: input.programId } })
-  if (!program) throw new DomainError('not_found', 'Program was not found.', { field: 'programId', status: 404 })
-  assertCan(ctx.session, skillPermission(skill.key)!, program.id)
-  const who = { organizationId: ctx.session.organizationId, programId: program.id, userId: ctx.session.userId }
-  const citations = input.citations ?? undefined
-
-  if (skillClassOf(skill.key) === 'A') {
-    let result: SkillResult
-    try { result = await executeSkill(skill.key, input.inputs as never, citations as never) } catch (e) { refusal(e) }
-    const { artifact } = await ctx.tdb.$transaction(async (tx) => {
-      const written = await recordRun(tx, who, result, { args: { inputs: input.inputs ?? null, citations: citations ?? null } })
-      await auditStart(tx, who, skill.key, written.toolCall.id)
-      return written
-    })
-    return { ...result, artifact_id: artifact.id, created_at: artifact.createdAt }
-  }
-
-  // Class B: the chemistry library lives in the worker. The request is recorded and the job enqueued in one
-  // transaction; the caller waits for the worker's answer under CLASS_B_TIMEOUT_MS.
-  const toolCall = await ctx.tdb.$transaction(async (tx) => {
-    const row = await tx.toolCall.create({
-      data: { organizationId: who.organizationId, programId: who.programId, userId: who.userId, tool: skill.key, status: 'running',
-        arguments: { inputs: input.inputs ?? null, citations: citations ?? null } as object },
-    })
-    await auditStart(tx, who, skill.key, row.id)
-    await enqueue(tx, 'skill_library_job', { toolCallId: row.id }, { jobKey: `skill_library_job:${row.id}`, maxAttempts: 1 })
-    return row
-  })
+export const runSkillForPerson = Object.assign(async (ctx: DomainContext, input: SkillRunIn): Promise<SkillResultOut> => {
+  const started = await startSkillRun(ctx, input)
+  if (started.done) return started.done
   const deadline = Date.now() + CLASS_B_TIMEOUT_MS
   for (;;) {
-    const row = await ctx.tdb.toolCall.findFirst({ where: { id: toolCall.id } })
+    const row = await ctx.tdb.toolCall.findFirst({ where: { id: started.queued! } })
     if (row?.status === 'ok' && row.resultArtifactId) {
       const artifact = await ctx.tdb.artifact.findFirstOrThrow({ where: { id: row.resultArtifactId } })
       return { ...(artifact.content as unknown as SkillResult), artifact_id: artifact.id, created_at: artifact.createdAt }
     }
     if (row?.status === 'refused') {
       const [v] = (row.outputViolations as { code: string; field?: string; message: string }[]) ?? []
-      throw new DomainError(v?.code ?? 'invalid_input', v?.message ?? 'The skill refused its inputs.', { field: v?.field, status: 422 })
+      throw domainError(v?.code ?? 'invalid_input', v?.message ?? 'The skill refused its inputs.', { field: v?.field })
     }
-    if (row?.status === 'failed') throw new DomainError('skill_failed', 'The skill could not complete; nothing was stored. Try again or report it.', { status: 500 })
-    if (Date.now() > deadline) {
-      throw new DomainError('skill_timeout', `The skill did not finish within ${CLASS_B_TIMEOUT_MS / 1000} s; nothing was stored.`, { status: 504 })
-    }
+    if (row?.status === 'failed') throw new SkillFailed('The skill could not complete; nothing was stored. Try again or report it.')
+    if (Date.now() > deadline) throw new SkillTimeout(`The skill did not finish within ${CLASS_B_TIMEOUT_MS / 1000} s; nothing was stored.`)
     await new Promise((r) => setTimeout(r, 100))
   }
-}
+}, { errors: startSkillRun.errors })
 
 /** skill_library_job: runs one class B skill in the worker and records its result (or refusal). */
 export async function runQueuedSkill(db: Db, toolCallId: string, timeoutMs = CLASS_B_TIMEOUT_MS) {

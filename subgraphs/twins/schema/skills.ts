@@ -1,6 +1,5 @@
 // Skills in the twins subgraph: Query.skills, Query.skill (GET /skills, /skills/{key}) and Mutation.runSkill.
-import { DomainError } from '../../../core/errors'
-import type { Builder } from '../../shared/builder'
+import { result, type Builder } from '../../shared/builder'
 import { runSkillForPerson, skillByKey, skillCatalogue, type SkillResultOut } from '../domain/skill-runs'
 import type { SkillValue } from '../domain/skills/result'
 
@@ -80,7 +79,7 @@ export function addSkills(builder: Builder) {
     runSkill: t.field({
       type: SkillResult,
       description: "POST /programs/{program_id}/skill-runs: synchronous; needs the skill's <product>.agents.use. Unit errors carry field.",
-      errors: { types: [DomainError], dataField: { name: 'result' } },
+      errors: result(runSkillForPerson, 'result'),
       args: { programId: t.arg.id({ required: true }), input: t.arg({ type: SkillRunInput, required: true }) },
       resolve: (_r, { programId, input }, ctx) =>
         runSkillForPerson(ctx, { programId: String(programId), skillKey: input.skillKey, inputs: input.inputs, citations: input.citations ?? undefined }),

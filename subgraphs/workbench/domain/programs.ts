@@ -1,14 +1,15 @@
 // Owns people and programs: the caller's own view, program lookup, creation, membership and persona assignment.
 import { z } from 'zod'
-import type { GraphQLContext } from '../../shared/context'
-import type { TenantTx } from '../../../core/db'
-import { DomainError, parseInput, NotFoundError } from '../../../core/errors'
+import { InvalidInput, LastOwner, NotAMember, NotAssigned, NotFoundError, SlugTaken } from '../../../core/errors'
 import { assertCan, can } from '../../../core/session'
-import { recordAudit } from '../../../core/audit'
+import { command, type DomainContext, type Write } from '../../../core/command'
+import type { TenantTx } from '../../../core/db'
 import { PROGRAM_PERSONAS } from '../../../core/permissions'
 import { DEFAULT_PROGRAM_SETTINGS } from '../../../core/seed'
 
-type Ctx = Pick<GraphQLContext, 'session' | 'tdb' | 'db'>
+type Ctx = Pick<DomainContext, 'session' | 'tdb'>
+
+const UUID = z.string().uuid('not an id this service gave out')
 
 export async function getMe(ctx: Ctx) {
   const user = await ctx.tdb.user.findUniqueOrThrow({ where: { id: ctx.session.userId } })
@@ -22,13 +23,17 @@ export async function getMe(ctx: Ctx) {
   }
 }
 
-/** A program the caller may read (program.settings.read there); anything else reads as not found. */
-export async function getProgram(ctx: Ctx, by: { id?: string | null; slug?: string | null }) {
-  if (!by.id === !by.slug) throw new DomainError('invalid_input', 'Give exactly one of id or slug.', { field: by.id ? 'slug' : 'id' })
+/**
+ * A program the caller may read (program.settings.read there); anything else, an id that is not a UUID included,
+ * reads as not found. Exactly one of id and slug: both or neither is invalid_input.
+ */
+export async function getProgram(ctx: Ctx, by: { id?: string | null; slug?: string | null }, q: TenantTx = ctx.tdb) {
+  if (!by.id === !by.slug) throw InvalidInput.of(by.id ? 'slug' : 'id', 'Give exactly one of id or slug.')
+  if (by.id && !UUID.safeParse(by.id).success) throw new NotFoundError('Program', { field: 'id' })
   const program = by.id
-    ? await ctx.tdb.program.findFirst({ where: { id: by.id } })
-    : await ctx.tdb.program.findFirst({ where: { slug: by.slug! } })
-  if (!program || !can(ctx.session, 'program.settings.read', program.id)) throw new NotFoundError('Program')
+    ? await q.program.findFirst({ where: { id: by.id } })
+    : await q.program.findFirst({ where: { slug: by.slug! } })
+  if (!program || !can(ctx.session, 'program.settings.read', program.id)) throw new NotFoundError('Program', { field: by.id ? 'programId' : 'slug' })
   return program
 }
 
@@ -52,116 +57,126 @@ export const CreateProgramInput = z.object({
 })
 
 /** Creates a program; the creator becomes its program owner. Needs org.programs.create. */
-export async function createProgram(ctx: Ctx, input: z.input<typeof CreateProgramInput>) {
-  assertCan(ctx.session, 'org.programs.create', null)
-  const data = parseInput(CreateProgramInput, input)
-  const organizationId = ctx.session.organizationId
-  const created = await ctx.tdb.$transaction(async (tx) => {
-    if (await tx.program.findFirst({ where: { slug: data.slug } })) {
-      throw new DomainError('slug_taken', `A program with the slug ${data.slug} exists already.`, { field: 'slug', status: 409 })
+export const createProgram = command({
+  permission: 'org.programs.create',
+  input: CreateProgramInput,
+  program: () => null,
+  audit: ['program.create', 'role_assignment.create'],
+  errors: [SlugTaken],
+  async run(w, data) {
+    const { session } = w.ctx
+    if (await w.tx.program.findFirst({ where: { slug: data.slug } })) {
+      throw new SlugTaken(`A program with the slug ${data.slug} exists already.`, { field: 'slug' })
     }
-    const program = await tx.program.create({ data: { organizationId, slug: data.slug, name: data.name, settings: DEFAULT_PROGRAM_SETTINGS } })
-    await tx.programMembership.create({ data: { organizationId, programId: program.id, userId: ctx.session.userId } })
-    const assignment = await tx.roleAssignment.create({
-      data: { organizationId, programId: program.id, userId: ctx.session.userId, personaKey: 'program_owner', createdByUserId: ctx.session.userId },
+    const program = await w.tx.program.create({ data: { organizationId: session.organizationId, slug: data.slug, name: data.name, settings: DEFAULT_PROGRAM_SETTINGS } })
+    await w.tx.programMembership.create({ data: { organizationId: session.organizationId, programId: program.id, userId: session.userId } })
+    const assignment = await w.tx.roleAssignment.create({
+      data: { organizationId: session.organizationId, programId: program.id, userId: session.userId, personaKey: 'program_owner', createdByUserId: session.userId },
     })
-    const actor = { type: 'user' as const, userId: ctx.session.userId }
-    await recordAudit(tx, { organizationId, programId: program.id, action: 'program.create', actor, target: { type: 'program', id: program.id }, details: { slug: data.slug } })
-    await recordAudit(tx, { organizationId, programId: program.id, action: 'role_assignment.create', actor, target: { type: 'role_assignment', id: assignment.id }, details: { user_id: ctx.session.userId, persona_key: 'program_owner' } })
+    const inProgram = { programId: program.id }
+    await w.audit('program.create', { type: 'program', id: program.id }, { slug: data.slug }, inProgram)
+    await w.audit('role_assignment.create', { type: 'role_assignment', id: assignment.id }, { user_id: session.userId, persona_key: 'program_owner' }, inProgram)
+    // The rest of this request (e.g. the returned program's members) sees the new ownership.
+    w.afterCommit(() => session.programPersonas.set(program.id, ['program_owner']))
     return program
-  })
-  // The rest of this request (e.g. the returned program's members) sees the new ownership.
-  ctx.session.programPersonas.set(created.id, ['program_owner'])
-  return created
-}
+  },
+})
 
-function assertPersona(persona: string) {
-  if (!(PROGRAM_PERSONAS as readonly string[]).includes(persona)) {
-    throw new DomainError('invalid_input', `Unknown program persona ${persona}; use one of ${PROGRAM_PERSONAS.join(', ')}.`, { field: 'persona', status: 422 })
-  }
-}
+const persona = z.enum(PROGRAM_PERSONAS, { error: () => `use one of ${PROGRAM_PERSONAS.join(', ')}` })
+const Membership = z.object({ programId: UUID, userId: UUID })
 
-async function memberUser(ctx: Ctx, userId: string) {
-  const user = await ctx.tdb.user.findFirst({ where: { id: userId } })
-  if (!user || user.deactivatedAt) throw new NotFoundError('User')
+/** Membership writes act on a program the caller may read (not_found otherwise) under program.members.manage. */
+const membershipWrite = {
+  permission: 'program.members.manage',
+  load: (q: TenantTx, input: { programId: string }, ctx: DomainContext) => getProgram(ctx, { id: input.programId }, q),
+  program: (input: { programId: string }) => input.programId,
+} as const
+
+async function activeUser(q: TenantTx, userId: string) {
+  const user = await q.user.findFirst({ where: { id: userId } })
+  if (!user || user.deactivatedAt) throw new NotFoundError('User', { field: 'userId' })
   return user
 }
 
 /** Adds a person of the organisation to the program with one or more personas (role_assignment.create each). */
-export async function addMember(ctx: Ctx, input: { programId: string; userId: string; personas: string[] }) {
-  await getProgram(ctx, { id: input.programId })
-  assertCan(ctx.session, 'program.members.manage', input.programId)
-  if (input.personas.length === 0) throw new DomainError('invalid_input', 'Give at least one persona.', { field: 'personas', status: 422 })
-  input.personas.forEach(assertPersona)
-  await memberUser(ctx, input.userId)
-  return ctx.tdb.$transaction(async (tx) => {
-    await tx.programMembership.upsert({
+export const addMember = command({
+  ...membershipWrite,
+  input: Membership.extend({ personas: z.array(persona).min(1, 'give at least one persona').max(PROGRAM_PERSONAS.length * 4) }),
+  audit: ['role_assignment.create'],
+  async run(w, input) {
+    await activeUser(w.tx, input.userId)
+    await w.tx.programMembership.upsert({
       where: { programId_userId: { programId: input.programId, userId: input.userId } },
       update: { endedAt: null },
-      create: { organizationId: ctx.session.organizationId, programId: input.programId, userId: input.userId },
+      create: { organizationId: w.ctx.session.organizationId, programId: input.programId, userId: input.userId },
     })
-    for (const persona of new Set(input.personas)) await assign(ctx, tx, input.programId, input.userId, persona)
+    for (const key of new Set(input.personas)) await assign(w, input.userId, key)
     return { programId: input.programId, userId: input.userId }
-  })
-}
+  },
+})
 
-async function assign(ctx: Ctx, tx: TenantTx, programId: string, userId: string, persona: string) {
-  const existing = await tx.roleAssignment.findFirst({ where: { programId, userId, personaKey: persona } })
+async function assign(w: Write<'role_assignment.create'>, userId: string, personaKey: string) {
+  const programId = w.programId!
+  const existing = await w.tx.roleAssignment.findFirst({ where: { programId, userId, personaKey } })
   if (existing) return existing
-  const assignment = await tx.roleAssignment.create({
-    data: { organizationId: ctx.session.organizationId, programId, userId, personaKey: persona, createdByUserId: ctx.session.userId },
+  const assignment = await w.tx.roleAssignment.create({
+    data: { organizationId: w.ctx.session.organizationId, programId, userId, personaKey, createdByUserId: w.ctx.session.userId },
   })
-  await recordAudit(tx, {
-    organizationId: ctx.session.organizationId, programId, action: 'role_assignment.create',
-    actor: { type: 'user', userId: ctx.session.userId }, target: { type: 'role_assignment', id: assignment.id },
-    details: { user_id: userId, persona_key: persona },
-  })
+  await w.audit('role_assignment.create', { type: 'role_assignment', id: assignment.id }, { user_id: userId, persona_key: personaKey })
   return assignment
 }
 
 /** Gives a member another persona in the program. */
-export async function assignPersona(ctx: Ctx, input: { programId: string; userId: string; persona: string }) {
-  await getProgram(ctx, { id: input.programId })
-  assertCan(ctx.session, 'program.members.manage', input.programId)
-  assertPersona(input.persona)
-  const membership = await ctx.tdb.programMembership.findFirst({ where: { programId: input.programId, userId: input.userId, endedAt: null } })
-  if (!membership) throw new DomainError('not_a_member', 'That person is not a member of this program; add them first.', { field: 'userId', status: 409 })
-  return ctx.tdb.$transaction((tx) => assign(ctx, tx, input.programId, input.userId, input.persona))
-}
+export const assignPersona = command({
+  ...membershipWrite,
+  input: Membership.extend({ persona }),
+  audit: ['role_assignment.create'],
+  errors: [NotAMember],
+  async run(w, input) {
+    const membership = await w.tx.programMembership.findFirst({ where: { programId: input.programId, userId: input.userId, endedAt: null } })
+    if (!membership) throw new NotAMember('That person is not a member of this program; add them first.', { field: 'userId' })
+    await assign(w, input.userId, input.persona)
+    return { programId: input.programId, userId: input.userId }
+  },
+})
 
 /** Removes a persona; removing the last one ends the membership. A program keeps at least one owner. */
-export async function removePersona(ctx: Ctx, input: { programId: string; userId: string; persona: string }) {
-  await getProgram(ctx, { id: input.programId })
-  assertCan(ctx.session, 'program.members.manage', input.programId)
-  assertPersona(input.persona)
-  return ctx.tdb.$transaction(async (tx) => {
-    const assignment = await tx.roleAssignment.findFirst({ where: { programId: input.programId, userId: input.userId, personaKey: input.persona } })
-    if (!assignment) throw new DomainError('not_assigned', 'That person does not hold this persona here.', { field: 'persona', status: 409 })
+export const removePersona = command({
+  ...membershipWrite,
+  input: Membership.extend({ persona }),
+  audit: ['role_assignment.delete'],
+  errors: [NotAssigned, LastOwner],
+  async run(w, input) {
+    const assignment = await w.tx.roleAssignment.findFirst({ where: { programId: input.programId, userId: input.userId, personaKey: input.persona } })
+    if (!assignment) throw new NotAssigned('That person does not hold this persona here.', { field: 'persona' })
     if (input.persona === 'program_owner') {
-      const owners = await tx.roleAssignment.count({ where: { programId: input.programId, personaKey: 'program_owner' } })
-      if (owners <= 1) throw new DomainError('last_owner', 'A program keeps at least one program owner.', { field: 'persona', status: 409 })
+      const owners = await w.tx.roleAssignment.count({ where: { programId: input.programId, personaKey: 'program_owner' } })
+      if (owners <= 1) throw new LastOwner('A program keeps at least one program owner.', { field: 'persona' })
     }
-    await tx.roleAssignment.delete({ where: { id: assignment.id } })
-    await recordAudit(tx, {
-      organizationId: ctx.session.organizationId, programId: input.programId, action: 'role_assignment.delete',
-      actor: { type: 'user', userId: ctx.session.userId }, target: { type: 'role_assignment', id: assignment.id },
-      details: { user_id: input.userId, persona_key: input.persona },
-    })
-    const remaining = await tx.roleAssignment.count({ where: { programId: input.programId, userId: input.userId } })
+    await w.tx.roleAssignment.delete({ where: { id: assignment.id } })
+    await w.audit('role_assignment.delete', { type: 'role_assignment', id: assignment.id }, { user_id: input.userId, persona_key: input.persona })
+    const remaining = await w.tx.roleAssignment.count({ where: { programId: input.programId, userId: input.userId } })
     if (remaining === 0) {
-      await tx.programMembership.updateMany({ where: { programId: input.programId, userId: input.userId, endedAt: null }, data: { endedAt: new Date() } })
+      await w.tx.programMembership.updateMany({ where: { programId: input.programId, userId: input.userId, endedAt: null }, data: { endedAt: new Date() } })
     }
     return { programId: input.programId, userId: input.userId, remainingPersonas: remaining }
-  })
-}
+  },
+})
 
-/** Removes a member: every persona (each audited role_assignment.delete) and the membership. */
-export async function removeMember(ctx: Ctx, input: { programId: string; userId: string }) {
-  await getProgram(ctx, { id: input.programId })
-  assertCan(ctx.session, 'program.members.manage', input.programId)
-  const personas = await ctx.tdb.roleAssignment.findMany({ where: { programId: input.programId, userId: input.userId } })
-  if (personas.length === 0) throw new DomainError('not_a_member', 'That person is not a member of this program.', { field: 'userId', status: 409 })
-  let result = { programId: input.programId, userId: input.userId, remainingPersonas: personas.length }
-  for (const p of personas) result = await removePersona(ctx, { ...input, persona: p.personaKey })
-  return result
-}
+/**
+ * Removes a member: every persona (each audited role_assignment.delete) and the membership, in one transaction, so
+ * a refusal or failure part-way (the last owner, a database error) leaves every persona in place.
+ */
+export const removeMember = command({
+  ...membershipWrite,
+  input: Membership,
+  audit: ['role_assignment.delete'],
+  errors: [NotAMember, LastOwner],
+  async run(w, input) {
+    const held = await w.tx.roleAssignment.findMany({ where: { programId: input.programId, userId: input.userId }, orderBy: { createdAt: 'asc' } })
+    if (held.length === 0) throw new NotAMember('That person is not a member of this program.', { field: 'userId' })
+    let result = { programId: input.programId, userId: input.userId, remainingPersonas: held.length }
+    for (const p of held) result = await removePersona(w.ctx, { ...input, persona: p.personaKey }, { within: w })
+    return result
+  },
+})

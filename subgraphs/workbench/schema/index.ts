@@ -1,6 +1,6 @@
 // Workbench subgraph schema: people and programs (Query.me, Query.program, Program.members, membership mutations).
-import { DomainError } from '../../../core/errors'
-import { createBuilder, defineCoreEntities } from '../../shared/builder'
+import { NotFoundError } from '../../../core/errors'
+import { createBuilder, defineCoreEntities, result } from '../../shared/builder'
 import * as programs from '../domain/programs'
 
 export function buildWorkbenchSchema() {
@@ -53,7 +53,7 @@ export function buildWorkbenchSchema() {
       args: { id: t.arg.id({ required: false }), slug: t.arg.string({ required: false }) },
       resolve: async (_r, args, ctx) => {
         try { return await programs.getProgram(ctx, { id: args.id ? String(args.id) : null, slug: args.slug }) } catch (e) {
-          if (e instanceof DomainError && e.code === 'not_found') return null
+          if (e instanceof NotFoundError) return null
           throw e
         }
       },
@@ -72,39 +72,37 @@ export function buildWorkbenchSchema() {
     fields: (t) => ({ slug: t.string({ required: true }), name: t.string({ required: true }) }),
   })
   builder.mutationType({})
+  // Resolvers translate: GraphQL arguments in, the domain write's result (or one of its declared errors) out.
   builder.mutationFields((t) => ({
     createProgram: t.field({
       type: ProgramRef,
-      errors: { types: [DomainError], dataField: { name: 'program' } },
+      errors: result(programs.createProgram, 'program'),
       args: { input: t.arg({ type: CreateProgramInput, required: true }) },
       resolve: (_r, { input }, ctx) => programs.createProgram(ctx, input),
     }),
     addProgramMember: t.field({
       type: MembershipChange,
-      errors: { types: [DomainError], dataField: { name: 'change' } },
+      errors: result(programs.addMember, 'change'),
       args: { programId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }), personas: t.arg.stringList({ required: true }) },
-      resolve: (_r, a, ctx) => programs.addMember(ctx, { programId: String(a.programId), userId: String(a.userId), personas: a.personas }),
+      resolve: (_r, a, ctx) => programs.addMember(ctx, a),
     }),
     removeProgramMember: t.field({
       type: MembershipChange,
-      errors: { types: [DomainError], dataField: { name: 'change' } },
+      errors: result(programs.removeMember, 'change'),
       args: { programId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }) },
-      resolve: (_r, a, ctx) => programs.removeMember(ctx, { programId: String(a.programId), userId: String(a.userId) }),
+      resolve: (_r, a, ctx) => programs.removeMember(ctx, a),
     }),
     assignPersona: t.field({
       type: MembershipChange,
-      errors: { types: [DomainError], dataField: { name: 'change' } },
+      errors: result(programs.assignPersona, 'change'),
       args: { programId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }), persona: t.arg.string({ required: true }) },
-      resolve: async (_r, a, ctx) => {
-        await programs.assignPersona(ctx, { programId: String(a.programId), userId: String(a.userId), persona: a.persona })
-        return { programId: String(a.programId), userId: String(a.userId) }
-      },
+      resolve: (_r, a, ctx) => programs.assignPersona(ctx, a),
     }),
     removePersona: t.field({
       type: MembershipChange,
-      errors: { types: [DomainError], dataField: { name: 'change' } },
+      errors: result(programs.removePersona, 'change'),
       args: { programId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }), persona: t.arg.string({ required: true }) },
-      resolve: (_r, a, ctx) => programs.removePersona(ctx, { programId: String(a.programId), userId: String(a.userId), persona: a.persona }),
+      resolve: (_r, a, ctx) => programs.removePersona(ctx, a),
     }),
   }))
 

@@ -14,6 +14,9 @@ import { createHash } from 'node:crypto'
 import got, { RequestError, type Method, type PlainResponse } from 'got'
 import { z } from 'zod'
 import { PROVIDER_ID, type NotebookEntry } from './canonical'
+import {
+  VendorError as NotebookError, RateLimited, VendorUnavailable, VendorAuthFailed, VendorNotFound, VendorRequestRejected, VendorResponseInvalid, AttachmentTooLarge,
+} from '../adapters/errors'
 
 export const TOKEN_REFRESH_AFTER_MS = 12 * 60 * 1000
 export const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024
@@ -22,93 +25,12 @@ export const MAX_PAGE_SIZE = 100
 export const CANVAS_DATA_MAX_BYTES = 5000
 
 // ---------------------------------------------------------------------------------------------------------------
-// Errors
+// Errors: shared by every provider, defined in the connector layer (adapters/errors.ts).
 
-export abstract class NotebookError extends Error {
-  abstract readonly code: string
-}
-
-/** The vendor (or a budget) refused for now. `message` is the run-rail phrase. */
-export class RateLimited extends NotebookError {
-  override readonly name = 'RateLimited'
-  readonly code = 'RateLimited'
-  constructor(
-    readonly source: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(`budget exhausted for source ${source}, retry after ${retryAfterSeconds} s`)
-  }
-}
-
-export class VendorUnavailable extends NotebookError {
-  override readonly name = 'VendorUnavailable'
-  readonly code = 'VendorUnavailable'
-  constructor(
-    readonly source: string,
-    readonly reason: 'server_error' | 'timeout' | 'network',
-    readonly status?: number,
-  ) {
-    super(`${source} unavailable (${reason}${status ? ` ${status}` : ''})`)
-  }
-}
-
-export class VendorAuthFailed extends NotebookError {
-  override readonly name = 'VendorAuthFailed'
-  readonly code = 'VendorAuthFailed'
-  constructor(
-    readonly source: string,
-    readonly status: number,
-  ) {
-    super(`${source} rejected the connection's client credentials (${status})`)
-  }
-}
-
-export class VendorNotFound extends NotebookError {
-  override readonly name = 'VendorNotFound'
-  readonly code = 'VendorNotFound'
-  constructor(
-    readonly source: string,
-    readonly resource: string,
-  ) {
-    super(`${source}: ${resource} not found`)
-  }
-}
-
-/** Any other 4xx: the request was wrong for the vendor (e.g. canvas data too large). */
-export class VendorRequestRejected extends NotebookError {
-  override readonly name = 'VendorRequestRejected'
-  readonly code = 'VendorRequestRejected'
-  constructor(
-    readonly source: string,
-    readonly status: number,
-    readonly vendorMessage: string,
-  ) {
-    super(`${source} rejected the request (${status}): ${vendorMessage}`)
-  }
-}
-
-export class VendorResponseInvalid extends NotebookError {
-  override readonly name = 'VendorResponseInvalid'
-  readonly code = 'VendorResponseInvalid'
-  constructor(
-    readonly source: string,
-    readonly detail: string,
-  ) {
-    super(`${source} answered an unexpected shape: ${detail}`)
-  }
-}
-
-export class AttachmentTooLarge extends NotebookError {
-  override readonly name = 'AttachmentTooLarge'
-  readonly code = 'AttachmentTooLarge'
-  constructor(
-    readonly fileId: string,
-    readonly size: number,
-    readonly limit: number,
-  ) {
-    super(`attachment ${fileId} is ${size} bytes; only attachments under ${limit} bytes are fetched`)
-  }
-}
+export {
+  VendorError as NotebookError, RateLimited, VendorUnavailable, VendorAuthFailed, VendorNotFound, VendorRequestRejected,
+  VendorResponseInvalid, AttachmentTooLarge,
+} from '../adapters/errors'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Shapes

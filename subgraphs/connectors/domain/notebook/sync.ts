@@ -6,7 +6,7 @@
 // (customer_internal, days kept in content_json), the experiment whose eln_source_id points to the source, attachment
 // metadata, registry entities linked by id only, and an audit row (connector_object.create / connector_object.update).
 import type { Tx } from '../../../../core/db'
-import { recordAudit } from '../../../../core/audit'
+import { recordAudit, systemActor } from '../../../../core/audit'
 import type { IntegrationContext } from '../adapters/contract'
 import {
   PROVIDER_ID, entryPayloadHash, externalVersion, flattenEntry, mention, targetRef,
@@ -67,7 +67,7 @@ function attachmentIds(entry: NotebookEntry): string[] {
 
 const modifiedAtOf = (version: string | null | undefined) => (version ? version.slice(version.indexOf('@') + 1) : null)
 const stateOf = (entry: NotebookEntry) => (entry.reviewRecord?.status ? String(entry.reviewRecord.status) : null)
-const actor = { type: 'system' as const, name: `connector:${PROVIDER_ID}` }
+const actor = systemActor(`connector:${PROVIDER_ID}`)
 
 /** Runs inside every path's transaction (the webhook processor marks its delivery processed there). */
 export type Finalize = (tx: Tx, outcome: EntryOutcome) => Promise<void>

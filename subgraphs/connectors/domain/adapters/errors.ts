@@ -1,0 +1,104 @@
+// Owns the vendor errors every provider's client throws (rate limit, unavailable, auth, not found, rejected, invalid
+// shape, attachment too large): typed, catalogued (core/errors/catalogue.ts) and exposed as schema error objects.
+//
+// Errors carry status codes and vendor messages only: never tokens, secrets, request options or client errors as cause.
+import { DomainError, registerErrorFactory, type ErrorClass } from '../../../../core/errors'
+
+export abstract class VendorError extends DomainError {}
+
+/** The vendor (or a budget) refused for now. `message` is the run-rail phrase. */
+export class RateLimited extends VendorError {
+  static readonly code = 'RateLimited' as const
+  override readonly name = 'RateLimited'
+  constructor(
+    readonly source: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('RateLimited', `budget exhausted for source ${source}, retry after ${retryAfterSeconds} s`)
+  }
+}
+
+export class VendorUnavailable extends VendorError {
+  static readonly code = 'VendorUnavailable' as const
+  override readonly name = 'VendorUnavailable'
+  constructor(
+    readonly source: string,
+    readonly reason: 'server_error' | 'timeout' | 'network',
+    readonly status?: number,
+  ) {
+    super('VendorUnavailable', `${source} unavailable (${reason}${status ? ` ${status}` : ''})`)
+  }
+}
+
+export class VendorAuthFailed extends VendorError {
+  static readonly code = 'VendorAuthFailed' as const
+  override readonly name = 'VendorAuthFailed'
+  constructor(
+    readonly source: string,
+    readonly status: number,
+  ) {
+    super('VendorAuthFailed', `${source} rejected the connection's client credentials (${status})`)
+  }
+}
+
+export class VendorNotFound extends VendorError {
+  static readonly code = 'VendorNotFound' as const
+  override readonly name = 'VendorNotFound'
+  constructor(
+    readonly source: string,
+    readonly resource: string,
+  ) {
+    super('VendorNotFound', `${source}: ${resource} not found`)
+  }
+}
+
+/** Any other 4xx: the request was wrong for the vendor (e.g. canvas data too large). */
+export class VendorRequestRejected extends VendorError {
+  static readonly code = 'VendorRequestRejected' as const
+  override readonly name = 'VendorRequestRejected'
+  constructor(
+    readonly source: string,
+    readonly status: number,
+    readonly vendorMessage: string,
+  ) {
+    super('VendorRequestRejected', `${source} rejected the request (${status}): ${vendorMessage}`)
+  }
+}
+
+export class VendorResponseInvalid extends VendorError {
+  static readonly code = 'VendorResponseInvalid' as const
+  override readonly name = 'VendorResponseInvalid'
+  constructor(
+    readonly source: string,
+    readonly detail: string,
+  ) {
+    super('VendorResponseInvalid', `${source} answered an unexpected shape: ${detail}`)
+  }
+}
+
+export class AttachmentTooLarge extends VendorError {
+  static readonly code = 'AttachmentTooLarge' as const
+  override readonly name = 'AttachmentTooLarge'
+  constructor(
+    readonly fileId: string,
+    readonly size: number,
+    readonly limit: number,
+  ) {
+    super('AttachmentTooLarge', `attachment ${fileId} is ${size} bytes; only attachments under ${limit} bytes are fetched`)
+  }
+}
+
+export const VENDOR_ERROR_CLASSES: readonly ErrorClass[] = [
+  RateLimited, VendorUnavailable, VendorAuthFailed, VendorNotFound, VendorRequestRejected, VendorResponseInvalid, AttachmentTooLarge,
+]
+
+// `new DomainError('RateLimited', ...)` from code that only knows the code still becomes the typed class.
+const str = (v: unknown, fallback = '') => (v == null ? fallback : String(v))
+const num = (v: unknown) => Number(v ?? 0)
+registerErrorFactory('RateLimited', (_m, e) => new RateLimited(str(e.details?.source), num(e.details?.retryAfterSeconds)))
+registerErrorFactory('VendorUnavailable', (_m, e) => new VendorUnavailable(str(e.details?.source), (e.details?.reason as 'network') ?? 'network', e.details?.status as number | undefined))
+registerErrorFactory('VendorAuthFailed', (_m, e) => new VendorAuthFailed(str(e.details?.source), num(e.details?.status)))
+registerErrorFactory('VendorNotFound', (_m, e) => new VendorNotFound(str(e.details?.source), str(e.details?.resource)))
+registerErrorFactory('VendorRequestRejected', (m, e) => new VendorRequestRejected(str(e.details?.source), num(e.details?.status), str(e.details?.vendorMessage, m)))
+registerErrorFactory('VendorResponseInvalid', (m, e) => new VendorResponseInvalid(str(e.details?.source), str(e.details?.detail, m)))
+registerErrorFactory('AttachmentTooLarge', (_m, e) => new AttachmentTooLarge(str(e.details?.fileId), num(e.details?.size), num(e.details?.limit)))
