@@ -2,6 +2,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { buildSchemaArtifacts, SCHEMA_DIR } from '../gateway/supergraph'
+import { GENERATED_FILE, generateClientTypes } from '../clients/console/codegen'
 
 const files = buildSchemaArtifacts()
 await fs.mkdir(SCHEMA_DIR, { recursive: true })
@@ -9,3 +10,6 @@ for (const [name, content] of Object.entries(files)) {
   await fs.writeFile(path.join(SCHEMA_DIR, name), content)
   console.log(`schema/${name} (${content.split('\n').length} lines)`)
 }
+// The typed console client follows the supergraph it was just composed from.
+await fs.writeFile(GENERATED_FILE, await generateClientTypes(files['supergraph.graphql']))
+console.log(`${path.relative(process.cwd(), GENERATED_FILE)} (typed client)`)

@@ -1,0 +1,27 @@
+// The typed console client (clients/console) is generated from the committed supergraph and switches on typed errors.
+import fs from 'node:fs/promises'
+import { describe, expect, it } from 'vitest'
+import { GENERATED_FILE, generateClientTypes } from '../../clients/console/codegen'
+import { createProgram, removeMember } from '../../clients/console/example'
+import { readSupergraph } from '../../gateway/supergraph'
+import { useStack } from '../helpers/stack'
+import { createTenant } from '../helpers/factories'
+
+const stack = useStack()
+
+describe('the typed console client', () => {
+  it('is what the code generator makes of schema/supergraph.graphql today (run npm run schema when this fails)', async () => {
+    expect(await fs.readFile(GENERATED_FILE, 'utf8')).toBe(await generateClientTypes(await readSupergraph()))
+  })
+
+  it('switches on the typed errors the gateway returns: SlugTaken, InvalidInput with every issue, LastOwner', async () => {
+    const t = await createTenant(stack.db.db)
+    const url = `${stack.current.gatewayUrl}/graphql`
+    const token = await t.token('org_admin')
+    expect(await createProgram(url, token, 'typed-client', 'Typed client')).toBe('Created Typed client (typed-client).')
+    expect(await createProgram(url, token, 'typed-client', 'Again')).toBe('slug: A program with the slug typed-client exists already.')
+    expect(await createProgram(url, token, 'Bad Slug!', ' ')).toBe('slug: use 2 to 63 lower-case letters, digits and hyphens\nname: a name is required')
+    const owner = await t.token('program_owner')
+    expect(await removeMember(url, owner, t.program.id, t.users.program_owner.id)).toBe('last_owner: A program keeps at least one program owner.')
+  })
+})
