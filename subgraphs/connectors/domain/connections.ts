@@ -3,7 +3,7 @@
 import { z } from 'zod'
 import type { Connection } from '../../../generated/prisma/client'
 import {
-  ConnectionDisconnected, ConnectionExists, ConsentRequired, CredentialsMissing, NotFoundError, NotSupportedError,
+  ConnectionDisconnected, ConnectionExists, ConnectionNotReady, ConsentRequired, CredentialsMissing, NotFoundError, NotSupportedError,
   ReasonRequired, ScopeRulesRequired, UnknownProvider, UnsupportedApiVersion,
 } from '../../../core/errors'
 import { command, onId, type DomainContext } from '../../../core/command'
@@ -110,7 +110,7 @@ export const createConnection = command({
   permission: MANAGE,
   input: CreateConnectionInput,
   program: (input) => input.programId,
-  errors: [UnknownProvider, ConsentRequired, ScopeRulesRequired, ConnectionExists, NotSupportedError, NotFoundError],
+  errors: [UnknownProvider, ConsentRequired, ScopeRulesRequired, ConnectionExists, UnsupportedApiVersion, NotSupportedError, NotFoundError],
   async prepare(ctx, data) {
     const spec = providerSpec(data.providerId)
     const adapter = adapterFor(data.providerId)
@@ -150,7 +150,7 @@ export const createConnection = command({
 export const updateConnection = onId(command({
   ...connectionWrite,
   input: UpdateConnectionInput,
-  errors: [ConnectionDisconnected, ScopeRulesRequired, ReasonRequired, UnsupportedApiVersion],
+  errors: [ConnectionDisconnected, ScopeRulesRequired, ReasonRequired],
   audit: ['connection.update', 'connection.api_version_change'],
   async run(w, data, c) {
     assertActive(c)
@@ -213,7 +213,7 @@ export const setConnectionCredentials = onId(command({
 export const checkConnectionHealth = onId(command({
   ...connectionWrite,
   input: z.object({ id: UUID }),
-  errors: [ConnectionDisconnected, NotSupportedError],
+  errors: [ConnectionDisconnected, ConnectionNotReady, CredentialsMissing, NotSupportedError],
   async prepare(ctx, _input, c) {
     assertActive(c)
     return supported(adapterFor(c.providerId)!.healthCheck(connectorRuntime.context(ctx.db, c)))

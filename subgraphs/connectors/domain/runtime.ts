@@ -104,8 +104,8 @@ class ConnectorRuntime {
   }
 
   notebookClient(db: Db, c: Connection): NotebookClient {
-    if (!c.baseUrl) throw new DomainError('connection_not_ready', 'The connection has no vendor base URL yet.', { field: 'baseUrl', status: 409 })
-    if (!c.secretsCiphertext) throw new DomainError('credentials_missing', 'Store the client id and secret first (onboarding step d).', { status: 409 })
+    if (!c.baseUrl) throw new DomainError('connection_not_ready', 'The connection has no vendor base URL yet.', { field: 'baseUrl' })
+    if (!c.secretsCiphertext) throw new DomainError('credentials_missing', 'Store the client id and secret first (onboarding step d).')
     return this.entry(db, c).client
   }
 
@@ -120,7 +120,7 @@ class ConnectorRuntime {
       documents: createDocumentIngestor({ organizationId: c.organizationId, programId: c.programId }),
       credentials: () => {
         const creds = credentialsOf(c)
-        if (!creds) throw new DomainError('credentials_missing', 'Store the client id and secret first (onboarding step d).', { status: 409 })
+        if (!creds) throw new DomainError('credentials_missing', 'Store the client id and secret first (onboarding step d).')
         return creds
       },
       now: () => new Date(this.clock()),

@@ -70,7 +70,7 @@ export class NotebookAdapter extends BaseAdapter {
 
   private assertApiVersion(connection: Connection) {
     if (connection.apiVersion !== SUPPORTED_API_VERSION) {
-      throw new DomainError('unsupported_api_version', `The notebook connector reads the v2 entry shape (days[].notes[]); api_version ${connection.apiVersion} is pinned.`, { field: 'apiVersion', status: 409 })
+      throw new DomainError('unsupported_api_version', `The notebook connector reads the v2 entry shape (days[].notes[]); api_version ${connection.apiVersion} is pinned.`, { field: 'apiVersion' })
     }
   }
 
@@ -90,8 +90,8 @@ export class NotebookAdapter extends BaseAdapter {
 
   override async completeConnect(_ctx: { connection: Connection }, credentials: ConnectionSecrets): Promise<void> {
     // Messages never repeat the values.
-    if (!credentials.clientId || credentials.clientId.length > 256) throw new DomainError('invalid_input', 'clientId: between 1 and 256 characters', { field: 'clientId', status: 422 })
-    if (!credentials.clientSecret || credentials.clientSecret.length > 1024) throw new DomainError('invalid_input', 'clientSecret: between 1 and 1024 characters', { field: 'clientSecret', status: 422 })
+    if (!credentials.clientId || credentials.clientId.length > 256) throw new DomainError('invalid_input', 'clientId: between 1 and 256 characters', { field: 'clientId' })
+    if (!credentials.clientSecret || credentials.clientSecret.length > 1024) throw new DomainError('invalid_input', 'clientSecret: between 1 and 1024 characters', { field: 'clientSecret' })
   }
 
   override async disconnect(ctx: { connection: Connection }): Promise<void> {
@@ -189,7 +189,7 @@ export class NotebookAdapter extends BaseAdapter {
     if (ref.externalType === ENTRY) return client.getEntry(ref.externalId)
     if (ref.externalType === 'attachment') {
       const row = await ctx.db.attachment.findUnique({ where: { connectionId_externalId: { connectionId: ctx.connection.id, externalId: ref.externalId } } })
-      if (!row) throw new DomainError('not_found', `Attachment ${ref.externalId} was not found.`, { status: 404 })
+      if (!row) throw new DomainError('not_found', `Attachment ${ref.externalId} was not found.`)
       return client.getAttachment(row.entryExternalId, row.externalId)
     }
     return this.unsupported('fetch_object')
