@@ -3,7 +3,7 @@
 import type { Db } from '../../../../core/db'
 import { loadSession } from '../../../../core/session'
 import { enqueue } from '../../../../jobs/registry'
-import { createContext } from '../../../shared/context'
+import { domainContext } from '../../../../core/command'
 import {
   checkConnectionHealth, createConnection, setConnectionCredentials, updateConnection,
 } from '../connections'
@@ -19,7 +19,7 @@ export const DEMO_NOTEBOOK = {
 } as const
 
 export async function connectIllustrativeNotebook(db: Db, opts: { programId: string; ownerUserId: string; notebookUrl: string }) {
-  const ctx = createContext(db, await loadSession(db, opts.ownerUserId), 'startup')
+  const ctx = domainContext(db, await loadSession(db, opts.ownerUserId))
   let connection = await ctx.tdb.connection.findFirst({ where: { programId: opts.programId, providerId: 'eln_provider', status: 'active' } })
   if (!connection) {
     connection = await createConnection(ctx, {
@@ -44,7 +44,7 @@ export async function connectIllustrativeNotebook(db: Db, opts: { programId: str
 
 /** After the fake knows the hook URL: the health check (step e) and a first full sync, run by the worker. */
 export async function finishIllustrativeOnboarding(db: Db, opts: { connectionId: string; ownerUserId: string }) {
-  const ctx = createContext(db, await loadSession(db, opts.ownerUserId), 'startup')
+  const ctx = domainContext(db, await loadSession(db, opts.ownerUserId))
   const connection = await checkConnectionHealth(ctx, opts.connectionId)
   await enqueue(db, 'connector_sync', { connectionId: connection.id, mode: 'full' }, { jobKey: `connector_sync:${connection.id}` })
   return connection
