@@ -3,7 +3,7 @@
 import { z } from 'zod'
 import type { Connection } from '../../../generated/prisma/client'
 import {
-  ConnectionDisconnected, ConnectionExists, ConnectionNotReady, ConsentRequired, CredentialsMissing, NotFoundError, NotSupportedError,
+  ConnectionDisconnected, ConnectionExists, ConnectionNotReady, ConsentRequired, CredentialsMissing, InvalidTransition, NotFoundError, NotSupportedError,
   ReasonRequired, ScopeRulesRequired, UnknownProvider, UnsupportedApiVersion,
 } from '../../../core/errors'
 import { command, onId, type DomainContext } from '../../../core/command'
@@ -252,7 +252,8 @@ export const requestSync = command({
 export const disconnectConnection = onId(command({
   ...connectionWrite,
   input: z.object({ id: UUID }),
-  errors: [ConnectionDisconnected],
+  // invalid_transition: a disconnect that lost a race with another (the status change is a guarded transition).
+  errors: [ConnectionDisconnected, InvalidTransition],
   async prepare(_ctx, _input, c) { assertActive(c) },
   audit: ['connection.disconnect'],
   async run(w, _input, c) {

@@ -101,7 +101,7 @@ async function activeUser(q: TenantTx, userId: string) {
 /** Adds a person of the organisation to the program with one or more personas (role_assignment.create each). */
 export const addMember = command({
   ...membershipWrite,
-  input: Membership.extend({ personas: z.array(persona).min(1, 'give at least one persona').max(PROGRAM_PERSONAS.length * 4) }),
+  input: Membership.extend({ personas: z.array(persona).min(1, 'give at least one persona').max(PROGRAM_PERSONAS.length, 'give each persona once') }),
   audit: ['role_assignment.create'],
   async run(w, input) {
     await activeUser(w.tx, input.userId)
