@@ -9,6 +9,8 @@ import { recordAudit } from '../../../core/audit'
 import { log } from '../../../core/log'
 import { CONNECTORS } from '../../../core/copy'
 import { enqueue } from '../../../jobs/registry'
+import { transition } from '../../../core/state-machine'
+import { connectionStatus } from '../../../core/states'
 import { adapterFor } from './adapters'
 import { NotSupported } from './adapters/contract'
 import { providerSpec } from './providers'
@@ -254,9 +256,9 @@ export async function disconnectConnection(ctx: Ctx, id: string): Promise<Connec
   const c = await manageable(ctx, id)
   assertActive(c)
   const updated = await ctx.tdb.$transaction(async (tx) => {
-    const row = await tx.connection.update({
-      where: { id: c.id },
-      data: { status: 'disconnected', disconnectedAt: new Date(), secretsCiphertext: null, secretsKeyId: null, secretsUpdatedAt: new Date() },
+    // Guarded: of two concurrent disconnects one wins, the other is refused with invalid_transition (one audit row).
+    const row = await transition(tx, connectionStatus, 'disconnect', c, {
+      disconnectedAt: new Date(), secretsCiphertext: null, secretsKeyId: null, secretsUpdatedAt: new Date(),
     })
     await recordAudit(tx, {
       organizationId: c.organizationId, programId: c.programId, action: 'connection.disconnect', actor: actorOf(ctx),
