@@ -44,17 +44,8 @@ async function refusal(p: Promise<unknown>): Promise<DomainError> {
   return e as DomainError
 }
 
-const SAR_INPUTS = {
-  core_smarts: '[*:1]c1ccc(cc1)C(=O)N[*:2]',
-  compounds: [
-    { id: 'BZ-1', smiles: 'Cc1ccc(cc1)C(=O)NC', source: 'chembl_34', licence: 'CC BY-SA 3.0' },
-    { id: 'BZ-2', smiles: 'Clc1ccc(cc1)C(=O)NCC', source: 'eln:proj-7', licence: 'internal' },
-  ],
-  activities: [
-    { compound_id: 'BZ-1', target: 'KDR', endpoint: 'IC50', value: { value: 120, unit: 'nmol/L' }, source: 'chembl_34', licence: 'CC BY-SA 3.0', citation: 'chembl:1' },
-    { compound_id: 'BZ-2', target: 'KDR', endpoint: 'IC50', value: { value: 40, unit: 'nmol/L' }, source: 'eln:proj-7', licence: 'internal', citation: 'eln:2' },
-  ],
-}
+// Inputs of a skill that runs anywhere; the job runs whatever skill its tool_calls row names.
+const FIH_INPUTS = { route: 'oral', noael: [{ species: 'rat', dose: { value: 50, unit: 'mg/kg' }, citation: 'tox-report:rat#noael' }] }
 
 // Each applied machine: a row in a state that forbids `illegal`, and a row in a state that allows `legal`.
 const APPLIED = [
@@ -156,9 +147,9 @@ describe('state machines', () => {
     expect(await db().auditEvent.count({ where: { targetId: conn.id, action: 'connection.disconnect' } })).toBe(1)
   })
 
-  it('a class B skill job delivered twice at once records one result: the second delivery loses the guarded update', async () => {
+  it('a skill job delivered twice at once records one result: the second delivery loses the guarded update', async () => {
     const t = await createTenant(db(), 'Twice delivered')
-    const call = await toolCallIn(t, 'running', 'chem.sar_table_build', { inputs: SAR_INPUTS, citations: null })
+    const call = await toolCallIn(t, 'running', 'tox.fih_dose_projection', { inputs: FIH_INPUTS, citations: null })
     await Promise.all([runQueuedSkill(db(), call.id), runQueuedSkill(db(), call.id)])
     const row = await db().toolCall.findUniqueOrThrow({ where: { id: call.id } })
     expect(row.status).toBe('ok')
