@@ -11,6 +11,8 @@ import type { TenantTx } from '../../../core/db'
 import { assertCan, can } from '../../../core/session'
 import { log } from '../../../core/log'
 import { CONNECTORS } from '../../../core/copy'
+import { transition } from '../../../core/state-machine'
+import { connectionStatus } from '../../../core/states'
 import { adapterFor } from './adapters'
 import { NotSupported } from './adapters/contract'
 import { providerSpec } from './providers'
@@ -257,9 +259,9 @@ export const disconnectConnection = onId(command({
   async prepare(_ctx, _input, c) { assertActive(c) },
   audit: ['connection.disconnect'],
   async run(w, _input, c) {
-    const row = await w.tx.connection.update({
-      where: { id: c.id },
-      data: { status: 'disconnected', disconnectedAt: new Date(), secretsCiphertext: null, secretsKeyId: null, secretsUpdatedAt: new Date() },
+    // Guarded: of two concurrent disconnects one wins, the other is refused with invalid_transition (one audit row).
+    const row = await transition(w.tx, connectionStatus, 'disconnect', c, {
+      disconnectedAt: new Date(), secretsCiphertext: null, secretsKeyId: null, secretsUpdatedAt: new Date(),
     })
     await w.audit('connection.disconnect', { type: 'connection', id: c.id }, { provider_id: c.providerId })
     w.afterCommit(() => adapterFor(c.providerId)?.disconnect({ connection: c }).catch(() => {}))

@@ -5,12 +5,14 @@ import { z } from 'zod'
 import { InvalidInput } from '../../../core/errors'
 import { publish } from '../../../core/pubsub'
 import type { DomainContext } from '../../../core/command'
+import { transitionAll } from '../../../core/state-machine'
+import { inboxItemStatus } from '../../../core/states'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 const UUID = z.string().uuid()
 
 export const INBOX_KINDS = ['decision', 'signature', 'question', 'handoff', 'mention', 'information', 'stage'] as const
-export const INBOX_STATUSES = ['open', 'snoozed', 'done', 'dismissed', 'expired'] as const
+export const INBOX_STATUSES = inboxItemStatus.states
 
 export interface Page<T> { items: T[]; endCursor: string | null; hasNextPage: boolean }
 
@@ -76,16 +78,11 @@ export async function fileInboxItem(anyTx: AnyTx, input: FileInboxItem): Promise
  */
 export async function sweepInbox(db: Db, now = new Date()) {
   return db.$transaction(async (tx) => {
-    const expired = await tx.$queryRaw<{ id: string; user_id: string; organization_id: string }[]>`
-      UPDATE inbox_items SET status = 'expired', updated_at = ${now}
-      WHERE status IN ('open', 'snoozed') AND due_at IS NOT NULL AND due_at <= ${now}
-      RETURNING id, user_id, organization_id`
-    const reopened = await tx.$queryRaw<{ id: string; user_id: string; organization_id: string }[]>`
-      UPDATE inbox_items SET status = 'open', snoozed_until = NULL, updated_at = ${now}
-      WHERE status = 'snoozed' AND snoozed_until IS NOT NULL AND snoozed_until <= ${now}
-      RETURNING id, user_id, organization_id`
+    // Every organisation's items (a system sweep); the from-states come from the declaration.
+    const expired = await transitionAll(tx, inboxItemStatus, 'expire', { dueAt: { not: null, lte: now } }, { updatedAt: now })
+    const reopened = await transitionAll(tx, inboxItemStatus, 'wake', { snoozedUntil: { not: null, lte: now } }, { snoozedUntil: null, updatedAt: now })
     for (const r of [...expired, ...reopened]) {
-      await publish(tx, 'inbox_changed', { id: r.id, userId: r.user_id, organizationId: r.organization_id })
+      await publish(tx, 'inbox_changed', { id: r.id, userId: r.userId, organizationId: r.organizationId })
     }
     return { expired: expired.length, reopened: reopened.length }
   })

@@ -9,6 +9,8 @@ import {
 import { command, type DomainContext } from '../../../core/command'
 import type { PermissionKey } from '../../../core/permissions'
 import { env } from '../../../core/env'
+import { transition } from '../../../core/state-machine'
+import { toolCallStatus } from '../../../core/states'
 import {
   executeSkill, getSkill, isSkillInputError, listSkills, outputViolations, skillClassOf, skillPermission,
   skillResultJson, MAX_SKILL_RUNS_PER_TURN, type SkillResult,
@@ -41,14 +43,15 @@ async function recordRun(anyTx: AnyTx, ctx: { organizationId: string; programId:
     },
   })
   const data = {
-    status: 'ok', checkLogicVersion: result.check_logic_version, inputsHash: result.inputs_hash,
+    checkLogicVersion: result.check_logic_version, inputsHash: result.inputs_hash,
     resultArtifactId: artifact.id, outputViolations: outputViolations(result),
   }
+  // A queued call leaves running only once (a second delivery of the job loses the guarded update and rolls back).
   const toolCall = 'toolCallId' in call
-    ? await tx.toolCall.update({ where: { id: call.toolCallId }, data })
+    ? await transition(tx, toolCallStatus, 'complete', { id: call.toolCallId, organizationId: ctx.organizationId }, data)
     : await tx.toolCall.create({
       data: { organizationId: ctx.organizationId, programId: ctx.programId, userId: ctx.userId, tool: result.skill_key,
-        arguments: call.args, ...data },
+        arguments: call.args, status: 'ok', ...data },
     })
   return { artifact, toolCall }
 }
@@ -134,12 +137,18 @@ export async function runQueuedSkill(db: Db, toolCallId: string, timeoutMs = CLA
     ])
   } catch (e) {
     const refused = isSkillInputError(e)
-    await db.toolCall.update({
-      where: { id: toolCallId },
-      data: { status: refused ? 'refused' : 'failed', outputViolations: refused ? [{ code: e.code, field: e.field, message: e.message }] : [{ code: 'skill_failed', message: (e as Error).message }] },
-    })
+    await transition(db, toolCallStatus, refused ? 'refuse' : 'fail', { id: toolCallId, organizationId: call.organizationId }, {
+      outputViolations: refused ? [{ code: e.code, field: e.field, message: e.message }] : [{ code: 'skill_failed', message: (e as Error).message }],
+    }).catch(answeredMeanwhile)
     if (!refused) throw e
     return
   }
   await db.$transaction((tx) => recordRun(tx, { organizationId: call.organizationId, programId: call.programId!, userId: call.userId! }, result, { toolCallId }))
+    .catch(answeredMeanwhile)
+}
+
+/** Another delivery of the same job answered the call first: its answer stands (delivery is at least once). */
+function answeredMeanwhile(e: unknown) {
+  if (e instanceof DomainError && e.code === 'invalid_transition') return
+  throw e
 }

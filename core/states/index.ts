@@ -1,0 +1,19 @@
+// Owns the list of every declared state machine, in the order the README shows them.
+import type { Machine } from '../state-machine'
+import { connectionStatus, launchIdLifecycle, sopLifecycle, webhookOutcome } from './connectors'
+import { memoryRecordStatus } from './memory'
+import { agentRunStatus, toolCallStatus } from './runs'
+import { delegationStatus, handoffStatus, inboxItemStatus, proposalStatus, skillStatus, stageGateStatus, twinStatus } from './twins'
+
+export * from './connectors'
+export * from './memory'
+export * from './runs'
+export * from './twins'
+
+export const MACHINES: readonly Machine[] = [
+  // Applied: a status column with a database enum, changed only through transition()/transitionAll().
+  connectionStatus, inboxItemStatus, agentRunStatus, toolCallStatus,
+  // Declared for the tables later releases add (or derived from other columns).
+  twinStatus, handoffStatus, delegationStatus, stageGateStatus, proposalStatus, skillStatus,
+  memoryRecordStatus, sopLifecycle, webhookOutcome, launchIdLifecycle,
+] as readonly Machine[]
