@@ -56,17 +56,20 @@ async function main() {
     const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })
     running.push({ name: 'worker', stop: () => worker.stop() })
 
-    const token = await mintDevToken(seed.users.program_owner)
+    // A token is printed only where this service mints them: never in production, never beside an identity provider.
+    const devTokens = e.NODE_ENV !== 'production' && !e.AUTH_JWKS_URL
     console.log([
       '',
       'Evidence workspace is running (illustrative demo data).',
       ...services.urls.map(([name, url]) => `  ${name.padEnd(22)} ${url}`),
       `  ${'database'.padEnd(22)} ${database.embedded ? `embedded PostgreSQL on port ${e.EMBEDDED_PG_PORT}, data in ${e.DATA_DIR}/postgres` : 'DATABASE_URL'}`,
       '',
-      `Development token for ${seed.users.program_owner.email} (program owner; valid 12 h):`,
-      token,
-      '',
-      'Other users: npm run token -- --user <email>   Stop: Ctrl-C',
+      ...(devTokens ? [
+        `Development token for ${seed.users.program_owner.email} (program owner; valid 12 h):`,
+        await mintDevToken(seed.users.program_owner),
+        '',
+        'Other users: npm run token -- --user <email>   Stop: Ctrl-C',
+      ] : ['Tokens come from your identity provider (AUTH_JWKS_URL).   Stop: Ctrl-C']),
       '',
     ].join('\n'))
   } catch (err) {
