@@ -2,6 +2,7 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
+import { parseAllowList } from './egress'
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -41,6 +42,10 @@ const EnvSchema = z.object({
   FAKE_NOTEBOOK_PORT: port(8190),
   /** Per attempt, for calls to the notebook vendor (token, entries, canvases). */
   NOTEBOOK_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Addresses connections may reach despite being private or reserved (core/egress.ts); unset = the mode's default. */
+  EGRESS_ALLOW: z.string().optional().superRefine((v, ctx) => {
+    for (const problem of v === undefined ? [] : parseAllowList(v).problems) ctx.addIssue({ code: 'custom', message: problem })
+  }),
   FAKE_QMS_PORT: port(8191),
   FAKE_LITERATURE_PORT: port(8192),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import type { Connection } from '../../../generated/prisma/client'
 import type { GraphQLContext } from '../../shared/context'
 import { DomainError, parseInput, NotFoundError } from '../../../core/errors'
+import { assertEgressUrl } from '../../../core/egress'
 import { assertCan, can } from '../../../core/session'
 import { recordAudit } from '../../../core/audit'
 import { log } from '../../../core/log'
@@ -93,6 +94,7 @@ export async function listConnections(ctx: Ctx, programId: string): Promise<Conn
 export async function createConnection(ctx: Ctx, input: z.input<typeof CreateConnectionInput>): Promise<Connection> {
   const data = parseInput(CreateConnectionInput, input)
   assertCan(ctx.session, MANAGE, data.programId)
+  assertEgressUrl(data.baseUrl, 'baseUrl')
   const spec = providerSpec(data.providerId)
   const adapter = adapterFor(data.providerId)
   if (!spec || !adapter) throw new DomainError('unknown_provider', `Provider ${data.providerId} is not in the registry.`, { field: 'providerId', status: 422 })
@@ -138,6 +140,7 @@ export async function createConnection(ctx: Ctx, input: z.input<typeof CreateCon
 export async function updateConnection(ctx: Ctx, id: string, input: z.input<typeof UpdateConnectionInput>): Promise<Connection> {
   const data = parseInput(UpdateConnectionInput, input)
   const c = await manageable(ctx, id)
+  assertEgressUrl(data.baseUrl, 'baseUrl')
   assertActive(c)
   const changes: Record<string, unknown> = {}
   const details: Record<string, { from: unknown; to: unknown }> = {}
