@@ -1,7 +1,7 @@
 // npm start: the whole service in one process for the demo: PostgreSQL (embedded unless DATABASE_URL), migrations,
 // the illustrative seed, the fake vendors, the three subgraphs, the gateway and the worker. Ctrl-C stops it all.
 import { parseEnv, setEnv, EnvError, type Env } from './core/env'
-import { resolveDatabaseUrl } from './core/postgres'
+import { EmbeddedPostgresUnavailable, resolveDatabaseUrl } from './core/postgres'
 import { createPrisma } from './core/db'
 import { deployMigrations } from './prisma/migrate'
 import { migrateWorkerSchema, startWorker } from './jobs/worker'
@@ -73,7 +73,8 @@ async function main() {
       '',
     ].join('\n'))
   } catch (err) {
-    log.error('startup.failed', { error: err })
+    if (err instanceof EmbeddedPostgresUnavailable) console.error(err.message) // one sentence that says what to do
+    else log.error('startup.failed', { error: err })
     await shutdown('startup-failure')
     process.exit(1)
   }
