@@ -43,19 +43,16 @@ export interface AllowList { ranges: net.BlockList; hosts: Set<string> }
 
 const stripBrackets = (host: string) => host.replace(/^\[(.*)\]$/, '$1').toLowerCase()
 
-/** The IPv4 address an IPv4-mapped IPv6 address (::ffff:a.b.c.d or ::ffff:7f00:1) stands for, else the address. */
+/** The IPv4 address an IPv4-mapped IPv6 address (::ffff:a.b.c.d, in any spelling) stands for, else the address. */
 function unmapped(address: string): { address: string; type: 'ipv4' | 'ipv6' } {
   if (net.isIPv4(address)) return { address, type: 'ipv4' }
-  const m = /^(?:0*:)*?:?0*:?ffff:(.+)$/i.exec(address)
-  if (m && net.isIPv6(address)) {
-    if (net.isIPv4(m[1])) return { address: m[1], type: 'ipv4' }
-    const hex = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(m[1])
-    if (hex) {
-      const [hi, lo] = [parseInt(hex[1], 16), parseInt(hex[2], 16)]
-      return { address: `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, type: 'ipv4' }
-    }
-  }
-  return { address, type: 'ipv6' }
+  if (!net.isIPv6(address)) return { address, type: 'ipv6' }
+  // The URL parser writes every IPv6 address in one canonical form: ::ffff:7f00:1 for all spellings of ::ffff:127.0.0.1.
+  const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1)
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical)
+  if (!hex) return { address: canonical, type: 'ipv6' }
+  const [hi, lo] = [parseInt(hex[1], 16), parseInt(hex[2], 16)]
+  return { address: `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, type: 'ipv4' }
 }
 
 /** Parses EGRESS_ALLOW; returns the problems instead of throwing (the environment lists them with the others). */
@@ -94,6 +91,7 @@ export function allowList(): AllowList {
 export function addressAllowed(address: string, allow = allowList()): boolean {
   const a = unmapped(stripBrackets(address))
   if (allow.ranges.check(a.address, a.type)) return true
+  if (a.type === 'ipv6' && a.address.startsWith('::ffff:')) return false // a mapped form unmapped() could not read
   return !refused.check(a.address, a.type)
 }
 

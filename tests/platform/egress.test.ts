@@ -148,5 +148,11 @@ describe('the egress allow-list setting', () => {
     expect(addressAllowed('192.168.4.8', allow)).toBe(false)
     expect(addressAllowed('93.184.215.14', allow)).toBe(true) // public addresses need no entry
     expect(addressAllowed('64:ff9b::7f00:1', allow)).toBe(false) // NAT64 form of 127.0.0.1
+    const none = parseAllowList('').allow
+    for (const a of ['0:0:0:0:0:ffff:a9fe:a9fe', '::FFFF:169.254.169.254', '::7f00:1', '::', 'fe80::1%eth0'.split('%')[0], '100.64.0.1', '224.0.0.1']) {
+      expect([a, addressAllowed(a, none)]).toEqual([a, false])
+    }
+    expect(addressAllowed('::ffff:93.184.215.14', none)).toBe(true)
+    expect(addressAllowed('2606:2800:21f:cb07:6820:80da:af6b:8b2c', none)).toBe(true)
   })
 })
