@@ -1,7 +1,7 @@
 // npm start: the whole service in one process for the demo: PostgreSQL (embedded unless DATABASE_URL), migrations,
 // the illustrative seed, the fake vendors, the three subgraphs, the gateway and the worker. Ctrl-C stops it all.
 import { parseEnv, setEnv, EnvError, type Env } from './core/env'
-import { resolveDatabaseUrl } from './core/postgres'
+import { EmbeddedPostgresUnavailable, resolveDatabaseUrl } from './core/postgres'
 import { createPrisma } from './core/db'
 import { deployMigrations } from './prisma/migrate'
 import { migrateWorkerSchema, startWorker } from './jobs/worker'
@@ -56,21 +56,25 @@ async function main() {
     const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })
     running.push({ name: 'worker', stop: () => worker.stop() })
 
-    const token = await mintDevToken(seed.users.program_owner)
+    // A token is printed only where this service mints them: never in production, never beside an identity provider.
+    const devTokens = e.NODE_ENV !== 'production' && !e.AUTH_JWKS_URL
     console.log([
       '',
       'Evidence workspace is running (illustrative demo data).',
       ...services.urls.map(([name, url]) => `  ${name.padEnd(22)} ${url}`),
       `  ${'database'.padEnd(22)} ${database.embedded ? `embedded PostgreSQL on port ${e.EMBEDDED_PG_PORT}, data in ${e.DATA_DIR}/postgres` : 'DATABASE_URL'}`,
       '',
-      `Development token for ${seed.users.program_owner.email} (program owner; valid 12 h):`,
-      token,
-      '',
-      'Other users: npm run token -- --user <email>   Stop: Ctrl-C',
+      ...(devTokens ? [
+        `Development token for ${seed.users.program_owner.email} (program owner; valid 12 h):`,
+        await mintDevToken(seed.users.program_owner),
+        '',
+        'Other users: npm run token -- --user <email>   Stop: Ctrl-C',
+      ] : ['Tokens come from your identity provider (AUTH_JWKS_URL).   Stop: Ctrl-C']),
       '',
     ].join('\n'))
   } catch (err) {
-    log.error('startup.failed', { error: err })
+    if (err instanceof EmbeddedPostgresUnavailable) console.error(err.message) // one sentence that says what to do
+    else log.error('startup.failed', { error: err })
     await shutdown('startup-failure')
     process.exit(1)
   }

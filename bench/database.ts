@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { freePort, startEmbeddedPostgres, withDatabase } from '../core/postgres'
+import { freePort, removeEmbeddedData, startEmbeddedPostgres, withDatabase } from '../core/postgres'
 
 import { deployMigrations } from '../prisma/migrate'
 import { migrateWorkerSchema } from '../jobs/worker'
@@ -30,6 +30,7 @@ export async function provisionBenchDatabase(label: string): Promise<BenchDataba
       await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => a.end())
     }
     await stopServer()
+    await removeEmbeddedData(path.join(dataDir, 'pg')) // as root the server's data may live outside dataDir
     await fsp.rm(dataDir, { recursive: true, force: true })
   }
   try {

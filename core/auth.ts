@@ -40,7 +40,11 @@ let devKeys: Promise<KeyPair> | undefined
 let gatewayKeys: Promise<KeyPair> | undefined
 let remoteJwks: ReturnType<typeof jose.createRemoteJWKSet> | undefined
 
-export const devKeyPair = () => (devKeys ??= loadOrCreateKeyPair(path.join(env().DATA_DIR, 'keys', 'dev-auth.jwk.json')))
+/** The development key pair; never in production, where callers' tokens come only from AUTH_JWKS_URL. */
+export const devKeyPair = () => {
+  if (env().NODE_ENV === 'production') return Promise.reject(new Error('The development key pair is not used in production: set AUTH_JWKS_URL.'))
+  return (devKeys ??= loadOrCreateKeyPair(path.join(env().DATA_DIR, 'keys', 'dev-auth.jwk.json')))
+}
 const gatewayKeyPair = () => (gatewayKeys ??= loadOrCreateKeyPair(path.join(env().DATA_DIR, 'keys', 'gateway-internal.jwk.json')))
 
 /** Forget cached keys (tests point DATA_DIR elsewhere). */

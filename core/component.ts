@@ -1,7 +1,7 @@
 // Owns running one component as its own process (production): environment, database, signals, ordered stop.
 // Migrations are a release step here (`npm run migrate -- deploy`), not something each replica does on start.
 import { parseEnv, setEnv, EnvError, type Env } from './env'
-import { resolveDatabaseUrl } from './postgres'
+import { EmbeddedPostgresUnavailable, resolveDatabaseUrl } from './postgres'
 import { createPrisma, type Db } from './db'
 import { log, markShuttingDown } from './log'
 
@@ -15,7 +15,11 @@ export async function runComponent(name: string, start: (ctx: ComponentContext) 
     process.exit(1)
   }
   setEnv(e)
-  const database = await resolveDatabaseUrl()
+  const database = await resolveDatabaseUrl().catch((err) => {
+    if (!(err instanceof EmbeddedPostgresUnavailable)) throw err
+    console.error(err.message) // one sentence that says what to do
+    process.exit(1)
+  })
   const db = createPrisma(database.url)
   let running: RunningComponent | undefined
   let stopping = false

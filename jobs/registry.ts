@@ -2,19 +2,32 @@
 import { z } from 'zod'
 import { asTx, type AnyTx } from '../core/db'
 
+/**
+ * graphile-worker adds `_cron: { ts, backfilled }` to the payload of every job its crontab schedules (jobs/crontab).
+ * Tasks the crontab runs accept that field and drop it, so their payload schemas stay strict about everything else.
+ */
+const CronStamp = z.object({ ts: z.string().or(z.date()), backfilled: z.boolean().optional() }).strict()
+function cronTask<S extends z.ZodRawShape>(shape: S) {
+  return z.object({ ...shape, _cron: CronStamp.optional() }).strict()
+    .transform((stamped) => {
+      const { _cron: _stamp, ...payload } = stamped as Record<string, unknown>
+      return payload as z.output<z.ZodObject<S, z.core.$strict>>
+    })
+}
+
 export const TaskPayloads = {
-  deliver_email: z.object({ outboxId: z.string().uuid().optional() }).strict(),
-  inbox_expire: z.object({}).strict(),
+  deliver_email: cronTask({ outboxId: z.string().uuid().optional() }),
+  inbox_expire: cronTask({}),
   skill_library_job: z.object({ toolCallId: z.string().uuid() }).strict(),
   notebook_process_delivery: z.object({ deliveryId: z.string().uuid() }).strict(),
   connector_drain_deliveries: z.object({ connectionId: z.string().uuid() }).strict(),
   connector_sync: z.object({ connectionId: z.string().uuid(), mode: z.enum(['full', 'incremental']) }).strict(),
-  launch_ids_sweep: z.object({}).strict(),
-  webhook_retention: z.object({}).strict(),
+  launch_ids_sweep: cronTask({}),
+  webhook_retention: cronTask({}),
 } as const
 
 export type TaskName = keyof typeof TaskPayloads
-export type TaskPayload<T extends TaskName> = z.infer<(typeof TaskPayloads)[T]>
+export type TaskPayload<T extends TaskName> = z.output<(typeof TaskPayloads)[T]>
 
 export interface EnqueueOptions {
   runAt?: Date

@@ -19,7 +19,7 @@ import { WorkerLease, recoverJobsOfGoneWorkers } from './leases'
 
 export interface WorkerDeps { db: Db; databaseUrl: string }
 
-const CRONTAB = path.join(path.dirname(fileURLToPath(import.meta.url)), 'crontab')
+export const CRONTAB = path.join(path.dirname(fileURLToPath(import.meta.url)), 'crontab')
 
 /** Task name = file name under jobs/tasks; each task asserts its payload before calling domain code. */
 export function createTaskList(deps: WorkerDeps): TaskList {

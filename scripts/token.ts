@@ -1,12 +1,16 @@
 // npm run token -- --user <email> [--ttl 12h]: prints a development bearer token for a seeded user.
 import { parseArgs } from 'node:util'
-import { parseEnv, setEnv, EnvError } from '../core/env'
+import { env, parseEnv, setEnv, EnvError } from '../core/env'
 import { resolveDatabaseUrl } from '../core/postgres'
 import { createPrisma } from '../core/db'
 import { mintDevToken } from '../core/auth'
 
 const { values } = parseArgs({ options: { user: { type: 'string' }, ttl: { type: 'string', default: '12h' } } })
 try { setEnv(parseEnv()) } catch (e) { console.error((e as EnvError).message); process.exit(1) }
+if (env().NODE_ENV === 'production' || env().AUTH_JWKS_URL) {
+  console.error('No development tokens here: with AUTH_JWKS_URL set (always in production), tokens come from your identity provider.')
+  process.exit(1)
+}
 if (!values.user) {
   console.error('Usage: npm run token -- --user <email>   (for example owner@illustrative.example)')
   process.exit(2)

@@ -1,11 +1,15 @@
 // Proves every fixed phrase in core/copy.ts is the documents' own wording, and that each formatter fills its template.
-import { readFileSync, readdirSync } from 'node:fs'
+// The specification documents live beside the checkout (../shared/spec), not in the repository: a clone on its own
+// runs everything else and reports the comparisons with the documents as skipped, saying why.
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import * as copy from '../core/copy'
+import { ROOT_DIR } from '../core/env'
 
-const SPEC_DIR = path.resolve(process.cwd(), '../shared/spec')
-const documents = readdirSync(SPEC_DIR)
+const SPEC_DIR = path.resolve(ROOT_DIR, '../shared/spec')
+const NO_SPEC = !existsSync(SPEC_DIR)
+const documents = NO_SPEC ? [] : readdirSync(SPEC_DIR)
   .filter((f) => /^\d{3}_.*\.txt$/.test(f))
   .map((f) => ({ file: f, text: readFileSync(path.join(SPEC_DIR, f), 'utf8') }))
 
@@ -21,12 +25,14 @@ const ALL = Object.entries(copy)
   .flatMap(([name, v]) => phrases(v, name))
 
 describe('fixed phrases', () => {
-  it('reads the three specification documents', () => {
-    expect(documents.map((d) => d.file.slice(0, 3))).toEqual(['000', '001', '002'])
-  })
-
   it('holds a substantial set of phrases', () => {
     expect(ALL.length).toBeGreaterThan(50)
+  })
+})
+
+describe.skipIf(NO_SPEC)(`fixed phrases against the specification documents${NO_SPEC ? ` (skipped: ${SPEC_DIR} is not beside this checkout)` : ''}`, () => {
+  it('reads the three specification documents', () => {
+    expect(documents.map((d) => d.file.slice(0, 3))).toEqual(['000', '001', '002'])
   })
 
   it.each(ALL)('writes %s exactly as a document does', (_where, phrase) => {

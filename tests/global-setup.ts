@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import pg from 'pg'
 import type { TestProject } from 'vitest/node'
 import { parseEnv, setEnv, ROOT_DIR } from '../core/env'
-import { freePort, startEmbeddedPostgres, withDatabase, type DatabaseHandle } from '../core/postgres'
+import { freePort, removeEmbeddedData, startEmbeddedPostgres, withDatabase, type DatabaseHandle } from '../core/postgres'
 import { deployMigrations } from '../prisma/migrate'
 import { migrateWorkerSchema } from '../jobs/worker'
 
@@ -45,7 +45,7 @@ export default async function setup(project: TestProject) {
       const pid = Number(stale.split('-')[1])
       let alive = false
       try { process.kill(pid, 0); alive = true } catch { /* gone */ }
-      if (!alive) await fs.rm(path.join(base, stale), { recursive: true, force: true })
+      if (!alive) await removeEmbeddedData(path.join(base, stale))
     }
     dataDir = path.join(base, `run-${process.pid}`)
     handle = await startEmbeddedPostgres({ dataDir, port: await freePort() })
@@ -73,6 +73,6 @@ export default async function setup(project: TestProject) {
   project.provide('templateDatabase', template)
   return async function teardown() {
     await handle?.stop()
-    if (dataDir) await fs.rm(dataDir, { recursive: true, force: true })
+    if (dataDir) await removeEmbeddedData(dataDir)
   }
 }

@@ -77,6 +77,9 @@ export const ERROR_CATALOGUE = {
     source: { type: 'String', description: 'The source whose budget is exhausted.' },
     retryAfterSeconds: { type: 'Int', description: 'When to try again, in seconds.' },
   }),
+  egress_refused: s('EgressRefused', 422, 'ours', 'The address is private or reserved, which connections may not reach.', {
+    host: { type: 'String', description: 'The host name or address that was refused.' },
+  }),
   VendorUnavailable: s('VendorUnavailable', 503, 'ours', 'The vendor is unavailable.', {
     source: { type: 'String' },
     reason: { type: 'String', description: 'server_error, timeout or network' },

@@ -1,19 +1,22 @@
 import { describe, expect, it } from 'vitest'
+import { spawn } from 'node:child_process'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { freePort, startEmbeddedPostgres } from '../../core/postgres'
+import { ROOT_DIR } from '../../core/env'
+import { freePort, removeEmbeddedData, startEmbeddedPostgres } from '../../core/postgres'
 
 const ping = async (url: string) => {
   const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 })
   try { await c.connect(); return (await c.query('SELECT 1 AS ok')).rows[0].ok === 1 } catch { return false } finally { await c.end().catch(() => {}) }
 }
+const isRoot = process.getuid?.() === 0
 
 describe('embedded PostgreSQL', () => {
   it('creates the data folder on first start, shares a running server with a second start, and stops only with its owner', async () => {
+    // mkdtemp makes a mode-700 folder: as root, the server user cannot enter it, and start-up still works.
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ew-embedded-'))
-    await fs.chmod(dataDir, 0o755) // initdb runs as the 'postgres' user when we are root
     const port = await freePort()
     try {
       const first = await startEmbeddedPostgres({ dataDir, port })
@@ -28,7 +31,36 @@ describe('embedded PostgreSQL', () => {
       expect(await ping(again.url)).toBe(true)
       await again.stop()
     } finally {
-      await fs.rm(dataDir, { recursive: true, force: true })
+      await removeEmbeddedData(dataDir)
     }
   }, 60_000)
+
+  it.skipIf(!isRoot)(`as root, migrates a checkout that sits inside a mode-700 folder with the embedded default${isRoot ? '' : ' (skipped: needs root)'}`, async () => {
+    const outer = await fs.mkdtemp(path.join(os.tmpdir(), 'ew-root-clone-'))
+    await fs.chmod(outer, 0o700)
+    const checkout = path.join(outer, 'checkout')
+    try {
+      await fs.cp(ROOT_DIR, checkout, { recursive: true, filter: (src) => !/\/(node_modules|\.git|\.data)$/.test(src) })
+      await fs.symlink(await fs.realpath(path.join(ROOT_DIR, 'node_modules')), path.join(checkout, 'node_modules'))
+      const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|DATA_DIR|NODE_ENV|VITEST)/.test(k)))
+      const child = spawn(process.execPath, ['--import', 'tsx', 'prisma/migrate.ts', 'deploy'], {
+        cwd: checkout, env: { ...clean, EMBEDDED_PG_PORT: String(await freePort()), LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let output = ''
+      child.stdout.on('data', (c) => (output += c))
+      child.stderr.on('data', (c) => (output += c))
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+      expect(output).not.toContain('EACCES')
+      expect(output).toContain('Applied:')
+      expect(code).toBe(0)
+      // The server ran as the unprivileged user from a place it can reach; the checkout's DATA_DIR points at it.
+      const data = await fs.realpath(path.join(checkout, '.data', 'postgres'))
+      const st = await fs.stat(data)
+      expect(st.uid).not.toBe(0)
+      expect(await fs.stat(path.join(data, 'PG_VERSION'))).toBeTruthy()
+    } finally {
+      await removeEmbeddedData(path.join(checkout, '.data'))
+      await fs.rm(outer, { recursive: true, force: true })
+    }
+  }, 180_000)
 })

@@ -8,6 +8,7 @@ import {
 } from '../../../core/errors'
 import { command, onId, type DomainContext } from '../../../core/command'
 import type { TenantTx } from '../../../core/db'
+import { assertEgressUrl } from '../../../core/egress'
 import { assertCan, can } from '../../../core/session'
 import { log } from '../../../core/log'
 import { CONNECTORS } from '../../../core/copy'
@@ -114,6 +115,7 @@ export const createConnection = command({
   program: (input) => input.programId,
   errors: [UnknownProvider, ConsentRequired, ScopeRulesRequired, ConnectionExists, UnsupportedApiVersion, NotSupportedError, NotFoundError],
   async prepare(ctx, data) {
+    assertEgressUrl(data.baseUrl, 'baseUrl')
     const spec = providerSpec(data.providerId)
     const adapter = adapterFor(data.providerId)
     if (!spec || !adapter) throw new UnknownProvider(`Provider ${data.providerId} is not in the registry.`, { field: 'providerId' })
@@ -155,6 +157,7 @@ export const updateConnection = onId(command({
   errors: [ConnectionDisconnected, ScopeRulesRequired, ReasonRequired],
   audit: ['connection.update', 'connection.api_version_change'],
   async run(w, data, c) {
+    assertEgressUrl(data.baseUrl, 'baseUrl')
     assertActive(c)
     const changes: Record<string, unknown> = {}
     const details: Record<string, { from: unknown; to: unknown }> = {}

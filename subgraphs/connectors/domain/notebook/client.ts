@@ -17,6 +17,7 @@ import { PROVIDER_ID, type NotebookEntry } from './canonical'
 import {
   VendorError as NotebookError, RateLimited, VendorUnavailable, VendorAuthFailed, VendorNotFound, VendorRequestRejected, VendorResponseInvalid, AttachmentTooLarge,
 } from '../adapters/errors'
+import { egressAgents, egressRefusal } from '../../../../core/egress'
 
 export const TOKEN_REFRESH_AFTER_MS = 12 * 60 * 1000
 export const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024
@@ -308,6 +309,7 @@ export class NotebookClient {
   /** Streams the bytes, stopping as soon as more than `announced` arrive (never buffers more than the metadata said). */
   private async download(url: URL, bearer: string | null, fileId: string, announced: number): Promise<Buffer | 'unauthorized'> {
     const stream = got.stream(url, {
+      agent: egressAgents(), // private and reserved addresses are refused at connect time (core/egress.ts)
       headers: bearer ? { authorization: `Bearer ${bearer}` } : {},
       throwHttpErrors: false,
       retry: { limit: 0 },
@@ -352,7 +354,7 @@ export class NotebookClient {
     } catch (err) {
       stream.destroy()
       if (err instanceof NotebookError) throw err
-      throw this.transportError(err)
+      throw egressRefusal(err) ?? this.transportError(err)
     }
   }
 
@@ -422,6 +424,7 @@ export class NotebookClient {
       await this.o.beforeRequest?.()
       try {
         const res = await got(url, {
+          agent: egressAgents(), // private and reserved addresses are refused at connect time (core/egress.ts)
           method,
           headers,
           searchParams,
@@ -443,6 +446,8 @@ export class NotebookClient {
         return answer
       } catch (err) {
         if (err instanceof NotebookError) throw err
+        const refused = egressRefusal(err)
+        if (refused) throw refused // not retried: the policy answers the same every time
         last = this.transportError(err)
       }
     }

@@ -11,6 +11,7 @@
 // A failed fetch is not retried for `failureBackoffMs` (10 s) either, so a JWKS outage is not hammered.
 import { createPublicKey, verify as cryptoVerify, type JsonWebKey, type KeyObject } from 'node:crypto'
 import got from 'got'
+import { egressAgents } from '../../../../core/egress'
 import { z } from 'zod'
 
 export const DEFAULT_TOLERANCE_SECONDS = 300
@@ -274,6 +275,7 @@ export class JwksCache implements KeySource {
         const doc = this.o.fetchJwks
           ? await this.o.fetchJwks(this.url)
           : await got(this.url, {
+              agent: egressAgents(), // the vendor base URL is user-configured: same egress policy (core/egress.ts)
               timeout: { request: this.o.timeoutMs },
               retry: { limit: this.o.retries, methods: ['GET'], backoffLimit: 2_000 },
               headers: { accept: 'application/json' },
