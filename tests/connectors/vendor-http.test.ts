@@ -9,6 +9,7 @@ import { readRateHeaders } from '../../subgraphs/connectors/domain/adapters/cont
 import { RateLimited, VendorAuthFailed, VendorError, VendorUnavailable } from '../../subgraphs/connectors/domain/adapters/errors'
 import { VendorHttpClient, type VendorHttpOptions } from '../../subgraphs/connectors/domain/adapters/http'
 import { DomainError } from '../../core/errors'
+import { caught } from '../notebook/helpers'
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void
 
@@ -33,15 +34,6 @@ const token: Handler = json(200, { access_token: 'tok_illustrative', token_type:
 
 const client = (url: string, extra: Partial<VendorHttpOptions> = {}) =>
   new VendorHttpClient({ baseUrl: url, source: 'illustrative_source', retryBaseDelayMs: 5, ...extra })
-
-const caught = async (p: Promise<unknown>): Promise<Error> => {
-  try {
-    await p
-  } catch (err) {
-    return err as Error
-  }
-  throw new Error('expected a rejection')
-}
 
 describe('vendor HTTP client', () => {
   it('sends client credentials in the form body when the vendor wants them there, and caches the token', async () => {
