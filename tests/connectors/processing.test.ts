@@ -8,7 +8,8 @@ import { env, setEnv } from '../../core/env'
 import { CONNECTORS } from '../../core/copy'
 import { entryPayloadHash, externalVersion, targetRef, type NotebookEntry } from '../../subgraphs/connectors/domain/notebook/canonical'
 import { connectorRuntime } from '../../subgraphs/connectors/domain/runtime'
-import { runSync } from '../../subgraphs/connectors/domain/webhooks/process'
+import { processDelivery, runSync } from '../../subgraphs/connectors/domain/webhooks/process'
+import { coalesceDelivery } from '../../subgraphs/connectors/domain/adapters'
 import { reverseKeys } from '../notebook/helpers'
 import { entryUpdated, jobCount, makeJobsDue, sampleEntry, useNotebookStack, type ConnectedNotebook } from './helpers'
 import { gql } from '../helpers/stack'
@@ -177,6 +178,21 @@ describe('notebook processing', () => {
     const results = await Promise.all(sent.map(async (s) => (await delivery(s.deliveryId)).processingResult))
     expect(results.sort()).toEqual(['coalesced', 'coalesced', 'coalesced', 'coalesced', 'created'])
     expect(await db().source.count({ where: { connectionId: nb.connection.id } })).toBe(1)
+  })
+
+  it("settles a delivery that a later fetch already covered through the provider's coalescing hook, once", async () => {
+    const { send } = await setup('CoalesceHook')
+    const id = `etr_hook_${uid()}`
+    sampleEntry(fake, id)
+    const [first, second] = [await send(entryUpdated(id)), await send(entryUpdated(id))]
+    const [row1, row2] = [await delivery(first.deliveryId), await delivery(second.deliveryId)]
+    expect(await coalesceDelivery(db(), row2.id)).toBe(false) // nothing fetched yet: the full path is needed
+    expect(await processDelivery(db(), row1.id)).toEqual({ status: 'processed', result: 'created' })
+    const reads = fake.control.getStats().entryReads
+    expect(await coalesceDelivery(db(), row2.id)).toBe(true)
+    expect(await delivery(second.deliveryId)).toMatchObject({ processingResult: 'coalesced', lastError: null })
+    expect(await coalesceDelivery(db(), row2.id)).toBe(false)
+    expect(fake.control.getStats().entryReads).toBe(reads)
   })
 
   it('keeps a delivery through vendor 5xx answers and processes it once the vendor recovers', async () => {
