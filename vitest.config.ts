@@ -1,4 +1,5 @@
-// vitest: one graphql instance for ESM and CommonJS packages; real PostgreSQL through tests/global-setup.ts.
+// vitest: one graphql instance for ESM and CommonJS packages; real PostgreSQL through tests/global-setup.ts; every file
+// fails when it leaves a server, worker or database connection running (tests/setup/leak-guard.ts).
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
@@ -8,6 +9,7 @@ export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
     globalSetup: ['tests/global-setup.ts'],
+    setupFiles: ['tests/setup/leak-guard.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -1,29 +1,22 @@
 // The notebook canvas: the prompt rendered through the vendor's canvas API, a click that creates a one-time launch id
 // and offers 'Open in the service', opening it once through the gateway, expiry, and the sweeps of the daily jobs.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { useStack, gql } from '../helpers/stack'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { gql } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, type Tenant } from '../helpers/factories'
-import { startFakeNotebook, type FakeNotebook } from '../../fakes/notebook/server'
 import { CONNECTORS } from '../../core/copy'
 import { CHECK_BUTTON_ID } from '../../subgraphs/connectors/domain/notebook/adapter'
 import { launchUrlFor } from '../../subgraphs/connectors/domain/urls'
-import { connectNotebook, runWorkerOnce, sampleEntry, type ConnectedNotebook } from './helpers'
+import { sampleEntry, useNotebookStack, type ConnectedNotebook } from './helpers'
 
-const stack = useStack()
-let fake: FakeNotebook
+const { stack, fake, db, work, connect } = useNotebookStack()
 let tenant: Tenant
 let nb: ConnectedNotebook
 beforeAll(async () => {
-  fake = await startFakeNotebook()
-  tenant = await createTenant(stack.db.db, 'Canvas')
-  nb = await connectNotebook(stack.db.db, tenant, { fake })
+  tenant = await createTenant(db(), 'Canvas')
+  nb = await connect(tenant)
 })
-afterAll(async () => { await fake?.close() })
 
-const db = () => stack.db.db
-const work = () => runWorkerOnce(db(), stack.db.url)
-const send = (on: ConnectedNotebook, event: Record<string, unknown> & { type: string }) =>
-  fake.control.sendWebhook({ url: on.hookUrl(stack.current.gatewayUrl), appDefinitionId: on.app.appDefinitionId, event })
+const send = (on: ConnectedNotebook, event: Record<string, unknown> & { type: string }) => on.send(event)
 const OPEN = `mutation($id: ID!) { openLaunch(launchId: $id) { __typename
   ... on MutationOpenLaunchSuccess { target { launchId entryId entryName sourceSystem sourceId experimentId targetRef program { id name } } }
   ... on Error { code message } } }`

@@ -1,17 +1,13 @@
 // Connections over GraphQL through the gateway: onboarding (a) to (e), permissions, audit, api_version control, secrets
 // that never come back out, and organisation isolation of connections and what they have seen.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { useStack, gql } from '../helpers/stack'
+import { describe, expect, it } from 'vitest'
+import { gql } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, expectRowsExist, type Tenant } from '../helpers/factories'
-import { startFakeNotebook, type FakeNotebook } from '../../fakes/notebook/server'
 import { CONNECTORS } from '../../core/copy'
 import { getConnection, listConnections } from '../../subgraphs/connectors/domain/connections'
-import { connectNotebook, entryUpdated, ownerContext, runWorkerOnce, sampleEntry, FOLDER } from './helpers'
+import { connectNotebook, entryUpdated, ownerContext, runWorkerOnce, sampleEntry, useNotebookStack, FOLDER } from './helpers'
 
-const stack = useStack()
-let fake: FakeNotebook
-beforeAll(async () => { fake = await startFakeNotebook() })
-afterAll(async () => { await fake?.close() })
+const { stack, fake } = useNotebookStack()
 
 const db = () => stack.db.db
 const api = (query: string, variables: Record<string, unknown>, token: string) => gql(`${stack.current.gatewayUrl}/graphql`, query, variables, token)

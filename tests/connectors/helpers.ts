@@ -1,6 +1,7 @@
-// Test helpers for the connector suites: a fake notebook connected to a tenant's program through the domain functions,
-// webhook events, and a worker pass that runs what is due.
+// Test helpers for the connector suites: the one fixture for a connected notebook (a file's stack and fake notebook, and
+// tenants connected to it through the domain functions), webhook events, and a worker pass that runs what is due.
 import http from 'node:http'
+import { afterAll, beforeAll } from 'vitest'
 import { Logger, runOnce } from 'graphile-worker'
 import type { Db } from '../../core/db'
 import { loadSession } from '../../core/session'
@@ -10,24 +11,41 @@ import { sampleDays } from '../../fakes/notebook/entries'
 import { createContext } from '../../subgraphs/shared/context'
 import { createConnection, setConnectionCredentials } from '../../subgraphs/connectors/domain/connections'
 import type { Tenant } from '../helpers/factories'
+import { track } from '../helpers/resources'
+import { useStack } from '../helpers/stack'
 
 export const FOLDER = 'lib_illustrative_folder'
 
-export interface ConnectedNotebook {
+export type NotebookEvent = Record<string, unknown> & { type: string }
+export type SendOptions = Omit<Parameters<FakeNotebook['control']['sendWebhook']>[0], 'url' | 'appDefinitionId' | 'event'>
+
+export interface ConnectedNotebook extends AsyncDisposable {
   fake: FakeNotebook
   app: RegisteredApp
   connection: { id: string; organizationId: string; programId: string }
   /** The gateway (or connectors service) address of this connection's webhook. */
   hookUrl(base: string): string
+  /** The fake signs and sends a webhook of this app to the connection's hook through the gateway (needs `gatewayUrl`). */
+  send(event: NotebookEvent, options?: SendOptions): ReturnType<FakeNotebook['control']['sendWebhook']>
 }
 
 export async function ownerContext(db: Db, tenant: Tenant) {
   return createContext(db, await tenant.session('program_owner'), 'test')
 }
 
-/** A fake notebook on port 0 with one app, and an active eln_provider connection of the tenant's program to it. */
-export async function connectNotebook(db: Db, tenant: Tenant, opts: { fake?: FakeNotebook; projectIds?: string[]; secret?: string } = {}): Promise<ConnectedNotebook> {
-  const fake = opts.fake ?? (await startFakeNotebook())
+/** A fake notebook on port 0, tracked by the leak guard and closed with `await using`. */
+export async function startTestFakeNotebook(): Promise<FakeNotebook> {
+  const fake = await startFakeNotebook()
+  const close = fake.close // track replaces fake.close with its own
+  return track('a fake notebook', fake, close)
+}
+
+/**
+ * An app on the fake notebook and an active eln_provider connection of the tenant's program to it. Without `fake`, starts
+ * its own, which `await using` closes; with one, disposing leaves the shared fake running.
+ */
+export async function connectNotebook(db: Db, tenant: Tenant, opts: { fake?: FakeNotebook; projectIds?: string[]; secret?: string; gatewayUrl?: string } = {}): Promise<ConnectedNotebook> {
+  const fake = opts.fake ?? (await startTestFakeNotebook())
   const app = fake.control.registerApp({ client: { clientSecret: opts.secret } })
   const ctx = await ownerContext(db, tenant)
   const created = await createConnection(ctx, {
@@ -35,9 +53,40 @@ export async function connectNotebook(db: Db, tenant: Tenant, opts: { fake?: Fak
     scopeRules: { projectIds: opts.projectIds ?? [FOLDER] }, baseUrl: fake.url, appDefinitionId: app.appDefinitionId, consent: true,
   })
   await setConnectionCredentials(ctx, created.id, { clientId: app.clientId!, clientSecret: app.clientSecret! })
+  const hookUrl = (base: string) => `${base}/api/v1/hooks/eln_provider/${created.id}`
   return {
-    fake, app, connection: created,
-    hookUrl: (base: string) => `${base}/api/v1/hooks/eln_provider/${created.id}`,
+    fake, app, connection: created, hookUrl,
+    send(event, options = {}) {
+      if (!opts.gatewayUrl) throw new Error('connectNotebook: pass gatewayUrl to send webhooks')
+      return fake.control.sendWebhook({ url: hookUrl(opts.gatewayUrl), appDefinitionId: app.appDefinitionId, event, ...options })
+    },
+    [Symbol.asyncDispose]: async () => { if (!opts.fake) await fake.close() },
+  }
+}
+
+export interface NotebookStack {
+  /** The file's stack (`.current.gatewayUrl`, `.db.url`). */
+  stack: ReturnType<typeof useStack>
+  /** The file's fake notebook: the same object for the whole file, listening from beforeAll on. */
+  fake: FakeNotebook
+  db(): Db
+  /** Runs every job that is due now. */
+  work(): Promise<void>
+  /** Connects a tenant's program to the file's fake; its `send` goes through the gateway. */
+  connect(tenant: Tenant, opts?: { projectIds?: string[]; secret?: string }): Promise<ConnectedNotebook>
+}
+
+/** The fixture every connector suite starts from: a stack and one fake notebook for the file, closed after it. */
+export function useNotebookStack(): NotebookStack {
+  const stack = useStack()
+  const fake = {} as FakeNotebook
+  beforeAll(async () => { Object.assign(fake, await startTestFakeNotebook()) })
+  afterAll(async () => { await fake.close?.() })
+  const db = () => stack.db.db
+  return {
+    stack, fake, db,
+    work: () => runWorkerOnce(db(), stack.db.url),
+    connect: (tenant, opts = {}) => connectNotebook(db(), tenant, { ...opts, fake, gatewayUrl: stack.current.gatewayUrl }),
   }
 }
 

@@ -2,38 +2,28 @@
 // and becomes sources, documents, experiments and attachment metadata; full sync and webhook-driven updates agree;
 // vendor failures, budgets, 429s and token refresh never lose a delivery.
 import { createHash } from 'node:crypto'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { useStack } from '../helpers/stack'
+import { afterEach, describe, expect, it } from 'vitest'
 import { createTenant, type Tenant } from '../helpers/factories'
-import { startFakeNotebook, type FakeNotebook } from '../../fakes/notebook/server'
 import { env, setEnv } from '../../core/env'
 import { CONNECTORS } from '../../core/copy'
 import { entryPayloadHash, externalVersion, targetRef, type NotebookEntry } from '../../subgraphs/connectors/domain/notebook/canonical'
 import { connectorRuntime } from '../../subgraphs/connectors/domain/runtime'
-import { runSync } from '../../subgraphs/connectors/domain/webhooks/process'
+import { processDelivery, runSync } from '../../subgraphs/connectors/domain/webhooks/process'
+import { coalesceDelivery } from '../../subgraphs/connectors/domain/adapters'
 import { reverseKeys } from '../notebook/helpers'
-import { connectNotebook, entryUpdated, jobCount, makeJobsDue, runWorkerOnce, sampleEntry, type ConnectedNotebook } from './helpers'
+import { entryUpdated, jobCount, makeJobsDue, sampleEntry, useNotebookStack, type ConnectedNotebook } from './helpers'
 import { gql } from '../helpers/stack'
 
-const stack = useStack()
-let fake: FakeNotebook
-
-beforeAll(async () => { fake = await startFakeNotebook() })
-afterAll(async () => { await fake?.close() })
+const { stack, fake, db, work, connect } = useNotebookStack()
 afterEach(() => {
   fake.control.behave()
   connectorRuntime.setClock(Date.now)
 })
 
-const db = () => stack.db.db
-const work = () => runWorkerOnce(db(), stack.db.url)
-
 async function setup(name: string) {
   const tenant = await createTenant(db(), name)
-  const nb = await connectNotebook(db(), tenant, { fake })
-  const send = (event: Record<string, unknown> & { type: string }, options: Record<string, unknown> = {}) =>
-    fake.control.sendWebhook({ url: nb.hookUrl(stack.current.gatewayUrl), appDefinitionId: nb.app.appDefinitionId, event, ...options })
-  return { tenant, nb, send }
+  const nb = await connect(tenant)
+  return { tenant, nb, send: nb.send }
 }
 
 const uid = () => Math.random().toString(36).slice(2, 10)
@@ -188,6 +178,21 @@ describe('notebook processing', () => {
     const results = await Promise.all(sent.map(async (s) => (await delivery(s.deliveryId)).processingResult))
     expect(results.sort()).toEqual(['coalesced', 'coalesced', 'coalesced', 'coalesced', 'created'])
     expect(await db().source.count({ where: { connectionId: nb.connection.id } })).toBe(1)
+  })
+
+  it("settles a delivery that a later fetch already covered through the provider's coalescing hook, once", async () => {
+    const { send } = await setup('CoalesceHook')
+    const id = `etr_hook_${uid()}`
+    sampleEntry(fake, id)
+    const [first, second] = [await send(entryUpdated(id)), await send(entryUpdated(id))]
+    const [row1, row2] = [await delivery(first.deliveryId), await delivery(second.deliveryId)]
+    expect(await coalesceDelivery(db(), row2.id)).toBe(false) // nothing fetched yet: the full path is needed
+    expect(await processDelivery(db(), row1.id)).toEqual({ status: 'processed', result: 'created' })
+    const reads = fake.control.getStats().entryReads
+    expect(await coalesceDelivery(db(), row2.id)).toBe(true)
+    expect(await delivery(second.deliveryId)).toMatchObject({ processingResult: 'coalesced', lastError: null })
+    expect(await coalesceDelivery(db(), row2.id)).toBe(false)
+    expect(fake.control.getStats().entryReads).toBe(reads)
   })
 
   it('keeps a delivery through vendor 5xx answers and processes it once the vendor recovers', async () => {

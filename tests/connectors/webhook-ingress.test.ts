@@ -1,24 +1,19 @@
 // The webhook ingress through the real gateway: signed deliveries from the fake notebook (real ECDSA P-256 keys), every
 // bad-input case with its status, outcome and delivery row, replays, and the per-address limit of rejected deliveries.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { useStack } from '../helpers/stack'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { createTenant, type Tenant } from '../helpers/factories'
-import { startFakeNotebook, type FakeNotebook } from '../../fakes/notebook/server'
-import { connectNotebook, entryUpdated, jobCount, ownerContext, postFrom, sampleEntry, type ConnectedNotebook } from './helpers'
+import { connectNotebook, entryUpdated, jobCount, ownerContext, postFrom, sampleEntry, useNotebookStack, type ConnectedNotebook } from './helpers'
 import { disconnectConnection } from '../../subgraphs/connectors/domain/connections'
 
-const stack = useStack()
-let fake: FakeNotebook
+const { stack, fake, connect } = useNotebookStack()
 let tenant: Tenant
 let nb: ConnectedNotebook
 
 beforeAll(async () => {
-  fake = await startFakeNotebook()
   tenant = await createTenant(stack.db.db, 'Ingress')
-  nb = await connectNotebook(stack.db.db, tenant, { fake })
+  nb = await connect(tenant)
   sampleEntry(fake, 'etr_ingress_1')
 })
-afterAll(async () => { await fake?.close() })
 
 const db = () => stack.db.db
 const url = () => nb.hookUrl(stack.current.gatewayUrl)

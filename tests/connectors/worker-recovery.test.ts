@@ -1,17 +1,12 @@
 // A worker killed between the 202 and the processing: the job was committed before the 202, the killed worker's lock is
 // recognised as orphaned (its lease is gone) and the next worker processes the delivery at once, not after 4 hours.
 import { spawn } from 'node:child_process'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { useStack } from '../helpers/stack'
+import { describe, expect, it } from 'vitest'
+import { startTestWorker } from '../helpers/stack'
 import { createTenant } from '../helpers/factories'
-import { startFakeNotebook, type FakeNotebook } from '../../fakes/notebook/server'
-import { startWorker } from '../../jobs/worker'
-import { connectNotebook, entryUpdated, sampleEntry } from './helpers'
+import { entryUpdated, sampleEntry, useNotebookStack } from './helpers'
 
-const stack = useStack()
-let fake: FakeNotebook
-beforeAll(async () => { fake = await startFakeNotebook() })
-afterAll(async () => { await fake?.close() })
+const { stack, fake, connect } = useNotebookStack()
 
 const waitFor = async <T>(check: () => Promise<T | null | undefined | false>, ms: number, what: string): Promise<T> => {
   const until = Date.now() + ms
@@ -27,11 +22,11 @@ describe('worker recovery', () => {
   it('processes a delivery whose worker was killed mid-job as soon as the next worker starts', { timeout: 90_000 }, async () => {
     const db = stack.db.db
     const tenant = await createTenant(db, 'Recovery')
-    const nb = await connectNotebook(db, tenant, { fake })
+    const nb = await connect(tenant)
     sampleEntry(fake, 'etr_recovery_1')
     // The vendor hangs, so the first worker is inside the job when it dies.
     fake.control.misbehave({ delayMs: 15_000, pathPrefix: '/api/v2/entries' })
-    const sent = await fake.control.sendWebhook({ url: nb.hookUrl(stack.current.gatewayUrl), appDefinitionId: nb.app.appDefinitionId, event: entryUpdated('etr_recovery_1') })
+    const sent = await nb.send(entryUpdated('etr_recovery_1'))
     expect(sent.status).toBe(202)
 
     const child = spawn(process.execPath, ['--import', 'tsx', 'jobs/main.ts'], {
@@ -57,18 +52,14 @@ describe('worker recovery', () => {
       expect(job.locked_by).toBe(lockedBy)
 
       fake.control.behave()
-      const worker = await startWorker({ db, databaseUrl: stack.db.url }, { concurrency: 1, crontab: false })
-      try {
-        const processed = await waitFor(async () => {
-          const r = await db.webhookDelivery.findFirstOrThrow({ where: { deliveryId: sent.deliveryId } })
-          return r.processedAt ? r : null
-        }, 20_000, 'the next worker to process the delivery')
-        expect(processed.processingResult).toBe('created')
-        expect(await db.workerLease.count({ where: { poolId: lockedBy } })).toBe(0)
-        expect(await db.connectorObject.count({ where: { connectionId: nb.connection.id, externalId: 'etr_recovery_1' } })).toBe(1)
-      } finally {
-        await worker.stop()
-      }
+      await using _worker = await startTestWorker(stack.db)
+      const processed = await waitFor(async () => {
+        const r = await db.webhookDelivery.findFirstOrThrow({ where: { deliveryId: sent.deliveryId } })
+        return r.processedAt ? r : null
+      }, 20_000, 'the next worker to process the delivery')
+      expect(processed.processingResult).toBe('created')
+      expect(await db.workerLease.count({ where: { poolId: lockedBy } })).toBe(0)
+      expect(await db.connectorObject.count({ where: { connectionId: nb.connection.id, externalId: 'etr_recovery_1' } })).toBe(1)
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL')
     }

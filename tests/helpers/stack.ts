@@ -1,20 +1,37 @@
-// Starts the real stack (three subgraphs + gateway) on free ports for a test file, with GraphQL helpers.
+// Starts the real stack (three subgraphs + gateway) and workers on free ports for a test, with GraphQL helpers. Every
+// factory answers an AsyncDisposable registered with the leak guard (tests/helpers/resources.ts): `await using` closes
+// it at the end of a block, and a file that forgets one fails.
 import { afterAll, beforeAll } from 'vitest'
 import { createClient, type Client } from 'graphql-ws'
 import WebSocket from 'ws'
 import { startStack } from '../../services'
+import { startWorker } from '../../jobs/worker'
 import { useTestDatabase, type TestDatabase } from './db'
+import { track } from './resources'
 
-export type Stack = Awaited<ReturnType<typeof startStack>>
+export type Stack = Awaited<ReturnType<typeof startTestStack>>
 
+/** The three subgraphs and the gateway on free ports over a test database; `await using stack = await startTestStack(t)`. */
+export async function startTestStack(t: TestDatabase) {
+  const stack = await startStack({ db: t.db, databaseUrl: t.url, dataDir: t.dataDir })
+  return track('the stack (subgraphs and gateway)', stack, () => stack.stop())
+}
+
+/** A graphile-worker runner over a test database (one job at a time, no crontab unless asked). */
+export async function startTestWorker(t: Pick<TestDatabase, 'db' | 'url'>, opts: { concurrency?: number; crontab?: boolean } = {}) {
+  const runner = await startWorker({ db: t.db, databaseUrl: t.url }, { concurrency: 1, crontab: false, ...opts })
+  return track('a worker runner', runner, () => runner.stop())
+}
+
+/** A stack for the whole file: started in beforeAll, stopped in afterAll; read `.current` and `.db` inside tests. */
 export function useStack() {
   const t = useTestDatabase()
   const holder = {} as { current: Stack; db: TestDatabase }
   beforeAll(async () => {
     holder.db = t.current
-    holder.current = await startStack({ db: t.current.db, databaseUrl: t.current.url, dataDir: t.current.dataDir })
+    holder.current = await startTestStack(t.current)
   })
-  afterAll(async () => { await holder.current?.stop() })
+  afterAll(async () => { await holder.current?.close() })
   return holder
 }
 

@@ -15,7 +15,7 @@ import {
   type RateHeaders,
 } from '../../subgraphs/connectors/domain/notebook/client'
 import { entryPayloadHash } from '../../subgraphs/connectors/domain/notebook/canonical'
-import { MINUTE, settableClock } from './helpers'
+import { MINUTE, caught, settableClock } from './helpers'
 
 let fake: FakeNotebook
 let app: RegisteredApp
@@ -40,15 +40,6 @@ const client = (extra: Partial<NotebookClientOptions> = {}) =>
     retryBaseDelayMs: 5,
     ...extra,
   })
-
-const caught = async (p: Promise<unknown>): Promise<Error> => {
-  try {
-    await p
-  } catch (err) {
-    return err as Error
-  }
-  throw new Error('expected a rejection')
-}
 
 describe('notebook client', () => {
   it('caches the access token and asks for a new one only after 12 minutes', async () => {

@@ -46,5 +46,15 @@ export function reverseKeys<T>(value: T): T {
   return value
 }
 
+/** The error a promise rejects with; fails when it resolves. */
+export async function caught(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p
+  } catch (err) {
+    return err as Error
+  }
+  throw new Error('expected a rejection')
+}
+
 export const MINUTE = 60_000
 export const HOUR = 60 * MINUTE

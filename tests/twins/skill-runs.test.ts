@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Runner } from 'graphile-worker'
-import { startWorker } from '../../jobs/worker'
-import { useStack, gql } from '../helpers/stack'
+import { useStack, gql, startTestWorker } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 
 const stack = useStack()
 let tenant: Tenant
-let worker: Runner
+let worker: Awaited<ReturnType<typeof startTestWorker>>
 beforeAll(async () => {
   tenant = await createTenant(stack.db.db)
-  worker = await startWorker({ db: stack.db.db, databaseUrl: stack.db.url }, { concurrency: 1, crontab: false })
+  worker = await startTestWorker(stack.db)
 })
-afterAll(async () => { await worker?.stop() })
+afterAll(async () => { await worker?.close() })
 
 const RUN = `mutation($programId: ID!, $input: SkillRunInput!) {
   runSkill(programId: $programId, input: $input) {

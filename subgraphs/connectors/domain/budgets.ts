@@ -5,8 +5,8 @@
 // draws never deadlock), restarts windows that have ended and takes from both or from neither.
 import type { Db } from '../../../core/db'
 import { log } from '../../../core/log'
-import { RateLimited, type RateHeaders } from './notebook/client'
-import type { BudgetGate, BudgetState } from './adapters/contract'
+import { RateLimited } from './adapters/errors'
+import type { BudgetGate, BudgetState, RateHeaders } from './adapters/contract'
 import type { BudgetSpec } from './providers'
 
 /** Requests kept back from the vendor's advertised remainder (other apps of the same tenant share its window). */

@@ -1,21 +1,24 @@
-// Owns per-process connector state: one NotebookClient (token cache) and one budget gate per connection, the JWKS
-// caches of the webhook ingress, and the IntegrationContext handed to adapters.
+// Owns per-process connector state: one budget gate and one provider API client (token cache) per connection, built
+// by the connection's adapter from the registry, and the IntegrationContext handed to adapters. Imports no provider.
 import type { Db } from '../../../core/db'
+import { egressAgents } from '../../../core/egress'
 import { env } from '../../../core/env'
 import type { Connection } from '../../../generated/prisma/client'
 import { DomainError } from '../../../core/errors'
+import { adapterFor } from './adapters'
 import type { BudgetGate, BudgetState, IntegrationContext } from './adapters/contract'
+import type { VendorHttpOptions } from './adapters/http'
+import { forgetConnection, onConnectionForgotten } from './adapters/lifecycle'
 import { PgBudgetGate } from './budgets'
 import { createDocumentIngestor } from './documents'
-import { NotebookClient } from './notebook/client'
-import { JwksCaches } from './notebook/webhook-signature'
 import { providerSpec } from './providers'
 import { decryptSecrets, type ConnectionSecrets } from './secrets'
 
 interface Entry {
   fingerprint: string
-  client: NotebookClient
   gate: BudgetGate
+  /** Built on first use by the adapter's createClient (undefined until then; null when the provider has none). */
+  client?: unknown
 }
 
 /** A gate for providers without a budget of their own (their operations are NotSupported today). */
@@ -33,8 +36,6 @@ const unmetered: BudgetGate = {
 export const WEBHOOK_VIEW_TTL_MS = 5_000
 
 class ConnectorRuntime {
-  /** Keys for webhook verification, per (vendor base URL, app definition), fetched at most every 6 h. */
-  readonly jwks = new JwksCaches()
   private readonly entries = new Map<string, Entry>()
   private clock: () => number = Date.now
 
@@ -50,8 +51,31 @@ class ConnectorRuntime {
 
   /** Forgets a connection's client, token and cached webhook view (credentials, base URL or status changed). */
   forget(connectionId: string) {
-    this.entries.delete(connectionId)
-    this.webhookViews.delete(connectionId)
+    forgetConnection(connectionId)
+  }
+
+  constructor() {
+    // An adapter (disconnect) or this runtime's own callers say a connection changed: drop everything cached for it.
+    onConnectionForgotten((connectionId) => {
+      this.entries.delete(connectionId)
+      this.webhookViews.delete(connectionId)
+    })
+  }
+
+  /**
+   * HTTP settings every provider client gets: source, clock, timeout, the budget draw before each attempt and the rate
+   * headers fed back to the budget. Egress policy (a DNS lookup refusing private addresses, an agent) belongs here too:
+   * VendorHttpClient applies `dnsLookup` / `agent` to every request and download.
+   */
+  private httpOptions(c: Connection, gate: BudgetGate): Omit<VendorHttpOptions, 'baseUrl'> {
+    return {
+      source: c.providerId,
+      clock: () => this.clock(),
+      timeoutMs: env().NOTEBOOK_HTTP_TIMEOUT_MS,
+      beforeRequest: () => gate.take(),
+      onRateHeaders: (h) => gate.observe(h),
+      agent: egressAgents(), // private and reserved addresses are refused at connect time (core/egress.ts)
+    }
   }
 
   /**
@@ -82,18 +106,7 @@ class ConnectorRuntime {
     const gate = spec?.budget
       ? new PgBudgetGate(db, { providerId: c.providerId, organizationId: c.organizationId, connectionId: c.id, spec: spec.budget, clock: () => this.clock() })
       : unmetered
-    const creds = credentialsOf(c)
-    const client = new NotebookClient({
-      baseUrl: c.baseUrl ?? 'http://invalid.invalid',
-      clientId: creds?.clientId ?? '',
-      clientSecret: creds?.clientSecret ?? '',
-      source: c.providerId,
-      clock: () => this.clock(),
-      timeoutMs: env().NOTEBOOK_HTTP_TIMEOUT_MS,
-      beforeRequest: () => gate.take(),
-      onRateHeaders: (h) => gate.observe(h),
-    })
-    const entry = { fingerprint: fp, client, gate }
+    const entry: Entry = { fingerprint: fp, gate }
     this.entries.set(c.id, entry)
     return entry
   }
@@ -103,10 +116,18 @@ class ConnectorRuntime {
     return this.entries.get(connectionId)?.gate.refusedFor() ?? 0
   }
 
-  notebookClient(db: Db, c: Connection): NotebookClient {
+  /** The connection's provider API client, built once by its adapter (token cache lives as long as the entry). */
+  client(db: Db, c: Connection): unknown {
     if (!c.baseUrl) throw new DomainError('connection_not_ready', 'The connection has no vendor base URL yet.', { field: 'baseUrl' })
-    if (!c.secretsCiphertext) throw new DomainError('credentials_missing', 'Store the client id and secret first (onboarding step d).')
-    return this.entry(db, c).client
+    const credentials = credentialsOf(c)
+    if (!credentials) throw new DomainError('credentials_missing', 'Store the client id and secret first (onboarding step d).')
+    const entry = this.entry(db, c)
+    if (entry.client === undefined) {
+      const adapter = adapterFor(c.providerId)
+      if (!adapter) throw new DomainError('unknown_provider', `Provider ${c.providerId} is not in the registry.`)
+      entry.client = adapter.createClient({ connection: c, credentials, http: { ...this.httpOptions(c, entry.gate), baseUrl: c.baseUrl } })
+    }
+    return entry.client
   }
 
   context(db: Db, c: Connection): IntegrationContext {
@@ -123,6 +144,7 @@ class ConnectorRuntime {
         if (!creds) throw new DomainError('credentials_missing', 'Store the client id and secret first (onboarding step d).')
         return creds
       },
+      client: () => this.client(db, c),
       now: () => new Date(this.clock()),
     }
   }

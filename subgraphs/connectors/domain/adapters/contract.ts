@@ -1,23 +1,14 @@
 // Owns the adapter contract every provider implements (connector specification, Adapter contract), with NotSupported
-// as the default for every operation, and the IntegrationContext handed to adapters (budget gate, document ingestor).
+// as the default for every operation; the IntegrationContext handed to adapters (budget gate, document ingestor, the
+// provider's API client); rate-limit header parsing and the webhook verification types. Imports no provider.
 import type { Db, AnyTx } from '../../../../core/db'
 import type { Connection, WebhookDelivery } from '../../../../generated/prisma/client'
 import type { ProviderSpec } from '../providers'
 import type { ConnectionSecrets } from '../secrets'
-import type { RateHeaders } from '../notebook/client'
-import type { HeaderBag, VerifyResult } from '../notebook/webhook-signature'
+import type { VendorHttpOptions } from './http'
+import { NotSupported } from './errors'
 
-/** An adapter operation the provider does not implement. */
-export class NotSupported extends Error {
-  override readonly name = 'NotSupported'
-  readonly code = 'NotSupported'
-  constructor(
-    readonly providerId: string,
-    readonly operation: AdapterOperation,
-  ) {
-    super(`${providerId} does not support ${operation}`)
-  }
-}
+export { NotSupported }
 
 /** Phase 1 operations, then the ones the specification adds. */
 export const ADAPTER_OPERATIONS = [
@@ -25,6 +16,59 @@ export const ADAPTER_OPERATIONS = [
   'verify_webhook', 'list_changes', 'fetch_object', 'search', 'render_launch', 'budget',
 ] as const
 export type AdapterOperation = (typeof ADAPTER_OPERATIONS)[number]
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rate-limit headers
+
+/** What a vendor's answer says of its rate window (adaptive throttling feeds these to the budget). */
+export interface RateHeaders {
+  limit: number | null
+  remaining: number | null
+  resetSeconds: number | null
+}
+
+/** Header names per vendor (the notebook's x-rate-limit-*, the citation graph's X-RateLimit-*, ...), lower case. */
+export interface RateHeaderNames {
+  limit: string
+  remaining: string
+  reset: string
+}
+
+export const DEFAULT_RATE_HEADER_NAMES: RateHeaderNames = { limit: 'x-rate-limit-limit', remaining: 'x-rate-limit-remaining', reset: 'x-rate-limit-reset' }
+
+type RawHeaders = Readonly<Record<string, string | readonly string[] | undefined>>
+
+export function intHeader(v: string | readonly string[] | undefined): number | null {
+  const s = Array.isArray(v) ? v[0] : (v as string | undefined)
+  if (s === undefined || s.trim() === '') return null
+  const n = Number(s)
+  return Number.isFinite(n) ? n : null
+}
+
+/** The rate headers of an answer, or null when it carries none. */
+export function readRateHeaders(headers: RawHeaders, names: RateHeaderNames = DEFAULT_RATE_HEADER_NAMES): RateHeaders | null {
+  const h = { limit: intHeader(headers[names.limit]), remaining: intHeader(headers[names.remaining]), resetSeconds: intHeader(headers[names.reset]) }
+  return h.limit === null && h.remaining === null && h.resetSeconds === null ? null : h
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Webhook verification (the shapes every provider's verifier answers; the notebook's ECDSA/JWKS verifier is one)
+
+export type HeaderBag =
+  | Headers
+  | Readonly<Record<string, string | readonly string[] | undefined>>
+
+export type WebhookRejectReason =
+  | 'missing_headers'
+  | 'malformed_headers'
+  | 'stale_timestamp'
+  | 'bad_signature'
+  /** The verification keys could not be fetched: not the sender's fault; answer 503 so the vendor retries. */
+  | 'jwks_unavailable'
+
+export type VerifyResult =
+  | { ok: true; deliveryId: string; timestamp: number; kid: string | null }
+  | { ok: false; reason: WebhookRejectReason; deliveryId?: string }
 
 // ---------------------------------------------------------------------------------------------------------------
 // IntegrationContext
@@ -100,7 +144,21 @@ export interface IntegrationContext {
   documents: DocumentIngestor
   /** Decrypted client credentials; throws when none are stored. Never log the result. */
   credentials(): ConnectionSecrets
+  /**
+   * The provider's API client for this connection, built once by the adapter's createClient and kept by the runtime
+   * (token cache) until the connection's base URL, credentials or API version change. Throws connection_not_ready or
+   * credentials_missing when the connection cannot call its vendor yet.
+   */
+  client(): unknown
   now(): Date
+}
+
+/** What the runtime hands an adapter's createClient: the connection, its credentials and the generic HTTP settings. */
+export interface ClientInput {
+  connection: Connection
+  credentials: ConnectionSecrets
+  /** Source name, clock, timeout, budget draw before every attempt, rate headers to the budget, egress policy. */
+  http: Omit<VendorHttpOptions, 'baseUrl'> & { baseUrl: string }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -159,6 +217,13 @@ export interface ChangedObject {
 export interface ConnectorAdapter {
   readonly spec: ProviderSpec
   describe(): ProviderSpec
+  /** Builds the provider's API client over the shared VendorHttpClient (the runtime caches it per connection). */
+  createClient(input: ClientInput): unknown
+  /**
+   * Hook: settles a stored delivery without loading it when the provider knows it is already covered (notebook: the
+   * entry was fetched after the delivery arrived). One statement; false when the delivery needs the full path.
+   */
+  coalesceDelivery(db: Db, deliveryRowId: string): Promise<boolean>
   beginConnect(ctx: { connection: Connection; hookUrl: string | null }): Promise<ConnectPlan>
   completeConnect(ctx: { connection: Connection }, credentials: ConnectionSecrets): Promise<void>
   healthCheck(ctx: IntegrationContext): Promise<HealthReport>
@@ -182,6 +247,9 @@ export abstract class BaseAdapter implements ConnectorAdapter {
   describe(): ProviderSpec {
     return this.spec
   }
+  /** Null: the provider has no API client yet (its operations are NotSupported). */
+  createClient(_input: ClientInput): unknown { return null }
+  async coalesceDelivery(_db: Db, _deliveryRowId: string): Promise<boolean> { return false }
   async beginConnect(_ctx: { connection: Connection; hookUrl: string | null }): Promise<ConnectPlan> { return this.unsupported('begin_connect') }
   async completeConnect(_ctx: { connection: Connection }, _credentials: ConnectionSecrets): Promise<void> { return this.unsupported('complete_connect') }
   async healthCheck(_ctx: IntegrationContext): Promise<HealthReport> { return this.unsupported('health_check') }

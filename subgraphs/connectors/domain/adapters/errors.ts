@@ -3,8 +3,31 @@
 //
 // Errors carry status codes and vendor messages only: never tokens, secrets, request options or client errors as cause.
 import { DomainError, registerErrorFactory, type ErrorClass } from '../../../../core/errors'
+import type { AdapterOperation } from './contract'
 
-export abstract class VendorError extends DomainError {}
+/** Base of every failure that comes from (or on the way to) a vendor. `source` names the provider or platform source. */
+export abstract class VendorError extends DomainError {
+  abstract readonly source: string
+}
+
+export function isVendorError(e: unknown): e is VendorError {
+  return e instanceof VendorError
+}
+
+/**
+ * An adapter operation the provider does not implement (connector specification: NotSupported). Internal to the
+ * connector layer: a write that reaches one answers the catalogue's not_supported (NotSupportedError).
+ */
+export class NotSupported extends Error {
+  override readonly name = 'NotSupported'
+  readonly code = 'NotSupported'
+  constructor(
+    readonly providerId: string,
+    readonly operation: AdapterOperation,
+  ) {
+    super(`${providerId} does not support ${operation}`)
+  }
+}
 
 /** The vendor (or a budget) refused for now. `message` is the run-rail phrase. */
 export class RateLimited extends VendorError {
@@ -83,6 +106,7 @@ export class AttachmentTooLarge extends VendorError {
     readonly fileId: string,
     readonly size: number,
     readonly limit: number,
+    readonly source: string = 'unknown',
   ) {
     super('AttachmentTooLarge', `attachment ${fileId} is ${size} bytes; only attachments under ${limit} bytes are fetched`)
   }
@@ -101,4 +125,4 @@ registerErrorFactory('VendorAuthFailed', (_m, e) => new VendorAuthFailed(str(e.d
 registerErrorFactory('VendorNotFound', (_m, e) => new VendorNotFound(str(e.details?.source), str(e.details?.resource)))
 registerErrorFactory('VendorRequestRejected', (m, e) => new VendorRequestRejected(str(e.details?.source), num(e.details?.status), str(e.details?.vendorMessage, m)))
 registerErrorFactory('VendorResponseInvalid', (m, e) => new VendorResponseInvalid(str(e.details?.source), str(e.details?.detail, m)))
-registerErrorFactory('AttachmentTooLarge', (_m, e) => new AttachmentTooLarge(str(e.details?.fileId), num(e.details?.size), num(e.details?.limit)))
+registerErrorFactory('AttachmentTooLarge', (_m, e) => new AttachmentTooLarge(str(e.details?.fileId), num(e.details?.size), num(e.details?.limit), str(e.details?.source, 'unknown')))

@@ -1,5 +1,7 @@
-// Owns the adapter registry: one adapter per provider of the registry. The QMS and literature adapters are registered
-// with their specs; their operations raise NotSupported until their own issues complete them.
+// Owns the adapter registry: one adapter per provider of the registry, the only generic module that names providers.
+// The QMS and literature adapters are registered with their specs; their operations raise NotSupported until their own
+// issues complete them.
+import type { Db } from '../../../../core/db'
 import { notebookAdapter } from '../notebook/adapter'
 import { PROVIDERS, providerSpec, type ProviderId } from '../providers'
 import { BaseAdapter, type ConnectorAdapter } from './contract'
@@ -26,4 +28,10 @@ export function adapterFor(providerId: string): ConnectorAdapter | undefined {
 
 export function allAdapters(): ConnectorAdapter[] {
   return PROVIDERS.map((p) => ADAPTERS[p.id])
+}
+
+/** Asks each provider's coalescing hook whether a stored delivery is already covered (one statement each, none load). */
+export async function coalesceDelivery(db: Db, deliveryRowId: string): Promise<boolean> {
+  for (const adapter of allAdapters()) if (await adapter.coalesceDelivery(db, deliveryRowId)) return true
+  return false
 }

@@ -9,18 +9,19 @@ import type { Db } from '../../../../core/db'
 import { CONNECTORS } from '../../../../core/copy'
 import { DomainError } from '../../../../core/errors'
 import {
-  BaseAdapter, type BudgetState, type ChangedObject, type ConnectPlan, type HandleResult, type HealthCheckItem, type HealthReport,
-  type InboundWebhook, type IntegrationContext, type SyncReport, type WebhookConnection,
+  BaseAdapter, type BudgetState, type ChangedObject, type ClientInput, type ConnectPlan, type HandleResult, type HealthCheckItem,
+  type HealthReport, type InboundWebhook, type IntegrationContext, type SyncReport, type VerifyResult, type WebhookConnection,
 } from '../adapters/contract'
+import { VendorAuthFailed, VendorError, VendorNotFound } from '../adapters/errors'
+import { forgetConnection } from '../adapters/lifecycle'
 import { providerSpec } from '../providers'
 import type { ConnectionSecrets } from '../secrets'
-import { connectorRuntime } from '../runtime'
 import { launchUrlFor } from '../urls'
 import { createLaunch } from '../launch'
 import { markDeliveryProcessed } from '../webhooks/deliveries'
 import { PROVIDER_ID, type NotebookEntry } from './canonical'
-import { NotebookError, VendorAuthFailed, VendorNotFound, type NotebookClient } from './client'
-import { verifyWebhook, type VerifyResult } from './webhook-signature'
+import { NotebookClient } from './client'
+import { JwksCaches, verifyWebhook } from './webhook-signature'
 import { ENTRY, readScopeRules, recordEntry, recordEntryGone, type EntryOutcome } from './sync'
 
 export const ENTRY_EVENTS = ['v2.entry.created', 'v2.entry.updated.fields', 'v2.entry.updated.reviewRecord'] as const
@@ -60,12 +61,24 @@ async function dbNow(db: Db): Promise<Date> {
 }
 
 export class NotebookAdapter extends BaseAdapter {
+  /** Keys for webhook verification, per (vendor base URL, app definition), fetched at most every 6 h, for the process. */
+  readonly jwks = new JwksCaches()
+
   constructor() {
     super(providerSpec('eln_provider')!)
   }
 
+  override createClient({ credentials, http }: ClientInput): NotebookClient {
+    return new NotebookClient({ ...http, clientId: credentials.clientId, clientSecret: credentials.clientSecret })
+  }
+
   private client(ctx: IntegrationContext): NotebookClient {
-    return connectorRuntime.notebookClient(ctx.db, ctx.connection)
+    return ctx.client() as NotebookClient
+  }
+
+  /** An entry event whose entry was fetched after the delivery arrived is settled in one statement. */
+  override coalesceDelivery(db: Db, deliveryRowId: string): Promise<boolean> {
+    return coalesceCoveredDelivery(db, deliveryRowId)
   }
 
   private assertApiVersion(connection: Connection) {
@@ -94,14 +107,15 @@ export class NotebookAdapter extends BaseAdapter {
     if (!credentials.clientSecret || credentials.clientSecret.length > 1024) throw new DomainError('invalid_input', 'clientSecret: between 1 and 1024 characters', { field: 'clientSecret' })
   }
 
+  /** Nothing to revoke at the vendor (the partner admin removes the app); the runtime drops the client and token. */
   override async disconnect(ctx: { connection: Connection }): Promise<void> {
-    connectorRuntime.forget(ctx.connection.id)
+    forgetConnection(ctx.connection.id)
   }
 
   override async verifyWebhook(ctx: { connection: WebhookConnection }, input: InboundWebhook): Promise<VerifyResult> {
     const { baseUrl, appDefinitionId } = ctx.connection
     if (!baseUrl || !appDefinitionId) return { ok: false, reason: 'jwks_unavailable' }
-    return verifyWebhook({ headers: input.headers, rawBody: input.rawBody, jwks: connectorRuntime.jwks.forApp(baseUrl, appDefinitionId), now: input.now })
+    return verifyWebhook({ headers: input.headers, rawBody: input.rawBody, jwks: this.jwks.forApp(baseUrl, appDefinitionId), now: input.now })
   }
 
   override async healthCheck(ctx: IntegrationContext): Promise<HealthReport> {
@@ -122,12 +136,12 @@ export class NotebookAdapter extends BaseAdapter {
       checks.push({ name: 'entries', ok: true, detail: `entries readable (${page.entries.length ? 'at least one' : 'none yet'})` })
     } catch (e) {
       const detail = e instanceof VendorAuthFailed ? 'the vendor refused the client credentials'
-        : e instanceof NotebookError || e instanceof DomainError ? e.message : 'unexpected failure'
+        : e instanceof VendorError || e instanceof DomainError ? e.message : 'unexpected failure'
       checks.push({ name: credentialsOk ? 'entries' : 'credentials', ok: false, detail })
     }
     if (c.baseUrl && c.appDefinitionId) {
       try {
-        const keys = await connectorRuntime.jwks.forApp(c.baseUrl, c.appDefinitionId).getKeys()
+        const keys = await this.jwks.forApp(c.baseUrl, c.appDefinitionId).getKeys()
         checks.push({ name: 'webhook_keys', ok: keys.length > 0, detail: `${keys.length} signing key(s) published for app definition ${c.appDefinitionId}` })
       } catch {
         checks.push({ name: 'webhook_keys', ok: false, detail: `the signing keys of app definition ${c.appDefinitionId} could not be fetched` })
