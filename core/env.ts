@@ -44,6 +44,8 @@ const EnvSchema = z.object({
   SMTP_URL: optionalUrl,
   MAIL_FROM: z.string().default('Evidence workspace <no-reply@localhost>'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** The worker process's nice value: on a host shared with the servers it yields CPU to the webhook ingress. */
+  WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   FAKE_NOTEBOOK_PORT: port(8190),
   /** Per attempt, for calls to the notebook vendor (token, entries, canvases). */
   NOTEBOOK_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
