@@ -11,6 +11,7 @@
 // BENCH_WEBHOOKS_DRAIN_TIMEOUT_S (240).
 import { provisionBenchDatabase } from './database'
 import path from 'node:path'
+import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import { spawn } from 'node:child_process'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -131,6 +132,34 @@ async function runVendor(entries: number) {
   process.send!({ kind: 'ready', url: fake.url, app: { appDefinitionId: app.appDefinitionId, clientId: app.clientId!, clientSecret: app.clientSecret! } } satisfies VendorReply)
 }
 
+/** CPU milliseconds (user + system) a process has used so far, from /proc (Linux); 0 where unreadable. */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return 0
+  }
+}
+
+/**
+ * Where the CPU goes during a run, per delivery: this process (gateway + connectors), the worker process, and the
+ * PostgreSQL backends serving this bench's database. Work done, unlike latency, does not depend on the machine's load.
+ */
+async function cpuSnapshot(reader: Db, workerPid: number | undefined) {
+  const backends = await reader.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`
+  const pg = backends.reduce((sum, b) => sum + cpuMs(b.pid), 0)
+  return { stack: cpuMs(process.pid), worker: workerPid ? cpuMs(workerPid) : 0, pg, backends: backends.length }
+}
+
+function printCpu(prefix: string, before: Awaited<ReturnType<typeof cpuSnapshot>>, after: Awaited<ReturnType<typeof cpuSnapshot>>, deliveries: number) {
+  const per = (a: number, b: number) => ((b - a) / Math.max(1, deliveries)).toFixed(2)
+  out(`${prefix}.cpu_ms_per_delivery.gateway_and_connectors`, per(before.stack, after.stack))
+  out(`${prefix}.cpu_ms_per_delivery.worker`, per(before.worker, after.worker))
+  out(`${prefix}.cpu_ms_per_delivery.postgres_backends`, per(before.pg, after.pg))
+  out(`${prefix}.postgres_backends`, after.backends)
+}
+
 function printLatency(prefix: string, load: LoadOutput, offered: number) {
   const accepted = load.statuses['202'] ?? 0
   out(`${prefix}.offered`, offered)
@@ -220,6 +249,7 @@ export async function benchWebhooks(): Promise<void> {
       const prefix = `webhooks.run${run}`
       // Pre-signed deliveries: signing is the vendor's cost, not ours.
       const deliveries = await vendor.sign(RATE * SECONDS)
+      const cpuBefore = await cpuSnapshot(reader, worker.pid)
       const load = await runLoadGeneratorProcess({ url, rate: RATE, deliveries })
       printLatency(prefix, load, deliveries.length)
       if (process.env.BENCH_WEBHOOKS_TIMELINE === '1') {
@@ -230,6 +260,8 @@ export async function benchWebhooks(): Promise<void> {
       }
       expected += load.statuses['202'] ?? 0
       await drain(prefix)
+      // Backends that ended during the run drop out of the sum: read the figures as a lower bound for postgres.
+      printCpu(prefix, cpuBefore, await cpuSnapshot(reader, worker.pid), deliveries.length)
     }
 
     // Flood: bad signatures from 127.0.0.9 while valid deliveries come from 127.0.0.1 at half the rate.
