@@ -55,12 +55,16 @@ export function createHookRoutes(db: Db, options: IngressOptions = {}) {
   const handle = (providerOf: (req: Request) => string) => async (req: Request, res: Response) => {
     const declared = Number(req.headers['content-length'])
     let deadlinePassed = false
-    // The vendor sees an answer within the deadline (the gateway waits a little longer), never a gateway timeout.
-    const deadline = setTimeout(() => {
-      deadlinePassed = true
-      log.warn('webhook.deadline_passed', { path: req.path })
-      send(res, { status: 503, headers: { 'retry-after': String(RETRY_SOON_SECONDS) }, body: errorBody('temporarily_unavailable', 'The delivery could not be stored in time; retry later.') })
-    }, WEBHOOK_ANSWER_DEADLINE_MS)
+    let deadline: NodeJS.Timeout | undefined
+    // The vendor sees an answer within the deadline (the gateway waits a little longer), never a gateway timeout. It
+    // runs from the end of the upload: a large body on a slow link is the sender's time, not ours.
+    const startDeadline = () => {
+      deadline = setTimeout(() => {
+        deadlinePassed = true
+        log.warn('webhook.deadline_passed', { path: req.path })
+        send(res, { status: 503, headers: { 'retry-after': String(RETRY_SOON_SECONDS) }, body: errorBody('temporarily_unavailable', 'The delivery could not be stored in time; retry later.') })
+      }, WEBHOOK_ANSWER_DEADLINE_MS)
+    }
     try {
       const answer = await ingress.ingest({
         providerId: providerOf(req),
@@ -68,7 +72,7 @@ export function createHookRoutes(db: Db, options: IngressOptions = {}) {
         source: await sourceAddress(req),
         headers: req.headersDistinct,
         declaredBytes: Number.isFinite(declared) ? declared : null,
-        readBody: () => readBody(req),
+        readBody: () => readBody(req).finally(startDeadline),
       })
       if (!deadlinePassed) send(res, answer)
       else if (answer.rowId && answer.status !== 503) {
@@ -79,7 +83,7 @@ export function createHookRoutes(db: Db, options: IngressOptions = {}) {
       log.error('webhook.ingest_failed', { path: req.path, error })
       send(res, { status: 503, headers: { 'retry-after': String(RETRY_SOON_SECONDS) }, body: errorBody('temporarily_unavailable', 'The delivery could not be stored; retry later.') })
     } finally {
-      clearTimeout(deadline)
+      if (deadline) clearTimeout(deadline)
     }
   }
 

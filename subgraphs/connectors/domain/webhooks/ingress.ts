@@ -211,6 +211,12 @@ export function createWebhookIngress(db: Db, options: IngressOptions = {}) {
 
   async function ingest(d: InboundDelivery): Promise<IngressAnswer> {
     const { providerId, requestedConnectionId, source } = d
+    // Over its limit: whatever the headers already condemn is refused unread and without a query (not even the
+    // connection lookup, so a flood of random connection ids costs nothing); a validly signed delivery still gets in.
+    const blocked = limit.blockedFor(source)
+    if (blocked > 0 && ((d.declaredBytes ?? 0) > MAX_BODY_BYTES || !UUID.test(requestedConnectionId) || !checkWebhookHeaders(d.headers).ok)) {
+      return tooMany(blocked, true)
+    }
     const connection = UUID.test(requestedConnectionId) ? await connectorRuntime.webhookView(requestedConnectionId, findConnection) : null
     const known = connection && connection.providerId === providerId ? connection : null
     const base: Base = { providerId, requestedConnectionId, connection: known, source, bodyBytes: d.declaredBytes ?? 0 }
@@ -220,11 +226,7 @@ export function createWebhookIngress(db: Db, options: IngressOptions = {}) {
     if (!ranges.empty && !ranges.has(source)) {
       return reject(base, { status: 403, code: 'source_not_allowed', message: 'This address may not deliver webhooks here.', signatureOk: false }, true)
     }
-    if (limit.blockedFor(source) > 0) {
-      // Over its limit: whatever the headers already condemn is refused unread; a validly signed delivery still gets in.
-      const early = !known ? 'unknown_connection' : (d.declaredBytes ?? 0) > MAX_BODY_BYTES ? 'payload_too_large' : checkWebhookHeaders(d.headers).ok ? null : 'bad_headers'
-      if (early) return tooMany(limit.blockedFor(source), true)
-    }
+    if (blocked > 0 && !known) return tooMany(blocked, true)
 
     const read = await d.readBody()
     base.bodyBytes = read.tooLarge ? read.seen : read.body.length
