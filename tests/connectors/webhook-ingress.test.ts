@@ -374,6 +374,29 @@ describe('webhook edge hardening', () => {
     }
   })
 
+  it('answers 503 with Retry-After by the ingress deadline when the database stalls, and the row stored later records that 503', async () => {
+    const d = fake.control.buildDelivery(nb.app.appDefinitionId, entryUpdated('etr_ingress_1'))
+    let locked!: () => void
+    const isLocked = new Promise<void>((r) => { locked = r })
+    // Another session holds a lock that every insert into webhook_deliveries waits for, for 2.6 s.
+    const stall = db().$transaction(async (tx) => {
+      await tx.$executeRaw`LOCK TABLE webhook_deliveries IN SHARE ROW EXCLUSIVE MODE`
+      locked()
+      await new Promise((r) => setTimeout(r, 2_600))
+    }, { timeout: 10_000 })
+    await isLocked
+    const r = await rawRequest(stack.current.gatewayUrl, { path: hookPath(nb.connection.id), headers: deliveryHeaders(d), body: d.rawBody })
+    await stall
+    expect(r.status).toBe(503)
+    expect(r.headers['retry-after']).toBe('5')
+    expect(r.ms).toBeLessThan(2_400)
+    await expect.poll(async () => (await rowsFor(d.deliveryId))[0]?.statusCode, { timeout: 5_000 }).toBe(503)
+    expect((await rowsFor(d.deliveryId))[0]).toMatchObject({ outcome: 'enqueued' })
+    // The vendor's retry is then a replay: processed once.
+    const again = await rawRequest(stack.current.gatewayUrl, { path: hookPath(nb.connection.id), headers: deliveryHeaders(d), body: d.rawBody })
+    expect(again.status).toBe(200)
+  })
+
   it('stores exactly 60 rejected deliveries from one source under 100 concurrent bad ones, and then refuses that source unread', async () => {
     const source = '127.0.0.3'
     const bad = Array.from({ length: 100 }, () => fake.control.buildDelivery(nb.app.appDefinitionId, entryUpdated('etr_ingress_1'), { signature: 'garbage' }))
