@@ -12,7 +12,7 @@ import { connectNotebook, entryUpdated, jobCount, makeJobsDue, ownerContext, pos
 import { disconnectConnection } from '../../subgraphs/connectors/domain/connections'
 import { CHECK_BUTTON_ID } from '../../subgraphs/connectors/domain/notebook/adapter'
 import { forwardToConnectors } from '../../gateway/rest-edge'
-import { env, setEnv } from '../../core/env'
+import { EnvError, env, parseEnv, setEnv } from '../../core/env'
 import { enqueue } from '../../jobs/registry'
 
 const stack = useStack()
@@ -454,6 +454,16 @@ describe('webhook edge hardening', () => {
     } finally {
       setEnv(previous)
     }
+  })
+
+  it('refuses to start with a trusted-proxy or allow-list entry that is not an address or CIDR range, naming it', () => {
+    expect(() => parseEnv({ TRUSTED_PROXIES: '10.0.0.0/33', WEBHOOK_ALLOWED_SOURCES: '203.0.113.0/24, example.com' })).toThrow(EnvError)
+    try {
+      parseEnv({ TRUSTED_PROXIES: '10.0.0.0/33', WEBHOOK_ALLOWED_SOURCES: '203.0.113.0/24, example.com' })
+    } catch (e) {
+      expect((e as EnvError).problems).toEqual([expect.stringMatching(/^TRUSTED_PROXIES: "10.0.0.0\/33"/), expect.stringMatching(/^WEBHOOK_ALLOWED_SOURCES: "example.com"/)])
+    }
+    expect(parseEnv({ TRUSTED_PROXIES: '10.0.0.0/8 ::1, 2001:db8::/32' }).TRUSTED_PROXIES).toBe('10.0.0.0/8 ::1, 2001:db8::/32')
   })
 
   it('sweeps delivery-id claims older than the 72 h replay window in the webhook_retention job, keeping younger ones', async () => {
