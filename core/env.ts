@@ -3,12 +3,18 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { parseAllowList } from './egress'
+import { addressRangesProblem } from './address-ranges'
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback)
 const flag = (fallback: boolean) =>
   z.enum(['true', 'false', '1', '0']).default(fallback ? 'true' : 'false').transform((v) => v === 'true' || v === '1')
+/** Comma-separated addresses and CIDR ranges (IPv4/IPv6); empty means none. */
+const addressRanges = z.string().default('').superRefine((v, ctx) => {
+  const problem = addressRangesProblem(v)
+  if (problem) ctx.addIssue({ code: 'custom', message: problem })
+})
 const optionalUrl = z.string().url().optional().or(z.literal('').transform(() => undefined))
 
 export const RELEASES = ['R1', 'R2', 'R3', 'R4', 'R5', 'R6'] as const
@@ -39,6 +45,8 @@ const EnvSchema = z.object({
   SMTP_URL: optionalUrl,
   MAIL_FROM: z.string().default('Evidence workspace <no-reply@localhost>'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** The worker process's nice value: on a host shared with the servers it yields CPU to the webhook ingress. */
+  WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   FAKE_NOTEBOOK_PORT: port(8190),
   /** Per attempt, for calls to the notebook vendor (token, entries, canvases). */
   NOTEBOOK_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
@@ -48,6 +56,10 @@ const EnvSchema = z.object({
   }),
   FAKE_QMS_PORT: port(8191),
   FAKE_LITERATURE_PORT: port(8192),
+  /** Proxies in front of the gateway whose x-forwarded-for is believed (addresses/CIDRs); empty: the peer is the client. */
+  TRUSTED_PROXIES: addressRanges,
+  /** If set, webhook deliveries are accepted only from these sending ranges (the vendor's published addresses). */
+  WEBHOOK_ALLOWED_SOURCES: addressRanges,
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 })
 

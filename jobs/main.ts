@@ -1,5 +1,6 @@
 // The worker as its own process (production scales it separately): `tsx jobs/main.ts` runs until SIGTERM;
 // `--once` runs every job that is due now and exits.
+import os from 'node:os'
 import { runOnce } from 'graphile-worker'
 import { parseEnv, setEnv, EnvError } from '../core/env'
 import { resolveDatabaseUrl } from '../core/postgres'
@@ -9,6 +10,8 @@ import { createTaskList, migrateWorkerSchema, startWorker } from './worker'
 let e
 try { e = parseEnv() } catch (err) { console.error((err as EnvError).message); process.exit(1) }
 setEnv(e)
+// Background work yields to the servers sharing the host: a 202 to the vendor must not wait behind job processing.
+try { if (e.WORKER_NICE > 0) os.setPriority(Math.max(os.getPriority(), e.WORKER_NICE)) } catch { /* not permitted: run as is */ }
 const database = await resolveDatabaseUrl()
 const db = createPrisma(database.url)
 await migrateWorkerSchema(database.url)

@@ -75,6 +75,11 @@ export async function startWorker(deps: WorkerDeps, opts: { concurrency?: number
       noHandleSignals: true, // the launcher owns signals and stops the runner gracefully
       pollInterval: 1000,
       logger: quietLogger,
+      // Batching: under a stream of webhook jobs each add_job NOTIFY would cost a fetch and each job a completion
+      // round trip, on the cores the ingress needs. A local queue fetches several jobs at once (waiting 100 ms after a
+      // thin fetch instead of answering every NOTIFY) and completions are written together. Locked-but-queued jobs of a
+      // killed worker are unlocked by the lease recovery; processing is idempotent (marks commit once).
+      preset: { worker: { localQueue: { size: (opts.concurrency ?? 4) * 4, refetchDelay: { durationMs: 100, threshold: opts.concurrency ?? 4 } }, completeJobBatchDelay: 20 } },
     })
   } catch (err) {
     clearInterval(recovery)

@@ -3,11 +3,12 @@
 import type { Db } from '../../core/db'
 import { createSubgraphServer } from '../shared/server'
 import { buildConnectorsSchema } from './schema'
-import { createWebhookIngress, type IngressOptions } from './domain/webhooks/ingress'
+import type { IngressOptions } from './domain/webhooks/ingress'
+import { createHookRoutes } from './http/hooks'
 
 export function createConnectorsSubgraph(db: Db, options: IngressOptions = {}) {
   const server = createSubgraphServer({ name: 'connectors', schema: buildConnectorsSchema(), db })
-  const ingress = createWebhookIngress(db, options)
+  const ingress = createHookRoutes(db, options)
   server.app.use(ingress.router)
   return Object.assign(server, { webhookStats: ingress.stats })
 }

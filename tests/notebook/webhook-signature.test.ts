@@ -94,18 +94,70 @@ describe('notebook webhook signatures', () => {
     expect(receiver.received[0].result).toMatchObject({ ok: false, reason: 'missing_headers' })
   })
 
-  it('rejects a non-numeric timestamp and a header with no v1der entry as malformed', async () => {
+  it('rejects a non-numeric timestamp and a header with no der entry as malformed', async () => {
     const rawBody = Buffer.from('{}')
     const keys = staticKeySource(fake.control.jwks(app.appDefinitionId))
     const signed = signDelivery({ body: rawBody, keys: fake.control.signingKeys(app.appDefinitionId) })
     const badTs = await verifyWebhook({ headers: { ...signed.headers, 'webhook-timestamp': '2025-01-01T00:00:00Z' }, rawBody, jwks: keys })
-    const v2Only = await verifyWebhook({
-      headers: { ...signed.headers, 'webhook-signature': signed.headers['webhook-signature'].replace('v1der,', 'v2der,') },
+    const hmacOnly = await verifyWebhook({
+      headers: { ...signed.headers, 'webhook-signature': signed.headers['webhook-signature'].replace('v1der,', 'v1,') },
       rawBody,
       jwks: keys,
     })
     expect(badTs).toMatchObject({ ok: false, reason: 'malformed_headers' })
-    expect(v2Only).toMatchObject({ ok: false, reason: 'malformed_headers' })
+    expect(hmacOnly).toMatchObject({ ok: false, reason: 'malformed_headers' })
+  })
+
+  it('accepts every entry whose version tag contains der, in any case and position, as the vendor SDK does', async () => {
+    await using receiver = await startReceiver(() => jwks)
+    const valid = fake.control.buildDelivery(app.appDefinitionId, canvasClick)
+    const entry = valid.headers['webhook-signature']
+    const garbage = `v1der,${Buffer.alloc(70, 1).toString('base64')}`
+    for (const header of [entry.replace('v1der,', 'v2der,'), entry.replace('v1der,', 'V3DER,'), `v1,aGVsbG8= ${garbage} ${entry}`, `${garbage}, ${entry}`, `${entry}, ${garbage}`]) {
+      const d = fake.control.buildDelivery(app.appDefinitionId, canvasClick)
+      const sig = d.headers['webhook-signature'].slice('v1der,'.length)
+      const sent = await fetch(receiver.url, { method: 'POST', headers: { ...d.headers, 'webhook-signature': header.replace(entry.slice('v1der,'.length), sig) }, body: d.rawBody })
+      expect([header.slice(0, 8), sent.status]).toEqual([header.slice(0, 8), 202])
+    }
+  })
+
+  it('serves warm keys without waiting and refreshes them in the background before they expire', async () => {
+    await using receiver = await startReceiver(() => jwks)
+    const send = () => fake.control.sendWebhook({ url: receiver.url, appDefinitionId: app.appDefinitionId, event: canvasClick })
+    expect((await send()).status).toBe(202)
+    clock.advance(5.5 * HOUR + 1) // inside the refresh-ahead half hour
+    fake.control.misbehave({ delayMs: 1_500, pathPrefix: '/api/v1/apps/' })
+    const started = Date.now()
+    expect((await send()).status).toBe(202)
+    expect(Date.now() - started).toBeLessThan(1_000)
+    await new Promise((r) => setTimeout(r, 1_700))
+    expect(fake.control.getStats().jwksRequests).toBe(2)
+    expect(jwks.cachedAt).toBe(clock.now())
+  })
+
+  it('keeps serving the last keys for at most an hour past their age while refreshes fail, then answers unavailable', async () => {
+    await using receiver = await startReceiver(() => jwks)
+    const send = () => fake.control.sendWebhook({ url: receiver.url, appDefinitionId: app.appDefinitionId, event: canvasClick })
+    expect((await send()).status).toBe(202)
+    fake.control.misbehave({ serverErrorNext: 1_000, pathPrefix: '/api/v1/apps/' })
+    clock.advance(6 * HOUR + 30 * MINUTE)
+    expect((await send()).status).toBe(202)
+    clock.advance(30 * MINUTE + 1)
+    const late = await send()
+    expect(late.status).toBe(503)
+    expect(receiver.received.at(-1)!.result).toMatchObject({ ok: false, reason: 'jwks_unavailable' })
+  })
+
+  it('makes a delivery wait at most 800 ms for a hanging JWKS; the fetch carries on and serves the next delivery', async () => {
+    await using receiver = await startReceiver(() => jwks)
+    fake.control.misbehave({ delayMs: 1_500, pathPrefix: '/api/v1/apps/' })
+    const started = Date.now()
+    const first = await fake.control.sendWebhook({ url: receiver.url, appDefinitionId: app.appDefinitionId, event: canvasClick })
+    expect(first.status).toBe(503)
+    expect(Date.now() - started).toBeLessThan(1_200)
+    await new Promise((r) => setTimeout(r, 1_000))
+    expect((await fake.control.sendWebhook({ url: receiver.url, appDefinitionId: app.appDefinitionId, event: canvasClick })).status).toBe(202)
+    expect(fake.control.getStats().jwksRequests).toBe(1)
   })
 
   it('verifies the raw bytes before any parsing: a validly signed malformed JSON body passes verification', async () => {
@@ -182,17 +234,17 @@ describe('notebook webhook signatures', () => {
     expect(fake.control.getStats().jwksRequests).toBe(3)
   })
 
-  it('uses a fetched JWKS for at most six hours', async () => {
+  it('uses a fetched JWKS for at most six hours without a refresh', async () => {
     await using receiver = await startReceiver(() => jwks)
     const send = () => fake.control.sendWebhook({ url: receiver.url, appDefinitionId: app.appDefinitionId, event: canvasClick })
     await send()
-    clock.advance(6 * HOUR - 1)
+    clock.advance(5.5 * HOUR - 1)
     await send()
     expect(fake.control.getStats().jwksRequests).toBe(1)
     clock.advance(1)
-    await send()
-    expect(fake.control.getStats().jwksRequests).toBe(2)
-    expect(jwks.cachedAt).toBe(clock.now())
+    await send() // due: served from the cache, refreshed behind it
+    await expect.poll(() => fake.control.getStats().jwksRequests).toBe(2)
+    await expect.poll(() => jwks.cachedAt).toBe(clock.now())
   })
 
   it('answers jwks_unavailable (not bad_signature) when the JWKS cannot be fetched, and backs off', async () => {

@@ -4,11 +4,16 @@
 // content. Keep one JwksCache per (baseUrl, appDefinitionId) for the life of the process (JwksCaches does that):
 // the re-fetch throttle below only protects the vendor if the cache outlives a single delivery.
 //
-// Re-fetch policy (amplification guard): the JWKS is cached for at most `maxAgeMs` (6 h). When no key verifies a
-// delivery, the cache is fetched again once, unless a forced re-fetch for this app already happened within
-// `minForcedRefetchMs` (1 minute). A forged delivery therefore costs at most one JWKS request per minute per app, however
-// many are sent; a real rotation is picked up on the first delivery signed with the new key, or on the vendor's retry.
-// A failed fetch is not retried for `failureBackoffMs` (10 s) either, so a JWKS outage is not hammered.
+// Signature header: a space-separated list of `v{n}der,<base64 DER>` entries, possibly over several header lines; like
+// the vendor's SDK, every entry whose version tag contains `der` (any case) is tried, in any position.
+//
+// Key policy: a fetched JWKS is used for `maxAgeMs` (6 h) and refreshed in the background from `maxAgeMs -
+// refreshAheadMs` on, so a delivery never waits for the vendor while keys are warm. While refreshes fail, the last key
+// set keeps serving for at most `maxStaleMs` past its age (1 h); after that, or with no keys at all, a delivery waits
+// at most `requestWaitMs` (800 ms) for a fetch, then is answered "unavailable" (the fetch carries on for the retry).
+// Amplification guard: when no key verifies a delivery, the keys are fetched again once, unless a forced re-fetch for
+// this app already happened within `minForcedRefetchMs` (1 minute). A failed fetch is not retried for
+// `failureBackoffMs` (10 s) either, so a JWKS outage is not hammered.
 import { createPublicKey, verify as cryptoVerify, type JsonWebKey, type KeyObject } from 'node:crypto'
 import got from 'got'
 import { egressAgents } from '../../../../core/egress'
@@ -17,7 +22,6 @@ import { z } from 'zod'
 export const DEFAULT_TOLERANCE_SECONDS = 300
 /** At most this many signature entries are tried, so a forged header cannot buy unbounded CPU. */
 export const MAX_SIGNATURE_ENTRIES = 8
-const SIGNATURE_SCHEME = 'v1der'
 
 export type WebhookRejectReason =
   | 'missing_headers'
@@ -56,12 +60,28 @@ function header(headers: HeaderBag, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined
 }
 
-/** The base64 DER signatures of the `v1der` entries of a webhook-signature header (other schemes are ignored). */
+/** A header that must appear once: several lines (an array, or node's ", "-joined copy) are malformed. */
+function singleHeader(headers: HeaderBag, name: string): string | undefined | null {
+  if (!(headers instanceof Headers)) {
+    const bag = headers as Record<string, string | readonly string[] | undefined>
+    const key = name in bag ? name : Object.keys(bag).find((k) => k.toLowerCase() === name)
+    const value = key === undefined ? undefined : bag[key]
+    if (Array.isArray(value) && value.length > 1) return null
+  }
+  return header(headers, name)
+}
+
+/**
+ * The base64 DER signatures of a webhook-signature header: every entry whose version tag contains `der` (v1der, v2der,
+ * V3DER), whatever else is around it. Several header lines arrive joined by ", " (node) or " " (arrays): a trailing comma
+ * is a separator, not part of the signature.
+ */
 export function parseSignatureHeader(value: string): Buffer[] {
   const out: Buffer[] = []
-  for (const entry of value.trim().split(/\s+/)) {
+  for (const raw of value.trim().split(/\s+/)) {
+    const entry = raw.replace(/,+$/, '')
     const comma = entry.indexOf(',')
-    if (comma < 0 || entry.slice(0, comma) !== SIGNATURE_SCHEME) continue
+    if (comma < 0 || !entry.slice(0, comma).toLowerCase().includes('der')) continue
     const b64 = entry.slice(comma + 1)
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64)) continue
     out.push(Buffer.from(b64, 'base64'))
@@ -88,6 +108,29 @@ function matchKey(data: Buffer, signatures: Buffer[], keys: readonly Verificatio
   return undefined
 }
 
+/**
+ * The checks that need no body and no key: headers present, well formed, fresh, at least one der entry. The ingress
+ * runs them before reading the body of a source that is over its limit of rejected deliveries.
+ */
+export function checkWebhookHeaders(headers: HeaderBag, now: Date | number = Date.now(), toleranceSeconds = DEFAULT_TOLERANCE_SECONDS):
+  | { ok: true; id: string; ts: string; timestamp: number; signatures: Buffer[] }
+  | { ok: false; reason: WebhookRejectReason; deliveryId?: string } {
+  const id = singleHeader(headers, 'webhook-id')
+  const ts = singleHeader(headers, 'webhook-timestamp')
+  const sigHeader = header(headers, 'webhook-signature')
+  if (id === null || ts === null) return { ok: false, reason: 'malformed_headers' }
+  const trimmedId = id?.trim()
+  const trimmedTs = ts?.trim()
+  if (!trimmedId || !trimmedTs || !sigHeader) return { ok: false, reason: 'missing_headers', ...(trimmedId ? { deliveryId: trimmedId.slice(0, 256) } : {}) }
+  if (trimmedId.length > 256 || !/^\d{1,12}$/.test(trimmedTs)) return { ok: false, reason: 'malformed_headers', deliveryId: trimmedId.slice(0, 256) }
+  const timestamp = Number(trimmedTs)
+  const nowSeconds = (typeof now === 'number' ? now : now.getTime()) / 1000
+  if (Math.abs(nowSeconds - timestamp) > toleranceSeconds) return { ok: false, reason: 'stale_timestamp', deliveryId: trimmedId }
+  const signatures = parseSignatureHeader(sigHeader)
+  if (signatures.length === 0) return { ok: false, reason: 'malformed_headers', deliveryId: trimmedId }
+  return { ok: true, id: trimmedId, ts: trimmedTs, timestamp, signatures }
+}
+
 export async function verifyWebhook({
   headers,
   rawBody,
@@ -95,19 +138,9 @@ export async function verifyWebhook({
   now = Date.now(),
   toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
 }: VerifyInput): Promise<VerifyResult> {
-  const id = header(headers, 'webhook-id')?.trim()
-  const ts = header(headers, 'webhook-timestamp')?.trim()
-  const sigHeader = header(headers, 'webhook-signature')
-  if (!id || !ts || !sigHeader) return { ok: false, reason: 'missing_headers', ...(id ? { deliveryId: id } : {}) }
-  if (id.length > 256 || !/^\d{1,12}$/.test(ts)) return { ok: false, reason: 'malformed_headers', deliveryId: id.slice(0, 256) }
-
-  const timestamp = Number(ts)
-  const nowSeconds = (typeof now === 'number' ? now : now.getTime()) / 1000
-  if (Math.abs(nowSeconds - timestamp) > toleranceSeconds) return { ok: false, reason: 'stale_timestamp', deliveryId: id }
-
-  const signatures = parseSignatureHeader(sigHeader)
-  if (signatures.length === 0) return { ok: false, reason: 'malformed_headers', deliveryId: id }
-
+  const checked = checkWebhookHeaders(headers, now, toleranceSeconds)
+  if (!checked.ok) return checked
+  const { id, ts, timestamp, signatures } = checked
   const data = signedContent(id, ts, rawBody)
   let keys: readonly VerificationKey[]
   try {
@@ -192,13 +225,19 @@ export class JwksUnavailable extends Error {
   }
 }
 
-export type JwksFetchReason = 'initial' | 'expired' | 'verification_failed'
+export type JwksFetchReason = 'initial' | 'expired' | 'refresh_ahead' | 'verification_failed'
 
 export interface JwksCacheOptions {
   baseUrl: string
   appDefinitionId: string
-  /** Longest time a fetched JWKS is used (default 6 h). */
+  /** Longest time a fetched JWKS is used without a successful refresh (default 6 h). */
   maxAgeMs?: number
+  /** A background refresh starts this long before the keys reach maxAgeMs (default 30 min). */
+  refreshAheadMs?: number
+  /** While refreshes fail, keys keep serving this long past maxAgeMs (default 1 h); then deliveries wait for a fetch. */
+  maxStaleMs?: number
+  /** Longest a delivery waits for a JWKS fetch (default 800 ms, well under the 2 s answer budget). */
+  requestWaitMs?: number
   /** Least time between two re-fetches caused by failed verifications (default 60 s). */
   minForcedRefetchMs?: number
   /** After a failed fetch, no new attempt before this (default 10 s). */
@@ -219,12 +258,17 @@ export class JwksCache implements KeySource {
   private fetchedAt = -Infinity
   private lastForcedAt = -Infinity
   private lastFailureAt = -Infinity
+  private lastUsedAt = -Infinity
   private inFlight: Promise<readonly VerificationKey[]> | null = null
+  private timer: NodeJS.Timeout | null = null
   private readonly o: Required<Omit<JwksCacheOptions, 'onFetch' | 'fetchJwks'>> & Pick<JwksCacheOptions, 'onFetch' | 'fetchJwks'>
 
   constructor(options: JwksCacheOptions) {
     this.o = {
       maxAgeMs: 6 * 60 * 60 * 1000,
+      refreshAheadMs: 30 * 60 * 1000,
+      maxStaleMs: 60 * 60 * 1000,
+      requestWaitMs: 800,
       minForcedRefetchMs: 60_000,
       failureBackoffMs: 10_000,
       timeoutMs: 5_000,
@@ -246,21 +290,27 @@ export class JwksCache implements KeySource {
 
   async getKeys(): Promise<readonly VerificationKey[]> {
     const now = this.o.clock()
-    if (this.keys && now - this.fetchedAt < this.o.maxAgeMs) return this.keys
-    if (this.inFlight) return this.inFlight
-    if (now - this.lastFailureAt < this.o.failureBackoffMs) {
+    this.lastUsedAt = now
+    const age = now - this.fetchedAt
+    if (this.keys && age < this.o.maxAgeMs - this.o.refreshAheadMs) return this.keys
+    if (this.keys && age < this.o.maxAgeMs + this.o.maxStaleMs) {
+      // Warm but due (or failing to refresh): keep serving, refresh behind the delivery's back.
+      this.refreshInBackground(age < this.o.maxAgeMs ? 'refresh_ahead' : 'expired')
+      return this.keys
+    }
+    if (!this.inFlight && now - this.lastFailureAt < this.o.failureBackoffMs) {
       throw new JwksUnavailable(this.o.appDefinitionId, 'recent fetch failed; backing off')
     }
-    return this.fetch(this.keys ? 'expired' : 'initial')
+    return this.bounded(this.inFlight ?? this.fetch(this.keys ? 'expired' : 'initial'))
   }
 
   async refreshAfterFailure(): Promise<readonly VerificationKey[] | null> {
     const now = this.o.clock()
-    if (this.inFlight) return this.inFlight
+    if (this.inFlight) return this.bounded(this.inFlight).catch(() => null)
     if (now - this.lastForcedAt < this.o.minForcedRefetchMs) return null
     if (now - this.lastFailureAt < this.o.failureBackoffMs) return null
     this.lastForcedAt = now
-    return this.fetch('verification_failed')
+    return this.bounded(this.fetch('verification_failed')).catch(() => null)
   }
 
   /** Forgets the cached keys (e.g. when the connection's credentials change). */
@@ -269,8 +319,40 @@ export class JwksCache implements KeySource {
     this.fetchedAt = -Infinity
   }
 
+  /** Stops the background refresh timer. */
+  close(): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+  }
+
+  /** A delivery waits for the vendor at most requestWaitMs; the fetch itself carries on and serves the retry. */
+  private bounded(p: Promise<readonly VerificationKey[]>): Promise<readonly VerificationKey[]> {
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new JwksUnavailable(this.o.appDefinitionId, 'fetch still running')), this.o.requestWaitMs)
+    })
+    return Promise.race([p, timeout]).finally(() => clearTimeout(timer))
+  }
+
+  private refreshInBackground(reason: JwksFetchReason) {
+    if (this.inFlight || this.o.clock() - this.lastFailureAt < this.o.failureBackoffMs) return
+    this.fetch(reason).catch(() => {}) // the failure is recorded (lastFailureAt, onFetch); stale keys keep serving
+  }
+
+  /** After a fetch, the next refresh is planned before expiry, as long as the keys were used within their lifetime. */
+  private schedule(delayMs: number) {
+    this.close()
+    this.timer = setTimeout(() => {
+      this.timer = null
+      if (this.o.clock() - this.lastUsedAt > this.o.maxAgeMs) return // idle app: fetch again on its next delivery
+      this.refreshInBackground(this.keys ? 'refresh_ahead' : 'initial')
+    }, Math.max(1_000, delayMs))
+    this.timer.unref()
+  }
+
   private fetch(reason: JwksFetchReason): Promise<readonly VerificationKey[]> {
     const p = (async () => {
+      await null // `inFlight` is set before this body can settle
       try {
         const doc = this.o.fetchJwks
           ? await this.o.fetchJwks(this.url)
@@ -284,10 +366,13 @@ export class JwksCache implements KeySource {
         this.keys = keys
         this.fetchedAt = this.o.clock()
         this.o.onFetch?.({ appDefinitionId: this.o.appDefinitionId, reason, ok: true, keyCount: keys.length })
+        this.schedule(this.o.maxAgeMs - this.o.refreshAheadMs)
         return keys
       } catch (err) {
         this.lastFailureAt = this.o.clock()
         this.o.onFetch?.({ appDefinitionId: this.o.appDefinitionId, reason, ok: false, keyCount: 0 })
+        // Keys still within their stale bound: try again after the back-off rather than wait for a delivery.
+        if (this.keys) this.schedule(this.o.failureBackoffMs + 1)
         // Only the error class/code travels on: got errors carry request options.
         const code = (err as { code?: string }).code ?? (err as Error).name ?? 'error'
         throw new JwksUnavailable(this.o.appDefinitionId, code)

@@ -1,8 +1,9 @@
-// Owns the inbound webhook gateway (REST shim): POST /api/v1/hooks/eln_provider/{connection_id} and
-// POST /hooks/{provider_id}/{connection_id}, no bearer. The raw body is read with a 1 MB cap and the vendor signature is
-// verified before anything is parsed. Every delivery gets a webhook_deliveries row, except a rejected delivery from a
-// source address that is over its limit of rejected deliveries (counted, answered 429, nothing stored). An accepted
-// delivery's row and its processing job commit in one transaction before the 202.
+// Owns the decisions of the inbound webhook ingress (the HTTP routing is subgraphs/connectors/http/hooks.ts): which
+// source may send, verify before parsing, what is recorded, the limit of rejected deliveries per source. The raw body
+// is read with a 1 MB cap and the vendor signature is verified before anything is parsed. Every delivery gets a
+// webhook_deliveries row, except a rejected delivery from a source address that is over its limit of rejected
+// deliveries (counted, answered 429, nothing stored). An accepted delivery's row and its processing job commit in one
+// statement before the 202.
 //
 // | case                                              | status | outcome  | row                                             |
 // |---------------------------------------------------|--------|----------|-------------------------------------------------|
@@ -11,36 +12,49 @@
 // | valid signature, unknown event type               | 200    | ignored  | payload stored, reason unknown_event_type       |
 // | valid signature, body not JSON                    | 400    | rejected | signature_ok, reason malformed_json, no payload |
 // | valid signature, JSON without message.type        | 400    | rejected | reason invalid_envelope, no payload             |
+// | valid signature, JSON PostgreSQL cannot store     | 400    | rejected | reason unstorable_payload, no payload (a \u0000 |
+// |                                                   |        |          | escape or a lone surrogate; jsonb refuses them) |
 // | bad signature / unknown key / garbage             | 401    | rejected | reason bad_signature, no payload                |
 // | signature headers missing or malformed            | 401    | rejected | reason missing_signature / malformed_signature  |
+// |                                                   |        |          | (entries: every `v{n}der,` tag, any line/order) |
 // | timestamp outside ±5 minutes                      | 401    | rejected | reason stale_timestamp                          |
 // | body over 1 MB                                    | 413    | rejected | reason payload_too_large, nothing parsed        |
 // | unknown connection (or provider mismatch)         | 404    | rejected | organization_id null, reason unknown_connection |
 // | provider that sends no webhooks                   | 404    | rejected | reason webhooks_not_supported                   |
 // | disconnected connection                           | 410    | rejected | reason connection_disconnected                  |
 // | connection without vendor app yet (step c)        | 409    | rejected | reason connection_not_ready                     |
-// | the app's JWKS cannot be fetched                  | 503    | rejected | reason verification_unavailable (not counted    |
-// |                                                   |        |          | against the source; the vendor retries)          |
-// | source over 60 rejected deliveries per minute     | 429    | -        | no row; counted in ingress stats                |
+// | source outside WEBHOOK_ALLOWED_SOURCES (if set)   | 403    | rejected | reason source_not_allowed, body not read        |
+// | no signing keys within 800 ms (cold or expired     | 503    | rejected | reason verification_unavailable, Retry-After;   |
+// | JWKS whose fetch fails or hangs)                   |        |          | not counted against the source                  |
+// | source over 60 rejected deliveries per minute     | 429    | -        | no row; Retry-After; counted in ingress stats;  |
+// |                                                   |        |          | header-only rejections answered unread          |
+// | no answer within 1.8 s (database slow)            | 503    | -        | Retry-After; a row stored later is marked 503    |
 // | database unavailable                              | 503    | -        | nothing stored; the vendor retries               |
 import { randomUUID } from 'node:crypto'
-import express, { type Request, type Response } from 'express'
 import type { Db } from '../../../../core/db'
 import { log } from '../../../../core/log'
+import { env } from '../../../../core/env'
+import { parseAddressRanges, type AddressRanges } from '../../../../core/address-ranges'
 import { TaskPayloads } from '../../../../jobs/registry'
 import { adapterFor } from '../adapters'
 import { providerSpec } from '../providers'
 import { KNOWN_EVENTS } from '../notebook/adapter'
+import { checkWebhookHeaders, type HeaderBag } from '../notebook/webhook-signature'
 import { connectorRuntime } from '../runtime'
+import { REJECTED_PER_MINUTE, RejectionLimit, type RejectedRow } from './limits'
 
+export { REJECTED_PER_MINUTE } from './limits'
 export const MAX_BODY_BYTES = 1024 * 1024
 export const REPLAY_WINDOW_MS = 72 * 60 * 60_000
-export const REJECTED_PER_MINUTE = 60
+/** Retry-After for answers the vendor should retry soon (verification unavailable, deadline). */
+export const RETRY_SOON_SECONDS = 5
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export interface IngressOptions {
   rejectedPerMinute?: number
+  /** Sending ranges allowed to deliver (default: WEBHOOK_ALLOWED_SOURCES; empty allows every address). */
+  allowedSources?: string
 }
 
 export interface IngressStats {
@@ -50,6 +64,32 @@ export interface IngressStats {
   rejected: number
   /** Rejected deliveries answered 429 without a stored row. */
   rateLimited: number
+  /** Of those, refused from the headers alone, without reading the body. */
+  refusedUnread: number
+}
+
+export type BodyRead = { tooLarge: false; body: Buffer } | { tooLarge: true; seen: number }
+
+/** One inbound request as the HTTP layer hands it over: the body is read only when a decision needs it. */
+export interface InboundDelivery {
+  providerId: string
+  requestedConnectionId: string
+  /** The client address (the edge-vouched one behind the gateway). */
+  source: string
+  /** Header lines as received (several lines of one header stay several). */
+  headers: HeaderBag
+  declaredBytes: number | null
+  readBody(): Promise<BodyRead>
+}
+
+export interface IngressAnswer {
+  status: number
+  body: unknown
+  headers?: Record<string, string>
+  /** The webhook_deliveries row written for this answer, if any. */
+  rowId?: string
+  /** The body was not read: the HTTP layer closes the connection instead of draining it. */
+  unread?: boolean
 }
 
 interface Rejection {
@@ -61,39 +101,61 @@ interface Rejection {
   webhookTimestamp?: number | null
   /** Deliveries the sender cannot be blamed for are not counted against its address. */
   countsAgainstSource?: boolean
-}
-
-function sourceAddress(req: Request): string {
-  // The gateway sets x-forwarded-for to the socket address it saw; the connectors service is only reached through it.
-  const forwarded = String(req.headers['x-forwarded-for'] ?? '').split(',').map((s) => s.trim()).filter(Boolean).pop()
-  const raw = forwarded || req.socket.remoteAddress || 'unknown'
-  return raw.replace(/^::ffff:/, '').slice(0, 64)
-}
-
-async function readBody(req: Request): Promise<{ body: Buffer; tooLarge: false } | { tooLarge: true; seen: number }> {
-  const declared = Number(req.headers['content-length'])
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
-    req.resume() // discard without buffering
-    return { tooLarge: true, seen: declared }
-  }
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY_BYTES) {
-      req.resume()
-      return { tooLarge: true, seen: size }
-    }
-    chunks.push(chunk as Buffer)
-  }
-  return { body: Buffer.concat(chunks), tooLarge: false }
+  retryAfter?: number
 }
 
 const errorBody = (code: string, message: string) => ({ error: { code, message } })
 
+/** Text columns refuse NUL and lone surrogates; a path or header value with them must not turn a rejection into a 5xx. */
+const storable = (s: string, max: number) => s.slice(0, max).replace(/[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+/** True when PostgreSQL jsonb would refuse the parsed value: a NUL character or a lone surrogate in any key or string. */
+export function refusedByJsonb(value: unknown): boolean {
+  const stack: unknown[] = [value]
+  while (stack.length) {
+    const v = stack.pop()
+    if (typeof v === 'string') {
+      if (v.includes('\u0000') || LONE_SURROGATE.test(v)) return true
+    } else if (Array.isArray(v)) {
+      for (const x of v) stack.push(x)
+    } else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (k.includes('\u0000') || LONE_SURROGATE.test(k)) return true
+        stack.push(x)
+      }
+    }
+  }
+  return false
+}
+
+/** SQLSTATEs of values PostgreSQL cannot store as text/jsonb (untranslatable character, bad JSON text, bad byte). */
+const UNSTORABLE_SQLSTATES = new Set(['22P05', '22P02', '22021'])
+function unstorableError(e: unknown): boolean {
+  const text = `${(e as { code?: string })?.code ?? ''} ${(e as Error)?.message ?? ''}`
+  return [...UNSTORABLE_SQLSTATES].some((code) => text.includes(code)) || /unsupported Unicode escape|surrogate|invalid byte sequence/i.test(text)
+}
+
+const SIGNATURE_REJECTIONS = {
+  missing_headers: { status: 401, code: 'missing_signature', message: 'webhook-id, webhook-timestamp and webhook-signature are required.' },
+  malformed_headers: { status: 401, code: 'malformed_signature', message: 'The signature headers are malformed.' },
+  stale_timestamp: { status: 401, code: 'stale_timestamp', message: 'The webhook timestamp is outside the 5-minute tolerance.' },
+  bad_signature: { status: 401, code: 'bad_signature', message: 'No signature verifies with the app\'s published keys.' },
+  jwks_unavailable: {
+    status: 503, code: 'verification_unavailable', message: 'The app\'s signing keys could not be fetched in time; retry later.',
+    countsAgainstSource: false, retryAfter: RETRY_SOON_SECONDS,
+  },
+} as const
+
 export function createWebhookIngress(db: Db, options: IngressOptions = {}) {
-  const limit = options.rejectedPerMinute ?? REJECTED_PER_MINUTE
-  const stats: IngressStats = { accepted: 0, replays: 0, ignored: 0, rejected: 0, rateLimited: 0 }
+  const limit = new RejectionLimit(db, options.rejectedPerMinute ?? REJECTED_PER_MINUTE)
+  const stats: IngressStats = { accepted: 0, replays: 0, ignored: 0, rejected: 0, rateLimited: 0, refusedUnread: 0 }
+  let allowed: { spec: string; ranges: AddressRanges } | undefined
+  const allowedSources = () => {
+    const spec = options.allowedSources ?? env().WEBHOOK_ALLOWED_SOURCES
+    if (allowed?.spec !== spec) allowed = { spec, ranges: parseAddressRanges(spec) }
+    return allowed.ranges
+  }
 
   /** The hot path reads the connection with one raw query (the model API costs about a millisecond more). */
   async function findConnection(id: string) {
@@ -104,92 +166,108 @@ export function createWebhookIngress(db: Db, options: IngressOptions = {}) {
     return row ?? null
   }
 
-  async function reject(
-    res: Response,
-    base: { providerId: string; requestedConnectionId: string; connection: { id: string; organizationId: string; programId: string } | null; source: string; bodyBytes: number },
-    r: Rejection,
-  ) {
-    if (r.countsAgainstSource !== false) {
-      const since = new Date(Date.now() - 60_000)
-      const [row] = await db.$queryRaw<{ n: bigint }[]>`
-        SELECT count(*)::bigint AS n FROM webhook_deliveries
-        WHERE source_address = ${base.source} AND received_at > ${since} AND outcome = 'rejected' AND reason IS DISTINCT FROM 'verification_unavailable'`
-      if (Number(row.n) >= limit) {
-        stats.rateLimited += 1
-        if (stats.rateLimited % 100 === 1) log.warn('webhook.rejected_rate_limited', { source: base.source, total: stats.rateLimited })
-        res.setHeader('retry-after', '60')
-        return res.status(429).json(errorBody('too_many_rejected_deliveries', 'Too many rejected deliveries from this address; retry later.'))
-      }
+  const tooMany = (retryAfter: number, unread = false): IngressAnswer => {
+    stats.rateLimited += 1
+    if (unread) stats.refusedUnread += 1
+    if (stats.rateLimited % 100 === 1) log.warn('webhook.rejected_rate_limited', { total: stats.rateLimited, unread: stats.refusedUnread })
+    return {
+      status: 429, unread,
+      headers: { 'retry-after': String(retryAfter) },
+      body: errorBody('too_many_rejected_deliveries', 'Too many rejected deliveries from this address; retry later.'),
     }
-    await db.webhookDelivery.create({
-      data: {
-        organizationId: base.connection?.organizationId ?? null,
-        programId: base.connection?.programId ?? null,
-        connectionId: base.connection?.id ?? null,
-        providerId: base.providerId.slice(0, 64),
-        requestedConnectionId: base.requestedConnectionId.slice(0, 64),
-        deliveryId: r.deliveryId ?? null,
-        signatureOk: r.signatureOk,
-        outcome: 'rejected',
-        reason: r.code,
-        statusCode: r.status,
-        sourceAddress: base.source,
-        bodyBytes: base.bodyBytes,
-        webhookTimestamp: r.webhookTimestamp ? new Date(r.webhookTimestamp * 1000) : null,
-      },
-    })
-    stats.rejected += 1
-    return res.status(r.status).json(errorBody(r.code, r.message))
   }
 
-  async function ingest(req: Request, res: Response, providerId: string, requestedConnectionId: string) {
-    const source = sourceAddress(req)
-    const read = await readBody(req)
-    const bodyBytes = read.tooLarge ? read.seen : read.body.length
+  type Base = { providerId: string; requestedConnectionId: string; connection: { id: string; organizationId: string; programId: string } | null; source: string; bodyBytes: number }
+
+  async function reject(base: Base, r: Rejection, unread = false): Promise<IngressAnswer> {
+    const counts = r.countsAgainstSource !== false
+    if (counts) {
+      // Known over the limit in this process: no statement at all.
+      const blocked = limit.blockedFor(base.source)
+      if (blocked > 0) return tooMany(blocked, unread)
+    }
+    const row: RejectedRow = {
+      organizationId: base.connection?.organizationId ?? null,
+      programId: base.connection?.programId ?? null,
+      connectionId: base.connection?.id ?? null,
+      providerId: storable(base.providerId, 64),
+      requestedConnectionId: storable(base.requestedConnectionId, 64),
+      deliveryId: r.deliveryId ? storable(r.deliveryId, 256) : null,
+      signatureOk: r.signatureOk,
+      reason: r.code,
+      statusCode: r.status,
+      sourceAddress: storable(base.source, 64),
+      bodyBytes: base.bodyBytes,
+      webhookTimestamp: r.webhookTimestamp ? new Date(r.webhookTimestamp * 1000) : null,
+    }
+    const over = await limit.store(row, counts)
+    if (over !== null) return tooMany(over, unread)
+    stats.rejected += 1
+    return {
+      status: r.status, unread, body: errorBody(r.code, r.message),
+      ...(r.retryAfter ? { headers: { 'retry-after': String(r.retryAfter) } } : {}),
+    }
+  }
+
+  async function ingest(d: InboundDelivery): Promise<IngressAnswer> {
+    const { providerId, requestedConnectionId, source } = d
+    // Over its limit: whatever the headers already condemn is refused unread and without a query (not even the
+    // connection lookup, so a flood of random connection ids costs nothing); a validly signed delivery still gets in.
+    const blocked = limit.blockedFor(source)
+    if (blocked > 0 && ((d.declaredBytes ?? 0) > MAX_BODY_BYTES || !UUID.test(requestedConnectionId) || !checkWebhookHeaders(d.headers).ok)) {
+      return tooMany(blocked, true)
+    }
     const connection = UUID.test(requestedConnectionId) ? await connectorRuntime.webhookView(requestedConnectionId, findConnection) : null
     const known = connection && connection.providerId === providerId ? connection : null
-    const base = { providerId, requestedConnectionId, connection: known, source, bodyBytes }
+    const base: Base = { providerId, requestedConnectionId, connection: known, source, bodyBytes: d.declaredBytes ?? 0 }
 
-    if (read.tooLarge) {
-      return reject(res, base, { status: 413, code: 'payload_too_large', message: `The body is over ${MAX_BODY_BYTES} bytes; nothing was read.`, signatureOk: false })
+    // Decisions the headers alone make come before the body: an unwanted sender costs no body read.
+    const ranges = allowedSources()
+    if (!ranges.empty && !ranges.has(source)) {
+      return reject(base, { status: 403, code: 'source_not_allowed', message: 'This address may not deliver webhooks here.', signatureOk: false }, true)
     }
-    if (!known) return reject(res, base, { status: 404, code: 'unknown_connection', message: 'No connection of this provider has this id.', signatureOk: false })
+    if (blocked > 0 && !known) return tooMany(blocked, true)
+
+    const read = await d.readBody()
+    base.bodyBytes = read.tooLarge ? read.seen : read.body.length
+    if (read.tooLarge) {
+      return reject(base, { status: 413, code: 'payload_too_large', message: `The body is over ${MAX_BODY_BYTES} bytes; nothing was read.`, signatureOk: false })
+    }
+    if (!known) return reject(base, { status: 404, code: 'unknown_connection', message: 'No connection of this provider has this id.', signatureOk: false })
     const spec = providerSpec(known.providerId)
     const adapter = adapterFor(known.providerId)
     if (!spec || !adapter || spec.eventVerification === 'none') {
-      return reject(res, base, { status: 404, code: 'webhooks_not_supported', message: `${known.providerId} sends no webhooks.`, signatureOk: false })
+      return reject(base, { status: 404, code: 'webhooks_not_supported', message: `${known.providerId} sends no webhooks.`, signatureOk: false })
     }
-    if (known.status !== 'active') return reject(res, base, { status: 410, code: 'connection_disconnected', message: 'This connection was disconnected.', signatureOk: false })
+    if (known.status !== 'active') return reject(base, { status: 410, code: 'connection_disconnected', message: 'This connection was disconnected.', signatureOk: false })
     if (!known.baseUrl || !known.appDefinitionId) {
-      return reject(res, base, { status: 409, code: 'connection_not_ready', message: 'The connection has no vendor app definition yet (onboarding step c).', signatureOk: false })
+      return reject(base, { status: 409, code: 'connection_not_ready', message: 'The connection has no vendor app definition yet (onboarding step c).', signatureOk: false })
     }
 
     // Verify before parsing: nothing of an unverified body is read as JSON or stored.
     const body = read.body
-    const verified = await adapter.verifyWebhook({ connection: known }, { headers: req.headers, rawBody: body })
-    if (!verified.ok) {
-      const byReason = {
-        missing_headers: { status: 401, code: 'missing_signature', message: 'webhook-id, webhook-timestamp and webhook-signature are required.' },
-        malformed_headers: { status: 401, code: 'malformed_signature', message: 'The signature headers are malformed.' },
-        stale_timestamp: { status: 401, code: 'stale_timestamp', message: 'The webhook timestamp is outside the 5-minute tolerance.' },
-        bad_signature: { status: 401, code: 'bad_signature', message: 'No signature verifies with the app\'s published keys.' },
-        jwks_unavailable: { status: 503, code: 'verification_unavailable', message: 'The app\'s signing keys could not be fetched; retry later.', countsAgainstSource: false },
-      }[verified.reason]
-      return reject(res, base, { ...byReason, signatureOk: false, deliveryId: verified.deliveryId ?? null })
-    }
+    const verified = await adapter.verifyWebhook({ connection: known }, { headers: d.headers, rawBody: body })
+    if (!verified.ok) return reject(base, { ...SIGNATURE_REJECTIONS[verified.reason], signatureOk: false, deliveryId: verified.deliveryId ?? null })
     const { deliveryId, timestamp } = verified
+    const signed = { signatureOk: true, deliveryId, webhookTimestamp: timestamp }
+    const unstorable = () => reject(base, {
+      status: 400, code: 'unstorable_payload', message: 'The body holds a \\u0000 escape or a lone surrogate, which cannot be stored.',
+      ...signed, countsAgainstSource: false,
+    })
 
     let envelope: Record<string, unknown>
+    const text = body.toString('utf8')
     try {
-      envelope = JSON.parse(body.toString('utf8')) as Record<string, unknown>
+      envelope = JSON.parse(text) as Record<string, unknown>
     } catch {
-      return reject(res, base, { status: 400, code: 'malformed_json', message: 'The body is not JSON.', signatureOk: true, deliveryId, webhookTimestamp: timestamp })
+      return reject(base, { status: 400, code: 'malformed_json', message: 'The body is not JSON.', ...signed })
     }
     const message = envelope && typeof envelope === 'object' ? (envelope.message as Record<string, unknown> | undefined) : undefined
     const eventType = message && typeof message.type === 'string' ? message.type.slice(0, 200) : null
     if (!eventType) {
-      return reject(res, base, { status: 400, code: 'invalid_envelope', message: 'The body is not a webhook envelope (message.type is missing).', signatureOk: true, deliveryId, webhookTimestamp: timestamp })
+      return reject(base, { status: 400, code: 'invalid_envelope', message: 'The body is not a webhook envelope (message.type is missing).', ...signed })
     }
+    if (refusedByJsonb(envelope)) return unstorable()
     const knownType = KNOWN_EVENTS.has(eventType)
 
     // One statement, one round trip, its own transaction: claim the delivery id for the replay window (the first
@@ -197,60 +275,54 @@ export function createWebhookIngress(db: Db, options: IngressOptions = {}) {
     // processing job only when the claim succeeded and the event type is known.
     const rowId = randomUUID()
     const job = JSON.stringify(TaskPayloads.notebook_process_delivery.parse({ deliveryId: rowId }))
-    const [answer] = await db.$queryRaw<{ replay: boolean; outcome: string }[]>`
-      WITH claim AS (
-        INSERT INTO webhook_delivery_ids (connection_id, delivery_id, organization_id, first_received_at)
-        VALUES (${known.id}::uuid, ${deliveryId}, ${known.organizationId}::uuid, now())
-        ON CONFLICT (connection_id, delivery_id) DO UPDATE SET first_received_at = now()
-          WHERE webhook_delivery_ids.first_received_at < now() - make_interval(secs => ${REPLAY_WINDOW_MS / 1000})
-        RETURNING 1
-      ), stored AS (
-        INSERT INTO webhook_deliveries (id, organization_id, program_id, connection_id, provider_id, requested_connection_id, delivery_id,
-          event_type, signature_ok, replay, outcome, reason, status_code, source_address, body_bytes, webhook_timestamp, payload)
-        SELECT ${rowId}::uuid, ${known.organizationId}::uuid, ${known.programId}::uuid, ${known.id}::uuid, ${providerId}, ${requestedConnectionId},
-          ${deliveryId}, ${eventType}, true, c.n = 0,
-          (CASE WHEN c.n = 0 OR NOT ${knownType} THEN 'ignored' ELSE 'enqueued' END)::webhook_outcome,
-          CASE WHEN c.n = 0 THEN 'replay' WHEN NOT ${knownType} THEN 'unknown_event_type' END,
-          CASE WHEN c.n = 0 OR NOT ${knownType} THEN 200 ELSE 202 END,
-          ${source}, ${bodyBytes}, ${new Date(timestamp * 1000)},
-          CASE WHEN c.n = 0 THEN NULL ELSE ${body.toString('utf8')}::jsonb END
-        FROM (SELECT count(*) AS n FROM claim) c
-        RETURNING replay, outcome
-      ), queued AS (
-        SELECT graphile_worker.add_job('notebook_process_delivery', ${job}::json) FROM stored WHERE outcome = 'enqueued'
-      )
-      SELECT stored.replay, stored.outcome::text AS outcome, (SELECT count(*) FROM queued) AS jobs FROM stored`
-    const result = answer.replay ? { kind: 'replay' as const } : answer.outcome === 'enqueued' ? { kind: 'enqueued' as const, id: rowId } : { kind: 'ignored' as const, id: rowId }
-    if (result.kind === 'replay') {
-      stats.replays += 1
-      return res.status(200).json({ status: 'duplicate', delivery_id: deliveryId, id: rowId })
+    let answer: { replay: boolean; outcome: string }
+    try {
+      ;[answer] = await db.$queryRaw<{ replay: boolean; outcome: string }[]>`
+        WITH claim AS (
+          INSERT INTO webhook_delivery_ids (connection_id, delivery_id, organization_id, first_received_at)
+          VALUES (${known.id}::uuid, ${deliveryId}, ${known.organizationId}::uuid, now())
+          ON CONFLICT (connection_id, delivery_id) DO UPDATE SET first_received_at = now()
+            WHERE webhook_delivery_ids.first_received_at < now() - make_interval(secs => ${REPLAY_WINDOW_MS / 1000})
+          RETURNING 1
+        ), stored AS (
+          INSERT INTO webhook_deliveries (id, organization_id, program_id, connection_id, provider_id, requested_connection_id, delivery_id,
+            event_type, signature_ok, replay, outcome, reason, status_code, source_address, body_bytes, webhook_timestamp, payload)
+          SELECT ${rowId}::uuid, ${known.organizationId}::uuid, ${known.programId}::uuid, ${known.id}::uuid, ${providerId}, ${requestedConnectionId},
+            ${deliveryId}, ${eventType}, true, c.n = 0,
+            (CASE WHEN c.n = 0 OR NOT ${knownType} THEN 'ignored' ELSE 'enqueued' END)::webhook_outcome,
+            CASE WHEN c.n = 0 THEN 'replay' WHEN NOT ${knownType} THEN 'unknown_event_type' END,
+            CASE WHEN c.n = 0 OR NOT ${knownType} THEN 200 ELSE 202 END,
+            ${source}, ${base.bodyBytes}, ${new Date(timestamp * 1000)},
+            CASE WHEN c.n = 0 THEN NULL ELSE ${text}::jsonb END
+          FROM (SELECT count(*) AS n FROM claim) c
+          RETURNING replay, outcome
+        ), queued AS (
+          SELECT graphile_worker.add_job('notebook_process_delivery', ${job}::json) FROM stored WHERE outcome = 'enqueued'
+        )
+        SELECT stored.replay, stored.outcome::text AS outcome, (SELECT count(*) FROM queued) AS jobs FROM stored`
+    } catch (e) {
+      // Whatever else PostgreSQL refuses in a verified body is recorded, never answered 5xx forever.
+      if (unstorableError(e)) return unstorable()
+      throw e
     }
-    if (result.kind === 'ignored') {
+    if (answer.replay) {
+      stats.replays += 1
+      return { status: 200, rowId, body: { status: 'duplicate', delivery_id: deliveryId, id: rowId } }
+    }
+    if (answer.outcome !== 'enqueued') {
       stats.ignored += 1
-      return res.status(200).json({ status: 'ignored', reason: 'unknown_event_type', delivery_id: deliveryId, id: rowId })
+      return { status: 200, rowId, body: { status: 'ignored', reason: 'unknown_event_type', delivery_id: deliveryId, id: rowId } }
     }
     stats.accepted += 1
-    return res.status(202).json({ status: 'enqueued', delivery_id: deliveryId, id: rowId })
+    return { status: 202, rowId, body: { status: 'enqueued', delivery_id: deliveryId, id: rowId } }
   }
 
-  const guard = (providerOf: (req: Request) => string) => async (req: Request, res: Response) => {
-    try {
-      await ingest(req, res, providerOf(req), String(req.params.connectionId ?? ''))
-    } catch (error) {
-      log.error('webhook.ingest_failed', { path: req.path, error })
-      if (!res.headersSent) res.status(503).json(errorBody('temporarily_unavailable', 'The delivery could not be stored; retry later.'))
-    }
+  /** The HTTP layer answered something else than the row says (its deadline passed first): the row says what was sent. */
+  async function noteAnsweredStatus(rowId: string, status: number) {
+    await db.$executeRaw`UPDATE webhook_deliveries SET status_code = ${status} WHERE id = ${rowId}::uuid`
   }
 
-  const router = express.Router()
-  router.post('/api/v1/hooks/eln_provider/:connectionId', guard(() => 'eln_provider'))
-  router.post('/hooks/:providerId/:connectionId', guard((req) => String(req.params.providerId)))
-  router.use(['/hooks', '/api/v1/hooks'], (req, res) => {
-    if (req.method !== 'POST') {
-      res.setHeader('allow', 'POST')
-      return res.status(405).json(errorBody('method_not_allowed', 'Webhook routes take POST only.'))
-    }
-    return res.status(404).json(errorBody('not_found', 'Use /api/v1/hooks/eln_provider/{connection_id} or /hooks/{provider_id}/{connection_id}.'))
-  })
-  return { router, stats }
+  return { ingest, noteAnsweredStatus, stats, limit }
 }
+
+export type WebhookIngress = ReturnType<typeof createWebhookIngress>

@@ -10,6 +10,8 @@
 // | vendor 5xx, timeout, network error    | last_error noted; the job fails and graphile-worker retries with back-off  |
 // | credentials refused                   | last_error noted, health set to failing; retried with back-off            |
 // | connection disconnected meanwhile     | processed with result connection_disconnected                             |
+// | the vendor answers 404 for the object | processed with result not_found (entry, canvas or any other object the    |
+// |                                       | event points to: a retry would meet the same 404)                         |
 // | a second run of the same delivery     | finds it processed and changes nothing (AlreadyProcessed)                 |
 import type { Db } from '../../../../core/db'
 import { log } from '../../../../core/log'
@@ -19,7 +21,7 @@ import type { SyncReport } from '../adapters/contract'
 import { isVendorRateLimit } from '../budgets'
 import { budgetExhausted } from '../../../../core/copy'
 import { PROVIDER_ID } from '../notebook/canonical'
-import { RateLimited, VendorAuthFailed } from '../notebook/client'
+import { RateLimited, VendorAuthFailed, VendorNotFound } from '../notebook/client'
 import { connectorRuntime } from '../runtime'
 import { coalesceCoveredDelivery } from '../notebook/adapter'
 import { AlreadyProcessed, markDeliveryProcessed, noteDeliveryAttempt, postponeDelivery, waitingDeliveries } from './deliveries'
@@ -69,6 +71,14 @@ export async function processDelivery(db: Db, deliveryRowId: string): Promise<Pr
     return { status: 'processed', result }
   } catch (e) {
     if (e instanceof AlreadyProcessed) return { status: 'skipped', reason: 'already_processed' }
+    if (e instanceof VendorNotFound) {
+      // Terminal like an entry's 404 (canvas events read the canvas first): recorded, never retried for hours.
+      await db.$transaction((tx) => markDeliveryProcessed(tx, delivery.id, 'not_found')).catch((err) => {
+        if (!(err instanceof AlreadyProcessed)) throw err
+      })
+      log.info('connector.delivery_not_found', { deliveryId: delivery.id, connectionId: connection.id, eventType: delivery.eventType })
+      return { status: 'processed', result: 'not_found' }
+    }
     if (e instanceof RateLimited) {
       if (isVendorRateLimit(e)) await ctx.budget.backOff(e.retryAfterSeconds)
       // Retried when the budget allows, as a new job, so a long exhaustion never uses up the job's attempts.

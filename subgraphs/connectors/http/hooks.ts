@@ -1,0 +1,101 @@
+// Owns the HTTP routing of the webhook ingress: POST /api/v1/hooks/eln_provider/{connection_id} and
+// POST /hooks/{provider_id}/{connection_id}, no bearer. It reads the raw body (1 MB cap) when the domain asks for it,
+// takes the client address the gateway vouches for, and answers within the ingress deadline; the decisions (verify,
+// record, limit) are domain/webhooks/ingress.ts.
+import express, { type Request, type Response } from 'express'
+import type { Db } from '../../../core/db'
+import { log } from '../../../core/log'
+import { normalizeAddress } from '../../../core/address-ranges'
+import { EDGE_CLIENT_HEADER, EDGE_TOKEN_HEADER, WEBHOOK_ANSWER_DEADLINE_MS, isEdgeToken } from '../../../core/webhook-edge'
+import { MAX_BODY_BYTES, RETRY_SOON_SECONDS, createWebhookIngress, type BodyRead, type IngressAnswer, type IngressOptions } from '../domain/webhooks/ingress'
+
+const errorBody = (code: string, message: string) => ({ error: { code, message } })
+
+/**
+ * The client address: what the gateway states, only when the request carries the gateway's edge token; otherwise the
+ * immediate peer. x-forwarded-for from anyone is ignored here (trusted proxies are resolved at the gateway).
+ */
+async function sourceAddress(req: Request): Promise<string> {
+  const stated = req.headers[EDGE_CLIENT_HEADER]
+  const token = req.headers[EDGE_TOKEN_HEADER]
+  if (typeof stated === 'string' && stated && typeof token === 'string' && (await isEdgeToken(token))) return normalizeAddress(stated).slice(0, 64)
+  return normalizeAddress(req.socket.remoteAddress).slice(0, 64) || 'unknown'
+}
+
+async function readBody(req: Request): Promise<BodyRead> {
+  const declared = Number(req.headers['content-length'])
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+    req.resume() // discard without buffering
+    return { tooLarge: true, seen: declared }
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > MAX_BODY_BYTES) {
+      req.resume()
+      return { tooLarge: true, seen: size }
+    }
+    chunks.push(chunk as Buffer)
+  }
+  return { body: Buffer.concat(chunks), tooLarge: false }
+}
+
+function send(res: Response, answer: IngressAnswer) {
+  if (res.headersSent) return
+  for (const [k, v] of Object.entries(answer.headers ?? {})) res.setHeader(k, v)
+  // An unread body is not drained: the connection closes after the answer.
+  if (answer.unread) res.setHeader('connection', 'close')
+  res.status(answer.status).json(answer.body)
+}
+
+export function createHookRoutes(db: Db, options: IngressOptions = {}) {
+  const ingress = createWebhookIngress(db, options)
+
+  const handle = (providerOf: (req: Request) => string) => async (req: Request, res: Response) => {
+    const declared = Number(req.headers['content-length'])
+    let deadlinePassed = false
+    let deadline: NodeJS.Timeout | undefined
+    // The vendor sees an answer within the deadline (the gateway waits a little longer), never a gateway timeout. It
+    // runs from the end of the upload: a large body on a slow link is the sender's time, not ours.
+    const startDeadline = () => {
+      deadline = setTimeout(() => {
+        deadlinePassed = true
+        log.warn('webhook.deadline_passed', { path: req.path })
+        send(res, { status: 503, headers: { 'retry-after': String(RETRY_SOON_SECONDS) }, body: errorBody('temporarily_unavailable', 'The delivery could not be stored in time; retry later.') })
+      }, WEBHOOK_ANSWER_DEADLINE_MS)
+    }
+    try {
+      const answer = await ingress.ingest({
+        providerId: providerOf(req),
+        requestedConnectionId: String(req.params.connectionId ?? ''),
+        source: await sourceAddress(req),
+        headers: req.headersDistinct,
+        declaredBytes: Number.isFinite(declared) ? declared : null,
+        readBody: () => readBody(req).finally(startDeadline),
+      })
+      if (!deadlinePassed) send(res, answer)
+      else if (answer.rowId && answer.status !== 503) {
+        // Stored after the vendor was told 503: the row records what the vendor saw (its retry is then a replay).
+        await ingress.noteAnsweredStatus(answer.rowId, 503).catch((error) => log.error('webhook.note_status_failed', { error }))
+      }
+    } catch (error) {
+      log.error('webhook.ingest_failed', { path: req.path, error })
+      send(res, { status: 503, headers: { 'retry-after': String(RETRY_SOON_SECONDS) }, body: errorBody('temporarily_unavailable', 'The delivery could not be stored; retry later.') })
+    } finally {
+      if (deadline) clearTimeout(deadline)
+    }
+  }
+
+  const router = express.Router()
+  router.post('/api/v1/hooks/eln_provider/:connectionId', handle(() => 'eln_provider'))
+  router.post('/hooks/:providerId/:connectionId', handle((req) => String(req.params.providerId)))
+  router.use(['/hooks', '/api/v1/hooks'], (req, res) => {
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST')
+      return res.status(405).json(errorBody('method_not_allowed', 'Webhook routes take POST only.'))
+    }
+    return res.status(404).json(errorBody('not_found', 'Use /api/v1/hooks/eln_provider/{connection_id} or /hooks/{provider_id}/{connection_id}.'))
+  })
+  return { router, stats: ingress.stats }
+}
