@@ -43,6 +43,8 @@ const EnvSchema = z.object({
   NOTEBOOK_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   FAKE_QMS_PORT: port(8191),
   FAKE_LITERATURE_PORT: port(8192),
+  /** Developer opt-in: stack traces in GraphQL error responses (ignored in production). */
+  GRAPHQL_STACK_TRACES: flag(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 })
 
