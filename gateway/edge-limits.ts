@@ -99,7 +99,7 @@ export function checkInputSize(document: DocumentNode, variables: unknown, mode:
 }
 
 const SUGGESTION = /\s*Did you mean [^?]*\?/g
-const TOKEN_LIMIT = /Document contains more than \d+ tokens\. Parsing aborted\./
+const TOKEN_LIMIT = /Document contains more tha[nt] \d+ tokens\. Parsing aborted\./ // sic: graphql-js says 'more that'
 
 /**
  * The one formatter for every error a caller receives over either transport: unexpected errors masked behind a

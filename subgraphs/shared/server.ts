@@ -30,7 +30,9 @@ export function maskUnexpected(formatted: { message: string; extensions?: Record
   const original = error instanceof GraphQLError ? error.originalError : error
   const code = formatted.extensions?.code
   const deliberate = !original || original instanceof GraphQLError || (code && code !== 'INTERNAL_SERVER_ERROR')
-  if (deliberate) return formatted
+  // masked (and logged, with the same reference) by the subgraph that failed: the gateway passes it on as it is
+  const maskedUpstream = code === 'INTERNAL_SERVER_ERROR' && typeof formatted.extensions?.errorId === 'string'
+  if (deliberate || maskedUpstream) return formatted
   const errorId = randomUUID()
   log.error('graphql.unexpected_error', { errorId, error: original })
   return { message: `Unexpected error (reference ${errorId}).`, extensions: { code: 'INTERNAL_SERVER_ERROR', errorId } }
