@@ -153,7 +153,8 @@ export class SubscriptionBridge<C extends object> {
     const opAst = getOperationAST(args.document, args.operationName)
     if (!opAst) return { errors: [new GraphQLError('Unable to identify the operation')] }
     const coerced = getVariableValues(st.apiSchemaJs, opAst.variableDefinitions ?? [], args.variableValues ?? {})
-    if (coerced.errors) return { errors: coerced.errors }
+    // the code Apollo gives the same coercion error over HTTP
+    if (coerced.errors) return { errors: coerced.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } })) }
     const variables = coerced.coerced as Record<string, unknown>
 
     let plan: QueryPlan
