@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createClient, type Client } from 'graphql-ws'
 import WebSocket from 'ws'
-import { mintDevToken } from '../../core/auth'
+import { mintDevToken, signInternalToken } from '../../core/auth'
 import { createGateway, type Gateway } from '../../gateway/server'
 import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
 import { useStack, gql, wsClient, collect } from '../helpers/stack'
@@ -161,6 +161,25 @@ describe('one failing operation never ends the socket', () => {
     expect(sub.received).toEqual([{ data: { inboxChanged: { title: 'Still live' } } }])
     expect(closes).toEqual([])
     await client.dispose()
+  })
+})
+
+describe('a subgraph\'s own graphql-ws server', () => {
+  it('answers a syntax error and an unknown field with their codes and keeps the gateway\'s socket open', async () => {
+    const internalToken = await signInternalToken({ userId: tenant.users.scientist.id, organizationId: tenant.organization.id, requestId: 'r' })
+    const closes: number[] = []
+    const client = createClient({
+      url: stack.current.subgraphUrls.twins.replace(/^http/, 'ws'), webSocketImpl: WebSocket, retryAttempts: 0,
+      connectionParams: { internalToken }, on: { closed: (e: any) => closes.push(e.code) },
+    })
+    try {
+      expect(codeOf(await overWs(client, 'subscription { inboxChanged { id '))).toBe('GRAPHQL_PARSE_FAILED')
+      expect(codeOf(await overWs(client, 'subscription { inboxChanged { nope } }'))).toBe('GRAPHQL_VALIDATION_FAILED')
+      expect((await overWs(client, '{ __typename }')).data).toEqual({ __typename: 'Query' })
+      expect(closes).toEqual([])
+    } finally {
+      await client.dispose()
+    }
   })
 })
 
