@@ -60,6 +60,8 @@ const EnvSchema = z.object({
   TRUSTED_PROXIES: addressRanges,
   /** If set, webhook deliveries are accepted only from these sending ranges (the vendor's published addresses). */
   WEBHOOK_ALLOWED_SOURCES: addressRanges,
+  /** Developer opt-in: stack traces in GraphQL error responses (ignored in production). */
+  GRAPHQL_STACK_TRACES: flag(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 })
 

@@ -50,6 +50,8 @@ export function boundedQueue<T>(limit: number, onClose: () => void) {
   }
   return {
     iterator,
+    /** Takes up to `max` already-queued items without waiting (a consumer that handles events in batches). */
+    takeAvailable(max: number): T[] { return buffer.splice(0, max) },
     push(item: T) {
       if (done) return
       if (waiting) { const w = waiting; waiting = null; w.resolve({ value: item, done: false }); return }

@@ -1,5 +1,6 @@
 // Owns who the gateway's caller is: verifies the bearer token, maps it to an active user, mints internal tokens.
 import { randomUUID } from 'node:crypto'
+import { decodeJwt } from 'jose'
 import type { Db } from '../core/db'
 import { signInternalToken, verifyCallerToken } from '../core/auth'
 import { unauthenticated } from '../core/errors'
@@ -8,6 +9,8 @@ export interface CallerIdentity {
   userId: string
   organizationId: string
   requestId: string
+  /** When the caller's token expires (ms since epoch): a socket is closed then, and no internal token is minted after. */
+  expiresAt: number
   /** The internal token for subgraph calls; refreshed before it expires (long-lived subscriptions). */
   internalToken(): Promise<string>
 }
@@ -39,10 +42,14 @@ export class IdentityResolver {
     const user = await this.findUser(claims.sub, claims.email)
     if (!user) throw unauthenticated('Your account is not active in this service.')
     const requestId = randomUUID()
+    // Verified just above; decoding again only reads its expiry (a token without one lives as long as the socket).
+    const exp = decodeJwt(/^Bearer\s+(\S+)$/i.exec(authorization ?? '')![1]).exp
+    const expiresAt = typeof exp === 'number' ? exp * 1000 : Number.POSITIVE_INFINITY
     let cached: { token: string; at: number } | undefined
     return {
-      userId: user.id, organizationId: user.organizationId, requestId,
+      userId: user.id, organizationId: user.organizationId, requestId, expiresAt,
       internalToken: async () => {
+        if (Date.now() >= expiresAt) throw unauthenticated('The bearer token has expired.')
         if (!cached || Date.now() - cached.at > TOKEN_REUSE_MS) {
           cached = { token: await signInternalToken({ userId: user.id, organizationId: user.organizationId, requestId }), at: Date.now() }
         }

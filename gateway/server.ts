@@ -11,17 +11,26 @@ import { expressMiddleware } from '@as-integrations/express5'
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer'
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled'
 import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway'
-import { ApolloArmor } from '@escape.tech/graphql-armor'
-import { print, specifiedRules, validate, type ExecutionArgs, GraphQLError } from 'graphql'
+import {
+  getOperationAST, NoSchemaIntrospectionCustomRule, specifiedRules, validate, GraphQLError,
+  type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError,
+} from 'graphql'
+import { CloseCode } from 'graphql-ws'
 import type { Db } from '../core/db'
-import { ROOT_DIR } from '../core/env'
+import { env, ROOT_DIR } from '../core/env'
+import { unauthenticated } from '../core/errors'
 import { INTERNAL_HEADER } from '../core/auth'
 import { log } from '../core/log'
 import { IdentityResolver, type CallerIdentity } from './identity'
 import { SubscriptionBridge } from './subscription-bridge'
 import { readSupergraph, SUBGRAPH_NAMES, type SubgraphName } from './supergraph'
-import { maskUnexpected } from '../subgraphs/shared/server'
 import { forwardToConnectors } from './rest-edge'
+import { checkDocumentSize, checkInputSize, edgeValidationRules, formatEdgeError, LIMITS, parseLimited, EDGE_CODES, type EdgeMode } from './edge-limits'
+
+export { LIMITS } from './edge-limits'
+
+/** Close code of a socket whose bearer token expired (graphql-ws Unauthorized); the client reconnects with a fresh token. */
+export const TOKEN_EXPIRED_CLOSE = CloseCode.Unauthorized
 
 export interface GatewayContext {
   identity: CallerIdentity
@@ -38,19 +47,13 @@ export interface GatewayOptions {
   dataDir: string
   supergraphSdl?: string
   requestTimeoutMs?: number
+  /** Stack traces in error responses (never in production); default GRAPHQL_STACK_TRACES. */
+  stackTraces?: boolean
+  /** Subscription caps (defaults in SUBSCRIPTION_LIMITS). */
+  subscriptionLimits?: { perSocket: number; perUser: number }
 }
 
-export const LIMITS = {
-  bodyBytes: '1mb',
-  requestTimeoutMs: 30_000,
-  // No type in the schema nests itself, so depth matters for introspection: the standard introspection
-  // query (GraphiQL's) counts 21 with fragments flattened.
-  maxDepth: 24,
-  maxAliases: 20,
-  maxCost: 10_000,
-  maxTokens: 3_000,
-  maxDirectives: 30,
-} as const
+export const SUBSCRIPTION_LIMITS = { perSocket: 100, perUser: 300 } as const
 
 /** Forwards the caller's identity to subgraphs as a short-lived internal token, never the caller's own token. */
 class InternalTokenDataSource extends RemoteGraphQLDataSource<GatewayContext> {
@@ -64,15 +67,10 @@ class InternalTokenDataSource extends RemoteGraphQLDataSource<GatewayContext> {
 
 export async function createGateway(opts: GatewayOptions) {
   const identities = new IdentityResolver(opts.db)
-  const armor = new ApolloArmor({
-    maxDepth: { n: LIMITS.maxDepth, ignoreIntrospection: false },
-    maxAliases: { n: LIMITS.maxAliases },
-    costLimit: { maxCost: LIMITS.maxCost },
-    maxTokens: { n: LIMITS.maxTokens },
-    maxDirectives: { n: LIMITS.maxDirectives },
-    blockFieldSuggestion: { enabled: Boolean(opts.production) },
-  })
-  const protection = armor.protect()
+  const production = Boolean(opts.production)
+  const mode: EdgeMode = { production, stackTraces: !production && (opts.stackTraces ?? env().GRAPHQL_STACK_TRACES) }
+  const limitRules = edgeValidationRules(mode)
+  const formatError = (formatted: GraphQLFormattedError, error: unknown) => formatEdgeError(formatted, error, mode)
 
   const dataSources = new Map<string, GraphQLDataSource>()
   const gateway = new ApolloGateway({
@@ -88,10 +86,13 @@ export async function createGateway(opts: GatewayOptions) {
     wsUrl: (name) => opts.subgraphUrls[name as SubgraphName].replace(/^http/, 'ws'),
     upstreamConnectionParams: async (ctx) => ({ internalToken: await ctx.identity.internalToken() }),
     connectionKey: (ctx) => ctx.socket ?? ctx,
+    userKey: (ctx) => ctx.identity.userId,
+    limits: opts.subscriptionLimits ?? SUBSCRIPTION_LIMITS,
   })
 
   const app = express()
   app.disable('x-powered-by')
+  app.use((_req, res, next) => { res.setHeader('X-Content-Type-Options', 'nosniff'); next() })
   const httpServer = http.createServer(app)
 
   // The webhook edge comes first: raw bytes, no JSON parsing, no bearer (authenticity is the vendor signature).
@@ -109,41 +110,83 @@ export async function createGateway(opts: GatewayOptions) {
     res.status(ok ? 200 : 503).json({ ok, checks })
   })
 
+  // graphql-ws runs the same edge as HTTP: parse limits before any work, the same validation rules, queries and
+  // mutations through Apollo's pipeline, and every error formatted once by formatEdgeError (never a 4500 close).
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: 1024 * 1024 })
-  const rules = [...specifiedRules, ...(protection.validationRules ?? [])]
-  const wsCleanup = useServer<{ authorization?: string }, { ctx?: GatewayContext }>({
+  const wsRules = [...specifiedRules, ...(production ? [NoSchemaIntrospectionCustomRule] : []), ...limitRules]
+  const sources = new WeakMap<DocumentNode, string>()
+  const formatAll = (errors: readonly unknown[]) =>
+    errors.map((e) => e instanceof GraphQLError ? formatError(e.toJSON(), e) : e as GraphQLFormattedError)
+  const asGraphQLError = (e: unknown) => e instanceof GraphQLError ? e
+    : new GraphQLError('Unexpected error.', { originalError: e as Error, extensions: { code: 'INTERNAL_SERVER_ERROR' } })
+  const wsCleanup = useServer<{ authorization?: string }, { ctx?: GatewayContext; expiry?: NodeJS.Timeout }>({
     schema: () => bridge.schema,
-    validate: (schema, document) => validate(schema, document, rules),
     // connection_init carries the token (browsers cannot set headers on a WebSocket); refuse the socket without one.
     onConnect: async (ctx) => {
       try {
         const identity = await identities.resolve(ctx.connectionParams?.authorization)
         ctx.extra.ctx = { identity, socket: ctx.extra.socket }
+        // A socket never outlives its token: closed at expiry, the client reconnects with a fresh one.
+        const ms = Math.min(identity.expiresAt - Date.now(), 2 ** 31 - 1)
+        ctx.extra.expiry = setTimeout(() => ctx.extra.socket.close(TOKEN_EXPIRED_CLOSE, 'Token expired'), Math.max(ms, 0))
         return true
       } catch {
         return false // closes with 4403 Forbidden
       }
     },
-    context: (ctx) => ctx.extra.ctx!,
+    onSubscribe: async (ctx, _id, payload) => {
+      const context = ctx.extra.ctx!
+      if (Date.now() >= context.identity.expiresAt) {
+        ctx.extra.socket.close(TOKEN_EXPIRED_CLOSE, 'Token expired')
+        return [unauthenticated('The bearer token has expired.')]
+      }
+      let document: DocumentNode
+      try {
+        document = parseLimited(payload.query, mode)
+        checkInputSize(document, payload.variables, mode)
+      } catch (e) {
+        return [asGraphQLError(e)]
+      }
+      sources.set(document, payload.query)
+      if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {
+        const errors = validate(bridge.schema, document, wsRules)
+        if (errors.length) {
+          return errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, code: EDGE_CODES.validation } }))
+        }
+      }
+      return { schema: bridge.schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue: context }
+    },
     subscribe: (args: ExecutionArgs) => bridge.subscribe(args),
-    // Queries and mutations sent over the socket run through the normal gateway pipeline.
+    // Queries and mutations sent over the socket run through the normal gateway pipeline (validation included).
     execute: async (args: ExecutionArgs) => {
       const res = await apollo.executeOperation(
-        { query: print(args.document), variables: args.variableValues as Record<string, unknown>, operationName: args.operationName ?? undefined },
+        { query: sources.get(args.document)!, variables: args.variableValues as Record<string, unknown>, operationName: args.operationName ?? undefined },
         { contextValue: args.contextValue as GatewayContext })
-      return res.body.kind === 'single' ? (res.body.singleResult as never) : { errors: [new GraphQLError('Incremental delivery is not supported over WebSocket')] }
+      return res.body.kind === 'single' ? (res.body.singleResult as never)
+        : { errors: [new GraphQLError('Incremental delivery is not supported over WebSocket')] }
     },
-    onClose: (ctx) => { if (ctx.extra.ctx) void bridge.release(ctx.extra.ctx) },
+    // Apollo's results carry formatted errors already; the bridge's carry GraphQLErrors: format those alike.
+    onNext: (_ctx, _id, _payload, _args, result) => {
+      const r = result as ExecutionResult
+      return r.errors ? { ...r, errors: formatAll(r.errors) } as never : undefined
+    },
+    onError: (_ctx, _id, _payload, errors) => formatAll(errors) as never,
+    onClose: (ctx) => {
+      clearTimeout(ctx.extra.expiry)
+      if (ctx.extra.ctx) void bridge.release(ctx.extra.ctx)
+    },
   }, wsServer)
 
   const apollo = new ApolloServer<GatewayContext>({
     gateway,
     introspection: !opts.production,
-    formatError: maskUnexpected,
-    validationRules: protection.validationRules,
+    formatError,
+    includeStacktraceInErrorResponses: mode.stackTraces,
+    parseOptions: { maxTokens: LIMITS.maxTokens },
+    validationRules: limitRules,
     allowBatchedHttpRequests: false,
     plugins: [
-      ...(protection.plugins ?? []),
+      { async requestDidStart() { return { async didResolveOperation({ document, request }) { checkInputSize(document, request.variables, mode) } } } },
       ApolloServerPluginLandingPageDisabled(), // the default landing page loads from a CDN; GraphiQL is served locally
       ApolloServerPluginDrainHttpServer({ httpServer }),
       { async serverWillStart() { return { async drainServer() { await wsCleanup.dispose() } } } },
@@ -167,7 +210,16 @@ export async function createGateway(opts: GatewayOptions) {
       res.status(503).json({ errors: [{ message: `The request took longer than ${timeoutMs / 1000} s.`, extensions: { code: 'TIMEOUT' } }] })
     })
     next()
-  }, express.json({ limit: LIMITS.bodyBytes }), expressMiddleware(apollo, {
+  }, express.json({ limit: LIMITS.bodyBytes }), (req, res, next) => {
+    // The document size is refused before the lexer runs, as over graphql-ws.
+    const query = req.method === 'GET' ? req.query.query : req.body?.query
+    if (typeof query !== 'string') return next()
+    try { checkDocumentSize(query, mode) } catch (e) {
+      const err = e as GraphQLError
+      return void res.status(400).json({ errors: [formatError(err.toJSON(), err)] })
+    }
+    next()
+  }, expressMiddleware(apollo, {
     context: async ({ req }) => ({ identity: await identities.resolve(req.headers.authorization) }),
   }))
   // Body-size and JSON errors from express.json: a GraphQL-shaped answer, no stack trace.

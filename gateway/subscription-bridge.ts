@@ -12,8 +12,14 @@ import { boundedQueue, SlowConsumerError } from '../core/pubsub'
 import { log } from '../core/log'
 
 const EVENT_SOURCE = '__subscription_event__'
-/** Events waiting for one downstream subscriber before it is closed as too slow. */
-export const BRIDGE_QUEUE_LIMIT = 256
+/**
+ * Events waiting for one downstream subscriber before it is closed as too slow. Bursts (a job expiring a thousand
+ * inbox items) arrive faster than their entity fields can be fetched, so the bound is generous; a reader that
+ * stops reading still reaches it, because the loop below only pulls when the socket took the previous event.
+ */
+export const BRIDGE_QUEUE_LIMIT = 4096
+/** Queued events executed together: their identical entity fetches are sent once. */
+const EVENT_BATCH = 64
 
 /** Plain Errors from the executor would end a graphql-ws stream: every error becomes a GraphQLError. */
 const toGraphQLError = (e: unknown): GraphQLError => e instanceof GraphQLError ? e
@@ -37,12 +43,21 @@ export interface BridgeOptions<C extends object> {
   upstreamConnectionParams: (context: C) => Promise<Record<string, unknown>>
   /** Identifies the downstream connection; upstream sockets are shared per (connection, subgraph). */
   connectionKey: (context: C) => object
+  /** Identifies the person: caps count per person, and identical entity fetches are shared only within one. */
+  userKey: (context: C) => string
+  limits: { perSocket: number; perUser: number }
 }
+
+const tooMany = (message: string) => ({ errors: [new GraphQLError(message, { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' } })] })
 
 export class SubscriptionBridge<C extends object> {
   private state?: State
   private readonly upstream = new WeakMap<object, Map<string, Client>>()
   private active = 0
+  private readonly perConnection = new Map<object, number>()
+  private readonly perUser = new Map<string, number>()
+  /** Entity fetches in flight, by person + subgraph + document + variables: concurrent identical ones share one. */
+  private readonly inflight = new Map<string, Promise<unknown>>()
 
   constructor(private readonly opts: BridgeOptions<C>) {
     opts.gateway.onSchemaLoadOrUpdate(({ apiSchema, coreSupergraphSdl }) => {
@@ -98,6 +113,25 @@ export class SubscriptionBridge<C extends object> {
     return client
   }
 
+  /**
+   * The gateway's data sources, where a fetch identical to one already in flight for the same person (same
+   * document, same variables: the same answer under the same live permissions) waits for that one instead.
+   */
+  private sharedServices(userKey: string): ServiceMap {
+    return Object.fromEntries([...this.opts.dataSources].map(([name, ds]) => [name, {
+      process: (options: Parameters<GraphQLDataSource['process']>[0]) => {
+        const key = `${userKey}\n${name}\n${options.request.query}\n${JSON.stringify(options.request.variables ?? {})}`
+        let pending = this.inflight.get(key)
+        if (!pending) {
+          pending = ds.process(options).finally(() => this.inflight.delete(key))
+          this.inflight.set(key, pending)
+        }
+        // each plan merges the response into its own result tree: never share the objects themselves
+        return pending.then((r) => structuredClone(r)) as ReturnType<GraphQLDataSource['process']>
+      },
+    } satisfies GraphQLDataSource]))
+  }
+
   /** Closes the upstream sockets of a downstream connection (graphql-ws onClose). */
   async release(context: C) {
     const connKey = this.opts.connectionKey(context)
@@ -111,10 +145,16 @@ export class SubscriptionBridge<C extends object> {
     const st = this.state
     if (!st) return { errors: [new GraphQLError('Gateway not ready', { extensions: { code: 'SERVICE_UNAVAILABLE' } })] }
     const context = args.contextValue as C
+    const connKey = this.opts.connectionKey(context)
+    const userKey = this.opts.userKey(context)
+    const { perSocket, perUser } = this.opts.limits
+    if ((this.perConnection.get(connKey) ?? 0) >= perSocket) return tooMany(`A socket may hold ${perSocket} subscriptions at a time: complete one first.`)
+    if ((this.perUser.get(userKey) ?? 0) >= perUser) return tooMany(`A person may hold ${perUser} subscriptions at a time: complete one first.`)
     const opAst = getOperationAST(args.document, args.operationName)
     if (!opAst) return { errors: [new GraphQLError('Unable to identify the operation')] }
     const coerced = getVariableValues(st.apiSchemaJs, opAst.variableDefinitions ?? [], args.variableValues ?? {})
-    if (coerced.errors) return { errors: coerced.errors }
+    // the code Apollo gives the same coercion error over HTTP
+    if (coerced.errors) return { errors: coerced.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } })) }
     const variables = coerced.coerced as Record<string, unknown>
 
     let plan: QueryPlan
@@ -145,11 +185,43 @@ export class SubscriptionBridge<C extends object> {
       kind: 'QueryPlan',
       node: { kind: 'Sequence', nodes: [{ ...primary, serviceName: EVENT_SOURCE }, ...(rest ? [rest] : [])] },
     }
-    const serviceMap: ServiceMap = Object.fromEntries(this.opts.dataSources)
+    const serviceMap = this.sharedServices(userKey)
     const operationContext = buildOperationContext({ schema: st.apiSchemaJs, operationDocument: args.document, operationName: args.operationName ?? undefined })
     const query = print(args.document)
     const bridge = this
     bridge.active++
+    bridge.perConnection.set(connKey, (bridge.perConnection.get(connKey) ?? 0) + 1)
+    bridge.perUser.set(userKey, (bridge.perUser.get(userKey) ?? 0) + 1)
+    let released = false
+    const release = () => { // once, whether the generator ran or was returned before it started
+      if (released) return
+      released = true
+      bridge.active--
+      const c = bridge.perConnection.get(connKey)! - 1
+      if (c > 0) bridge.perConnection.set(connKey, c); else bridge.perConnection.delete(connKey)
+      const u = bridge.perUser.get(userKey)! - 1
+      if (u > 0) bridge.perUser.set(userKey, u); else bridge.perUser.delete(userKey)
+      unsubscribe()
+    }
+
+    const executeEvent = async (event: ExecutionResult): Promise<ExecutionResult> => {
+      if (!event.data) { // an upstream error event (e.g. permission lost): pass it on, wrapped
+        return { errors: (event.errors ?? []).map((e: any) => new GraphQLError(e.message, { extensions: e.extensions })) }
+      }
+      const eventSource: GraphQLDataSource = { process: async () => ({ data: event.data, errors: event.errors as never }) }
+      const requestContext = { // the minimal GatewayGraphQLRequestContext executeQueryPlan reads
+        request: { query, variables, operationName: args.operationName ?? undefined },
+        context, document: args.document, operation: opAst, operationName: args.operationName ?? null,
+        schema: st.apiSchemaJs, source: query, queryHash: '', metrics: {}, logger: console, overallCachePolicy: undefined,
+      }
+      try {
+        const result = await executeQueryPlan(perEventPlan, { ...serviceMap, [EVENT_SOURCE]: eventSource },
+          requestContext as never, operationContext, st.supergraphSchemaJs, st.apiSchema)
+        return { ...result, errors: result.errors?.map(toGraphQLError) } as ExecutionResult
+      } catch (e) {
+        return { errors: [toGraphQLError(e)] } // one failed event never kills the stream
+      }
+    }
 
     async function* run(): AsyncGenerator<ExecutionResult> {
       try {
@@ -163,39 +235,23 @@ export class SubscriptionBridge<C extends object> {
             throw e
           }
           if (next.done) break
-          const event = next.value
-          if (!event.data) { // an upstream error event (e.g. permission lost): pass it on, wrapped
-            yield { errors: (event.errors ?? []).map((e: any) => new GraphQLError(e.message, { extensions: e.extensions })) }
-            continue
-          }
-          const eventSource: GraphQLDataSource = { process: async () => ({ data: event.data, errors: event.errors as never }) }
-          const requestContext = { // the minimal GatewayGraphQLRequestContext executeQueryPlan reads
-            request: { query, variables, operationName: args.operationName ?? undefined },
-            context, document: args.document, operation: opAst, operationName: args.operationName ?? null,
-            schema: st!.apiSchemaJs, source: query, queryHash: '', metrics: {}, logger: console, overallCachePolicy: undefined,
-          }
-          try {
-            const result = await executeQueryPlan(perEventPlan, { ...serviceMap, [EVENT_SOURCE]: eventSource },
-              requestContext as never, operationContext, st!.supergraphSchemaJs, st!.apiSchema)
-            yield { ...result, errors: result.errors?.map(toGraphQLError) } as ExecutionResult
-          } catch (e) {
-            yield { errors: [toGraphQLError(e)] } // one failed event never kills the stream
-          }
+          // Events already waiting run together (their identical entity fetches go out once), then go out in order.
+          const batch = [next.value, ...queue.takeAvailable(EVENT_BATCH - 1)]
+          for (const result of await Promise.all(batch.map(executeEvent))) yield result
         }
         if (upstreamError && !upstreamDone) {
           const errs = Array.isArray(upstreamError) ? upstreamError : [upstreamError]
           yield { errors: errs.map((e: any) => new GraphQLError(e?.message ?? 'Upstream subscription failed', { extensions: e?.extensions ?? { code: 'SUBGRAPH_SUBSCRIPTION_FAILED' } })) }
         }
       } finally {
-        bridge.active--
-        unsubscribe()
+        release()
       }
     }
     const gen = run()
     // return() on a generator waits for its pending await: stop the upstream first, so a client's complete or
     // disconnect unsubscribes from the subgraph at once.
     const genReturn = gen.return.bind(gen)
-    gen.return = async (v?: unknown) => { unsubscribe(); await queue.iterator.return(); return genReturn(v as never) }
+    gen.return = async (v?: unknown) => { release(); await queue.iterator.return(); return genReturn(v as never) }
     return gen
   }
 }

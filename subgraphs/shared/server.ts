@@ -8,11 +8,12 @@ import { ApolloServer } from '@apollo/server'
 import { expressMiddleware } from '@as-integrations/express5'
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer'
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled'
-import { GraphQLError, type GraphQLSchema } from 'graphql'
+import { GraphQLError, parse, validate, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql'
 import { INTERNAL_HEADER, verifyInternalToken } from '../../core/auth'
 import type { Db } from '../../core/db'
 import { loadSession } from '../../core/session'
 import { log } from '../../core/log'
+import { env } from '../../core/env'
 import { createContext, type GraphQLContext } from './context'
 
 export interface SubgraphServer {
@@ -29,11 +30,15 @@ export function maskUnexpected(formatted: { message: string; extensions?: Record
   const original = error instanceof GraphQLError ? error.originalError : error
   const code = formatted.extensions?.code
   const deliberate = !original || original instanceof GraphQLError || (code && code !== 'INTERNAL_SERVER_ERROR')
-  if (deliberate) return formatted
+  // masked (and logged, with the same reference) by the subgraph that failed: the gateway passes it on as it is
+  const maskedUpstream = code === 'INTERNAL_SERVER_ERROR' && typeof formatted.extensions?.errorId === 'string'
+  if (deliberate || maskedUpstream) return formatted
   const errorId = randomUUID()
   log.error('graphql.unexpected_error', { errorId, error: original })
   return { message: `Unexpected error (reference ${errorId}).`, extensions: { code: 'INTERNAL_SERVER_ERROR', errorId } }
 }
+
+const formatWsError = (e: GraphQLError): GraphQLFormattedError => maskUnexpected(e.toJSON(), e)
 
 async function contextFor(db: Db, token: string | undefined | null): Promise<GraphQLContext> {
   const identity = await verifyInternalToken(token)
@@ -59,12 +64,30 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
       }
     },
     context: (ctx) => ctx.extra.ctx!,
+    // A bad document answers an error message; graphql-ws would close the whole socket (4500) on a thrown parse.
+    onSubscribe: (_ctx, _id, payload) => {
+      let document
+      try { document = parse(payload.query) } catch (e) {
+        return [new GraphQLError((e as Error).message, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })]
+      }
+      const errors = validate(schema, document)
+      if (errors.length) return errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }))
+      return { schema, document, variableValues: payload.variables, operationName: payload.operationName }
+    },
+    // The same masking as over HTTP: an unexpected error in a subscription resolver never travels raw.
+    onNext: (_ctx, _id, _payload, _args, result) => {
+      const r = result as ExecutionResult
+      return r.errors ? { ...r, errors: r.errors.map(formatWsError) } as never : undefined
+    },
+    onError: (_ctx, _id, _payload, errors) => errors.map(formatWsError) as never,
   }, wsServer)
 
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     introspection: true, // only the gateway reaches a subgraph (internal token), and it needs the SDL
     formatError: maskUnexpected,
+    // Only the gateway reads these answers; it sends stack traces on only where a developer opted in.
+    includeStacktraceInErrorResponses: env().NODE_ENV !== 'production' && env().GRAPHQL_STACK_TRACES,
     plugins: [
       ApolloServerPluginInlineTraceDisabled(), // no usage reporting: traces would only leak timings to callers
       ApolloServerPluginDrainHttpServer({ httpServer }),

@@ -80,7 +80,7 @@ export function buildTwinsSchema(deps: { inboxEvents: InboxEvents }) {
       inboxChanged: t.field({
         type: InboxItemRef,
         description: "An item of the caller's inbox was filed or changed. Events are not durable: refetch myInbox on reconnect.",
-        subscribe: (_r, _a, ctx) => deps.inboxEvents.subscribe(ctx.session),
+        subscribe: (_r, _a, ctx) => deps.inboxEvents.subscribeOwn(ctx.session),
         resolve: (item: InboxItem) => item,
       }),
     }),

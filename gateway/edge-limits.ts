@@ -1,0 +1,119 @@
+// Owns what the public edge refuses and how its errors read, the same on HTTP and graphql-ws: document size and
+// token limits at parse, depth/alias/cost/directive limits at validation, input sizes, suggestions and stack traces.
+import {
+  GraphQLError, Kind, parse, visit,
+  type DocumentNode, type GraphQLFormattedError, type ValidationRule,
+} from 'graphql'
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth'
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases'
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit'
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives'
+import { maskUnexpected } from '../subgraphs/shared/server'
+
+export const LIMITS = {
+  bodyBytes: '1mb',
+  requestTimeoutMs: 30_000,
+  /** characters of a GraphQL document; refused before any lexing */
+  maxDocumentChars: 100_000,
+  maxTokens: 3_000,
+  // No type in the schema nests itself, so depth matters for introspection: the standard introspection
+  // query (GraphiQL's) counts 21 with fragments flattened.
+  maxDepth: 24,
+  maxAliases: 20,
+  maxCost: 10_000,
+  maxDirectives: 30,
+  /** any string in the document or the variables (the longest legitimate input is 2,000) */
+  maxStringChars: 65_536,
+  /** any list in the document or the variables, JSON values included (the longest legitimate one is 20,000) */
+  maxListItems: 20_000,
+} as const
+
+export const EDGE_CODES = {
+  parse: 'GRAPHQL_PARSE_FAILED',
+  validation: 'GRAPHQL_VALIDATION_FAILED',
+  inputTooLarge: 'INPUT_TOO_LARGE',
+} as const
+
+export interface EdgeMode {
+  production: boolean
+  /** Developer opt-in (GRAPHQL_STACK_TRACES=true outside production): stack traces in error responses. */
+  stackTraces: boolean
+}
+
+const refusal = (message: string, code: string) => new GraphQLError(message, { extensions: { code, http: { status: 400 } } })
+
+/** Parses a document under the size and token limits; every failure is GRAPHQL_PARSE_FAILED. */
+export function parseLimited(source: unknown, mode: EdgeMode): DocumentNode {
+  if (typeof source !== 'string' || !source) throw refusal('The request carries no GraphQL document.', EDGE_CODES.parse)
+  checkDocumentSize(source, mode)
+  try {
+    return parse(source, { maxTokens: LIMITS.maxTokens })
+  } catch (e) {
+    const err = e as GraphQLError
+    throw new GraphQLError(err.message, { nodes: err.nodes, source: err.source, positions: err.positions, extensions: { code: EDGE_CODES.parse, http: { status: 400 } } })
+  }
+}
+
+/** The check that runs before the lexer sees the document (on HTTP the body limit comes first). */
+export function checkDocumentSize(source: string, mode: EdgeMode) {
+  if (source.length > LIMITS.maxDocumentChars) {
+    throw refusal(mode.production ? 'Syntax Error: The document is too large.' : `Syntax Error: The document is longer than ${LIMITS.maxDocumentChars} characters.`, EDGE_CODES.parse)
+  }
+}
+
+/** The edge's limit rules (added to graphql's own); armor's messages name the limits only outside production. */
+export function edgeValidationRules(mode: EdgeMode): ValidationRule[] {
+  const exposeLimits = !mode.production
+  const report = (message: string) => ({
+    exposeLimits, errorMessage: message, propagateOnRejection: false,
+    onReject: [(ctx: any, err: GraphQLError) => ctx?.reportError(new GraphQLError(err.message.replace(/^Syntax Error: /, ''), { extensions: { code: EDGE_CODES.validation } }))],
+  })
+  return [
+    maxDepthRule({ n: LIMITS.maxDepth, ignoreIntrospection: false, ...report('The query is nested too deeply.') }),
+    maxAliasesRule({ n: LIMITS.maxAliases, ...report('The query uses too many aliases.') }),
+    costLimitRule({ maxCost: LIMITS.maxCost, ...report('The query is too expensive.') }),
+    maxDirectivesRule({ n: LIMITS.maxDirectives, ...report('The query uses too many directives.') }),
+  ] as ValidationRule[]
+}
+
+/** Refuses any string or list over the limits, in the document's literals and in the variables (JSON included). */
+export function checkInputSize(document: DocumentNode, variables: unknown, mode: EdgeMode) {
+  const tooLarge = (what: 'string' | 'list', where: string) => {
+    const limit = what === 'string' ? `${LIMITS.maxStringChars} characters` : `${LIMITS.maxListItems} items`
+    return refusal(mode.production ? `The ${what} ${where} is too large.` : `The ${what} ${where} is longer than ${limit}.`, EDGE_CODES.inputTooLarge)
+  }
+  visit(document, {
+    [Kind.STRING]: (node) => { if (node.value.length > LIMITS.maxStringChars) throw tooLarge('string', 'in the document') },
+    [Kind.LIST]: (node) => { if (node.values.length > LIMITS.maxListItems) throw tooLarge('list', 'in the document') },
+  })
+  const walk = (value: unknown, path: string) => {
+    if (typeof value === 'string') { if (value.length > LIMITS.maxStringChars) throw tooLarge('string', `at ${path}`); return }
+    if (Array.isArray(value)) {
+      if (value.length > LIMITS.maxListItems) throw tooLarge('list', `at ${path}`)
+      value.forEach((v, i) => walk(v, `${path}[${i}]`))
+      return
+    }
+    if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, `${path}.${k}`)
+  }
+  if (variables && typeof variables === 'object') for (const [k, v] of Object.entries(variables)) walk(v, `$${k}`)
+}
+
+const SUGGESTION = /\s*Did you mean [^?]*\?/g
+const TOKEN_LIMIT = /Document contains more tha[nt] \d+ tokens\. Parsing aborted\./ // sic: graphql-js says 'more that'
+
+/**
+ * The one formatter for every error a caller receives over either transport: unexpected errors masked behind a
+ * reference (logged once, here), no schema suggestions and no limit figures in production, no stack trace unless
+ * a developer opted in.
+ */
+export function formatEdgeError(formatted: GraphQLFormattedError, error: unknown, mode: EdgeMode): GraphQLFormattedError {
+  const masked = maskUnexpected(formatted, error) as GraphQLFormattedError
+  let message = masked.message
+  if (mode.production) {
+    message = message.replace(SUGGESTION, '').replace(TOKEN_LIMIT, 'The document has too many tokens.')
+  }
+  const extensions = { ...masked.extensions }
+  if (!mode.stackTraces) { delete extensions.stacktrace; delete extensions.exception }
+  delete extensions.http
+  return { ...masked, message, extensions }
+}

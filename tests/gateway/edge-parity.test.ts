@@ -1,0 +1,281 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { createClient, type Client } from 'graphql-ws'
+import WebSocket from 'ws'
+import { mintDevToken, signInternalToken } from '../../core/auth'
+import { createGateway, type Gateway } from '../../gateway/server'
+import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
+import { useStack, gql, wsClient, collect } from '../helpers/stack'
+import { createTenant, type Tenant } from '../helpers/factories'
+
+const stack = useStack()
+let tenant: Tenant
+let token = ''
+const gateways: Record<'development' | 'production', { gateway: Gateway; url: string }> = {} as never
+
+/** A gateway in "development" as `npm start` runs it (NODE_ENV=development), and one in production. */
+async function startGateway(production: boolean, extra: Partial<Parameters<typeof createGateway>[0]> = {}) {
+  const nodeEnv = process.env.NODE_ENV
+  process.env.NODE_ENV = production ? 'production' : 'development'
+  try {
+    const gateway = await createGateway({ db: stack.db.db, subgraphUrls: stack.current.subgraphUrls, production, dataDir: stack.db.dataDir, ...extra })
+    return { gateway, url: await gateway.listen(0, '127.0.0.1') }
+  } finally {
+    process.env.NODE_ENV = nodeEnv
+  }
+}
+
+beforeAll(async () => {
+  tenant = await createTenant(stack.db.db)
+  token = await tenant.token('scientist')
+  gateways.development = await startGateway(false)
+  gateways.production = await startGateway(true)
+})
+afterAll(async () => {
+  for (const g of Object.values(gateways)) await g.gateway.close()
+})
+
+interface Answer { errors: { message: string; extensions?: Record<string, any> }[]; data?: unknown }
+
+/** One operation over a socket: its next payloads' errors, or the errors of an error message. */
+function overWs(client: Client, query: string, variables: Record<string, unknown> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const answer: Answer = { errors: [] }
+    const timer = setTimeout(() => reject(new Error(`no answer over ws to ${query.slice(0, 80)}`)), 10_000)
+    client.subscribe({ query, variables }, {
+      next: (m: any) => { answer.data = m.data; answer.errors.push(...(m.errors ?? [])) },
+      error: (e: any) => { clearTimeout(timer); if (Array.isArray(e)) { answer.errors.push(...e); resolve(answer) } else reject(new Error(`socket closed: ${e?.code} ${e?.reason}`)) },
+      complete: () => { clearTimeout(timer); resolve(answer) },
+    })
+  })
+}
+
+/** A socket that records how it closed. */
+function socket(url: string, bearer = token) {
+  const closes: { code: number; reason: string }[] = []
+  const client = wsClient(`${url}/graphql`, bearer, { on: { closed: (e: any) => closes.push({ code: e.code, reason: e.reason }) } })
+  return { client, closes }
+}
+
+const codeOf = (a: { errors?: { extensions?: Record<string, any> }[] }) => a.errors?.[0]?.extensions?.code
+
+const waitFor = async (check: () => boolean, ms = 10_000) => {
+  const until = Date.now() + ms
+  while (!check()) { if (Date.now() > until) throw new Error('condition not reached'); await new Promise((r) => setTimeout(r, 25)) }
+}
+
+const deep = `query { __schema { types { fields { type { ${'ofType { '.repeat(30)}name${' }'.repeat(30)} } } } } }`
+const manyTokens = `{ me { user { ${'id '.repeat(4000)}} } }`
+const huge = `{ me { user { id } } } # ${'x'.repeat(900_000)}`
+const cases: { name: string; query: string; variables?: Record<string, unknown>; code?: string; status?: number }[] = [
+  { name: 'a syntax error', query: '{ me { user { id ', code: 'GRAPHQL_PARSE_FAILED', status: 400 },
+  { name: 'a document over the token limit', query: manyTokens, code: 'GRAPHQL_PARSE_FAILED', status: 400 },
+  { name: 'a 900 kB document', query: huge, code: 'GRAPHQL_PARSE_FAILED', status: 400 },
+  { name: 'a query over the depth limit', query: deep, code: 'GRAPHQL_VALIDATION_FAILED', status: 400 },
+  { name: 'a query over the alias limit', query: `{ ${Array.from({ length: 40 }, (_, i) => `a${i}: me { user { id } }`).join(' ')} }`, code: 'GRAPHQL_VALIDATION_FAILED', status: 400 },
+  { name: 'an enum typo', query: '{ myInbox(status: [opn]) { nodes { id } } }', code: 'GRAPHQL_VALIDATION_FAILED', status: 400 },
+  { name: 'a field typo', query: '{ me { usr { id } } }', code: 'GRAPHQL_VALIDATION_FAILED', status: 400 },
+  { name: 'a list variable of 120,000 enum values', query: 'query($s: [InboxItemStatus!]) { myInbox(status: $s) { nodes { id } } }', variables: { s: Array(120_000).fill('open') }, code: 'INPUT_TOO_LARGE', status: 400 },
+  { name: 'a 900 kB string variable', query: 'query($slug: String) { program(slug: $slug) { id } }', variables: { slug: 'x'.repeat(900_000) }, code: 'INPUT_TOO_LARGE', status: 400 },
+  { name: 'a 70,000-character string literal', query: `{ program(slug: "${'x'.repeat(70_000)}") { id } }`, code: 'INPUT_TOO_LARGE', status: 400 },
+  { name: 'a mutation the caller may not run', query: 'mutation { createConnection(input: { programId: "PROGRAM", providerId: "eln_provider", name: "n", scopeRules: { projectIds: ["p"] }, consent: true }) { __typename } }' },
+  { name: 'an unexpected error inside a resolver', query: '{ inboxItem(id: "not-a-uuid") { id } }' },
+]
+
+describe.each(['development', 'production'] as const)('the same document gets the same code over HTTP and graphql-ws (%s)', (mode) => {
+  for (const c of cases) {
+    it(`answers ${c.name} with the same code on both transports, and the socket lives on`, async () => {
+      const { url } = gateways[mode]
+      const query = c.query.replace('PROGRAM', tenant.program.id)
+      const http = await gql(`${url}/graphql`, query, c.variables, token)
+      const { client, closes } = socket(url)
+      try {
+        const ws = await overWs(client, query, c.variables)
+        expect(codeOf(http.body)).toBeDefined()
+        expect(codeOf(ws)).toBe(codeOf(http.body))
+        if (c.code) expect(codeOf(http.body)).toBe(c.code)
+        if (c.status) expect(http.status).toBe(c.status)
+        // the socket still answers afterwards
+        const ok = await overWs(client, '{ me { user { id } } }')
+        expect(ok.data).toEqual({ me: { user: { id: tenant.users.scientist.id } } })
+        expect(closes).toEqual([])
+        for (const answer of [http.body, ws]) {
+          const text = JSON.stringify(answer)
+          expect(text).not.toMatch(/stacktrace|\/work\/|node_modules|at .*\.ts:\d+/)
+          if (mode === 'production') {
+            expect(text).not.toMatch(/Did you mean/)
+            const messages = (answer.errors ?? []).map((e) => e.message).filter((m) => !m.startsWith('Unexpected error (reference'))
+            expect(messages.join(' ')).not.toMatch(/\d{2,}/) // no configured limit, no count
+          }
+        }
+      } finally {
+        await client.dispose()
+      }
+    })
+  }
+
+  it('answers introspection with the same answer on both transports (refused in production)', async () => {
+    const { url } = gateways[mode]
+    const query = '{ __schema { queryType { name } } }'
+    const http = await gql(`${url}/graphql`, query, {}, token)
+    const { client } = socket(url)
+    try {
+      const ws = await overWs(client, query)
+      expect(codeOf(ws)).toBe(codeOf(http.body))
+      if (mode === 'production') expect(codeOf(http.body)).toBe('GRAPHQL_VALIDATION_FAILED')
+      else expect(ws.data).toEqual(http.body.data)
+    } finally {
+      await client.dispose()
+    }
+  })
+
+  it('answers a subscription field typo with the same code as HTTP gives the typo, without suggestions in production', async () => {
+    const { url } = gateways[mode]
+    const { client } = socket(url)
+    try {
+      const ws = await overWs(client, 'subscription { inboxChanged { titel } }')
+      expect(codeOf(ws)).toBe('GRAPHQL_VALIDATION_FAILED')
+      if (mode === 'production') expect(JSON.stringify(ws)).not.toMatch(/Did you mean/)
+      else expect(ws.errors[0].message).toMatch(/Did you mean "title"/)
+    } finally {
+      await client.dispose()
+    }
+  })
+
+  it('sends /graphql answers with X-Content-Type-Options: nosniff', async () => {
+    const res = await fetch(`${gateways[mode].url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' })
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+  })
+})
+
+describe('one failing operation never ends the socket', () => {
+  it('keeps a live subscription delivering after a forbidden mutation, a syntax error and an unexpected error on the same socket', async () => {
+    const { client, closes } = socket(stack.current.gatewayUrl)
+    const sub = collect(client, 'subscription { inboxChanged { title } }', 1, 15_000)
+    await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount >= 1)
+    for (const q of [cases[0].query, cases[10].query.replace('PROGRAM', tenant.program.id), cases[11].query]) await overWs(client, q)
+    await stack.db.db.$transaction((tx) => fileInboxItem(tx, {
+      organizationId: tenant.organization.id, userId: tenant.users.scientist.id, programId: tenant.program.id,
+      kind: 'information', sourceType: 'note', sourceId: 'after-errors', title: 'Still live',
+    }))
+    await sub.finished
+    expect(sub.received).toEqual([{ data: { inboxChanged: { title: 'Still live' } } }])
+    expect(closes).toEqual([])
+    await client.dispose()
+  })
+})
+
+describe('a subgraph\'s own graphql-ws server', () => {
+  it('answers a syntax error and an unknown field with their codes and keeps the gateway\'s socket open', async () => {
+    const internalToken = await signInternalToken({ userId: tenant.users.scientist.id, organizationId: tenant.organization.id, requestId: 'r' })
+    const closes: number[] = []
+    const client = createClient({
+      url: stack.current.subgraphUrls.twins.replace(/^http/, 'ws'), webSocketImpl: WebSocket, retryAttempts: 0,
+      connectionParams: { internalToken }, on: { closed: (e: any) => closes.push(e.code) },
+    })
+    try {
+      expect(codeOf(await overWs(client, 'subscription { inboxChanged { id '))).toBe('GRAPHQL_PARSE_FAILED')
+      expect(codeOf(await overWs(client, 'subscription { inboxChanged { nope } }'))).toBe('GRAPHQL_VALIDATION_FAILED')
+      expect((await overWs(client, '{ __typename }')).data).toEqual({ __typename: 'Query' })
+      expect(closes).toEqual([])
+    } finally {
+      await client.dispose()
+    }
+  })
+})
+
+describe('unexpected errors and stack traces', () => {
+  it('logs an unexpected subgraph error once, under the reference the caller receives', async () => {
+    const lines: string[] = []
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: any) => { lines.push(String(chunk)); return true })
+    let r
+    try {
+      r = await gql(`${stack.current.gatewayUrl}/graphql`, '{ inboxItem(id: "not-a-uuid") { id } }', {}, token)
+    } finally {
+      spy.mockRestore()
+    }
+    const logged = lines.filter((l) => l.includes('graphql.unexpected_error')).map((l) => JSON.parse(l))
+    // (once another change answers this input with its own code, nothing is unexpected and nothing is logged)
+    if (r.body.errors?.[0].extensions?.code !== 'INTERNAL_SERVER_ERROR') return
+    expect(logged).toHaveLength(1)
+    expect(r.body.errors?.[0].extensions?.errorId).toBe(logged[0].errorId)
+  })
+
+  it('sends no stack trace in development unless a developer opts in with GRAPHQL_STACK_TRACES', async () => {
+    const plain = await gql(`${gateways.development.url}/graphql`, '{ me { usr { id } } }', {}, token)
+    expect(JSON.stringify(plain.body)).not.toMatch(/stacktrace/)
+    const optedIn = await startGateway(false, { stackTraces: true })
+    try {
+      const r = await gql(`${optedIn.url}/graphql`, '{ me { usr { id } } }', {}, token)
+      expect(JSON.stringify(r.body)).toMatch(/stacktrace/)
+    } finally {
+      await optedIn.gateway.close()
+    }
+  })
+})
+
+describe('subscription limits', () => {
+  it('refuses a subscription over the per-socket and per-person caps with TOO_MANY_SUBSCRIPTIONS', async () => {
+    const capped = await startGateway(false, { subscriptionLimits: { perSocket: 3, perUser: 5 } })
+    const one = socket(capped.url)
+    const two = socket(capped.url)
+    try {
+      const subs = Array.from({ length: 3 }, () => collect(one.client, 'subscription { inboxChanged { id } }', 1, 60_000))
+      await waitFor(() => capped.gateway.bridge.activeCount === 3)
+      const refused = await overWs(one.client, 'subscription { inboxChanged { id } }')
+      expect(codeOf(refused)).toBe('TOO_MANY_SUBSCRIPTIONS')
+      subs.push(...Array.from({ length: 2 }, () => collect(two.client, 'subscription { inboxChanged { id } }', 1, 60_000)))
+      await waitFor(() => capped.gateway.bridge.activeCount === 5)
+      const overPerson = await overWs(two.client, 'subscription { inboxChanged { id } }')
+      expect(codeOf(overPerson)).toBe('TOO_MANY_SUBSCRIPTIONS')
+      subs[0].unsubscribe()
+      await waitFor(() => capped.gateway.bridge.activeCount === 4)
+      collect(one.client, 'subscription { inboxChanged { id } }', 1, 60_000)
+      await waitFor(() => capped.gateway.bridge.activeCount === 5)
+      expect(one.closes).toEqual([])
+    } finally {
+      await one.client.dispose()
+      await two.client.dispose()
+      await capped.gateway.close()
+    }
+  })
+
+  it('closes a socket with 4401 when its bearer token expires, and the subscription receives nothing after', async () => {
+    const shortLived = await mintDevToken(tenant.users.scientist, '3s')
+    const { client, closes } = socket(stack.current.gatewayUrl, shortLived)
+    const sub = collect(client, 'subscription { inboxChanged { id } }', 1, 20_000)
+    await waitFor(() => closes.length > 0, 15_000)
+    expect(closes[0].code).toBe(4401)
+    await sub.finished
+    expect(JSON.stringify(sub.received)).not.toMatch(/"data"/)
+    await client.dispose()
+  })
+})
+
+describe('bursts', () => {
+  it('delivers 1,000 inbox items expired in one transaction to a reading subscriber, with far fewer entity fetches than events', async () => {
+    const user = tenant.users.program_lead
+    const past = new Date(Date.now() - 60_000)
+    await stack.db.db.inboxItem.createMany({ data: Array.from({ length: 1000 }, (_, i) => ({
+      organizationId: tenant.organization.id, userId: user.id, programId: tenant.program.id, kind: 'decision',
+      sourceType: 'proposal', sourceId: `burst-${i}`, title: `Burst ${i}`, dueAt: past,
+    })) })
+    let workbenchRequests = 0
+    const count = () => { workbenchRequests++ }
+    stack.current.subgraphs.workbench.httpServer.on('request', count)
+    const client = createClient({ url: stack.current.gatewayUrl.replace(/^http/, 'ws') + '/graphql', webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: { authorization: `Bearer ${await tenant.token('program_lead')}` } })
+    try {
+      const sub = collect(client, 'subscription { inboxChanged { id status program { name } } }', 1000, 60_000)
+      await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount >= 1)
+      const { sweepInbox } = await import('../../subgraphs/twins/domain/inbox')
+      await sweepInbox(stack.db.db)
+      await sub.finished
+      expect(sub.received.filter((m) => m.errors)).toEqual([])
+      expect(new Set(sub.received.map((m: any) => m.data.inboxChanged.id)).size).toBe(1000)
+      expect(sub.received.every((m: any) => m.data.inboxChanged.status === 'expired' && m.data.inboxChanged.program.name === tenant.program.name)).toBe(true)
+      expect(workbenchRequests).toBeLessThan(200)
+    } finally {
+      stack.current.subgraphs.workbench.httpServer.off('request', count)
+      await client.dispose()
+    }
+  })
+})
