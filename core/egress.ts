@@ -99,6 +99,7 @@ const hostAllowed = (host: string, allow = allowList()) => allow.hosts.has(strip
 
 /** An outbound connection refused by the egress policy. The message is the same whatever the port or its state. */
 export class EgressRefused extends DomainError {
+  static readonly code = 'egress_refused' as const
   constructor(readonly host: string) {
     super('egress_refused', `${host} is a private or reserved network address, which connections may not reach; an operator can allow it with EGRESS_ALLOW.`, { status: 422 })
     this.name = 'EgressRefused'

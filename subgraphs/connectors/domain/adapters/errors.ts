@@ -4,6 +4,7 @@
 // Errors carry status codes and vendor messages only: never tokens, secrets, request options or client errors as cause.
 import { DomainError, registerErrorFactory, type ErrorClass } from '../../../../core/errors'
 import type { AdapterOperation } from './contract'
+import { EgressRefused } from '../../../../core/egress'
 
 /** Base of every failure that comes from (or on the way to) a vendor. `source` names the provider or platform source. */
 export abstract class VendorError extends DomainError {
@@ -114,6 +115,7 @@ export class AttachmentTooLarge extends VendorError {
 
 export const VENDOR_ERROR_CLASSES: readonly ErrorClass[] = [
   RateLimited, VendorUnavailable, VendorAuthFailed, VendorNotFound, VendorRequestRejected, VendorResponseInvalid, AttachmentTooLarge,
+  EgressRefused, // the egress policy refused the vendor address (core/egress.ts)
 ]
 
 // `new DomainError('RateLimited', ...)` from code that only knows the code still becomes the typed class.
