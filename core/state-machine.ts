@@ -2,7 +2,7 @@
 // (race-safe: the status check is in the UPDATE's WHERE), the invalid_transition refusal, and the rendered tables.
 import type { AgentRun, Connection, InboxItem, Prisma, ToolCall } from '../generated/prisma/client'
 import type { AnyTx, Db, TenantDb } from './db'
-import { DomainError, NotFoundError } from './errors'
+import { InvalidTransition, NotFoundError } from './errors'
 
 /** Where a transition comes from: a row the specification shows, or a decision on a point it leaves open. */
 export type Basis = 'shown' | 'designed'
@@ -67,11 +67,10 @@ export const transitionsOf = <S extends string, T extends string>(m: Machine<S, 
   Object.entries(m.transitions) as [T, TransitionSpec<S>][]
 
 /** The refusal for a transition the row's current state forbids (409, with from and to). */
-export function invalidTransition(m: Machine, name: string, from: string, to: string): DomainError {
+export function invalidTransition(m: Machine, name: string, from: string, to: string): InvalidTransition {
   const allowed = m.transitions[name]?.from ?? []
-  return new DomainError('invalid_transition',
-    `This ${m.noun} is ${from}; ${name.replace(/_/g, ' ')} applies only when it is ${allowed.join(' or ')}.`,
-    { status: 409, details: { from, to } })
+  return new InvalidTransition(from, to,
+    `This ${m.noun} is ${from}; ${name.replace(/_/g, ' ')} applies only when it is ${allowed.join(' or ')}.`)
 }
 
 type AnyDb = Db | TenantDb | AnyTx

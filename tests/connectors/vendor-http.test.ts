@@ -51,7 +51,7 @@ describe('vendor HTTP client', () => {
     const err = await caught(client(vendor.url, { clientCredentials: { tokenPath: 'token', clientId: 'cid', clientSecret: 's3cret-value' } }).accessToken())
     expect(err).toBeInstanceOf(VendorAuthFailed)
     expect(err).toBeInstanceOf(DomainError)
-    expect(err).toMatchObject({ code: 'VendorAuthFailed', source: 'illustrative_source', extra: { status: 502 } })
+    expect(err).toMatchObject({ code: 'VendorAuthFailed', source: 'illustrative_source', httpStatus: 502 })
     expect(JSON.stringify({ ...err, text: err.message })).not.toContain('s3cret')
   })
 

@@ -50,7 +50,7 @@ const idpToken = (user: { id: string; email: string }) => new jose.SignJWT({ ema
   .setProtectedHeader({ alg: 'ES256', kid: signer.kid }).setSubject(user.id).setIssuer(ISSUER).setAudience(env().AUTH_AUDIENCE)
   .setIssuedAt().setExpirationTime('10m').sign(signer.privateKey)
 
-const RESULT = (name: string, args: string) => `${name}(${args}) { __typename ... on Mutation${name[0].toUpperCase()}${name.slice(1)}Success { connection { id baseUrl health { status checks { name ok detail } } } } ... on DomainError { code message field } }`
+const RESULT = (name: string, args: string) => `${name}(${args}) { __typename ... on Mutation${name[0].toUpperCase()}${name.slice(1)}Success { connection { id baseUrl health { status checks { name ok detail } } } } ... on Error { code message field } }`
 const api = async (tenant: Tenant, query: string, variables: Record<string, unknown>) => {
   const r = await gql(`${stack.current.gatewayUrl}/graphql`, query, variables, await idpToken(tenant.users.program_owner))
   expect(r.body.errors).toBeUndefined()

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, type Tenant } from '../helpers/factories'
-import { DomainError } from '../../core/errors'
+import { DomainError, InvalidTransition } from '../../core/errors'
 import { defineMachine, renderStateTables, transition, transitionAll, STATE_TABLES_END, STATE_TABLES_START, type Machine } from '../../core/state-machine'
 import { MACHINES, agentRunStatus, connectionStatus, inboxItemStatus, toolCallStatus } from '../../core/states'
 import { runQueuedSkill } from '../../subgraphs/twins/domain/skill-runs'
@@ -69,7 +69,8 @@ describe('state machines', () => {
     const [name, from] = c.illegal
     const e = await refusal(transition(db(), c.machine as Machine<string, string, typeof c.model>, name, row))
     expect(e.code).toBe('invalid_transition')
-    expect(e.extra).toMatchObject({ status: 409, details: { from, to: c.machine.transitions[name as never]['to'] } })
+    expect(e).toBeInstanceOf(InvalidTransition)
+    expect({ status: e.httpStatus, from: (e as InvalidTransition).from, to: (e as InvalidTransition).to }).toMatchObject({ status: 409, from, to: c.machine.transitions[name as never]['to'] })
     expect(e.message).toContain(`is ${from}`)
     expect(await reread(c.model, row.id)).toEqual(before)
   })
@@ -120,7 +121,7 @@ describe('state machines', () => {
     expect(await winner).toMatchObject({ status: 'cancelled' })
     const e = await loser
     expect(e).toBeInstanceOf(DomainError)
-    expect(e).toMatchObject({ code: 'invalid_transition', extra: { details: { from: 'cancelled', to: 'running' } } })
+    expect(e).toMatchObject({ code: 'invalid_transition', from: 'cancelled', to: 'running' })
     expect((await db().agentRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe('cancelled')
   })
 
@@ -138,12 +139,14 @@ describe('state machines', () => {
     const conn = await connectionIn(t, 'active')
     const token = await t.token('program_owner')
     const mutation = `mutation($id: ID!) { disconnectConnection(id: $id) { __typename
-      ... on MutationDisconnectConnectionSuccess { connection { status } } ... on DomainError { code } } }`
+      ... on MutationDisconnectConnectionSuccess { connection { status } } ... on Error { code } } }`
     const answers = await Promise.all(Array.from({ length: 4 }, () => gql(`${stack.current.gatewayUrl}/graphql`, mutation, { id: conn.id }, token)))
     const results = answers.map((a) => a.body.data?.disconnectConnection)
     expect(results.filter((r) => r?.__typename === 'MutationDisconnectConnectionSuccess')).toHaveLength(1)
     // Refused either before the write (already disconnected) or by the guarded update (lost the race).
-    for (const r of results.filter((x) => x?.__typename === 'DomainError')) expect(['connection_disconnected', 'invalid_transition']).toContain(r.code)
+    const refusals = results.filter((x) => x?.__typename !== 'MutationDisconnectConnectionSuccess')
+    expect(refusals).toHaveLength(3)
+    for (const r of refusals) expect(['connection_disconnected', 'invalid_transition']).toContain(r.code)
     expect(await db().auditEvent.count({ where: { targetId: conn.id, action: 'connection.disconnect' } })).toBe(1)
   })
 
