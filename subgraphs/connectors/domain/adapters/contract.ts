@@ -224,6 +224,8 @@ export interface ConnectorAdapter {
    * entry was fetched after the delivery arrived). One statement; false when the delivery needs the full path.
    */
   coalesceDelivery(db: Db, deliveryRowId: string): Promise<boolean>
+  /** Hook: whether a webhook event type is one the provider processes (others are stored as ignored, answered 200). */
+  knowsEvent(eventType: string): boolean
   beginConnect(ctx: { connection: Connection; hookUrl: string | null }): Promise<ConnectPlan>
   completeConnect(ctx: { connection: Connection }, credentials: ConnectionSecrets): Promise<void>
   healthCheck(ctx: IntegrationContext): Promise<HealthReport>
@@ -250,6 +252,7 @@ export abstract class BaseAdapter implements ConnectorAdapter {
   /** Null: the provider has no API client yet (its operations are NotSupported). */
   createClient(_input: ClientInput): unknown { return null }
   async coalesceDelivery(_db: Db, _deliveryRowId: string): Promise<boolean> { return false }
+  knowsEvent(_eventType: string): boolean { return false }
   async beginConnect(_ctx: { connection: Connection; hookUrl: string | null }): Promise<ConnectPlan> { return this.unsupported('begin_connect') }
   async completeConnect(_ctx: { connection: Connection }, _credentials: ConnectionSecrets): Promise<void> { return this.unsupported('complete_connect') }
   async healthCheck(_ctx: IntegrationContext): Promise<HealthReport> { return this.unsupported('health_check') }

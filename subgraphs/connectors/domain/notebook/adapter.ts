@@ -77,6 +77,10 @@ export class NotebookAdapter extends BaseAdapter {
   }
 
   /** An entry event whose entry was fetched after the delivery arrived is settled in one statement. */
+  override knowsEvent(eventType: string): boolean {
+    return KNOWN_EVENTS.has(eventType)
+  }
+
   override coalesceDelivery(db: Db, deliveryRowId: string): Promise<boolean> {
     return coalesceCoveredDelivery(db, deliveryRowId)
   }

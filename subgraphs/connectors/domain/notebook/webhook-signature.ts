@@ -17,27 +17,15 @@
 import { createPublicKey, verify as cryptoVerify, type JsonWebKey, type KeyObject } from 'node:crypto'
 import got from 'got'
 import { egressAgents } from '../../../../core/egress'
+import type { HeaderBag, VerifyResult, WebhookRejectReason } from '../adapters/contract'
 import { z } from 'zod'
 
 export const DEFAULT_TOLERANCE_SECONDS = 300
 /** At most this many signature entries are tried, so a forged header cannot buy unbounded CPU. */
 export const MAX_SIGNATURE_ENTRIES = 8
 
-export type WebhookRejectReason =
-  | 'missing_headers'
-  | 'malformed_headers'
-  | 'stale_timestamp'
-  | 'bad_signature'
-  /** The JWKS could not be fetched: not the sender's fault; answer 503 so the vendor retries. */
-  | 'jwks_unavailable'
-
-export type VerifyResult =
-  | { ok: true; deliveryId: string; timestamp: number; kid: string | null }
-  | { ok: false; reason: WebhookRejectReason; deliveryId?: string }
-
-export type HeaderBag =
-  | Headers
-  | Readonly<Record<string, string | readonly string[] | undefined>>
+// The verification types belong to the connector contract (shared by every provider that signs its webhooks).
+export type { HeaderBag, VerifyResult, WebhookRejectReason }
 
 export interface VerifyInput {
   headers: HeaderBag

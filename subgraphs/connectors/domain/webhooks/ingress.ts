@@ -38,7 +38,6 @@ import { parseAddressRanges, type AddressRanges } from '../../../../core/address
 import { TaskPayloads } from '../../../../jobs/registry'
 import { adapterFor } from '../adapters'
 import { providerSpec } from '../providers'
-import { KNOWN_EVENTS } from '../notebook/adapter'
 import { checkWebhookHeaders, type HeaderBag } from '../notebook/webhook-signature'
 import { connectorRuntime } from '../runtime'
 import { REJECTED_PER_MINUTE, RejectionLimit, type RejectedRow } from './limits'
@@ -268,7 +267,7 @@ export function createWebhookIngress(db: Db, options: IngressOptions = {}) {
       return reject(base, { status: 400, code: 'invalid_envelope', message: 'The body is not a webhook envelope (message.type is missing).', ...signed })
     }
     if (refusedByJsonb(envelope)) return unstorable()
-    const knownType = KNOWN_EVENTS.has(eventType)
+    const knownType = adapter.knowsEvent(eventType)
 
     // One statement, one round trip, its own transaction: claim the delivery id for the replay window (the first
     // delivery inside the window wins, concurrent copies wait on the claim's row lock), store the row, and add the

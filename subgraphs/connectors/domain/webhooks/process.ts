@@ -16,14 +16,12 @@
 import type { Db } from '../../../../core/db'
 import { log } from '../../../../core/log'
 import { enqueue } from '../../../../jobs/registry'
-import { adapterFor } from '../adapters'
+import { adapterFor, coalesceDelivery } from '../adapters'
 import type { SyncReport } from '../adapters/contract'
 import { isVendorRateLimit } from '../budgets'
 import { budgetExhausted } from '../../../../core/copy'
-import { PROVIDER_ID } from '../notebook/canonical'
-import { RateLimited, VendorAuthFailed, VendorNotFound } from '../notebook/client'
+import { RateLimited, VendorAuthFailed, VendorNotFound } from '../adapters/errors'
 import { connectorRuntime } from '../runtime'
-import { coalesceCoveredDelivery } from '../notebook/adapter'
 import { AlreadyProcessed, markDeliveryProcessed, noteDeliveryAttempt, postponeDelivery, waitingDeliveries } from './deliveries'
 
 export type ProcessOutcome =
@@ -44,15 +42,15 @@ async function markFailing(db: Db, connectionId: string, error: string) {
 }
 
 export async function processDelivery(db: Db, deliveryRowId: string): Promise<ProcessOutcome> {
-  if (await coalesceCoveredDelivery(db, deliveryRowId)) return { status: 'processed', result: 'coalesced' }
+  if (await coalesceDelivery(db, deliveryRowId)) return { status: 'processed', result: 'coalesced' }
   // While this process knows the connection's budget refuses, a delivery waits without loading anything more.
-  const [head] = await db.$queryRaw<{ connection_id: string | null; processed: boolean; outcome: string }[]>`
-    SELECT connection_id, processed_at IS NOT NULL AS processed, outcome::text AS outcome FROM webhook_deliveries WHERE id = ${deliveryRowId}::uuid`
+  const [head] = await db.$queryRaw<{ connection_id: string | null; provider_id: string; processed: boolean; outcome: string }[]>`
+    SELECT connection_id, provider_id, processed_at IS NOT NULL AS processed, outcome::text AS outcome FROM webhook_deliveries WHERE id = ${deliveryRowId}::uuid`
   if (!head) return { status: 'skipped', reason: 'no_such_delivery' }
   if (head.processed) return { status: 'skipped', reason: 'already_processed' }
   const refusal = head.connection_id && head.outcome === 'enqueued' ? connectorRuntime.knownRefusal(head.connection_id) : 0
   if (refusal > 0) {
-    await postponeDelivery(db, { id: deliveryRowId, connectionId: head.connection_id! }, budgetExhausted(PROVIDER_ID, refusal), new Date(Date.now() + refusal * 1000))
+    await postponeDelivery(db, { id: deliveryRowId, connectionId: head.connection_id! }, budgetExhausted(head.provider_id, refusal), new Date(Date.now() + refusal * 1000))
     return { status: 'rescheduled', retryAfterSeconds: refusal }
   }
   const delivery = await db.webhookDelivery.findUnique({ where: { id: deliveryRowId } })
