@@ -148,7 +148,7 @@ function cpuMs(pid: number): number {
  */
 async function cpuSnapshot(reader: Db, workerPid: number | undefined) {
   const backends = await reader.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`
-  const pg = backends.reduce((sum, b) => sum + cpuMs(b.pid), 0)
+  const pg = new Map(backends.map((b) => [b.pid, cpuMs(b.pid)]))
   return { stack: cpuMs(process.pid), worker: workerPid ? cpuMs(workerPid) : 0, pg, backends: backends.length }
 }
 
@@ -156,7 +156,9 @@ function printCpu(prefix: string, before: Awaited<ReturnType<typeof cpuSnapshot>
   const per = (a: number, b: number) => ((b - a) / Math.max(1, deliveries)).toFixed(2)
   out(`${prefix}.cpu_ms_per_delivery.gateway_and_connectors`, per(before.stack, after.stack))
   out(`${prefix}.cpu_ms_per_delivery.worker`, per(before.worker, after.worker))
-  out(`${prefix}.cpu_ms_per_delivery.postgres_backends`, per(before.pg, after.pg))
+  // Per backend present at the end (a backend that exited during the run is not counted: a lower bound).
+  const pgUsed = [...after.pg].reduce((sum, [pid, ms]) => sum + ms - (before.pg.get(pid) ?? 0), 0)
+  out(`${prefix}.cpu_ms_per_delivery.postgres_backends_at_least`, per(0, pgUsed))
   out(`${prefix}.postgres_backends`, after.backends)
 }
 
