@@ -20,7 +20,7 @@ import { providerSpec } from './providers'
 import { encryptSecrets } from './secrets'
 import { connectorRuntime } from './runtime'
 import { hookUrlFor } from './urls'
-import { readScopeRules } from './notebook/sync'
+import { readScopeRules } from './adapters/contract'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
 

@@ -54,6 +54,18 @@ export function readRateHeaders(headers: RawHeaders, names: RateHeaderNames = DE
 // ---------------------------------------------------------------------------------------------------------------
 // Webhook verification (the shapes every provider's verifier answers; the notebook's ECDSA/JWKS verifier is one)
 
+/** A connection's scope_rules (connector specification): only what they name is synced, whatever the vendor token reads. */
+export interface ScopeRules {
+  project_ids: string[]
+  document_types: string[]
+}
+
+export function readScopeRules(raw: unknown): ScopeRules {
+  const r = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>
+  const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [])
+  return { project_ids: list(r.project_ids), document_types: list(r.document_types) }
+}
+
 export type HeaderBag =
   | Headers
   | Readonly<Record<string, string | readonly string[] | undefined>>
@@ -226,6 +238,11 @@ export interface ConnectorAdapter {
   coalesceDelivery(db: Db, deliveryRowId: string): Promise<boolean>
   /** Hook: whether a webhook event type is one the provider processes (others are stored as ignored, answered 200). */
   knowsEvent(eventType: string): boolean
+  /**
+   * Hook: the cheap, body-free part of webhook verification (headers present and well-formed, timestamp fresh). The
+   * ingress uses it to refuse a source that is over its limit without reading the body; false for providers without webhooks.
+   */
+  checkWebhookHeaders(headers: HeaderBag): { ok: boolean }
   beginConnect(ctx: { connection: Connection; hookUrl: string | null }): Promise<ConnectPlan>
   completeConnect(ctx: { connection: Connection }, credentials: ConnectionSecrets): Promise<void>
   healthCheck(ctx: IntegrationContext): Promise<HealthReport>
@@ -253,6 +270,7 @@ export abstract class BaseAdapter implements ConnectorAdapter {
   createClient(_input: ClientInput): unknown { return null }
   async coalesceDelivery(_db: Db, _deliveryRowId: string): Promise<boolean> { return false }
   knowsEvent(_eventType: string): boolean { return false }
+  checkWebhookHeaders(_headers: HeaderBag): { ok: boolean } { return { ok: false } }
   async beginConnect(_ctx: { connection: Connection; hookUrl: string | null }): Promise<ConnectPlan> { return this.unsupported('begin_connect') }
   async completeConnect(_ctx: { connection: Connection }, _credentials: ConnectionSecrets): Promise<void> { return this.unsupported('complete_connect') }
   async healthCheck(_ctx: IntegrationContext): Promise<HealthReport> { return this.unsupported('health_check') }

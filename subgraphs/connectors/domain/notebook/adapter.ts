@@ -10,7 +10,7 @@ import { CONNECTORS } from '../../../../core/copy'
 import { DomainError } from '../../../../core/errors'
 import {
   BaseAdapter, type BudgetState, type ChangedObject, type ClientInput, type ConnectPlan, type HandleResult, type HealthCheckItem,
-  type HealthReport, type InboundWebhook, type IntegrationContext, type SyncReport, type VerifyResult, type WebhookConnection,
+  type HeaderBag, type HealthReport, type InboundWebhook, type IntegrationContext, type SyncReport, type VerifyResult, type WebhookConnection,
 } from '../adapters/contract'
 import { VendorAuthFailed, VendorError, VendorNotFound } from '../adapters/errors'
 import { forgetConnection } from '../adapters/lifecycle'
@@ -21,7 +21,7 @@ import { createLaunch } from '../launch'
 import { markDeliveryProcessed } from '../webhooks/deliveries'
 import { PROVIDER_ID, type NotebookEntry } from './canonical'
 import { NotebookClient } from './client'
-import { JwksCaches, verifyWebhook } from './webhook-signature'
+import { JwksCaches, checkWebhookHeaders, verifyWebhook } from './webhook-signature'
 import { ENTRY, readScopeRules, recordEntry, recordEntryGone, type EntryOutcome } from './sync'
 
 export const ENTRY_EVENTS = ['v2.entry.created', 'v2.entry.updated.fields', 'v2.entry.updated.reviewRecord'] as const
@@ -77,6 +77,10 @@ export class NotebookAdapter extends BaseAdapter {
   }
 
   /** An entry event whose entry was fetched after the delivery arrived is settled in one statement. */
+  override checkWebhookHeaders(headers: HeaderBag): { ok: boolean } {
+    return checkWebhookHeaders(headers)
+  }
+
   override knowsEvent(eventType: string): boolean {
     return KNOWN_EVENTS.has(eventType)
   }

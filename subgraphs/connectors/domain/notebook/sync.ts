@@ -5,6 +5,7 @@
 // Per entry and transaction: connector_objects (entry + its attachments), a source of type eln_entry, its document
 // (customer_internal, days kept in content_json), the experiment whose eln_source_id points to the source, attachment
 // metadata, registry entities linked by id only, and an audit row (connector_object.create / connector_object.update).
+import { readScopeRules, type ScopeRules } from '../adapters/contract'
 import type { Tx } from '../../../../core/db'
 import { recordAudit, systemActor } from '../../../../core/audit'
 import type { IntegrationContext } from '../adapters/contract'
@@ -19,18 +20,9 @@ export const ATTACHMENT = 'attachment'
 /** Mentions that are people or other entries, not registry entities. */
 const NOT_REGISTRY = new Set(['user', 'entry'])
 
+export { readScopeRules, type ScopeRules }
+
 export type EntryOutcome = 'created' | 'updated' | 'unchanged' | 'stale' | 'out_of_scope' | 'archived' | 'not_found'
-
-export interface ScopeRules {
-  project_ids: string[]
-  document_types: string[]
-}
-
-export function readScopeRules(raw: unknown): ScopeRules {
-  const r = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>
-  const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [])
-  return { project_ids: list(r.project_ids), document_types: list(r.document_types) }
-}
 
 /** The notebook project or folder an entry sits in (vendors send folderId; some also send projectId). */
 export function scopeKeysOf(entry: NotebookEntry): string[] {

@@ -38,7 +38,7 @@ import { parseAddressRanges, type AddressRanges } from '../../../../core/address
 import { TaskPayloads } from '../../../../jobs/registry'
 import { adapterFor } from '../adapters'
 import { providerSpec } from '../providers'
-import { checkWebhookHeaders, type HeaderBag } from '../notebook/webhook-signature'
+import type { HeaderBag } from '../adapters/contract'
 import { connectorRuntime } from '../runtime'
 import { REJECTED_PER_MINUTE, RejectionLimit, type RejectedRow } from './limits'
 
@@ -213,7 +213,7 @@ export function createWebhookIngress(db: Db, options: IngressOptions = {}) {
     // Over its limit: whatever the headers already condemn is refused unread and without a query (not even the
     // connection lookup, so a flood of random connection ids costs nothing); a validly signed delivery still gets in.
     const blocked = limit.blockedFor(source)
-    if (blocked > 0 && ((d.declaredBytes ?? 0) > MAX_BODY_BYTES || !UUID.test(requestedConnectionId) || !checkWebhookHeaders(d.headers).ok)) {
+    if (blocked > 0 && ((d.declaredBytes ?? 0) > MAX_BODY_BYTES || !UUID.test(requestedConnectionId) || !adapterFor(providerId)?.checkWebhookHeaders(d.headers).ok)) {
       return tooMany(blocked, true)
     }
     const connection = UUID.test(requestedConnectionId) ? await connectorRuntime.webhookView(requestedConnectionId, findConnection) : null
