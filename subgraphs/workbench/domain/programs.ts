@@ -39,6 +39,11 @@ export async function getProgram(ctx: Ctx, by: { id?: string | null; slug?: stri
   return program
 }
 
+/** The personas the caller holds in a program (none where they are not a member). */
+export function myPersonas(ctx: Pick<DomainContext, 'session'>, programId: string): string[] {
+  return ctx.session.programPersonas.get(programId) ?? []
+}
+
 /** Query.program: the program, or null where getProgram answers not found (never telling which). */
 export async function findProgram(ctx: Ctx, by: { id?: string | null; slug?: string | null }) {
   try {

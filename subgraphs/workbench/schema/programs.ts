@@ -6,7 +6,7 @@ import type { WorkbenchRefs } from '.'
 
 export function addPrograms(builder: Builder, { ProgramRef }: WorkbenchRefs) {
   builder.objectField(ProgramRef, 'myPersonas', (t) =>
-    t.stringList({ resolve: (p, _a, ctx) => ctx.session.programPersonas.get(p.id) ?? [] }))
+    t.stringList({ description: 'The personas the caller holds in this program.', resolve: (p, _a, ctx) => programs.myPersonas(ctx, p.id) }))
   builder.objectField(ProgramRef, 'settings', (t) =>
     t.field({ type: 'JSON', description: 'evidence_query_budget, twin_defaults, escalation_days, gate_critical_milestone_tag', resolve: (p) => p.settings }))
 
