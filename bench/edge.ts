@@ -75,7 +75,7 @@ function openFiles(): number | null {
 const FEDERATED_QUERY = '{ myInbox(first: 50) { nodes { id kind status title program { name slug } } } }'
 const DIRECT_QUERY = '{ myInbox(first: 50) { nodes { id kind status title program { id } } } }'
 const CONSOLE_QUERY = `{
-  me { programs { program { name connections { id } myOpenInboxCount } } }
+  me { programs { program { name connections { nodes { id } } myOpenInboxCount } } }
   myInbox(first: 50) { nodes { id kind status title program { name slug } } }
 }`
 

@@ -56,8 +56,8 @@ describe('connections', () => {
 
     const actions = (await db().auditEvent.findMany({ where: { targetId: c.id }, orderBy: { entrySeq: 'asc' } })).map((a) => a.action)
     expect(actions).toEqual(['connection.create', 'connection.update', 'connection.credentials_update', 'connection.health_check'])
-    const listed = await api(`query($p: ID!) { program(id: $p) { connections { id name } } }`, { p: tenant.program.id }, await tenant.token('quality_reviewer'))
-    expect(listed.body.data.program.connections).toEqual([{ id: c.id, name: 'Notebook' }])
+    const listed = await api(`query($p: ID!) { program(id: $p) { connections { nodes { id name } } } }`, { p: tenant.program.id }, await tenant.token('quality_reviewer'))
+    expect(listed.body.data.program.connections.nodes).toEqual([{ id: c.id, name: 'Notebook' }])
   })
 
   it('refuses a connection without consent, without a mapped project, a second active one, and a provider whose adapter is not built yet', async () => {
@@ -93,7 +93,7 @@ describe('connections', () => {
     const read = async (persona: Parameters<Tenant['token']>[0]) => api(`query($id: ID!) { connection(id: $id) { id } }`, { id }, await tenant.token(persona))
     expect((await read('quality_reviewer')).body.data.connection).toEqual({ id })
     expect((await read('scientist')).body.data.connection).toBeNull()
-    const listing = await api(`query($p: ID!) { program(id: $p) { connections { id } } }`, { p: tenant.program.id }, await tenant.token('viewer'))
+    const listing = await api(`query($p: ID!) { program(id: $p) { connections { nodes { id } } } }`, { p: tenant.program.id }, await tenant.token('viewer'))
     expect(listing.body.errors?.[0].extensions?.code).toBe('FORBIDDEN')
     const manage = await api(`mutation($id: ID!) { ${RESULT('disconnectConnection', 'id: $id')} }`, { id }, await tenant.token('quality_reviewer'))
     expect(manage.body.errors?.[0].extensions?.code).toBe('FORBIDDEN')
@@ -129,7 +129,7 @@ describe('connections', () => {
       sampleEntry(fake, 'etr_secret_1')
       await fake.control.sendWebhook({ url: `${stack.current.gatewayUrl}/api/v1/hooks/eln_provider/${id}`, appDefinitionId: app.appDefinitionId, event: entryUpdated('etr_secret_1') })
       await runWorkerOnce(db(), stack.db.url)
-      answers.push(JSON.stringify((await api(`query($id: ID!) { connection(id: $id) { ${FIELDS} deliveries { lastError } } }`, { id }, token)).body))
+      answers.push(JSON.stringify((await api(`query($id: ID!) { connection(id: $id) { ${FIELDS} deliveries { nodes { lastError } } } }`, { id }, token)).body))
 
       const row = await db().connection.findUniqueOrThrow({ where: { id } })
       expect(row.secretsCiphertext).toMatch(/^v1:/)
@@ -157,13 +157,13 @@ describe('connections', () => {
     for (const table of ['connections', 'connector_objects', 'sources', 'documents', 'webhook_deliveries']) await expectRowsExist(db(), table, b.organization.id)
 
     const tokenA = await a.token('program_owner')
-    const foreign = await api(`query($id: ID!) { connection(id: $id) { id objects { id } } }`, { id: nbB.connection.id }, tokenA)
+    const foreign = await api(`query($id: ID!) { connection(id: $id) { id objects { nodes { id } } } }`, { id: nbB.connection.id }, tokenA)
     expect(foreign.body.data.connection).toBeNull()
-    const own = await api(`query($id: ID!) { connection(id: $id) { id objects { externalId } deliveries { id } } }`, { id: nbA.connection.id }, tokenA)
-    expect(own.body.data.connection.objects).toEqual([{ externalId: 'etr_isolation_1' }])
+    const own = await api(`query($id: ID!) { connection(id: $id) { id objects { nodes { externalId } } deliveries { nodes { id } } } }`, { id: nbA.connection.id }, tokenA)
+    expect(own.body.data.connection.objects.nodes).toEqual([{ externalId: 'etr_isolation_1' }])
     const ownDeliveries = await db().webhookDelivery.findMany({ where: { connectionId: nbA.connection.id } })
-    expect(own.body.data.connection.deliveries.map((d: any) => d.id).sort()).toEqual(ownDeliveries.map((d) => d.id).sort())
-    const otherProgram = await api(`query($p: ID!) { program(id: $p) { connections { id } } }`, { p: b.program.id }, tokenA)
+    expect(own.body.data.connection.deliveries.nodes.map((d: any) => d.id).sort()).toEqual(ownDeliveries.map((d) => d.id).sort())
+    const otherProgram = await api(`query($p: ID!) { program(id: $p) { connections { nodes { id } } } }`, { p: b.program.id }, tokenA)
     expect(otherProgram.body.data?.program ?? null).toBeNull()
     const disconnect = await api(`mutation($id: ID!) { ${RESULT('disconnectConnection', 'id: $id')} }`, { id: nbB.connection.id }, tokenA)
     expect(disconnect.body.data.disconnectConnection.code).toBe('not_found')

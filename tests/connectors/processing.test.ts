@@ -68,9 +68,9 @@ describe('notebook processing', () => {
     expect((await delivery(r.deliveryId)).processedAt).not.toBeNull()
 
     const view = await gql(`${stack.current.gatewayUrl}/graphql`, `query($id: ID!) { connection(id: $id) {
-      sourceSystem objects(externalType: "entry") { externalId state stateNote sourceSystem targetRef externalVersion } } }`, { id: nb.connection.id }, await tenant.token('program_lead'))
+      sourceSystem objects(externalType: "entry") { nodes { externalId state stateNote sourceSystem targetRef externalVersion } } } }`, { id: nb.connection.id }, await tenant.token('program_lead'))
     expect(view.body.errors).toBeUndefined()
-    expect(view.body.data.connection.objects).toEqual([{
+    expect(view.body.data.connection.objects.nodes).toEqual([{
       externalId: id, state: 'NEEDS_REVIEW', stateNote: CONNECTORS.recordedInTheNotebook, sourceSystem: 'eln_provider',
       targetRef: targetRef(id, hash), externalVersion: externalVersion(hash, entry.modifiedAt),
     }])

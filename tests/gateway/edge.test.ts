@@ -36,7 +36,7 @@ describe('GraphQL over HTTP compliance (graphql-http serverAudits)', () => {
 
 describe('gateway protection', () => {
   it('refuses a query deeper than the depth limit', async () => {
-    const deep = '{ me { programs { program { members { user { id } } organization { name } } } } }'
+    const deep = '{ me { programs { program { members { nodes { user { id } } } organization { name } } } } }'
     expect((await gql(`${stack.current.gatewayUrl}/graphql`, deep, {}, token)).body.errors).toBeUndefined()
     const nested = `query { __schema { types { fields { type { ${'ofType { '.repeat(30)}name${' }'.repeat(30)} } } } } }`
     const r = await gql(`${stack.current.gatewayUrl}/graphql`, nested, {}, token)

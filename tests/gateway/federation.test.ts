@@ -30,12 +30,12 @@ describe('federated GraphQL edge', () => {
     }))
     const token = await a.token('program_lead')
     const r = await gql(`${stack.current.gatewayUrl}/graphql`, `{
-      me { user { name } organization { name } programs { personas program { name connections { id } myOpenInboxCount } } }
+      me { user { name } organization { name } programs { personas program { name connections { nodes { id } } myOpenInboxCount } } }
       myInbox(first: 10) { nodes { kind status title program { name slug } } pageInfo { hasNextPage } }
     }`, {}, token)
     expect(r.body.errors).toBeUndefined()
     expect(r.body.data.me.user.name).toBe(a.users.program_lead.name)
-    expect(r.body.data.me.programs).toEqual([{ personas: ['program_lead'], program: { name: a.program.name, connections: [], myOpenInboxCount: 1 } }])
+    expect(r.body.data.me.programs).toEqual([{ personas: ['program_lead'], program: { name: a.program.name, connections: { nodes: [] }, myOpenInboxCount: 1 } }])
     expect(r.body.data.myInbox.nodes).toEqual([{ kind: 'decision', status: 'open', title: 'Decide on the dose range study', program: { name: a.program.name, slug: a.program.slug } }])
   })
 

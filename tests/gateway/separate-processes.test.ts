@@ -41,9 +41,9 @@ describe('components as separate processes', () => {
     await startComponent('gateway/main.ts', env)
     const tenant = await createTenant(t.current.db)
     const r = await gql(`http://127.0.0.1:${ports.GATEWAY_PORT}/graphql`,
-      '{ me { user { name } programs { program { name connections { id } myOpenInboxCount } } } }', {}, await tenant.token('program_lead'))
+      '{ me { user { name } programs { program { name connections { nodes { id } } myOpenInboxCount } } } }', {}, await tenant.token('program_lead'))
     expect(r.body.errors).toBeUndefined()
-    expect(r.body.data.me.programs[0].program).toEqual({ name: tenant.program.name, connections: [], myOpenInboxCount: 0 })
+    expect(r.body.data.me.programs[0].program).toEqual({ name: tenant.program.name, connections: { nodes: [] }, myOpenInboxCount: 0 })
     const codes = await Promise.all(children.map((c) => new Promise<number | null>((resolve) => { c.once('exit', (code) => resolve(code)); c.kill('SIGTERM') })))
     expect(codes).toEqual([0, 0, 0, 0])
   }, 90_000)

@@ -14,11 +14,11 @@ describe('people and programs', () => {
   it('lets an organisation admin create a program and become its owner, audited', async () => {
     const t = await createTenant(stack.db.db)
     const slug = `new-${Date.now().toString(36)}`
-    const r = await call(t, 'org_admin', `mutation($input: CreateProgramInput!) { createProgram(input: $input) { ${CHANGE} ... on MutationCreateProgramSuccess { program { id slug name myPersonas members { user { email } personas } } } } }`,
+    const r = await call(t, 'org_admin', `mutation($input: CreateProgramInput!) { createProgram(input: $input) { ${CHANGE} ... on MutationCreateProgramSuccess { program { id slug name myPersonas members { nodes { user { email } personas } } } } } }`,
       { input: { slug, name: 'Second program' } })
     expect(r.body.errors).toBeUndefined()
     const program = r.body.data.createProgram.program
-    expect(program).toMatchObject({ slug, name: 'Second program', myPersonas: ['program_owner'], members: [{ user: { email: t.users.org_admin.email }, personas: ['program_owner'] }] })
+    expect(program).toMatchObject({ slug, name: 'Second program', myPersonas: ['program_owner'], members: { nodes: [{ user: { email: t.users.org_admin.email }, personas: ['program_owner'] }] } })
     const actions = (await stack.db.db.auditEvent.findMany({ where: { programId: program.id }, orderBy: { entrySeq: 'asc' } })).map((e) => e.action)
     expect(actions).toEqual(['program.create', 'role_assignment.create'])
     const again = await call(t, 'org_admin', `mutation($input: CreateProgramInput!) { createProgram(input: $input) { ${CHANGE} } }`, { input: { slug, name: 'Again' } })
@@ -34,8 +34,8 @@ describe('people and programs', () => {
       { p: t.program.id, u: newcomer.id })
     expect(add.body.data.addProgramMember.change.user.name).toBe('Nora Newcomer')
     await call(t, 'program_lead', `mutation($p: ID!, $u: ID!) { assignPersona(programId: $p, userId: $u, persona: "quality_reviewer") { ${CHANGE} } }`, { p: t.program.id, u: newcomer.id })
-    const members = await call(t, 'viewer', `query($id: ID!) { program(id: $id) { members { user { id } personas } } }`, { id: t.program.id })
-    expect(members.body.data.program.members.find((m: any) => m.user.id === newcomer.id).personas.sort()).toEqual(['quality_reviewer', 'scientist'])
+    const members = await call(t, 'viewer', `query($id: ID!) { program(id: $id) { members { nodes { user { id } personas } } } }`, { id: t.program.id })
+    expect(members.body.data.program.members.nodes.find((m: any) => m.user.id === newcomer.id).personas.sort()).toEqual(['quality_reviewer', 'scientist'])
     for (const persona of ['scientist', 'quality_reviewer']) {
       const r = await call(t, 'program_lead', `mutation($p: ID!, $u: ID!, $k: String!) { removePersona(programId: $p, userId: $u, persona: $k) { ${CHANGE} ... on MutationRemovePersonaSuccess { change { remainingPersonas } } } }`,
         { p: t.program.id, u: newcomer.id, k: persona })

@@ -21,6 +21,7 @@ import { encryptSecrets } from './secrets'
 import { connectorRuntime } from './runtime'
 import { hookUrlFor } from './urls'
 import { readScopeRules } from './adapters/contract'
+import { keysetPage, type Page, type PageArgs } from '../../shared/pagination'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
 
@@ -103,9 +104,10 @@ const connectionWrite = {
   program: (_input: unknown, c: Connection) => c.programId,
 } as const
 
-export async function listConnections(ctx: Ctx, programId: string): Promise<Connection[]> {
+/** A program's connections, newest first, in cursor pages (disconnected ones stay as history). */
+export async function listConnections(ctx: Ctx, programId: string, args: PageArgs = {}): Promise<Page<Connection>> {
   assertCan(ctx.session, READ, programId)
-  return ctx.tdb.connection.findMany({ where: { programId }, orderBy: { createdAt: 'asc' } })
+  return keysetPage(args, 'createdAt', (q) => ctx.tdb.connection.findMany({ ...q, where: { programId, ...q.where } }))
 }
 
 /** Onboarding step (a). The caller consents to reads under one integration identity for the whole program. */
@@ -297,6 +299,13 @@ export function onboardingSteps(c: Connection, hasVerifiedDelivery = false): Onb
     { step: 'd', key: 'store_credentials', label: labels[3], done: credentialsStored },
     { step: 'e', key: 'run_health_check', label: labels[4], done: checked },
   ]
+}
+
+/** The onboarding order of a connection the caller reads, (b) counting a verified delivery. */
+export async function connectionOnboarding(ctx: Ctx, c: Connection): Promise<OnboardingStep[]> {
+  assertCan(ctx.session, READ, c.programId)
+  const verified = await ctx.tdb.webhookDelivery.findFirst({ where: { connectionId: c.id, signatureOk: true }, select: { id: true } })
+  return onboardingSteps(c, Boolean(verified))
 }
 
 export async function appManifest(c: Connection) {

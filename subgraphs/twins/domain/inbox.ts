@@ -2,11 +2,11 @@
 import type { InboxItem, InboxItemKind, InboxItemStatus } from '../../../generated/prisma/client'
 import { asTx, type AnyTx, type Db } from '../../../core/db'
 import { z } from 'zod'
-import { InvalidInput } from '../../../core/errors'
 import { publish } from '../../../core/pubsub'
 import type { DomainContext } from '../../../core/command'
 import { transitionAll } from '../../../core/state-machine'
 import { inboxItemStatus } from '../../../core/states'
+import { keysetPage, type Page, type PageArgs } from '../../shared/pagination'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 const UUID = z.string().uuid()
@@ -14,34 +14,17 @@ const UUID = z.string().uuid()
 export const INBOX_KINDS = ['decision', 'signature', 'question', 'handoff', 'mention', 'information', 'stage'] as const
 export const INBOX_STATUSES = inboxItemStatus.states
 
-export interface Page<T> { items: T[]; endCursor: string | null; hasNextPage: boolean }
-
-const encodeCursor = (item: InboxItem) => Buffer.from(`${item.createdAt.toISOString()}|${item.id}`).toString('base64url')
-/** A cursor this service gave out, or invalid_input on `after`: never a database error on a forged one. */
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|')
-  const createdAt = new Date(at ?? '')
-  if (rest.length || !UUID.safeParse(id).success || Number.isNaN(createdAt.getTime())) {
-    throw InvalidInput.of('after', 'The cursor is not one this service gave out.')
-  }
-  return { createdAt, id }
+/** The caller's own inbox, newest first (GET /me/inbox), in cursor pages. Only ever the caller's rows. */
+export function listMyInbox(ctx: Ctx, args: PageArgs & { status?: InboxItemStatus[] | null }): Promise<Page<InboxItem>> {
+  return keysetPage(args, 'createdAt', (q) => ctx.tdb.inboxItem.findMany({
+    ...q,
+    where: { userId: ctx.session.userId, ...(args.status?.length ? { status: { in: args.status } } : {}), ...q.where },
+  }))
 }
 
-/** The caller's own inbox, newest first (GET /me/inbox). Only ever the caller's rows. */
-export async function listMyInbox(ctx: Ctx, args: { first?: number | null; after?: string | null; status?: InboxItemStatus[] | null }): Promise<Page<InboxItem>> {
-  const first = Math.min(Math.max(args.first ?? 50, 1), 200)
-  const after = args.after ? decodeCursor(args.after) : null
-  const rows = await ctx.tdb.inboxItem.findMany({
-    where: {
-      userId: ctx.session.userId,
-      ...(args.status?.length ? { status: { in: args.status } } : {}),
-      ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
-    },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: first + 1,
-  })
-  const items = rows.slice(0, first)
-  return { items, hasNextPage: rows.length > first, endCursor: items.length ? encodeCursor(items[items.length - 1]) : null }
+/** How many of the caller's own items in a program are open. */
+export function countMyOpenInbox(ctx: Ctx, programId: string) {
+  return ctx.tdb.inboxItem.count({ where: { programId, userId: ctx.session.userId, status: 'open' } })
 }
 
 /** One of the caller's items; anything else, an id that is not a UUID included, is null. */

@@ -6,6 +6,8 @@ import { command, type DomainContext, type Write } from '../../../core/command'
 import type { TenantTx } from '../../../core/db'
 import { PROGRAM_PERSONAS } from '../../../core/permissions'
 import { DEFAULT_PROGRAM_SETTINGS } from '../../../core/seed'
+import type { User } from '../../../generated/prisma/client'
+import { keysetPage, mapPage, type Page, type PageArgs } from '../../shared/pagination'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 
@@ -37,17 +39,35 @@ export async function getProgram(ctx: Ctx, by: { id?: string | null; slug?: stri
   return program
 }
 
-export async function listMembers(ctx: Ctx, programId: string) {
+/** The personas the caller holds in a program (none where they are not a member). */
+export function myPersonas(ctx: Pick<DomainContext, 'session'>, programId: string): string[] {
+  return ctx.session.programPersonas.get(programId) ?? []
+}
+
+/** Query.program: the program, or null where getProgram answers not found (never telling which). */
+export async function findProgram(ctx: Ctx, by: { id?: string | null; slug?: string | null }) {
+  try {
+    return await getProgram(ctx, by)
+  } catch (e) {
+    if (e instanceof NotFoundError) return null
+    throw e
+  }
+}
+
+export interface Member { user: User; joinedAt: Date; personas: string[] }
+
+/** Current members with their personas, the latest to join first, in cursor pages (program.members.read). */
+export async function listMembers(ctx: Ctx, programId: string, args: PageArgs = {}): Promise<Page<Member>> {
   assertCan(ctx.session, 'program.members.read', programId)
-  const memberships = await ctx.tdb.programMembership.findMany({
-    where: { programId, endedAt: null }, include: { user: true }, orderBy: { createdAt: 'asc' },
+  const page = await keysetPage(args, 'createdAt', (q) => ctx.tdb.programMembership.findMany({ ...q, where: { programId, endedAt: null, ...q.where }, include: { user: true } }))
+  return mapPage(page, async (memberships) => {
+    const assignments = await ctx.tdb.roleAssignment.findMany({ where: { programId, userId: { in: memberships.map((m) => m.userId) } }, orderBy: { createdAt: 'asc' } })
+    return memberships.map((m) => ({
+      user: m.user,
+      joinedAt: m.createdAt,
+      personas: assignments.filter((a) => a.userId === m.userId).map((a) => a.personaKey),
+    }))
   })
-  const assignments = await ctx.tdb.roleAssignment.findMany({ where: { programId } })
-  return memberships.map((m) => ({
-    user: m.user,
-    joinedAt: m.createdAt,
-    personas: assignments.filter((a) => a.userId === m.userId).map((a) => a.personaKey),
-  }))
 }
 
 const slugSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'use 2 to 63 lower-case letters, digits and hyphens')

@@ -1,0 +1,68 @@
+// Owns cursor pages for every list that can grow: the page arguments (`first` 1 to 100, default 50; `after`), opaque
+// cursors (base64url of a row's timestamp and id) and the keyset read, newest first. Domain code calls it; no GraphQL.
+import { z } from 'zod'
+import { InvalidInput } from '../../core/errors'
+
+export const PAGE_SIZE_DEFAULT = 50
+export const PAGE_SIZE_MAX = 100
+
+export interface PageArgs { first?: number | null; after?: string | null }
+export interface Edge<T> { cursor: string; node: T }
+export interface Page<T> { edges: Edge<T>[]; pageInfo: { endCursor: string | null; hasNextPage: boolean } }
+
+const UUID = z.string().uuid()
+
+interface Position { at: Date; id: string }
+
+export const encodeCursor = (p: Position) => Buffer.from(`${p.at.toISOString()}|${p.id}`).toString('base64url')
+
+/** A cursor this service gave out, or invalid_input on `after`: never a database error on a forged one. */
+export function decodeCursor(cursor: string): Position {
+  const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|')
+  const date = new Date(at ?? '')
+  if (rest.length || !UUID.safeParse(id).success || Number.isNaN(date.getTime())) {
+    throw InvalidInput.of('after', 'The cursor is not one this service gave out.')
+  }
+  return { at: date, id }
+}
+
+/** The page size asked for: default 50, and outside 1..100 invalid_input on `first` (never silently clamped). */
+export function pageSize(first: number | null | undefined): number {
+  if (first === null || first === undefined) return PAGE_SIZE_DEFAULT
+  if (!Number.isInteger(first) || first < 1 || first > PAGE_SIZE_MAX) {
+    throw InvalidInput.of('first', `Ask for 1 to ${PAGE_SIZE_MAX} items a page (default ${PAGE_SIZE_DEFAULT}).`)
+  }
+  return first
+}
+
+/** The Prisma arguments of one keyset page on the timestamp column `A`: spread `where` into the list's own filter. */
+export interface KeysetQuery<A extends string> {
+  where: { OR?: ({ [K in A]: { lt: Date } } | ({ [K in A]: Date } & { id: { lt: string } }))[] }
+  orderBy: [{ [K in A]: 'desc' }, { id: 'desc' }]
+  take: number
+}
+
+/**
+ * One page of a list ordered newest first by `at` then id (ids break ties, so rows sharing a timestamp are neither
+ * skipped nor repeated across pages). `read` runs the query with the list's own filter, which must not use `OR`:
+ *   keysetPage(args, 'receivedAt', (q) => tdb.webhookDelivery.findMany({ ...q, where: { connectionId, ...q.where } }))
+ * Arguments are checked before anything is read.
+ */
+export async function keysetPage<A extends string, T extends { id: string } & { [K in A]: Date }>(
+  args: PageArgs, at: A, read: (q: KeysetQuery<A>) => Promise<T[]>,
+): Promise<Page<T>> {
+  const first = pageSize(args.first)
+  const after = args.after ? decodeCursor(args.after) : null
+  const where: KeysetQuery<A>['where'] = after
+    ? { OR: [{ [at]: { lt: after.at } } as { [K in A]: { lt: Date } }, { [at]: after.at, id: { lt: after.id } } as { [K in A]: Date } & { id: { lt: string } }] }
+    : {}
+  const rows = await read({ where, orderBy: [{ [at]: 'desc' } as { [K in A]: 'desc' }, { id: 'desc' }], take: first + 1 })
+  const edges = rows.slice(0, first).map((node) => ({ cursor: encodeCursor({ at: node[at], id: node.id }), node }))
+  return { edges, pageInfo: { endCursor: edges.at(-1)?.cursor ?? null, hasNextPage: rows.length > first } }
+}
+
+/** The same page with its nodes replaced (e.g. rows joined with what the page shows), cursors unchanged. */
+export async function mapPage<T, U>(page: Page<T>, map: (nodes: T[]) => U[] | Promise<U[]>): Promise<Page<U>> {
+  const nodes = await map(page.edges.map((e) => e.node))
+  return { edges: page.edges.map((e, i) => ({ cursor: e.cursor, node: nodes[i] })), pageInfo: page.pageInfo }
+}

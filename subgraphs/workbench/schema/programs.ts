@@ -1,0 +1,34 @@
+// Programs in the workbench subgraph: the fields workbench adds to Program (myPersonas, settings), Query.program and
+// Mutation.createProgram.
+import { result, type Builder } from '../../shared/builder'
+import * as programs from '../domain/programs'
+import type { WorkbenchRefs } from '.'
+
+export function addPrograms(builder: Builder, { ProgramRef }: WorkbenchRefs) {
+  builder.objectField(ProgramRef, 'myPersonas', (t) =>
+    t.stringList({ description: 'The personas the caller holds in this program.', resolve: (p, _a, ctx) => programs.myPersonas(ctx, p.id) }))
+  builder.objectField(ProgramRef, 'settings', (t) =>
+    t.field({ type: 'JSON', description: 'evidence_query_budget, twin_defaults, escalation_days, gate_critical_milestone_tag', resolve: (p) => p.settings }))
+
+  builder.queryFields((t) => ({
+    program: t.field({
+      type: ProgramRef,
+      nullable: true,
+      description: 'A program by id or slug, if the caller may read it.',
+      args: { id: t.arg.id({ required: false }), slug: t.arg.string({ required: false }) },
+      resolve: (_r, args, ctx) => programs.findProgram(ctx, { id: args.id ? String(args.id) : null, slug: args.slug }),
+    }),
+  }))
+
+  const CreateProgramInput = builder.inputType('CreateProgramInput', {
+    fields: (t) => ({ slug: t.string({ required: true }), name: t.string({ required: true }) }),
+  })
+  builder.mutationFields((t) => ({
+    createProgram: t.field({
+      type: ProgramRef,
+      errors: result(programs.createProgram, 'program'),
+      args: { input: t.arg({ type: CreateProgramInput, required: true }) },
+      resolve: (_r, { input }, ctx) => programs.createProgram(ctx, input),
+    }),
+  }))
+}
