@@ -5,44 +5,22 @@
 // Knobs (environment): BENCH_EDGE_QUERIES (1000), BENCH_EDGE_WARMUP (100), BENCH_EDGE_SUBSCRIBERS (1000),
 // BENCH_EDGE_SOCKETS_PER_USER (1), BENCH_EDGE_EVENTS (200), BENCH_EDGE_EVENT_INTERVAL_MS (25).
 import { provisionBenchDatabase } from './database'
+import { knobs, out, percentile, quietLogs, sleep } from './figures'
 import fs from 'node:fs'
-import fsp from 'node:fs/promises'
-import net from 'node:net'
-import os from 'node:os'
-import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import type { EventLoopUtilization } from 'node:perf_hooks'
-import pg from 'pg'
 import { createClient, type Client } from 'graphql-ws'
 import WebSocket from 'ws'
 import { createPrisma, type Db } from '../core/db'
 import { parseEnv, setEnv } from '../core/env'
-import { startEmbeddedPostgres, withDatabase } from '../core/postgres'
 import { mintDevToken, resetAuthKeys, signInternalToken, INTERNAL_HEADER } from '../core/auth'
 import { DEFAULT_USER_SETTINGS } from '../core/seed'
-import { deployMigrations } from '../prisma/migrate'
-import { migrateWorkerSchema } from '../jobs/worker'
 import { startStack } from '../services'
 import { fileInboxItem } from '../subgraphs/twins/domain/inbox'
 import { createTenant } from '../tests/helpers/factories'
 
-const int = (name: string, fallback: number) => {
-  const v = Number(process.env[name])
-  return Number.isFinite(v) && v > 0 ? Math.floor(v) : fallback
-}
-
-const out = (name: string, value: string | number) => console.log(`${name} ${value}`)
 const ms = (x: number) => x.toFixed(2)
-
-function percentile(xs: number[], p: number): number {
-  if (!xs.length) return NaN
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]
-}
-
-
-const sleep = (t: number) => new Promise((r) => setTimeout(r, t))
 
 async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean> {
   const until = Date.now() + timeoutMs
@@ -65,9 +43,6 @@ function openFileLimit(): number | null {
 function openFiles(): number | null {
   try { return fs.readdirSync('/proc/self/fd').length } catch { return null }
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// Database: DATABASE_URL's server, else a private embedded PostgreSQL; always a fresh, migrated database.
 
 // ---------------------------------------------------------------------------------------------------------
 // (a) queries
@@ -103,14 +78,10 @@ async function timeQuery(label: string, url: string, query: string, headers: () 
 // ---------------------------------------------------------------------------------------------------------
 
 export async function benchEdge(): Promise<void> {
-  const previousLogLevel = process.env.LOG_LEVEL
-  process.env.LOG_LEVEL ??= 'warn' // info lines would interleave with the figures on stdout
-  const QUERIES = int('BENCH_EDGE_QUERIES', 1000)
-  const WARMUP = int('BENCH_EDGE_WARMUP', 100)
-  const REQUESTED_SUBSCRIBERS = int('BENCH_EDGE_SUBSCRIBERS', 1000)
-  const SOCKETS_PER_USER = int('BENCH_EDGE_SOCKETS_PER_USER', 1)
-  const EVENTS = int('BENCH_EDGE_EVENTS', 200)
-  const EVENT_INTERVAL_MS = int('BENCH_EDGE_EVENT_INTERVAL_MS', 25)
+  const restoreLogs = quietLogs()
+  const { QUERIES, WARMUP, SUBSCRIBERS: REQUESTED_SUBSCRIBERS, SOCKETS_PER_USER, EVENTS, EVENT_INTERVAL_MS } = knobs('BENCH_EDGE', {
+    QUERIES: 1000, WARMUP: 100, SUBSCRIBERS: 1000, SOCKETS_PER_USER: 1, EVENTS: 200, EVENT_INTERVAL_MS: 25,
+  })
 
   const tSetup = performance.now()
   const database = await provisionBenchDatabase('edge')
@@ -309,8 +280,7 @@ export async function benchEdge(): Promise<void> {
     await writer.$disconnect()
     await db.$disconnect()
     await database.cleanup()
-    if (previousLogLevel === undefined) delete process.env.LOG_LEVEL
-    else process.env.LOG_LEVEL = previousLogLevel
+    restoreLogs()
   }
 }
 

@@ -1,6 +1,7 @@
 // Skills benchmarks: NCA throughput (class A) and SAR table latency for 200 compounds (class B).
 // Prints one `name value` line per figure. Run alone with `npx tsx bench/skills.ts`.
 import { pathToFileURL } from 'node:url'
+import { out } from './figures'
 import { executeSkill, loadRdkit, runSkillSync } from '../subgraphs/twins/domain/skills/index'
 
 const THEOPH_TIMES = [0, 0.25, 0.57, 1.12, 2.02, 3.82, 5.1, 7.03, 9.05, 12.12, 24.37]
@@ -58,13 +59,13 @@ export async function benchSkills(): Promise<void> {
   const t0 = performance.now()
   for (const p of profiles) runSkillSync('tox.pk_parameter_extraction', p)
   const ncaMs = performance.now() - t0
-  console.log(`skills.nca.profiles ${profiles.length}`)
-  console.log(`skills.nca.profiles_per_second ${Math.round((profiles.length / ncaMs) * 1000)}`)
+  out('skills.nca.profiles', profiles.length)
+  out('skills.nca.profiles_per_second', Math.round((profiles.length / ncaMs) * 1000))
 
   // ---- SAR latency, 200 compounds ----
   const tLoad = performance.now()
   await loadRdkit()
-  console.log(`skills.sar.rdkit_load_ms ${(performance.now() - tLoad).toFixed(1)}`)
+  out('skills.sar.rdkit_load_ms', (performance.now() - tLoad).toFixed(1))
   const series = sarSeries(200)
   const withCore = { ...series, core_smarts: '[*:1]c1ccc(cc1)C(=O)N[*:2]', primary_target: 'KDR' }
   await executeSkill('chem.sar_table_build', withCore) // warm-up (JIT)
@@ -74,11 +75,11 @@ export async function benchSkills(): Promise<void> {
     await executeSkill('chem.sar_table_build', withCore)
     runs.push(performance.now() - t)
   }
-  console.log(`skills.sar.compounds 200`)
-  console.log(`skills.sar.latency_ms_median ${median(runs).toFixed(1)}`)
+  out('skills.sar.compounds', 200)
+  out('skills.sar.latency_ms_median', median(runs).toFixed(1))
   const tm = performance.now()
   await executeSkill('chem.sar_table_build', { ...series, primary_target: 'KDR' })
-  console.log(`skills.sar.latency_ms_mcs_core ${(performance.now() - tm).toFixed(1)}`)
+  out('skills.sar.latency_ms_mcs_core', (performance.now() - tm).toFixed(1))
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

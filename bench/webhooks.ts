@@ -10,6 +10,7 @@
 // BENCH_WEBHOOKS_ENTRIES (50), BENCH_WEBHOOKS_FLOOD_RATE (150 per second), BENCH_WEBHOOKS_FLOOD_SECONDS (20),
 // BENCH_WEBHOOKS_DRAIN_TIMEOUT_S (240).
 import { provisionBenchDatabase } from './database'
+import { knobs, out, percentile, quietLogs, sleep } from './figures'
 import path from 'node:path'
 import { readFileSync } from 'node:fs'
 import http from 'node:http'
@@ -23,20 +24,6 @@ import { startFakeNotebook } from '../fakes/notebook/server'
 import { createTenant } from '../tests/helpers/factories'
 import { FOLDER, entryUpdated, ownerContext, sampleEntry } from '../tests/connectors/helpers'
 import { createConnection, setConnectionCredentials } from '../subgraphs/connectors/domain/connections'
-
-const int = (name: string, fallback: number) => {
-  const v = Number(process.env[name])
-  return Number.isFinite(v) && v > 0 ? Math.floor(v) : fallback
-}
-const out = (name: string, value: string | number | boolean) => console.log(`${name} ${value}`)
-const sleep = (t: number) => new Promise((r) => setTimeout(r, t))
-
-function percentile(xs: number[], p: number): number {
-  if (!xs.length) return NaN
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]
-}
-
 
 interface LoadInput { url: string; rate: number; deliveries: Array<{ headers: Record<string, string>; body: string }>; localAddress?: string }
 interface LoadOutput { latencies: number[]; sentAt: number[]; statuses: Record<string, number>; errors: number; elapsed: number }
@@ -176,15 +163,10 @@ function printLatency(prefix: string, load: LoadOutput, offered: number) {
 }
 
 export async function benchWebhooks(): Promise<void> {
-  const previousLogLevel = process.env.LOG_LEVEL
-  process.env.LOG_LEVEL ??= 'warn'
-  const RATE = int('BENCH_WEBHOOKS_RATE', 200)
-  const SECONDS = int('BENCH_WEBHOOKS_SECONDS', 30)
-  const RUNS = int('BENCH_WEBHOOKS_RUNS', 3)
-  const ENTRIES = int('BENCH_WEBHOOKS_ENTRIES', 50)
-  const FLOOD_RATE = int('BENCH_WEBHOOKS_FLOOD_RATE', 150)
-  const FLOOD_SECONDS = int('BENCH_WEBHOOKS_FLOOD_SECONDS', 20)
-  const DRAIN_TIMEOUT_S = int('BENCH_WEBHOOKS_DRAIN_TIMEOUT_S', 240)
+  const restoreLogs = quietLogs()
+  const { RATE, SECONDS, RUNS, ENTRIES, FLOOD_RATE, FLOOD_SECONDS, DRAIN_TIMEOUT_S } = knobs('BENCH_WEBHOOKS', {
+    RATE: 200, SECONDS: 30, RUNS: 3, ENTRIES: 50, FLOOD_RATE: 150, FLOOD_SECONDS: 20, DRAIN_TIMEOUT_S: 240,
+  })
 
   const tSetup = performance.now()
   const database = await provisionBenchDatabase('webhooks')
@@ -298,8 +280,7 @@ export async function benchWebhooks(): Promise<void> {
     await reader.$disconnect()
     await db.$disconnect()
     await database.cleanup().catch((e) => console.error('bench cleanup failed:', e))
-    if (previousLogLevel === undefined) delete process.env.LOG_LEVEL
-    else process.env.LOG_LEVEL = previousLogLevel
+    restoreLogs()
   }
 }
 

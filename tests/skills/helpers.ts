@@ -1,6 +1,14 @@
 import { expect } from 'vitest'
 import { SkillInputError } from '../../subgraphs/twins/domain/skills/index'
 
+/** Expect `err` (what a call threw) to be a SkillInputError with this code and field. */
+function expectCaught(err: unknown, code: string, field: string): SkillInputError {
+  expect(err, `expected ${code} on ${field}`).toBeInstanceOf(SkillInputError)
+  const e = err as SkillInputError
+  expect({ code: e.code, field: e.field }).toEqual({ code, field })
+  return e
+}
+
 /** Expect fn to throw a SkillInputError with this code and field. */
 export function expectSkillError(fn: () => unknown, code: string, field: string): SkillInputError {
   let err: unknown
@@ -9,9 +17,7 @@ export function expectSkillError(fn: () => unknown, code: string, field: string)
   } catch (e) {
     err = e
   }
-  expect(err, `expected ${code} on ${field}`).toBeInstanceOf(SkillInputError)
-  const e = err as SkillInputError
-  expect({ code: e.code, field: e.field }).toEqual({ code, field })
+  const e = expectCaught(err, code, field)
   expect(e.message.length).toBeGreaterThan(10)
   return e
 }
@@ -23,10 +29,7 @@ export async function expectSkillErrorAsync(fn: () => Promise<unknown>, code: st
   } catch (e) {
     err = e
   }
-  expect(err, `expected ${code} on ${field}`).toBeInstanceOf(SkillInputError)
-  const e = err as SkillInputError
-  expect({ code: e.code, field: e.field }).toEqual({ code, field })
-  return e
+  return expectCaught(err, code, field)
 }
 
 /** Agreement to `sig` significant figures. */

@@ -30,10 +30,13 @@ export class NotSupported extends Error {
   }
 }
 
+// The classes below are a declarative catalogue, one per code, written out like core/errors.ts's data classes: each
+// keeps its own positional constructor, typed data fields and message, which a generic factory would hide behind
+// mapped types. Their `name` comes from the catalogue's type (DomainError sets it).
+
 /** The vendor (or a budget) refused for now. `message` is the run-rail phrase. */
 export class RateLimited extends VendorError {
   static readonly code = 'RateLimited' as const
-  override readonly name = 'RateLimited'
   constructor(
     readonly source: string,
     readonly retryAfterSeconds: number,
@@ -44,7 +47,6 @@ export class RateLimited extends VendorError {
 
 export class VendorUnavailable extends VendorError {
   static readonly code = 'VendorUnavailable' as const
-  override readonly name = 'VendorUnavailable'
   constructor(
     readonly source: string,
     readonly reason: 'server_error' | 'timeout' | 'network',
@@ -56,7 +58,6 @@ export class VendorUnavailable extends VendorError {
 
 export class VendorAuthFailed extends VendorError {
   static readonly code = 'VendorAuthFailed' as const
-  override readonly name = 'VendorAuthFailed'
   constructor(
     readonly source: string,
     readonly status: number,
@@ -67,7 +68,6 @@ export class VendorAuthFailed extends VendorError {
 
 export class VendorNotFound extends VendorError {
   static readonly code = 'VendorNotFound' as const
-  override readonly name = 'VendorNotFound'
   constructor(
     readonly source: string,
     readonly resource: string,
@@ -79,7 +79,6 @@ export class VendorNotFound extends VendorError {
 /** Any other 4xx: the request was wrong for the vendor (e.g. canvas data too large). */
 export class VendorRequestRejected extends VendorError {
   static readonly code = 'VendorRequestRejected' as const
-  override readonly name = 'VendorRequestRejected'
   constructor(
     readonly source: string,
     readonly status: number,
@@ -91,7 +90,6 @@ export class VendorRequestRejected extends VendorError {
 
 export class VendorResponseInvalid extends VendorError {
   static readonly code = 'VendorResponseInvalid' as const
-  override readonly name = 'VendorResponseInvalid'
   constructor(
     readonly source: string,
     readonly detail: string,
@@ -102,7 +100,6 @@ export class VendorResponseInvalid extends VendorError {
 
 export class AttachmentTooLarge extends VendorError {
   static readonly code = 'AttachmentTooLarge' as const
-  override readonly name = 'AttachmentTooLarge'
   constructor(
     readonly fileId: string,
     readonly size: number,

@@ -284,6 +284,18 @@ function compute(inp: NcaInput) {
   const startIdx = pts.findIndex((p) => p.source === 'observed' && p.t === tmax)
   let fit: LambdaZFit | null = null
   const fitRows: SkillTable['rows'] = []
+  /** One row of the lambda_z fits table, for a best-fit candidate and for the manual range alike. */
+  const fitRow = (f: LambdaZFit, kept: boolean, chosen: boolean): SkillTable['rows'][number] => ({
+    n_points: { value: f.n_points },
+    t_lower: { value: f.t_lower, unit_ucum: timeUnit },
+    t_upper: { value: f.t_upper, unit_ucum: timeUnit },
+    slope: { value: f.slope, unit_ucum: lambdaUnit },
+    intercept: { value: f.intercept },
+    r2: { value: f.r2 },
+    adj_r2: { value: f.adj_r2 },
+    kept: { value: kept },
+    chosen: { value: chosen },
+  })
   let lambdaNote = ''
   if (rule.method === 'best_fit_adjusted_r2') {
     const cand = pts.filter((p, i) => p.source === 'observed' && p.c > 0 && i <= lastIdx && (inp.route === 'iv_bolus' ? i >= startIdx : i > startIdx))
@@ -295,18 +307,7 @@ function compute(inp: NcaInput) {
         rule.min_points,
         rule.adj_r2_tolerance,
       )
-      for (const f of r.fits)
-        fitRows.push({
-          n_points: { value: f.n_points },
-          t_lower: { value: f.t_lower, unit_ucum: timeUnit },
-          t_upper: { value: f.t_upper, unit_ucum: timeUnit },
-          slope: { value: f.slope, unit_ucum: lambdaUnit },
-          intercept: { value: f.intercept },
-          r2: { value: f.r2 },
-          adj_r2: { value: f.adj_r2 },
-          kept: { value: f.kept },
-          chosen: { value: r.chosen !== null && f.n_points === r.chosen.n_points },
-        })
+      for (const f of r.fits) fitRows.push(fitRow(f, f.kept, r.chosen !== null && f.n_points === r.chosen.n_points))
       fit = r.chosen
       lambdaNote = fit ? '' : 'no fit with a negative slope'
     } else lambdaNote = `fewer than ${rule.min_points} positive points ${inp.route === 'iv_bolus' ? 'from' : 'after'} Tmax`
@@ -318,17 +319,7 @@ function compute(inp: NcaInput) {
       sel.map((p) => p.t),
       sel.map((p) => p.c),
     )
-    fitRows.push({
-      n_points: { value: f.n_points },
-      t_lower: { value: f.t_lower, unit_ucum: timeUnit },
-      t_upper: { value: f.t_upper, unit_ucum: timeUnit },
-      slope: { value: f.slope, unit_ucum: lambdaUnit },
-      intercept: { value: f.intercept },
-      r2: { value: f.r2 },
-      adj_r2: { value: f.adj_r2 },
-      kept: { value: f.slope < 0 },
-      chosen: { value: f.slope < 0 },
-    })
+    fitRows.push(fitRow(f, f.slope < 0, f.slope < 0))
     if (sel.some((p) => p.t <= tmax)) warnings.push('The manual lambda_z range includes Tmax or earlier points.')
     fit = f.slope < 0 ? f : null
     lambdaNote = fit ? '' : 'manual range has a non-negative slope'

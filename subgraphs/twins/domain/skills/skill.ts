@@ -6,6 +6,9 @@ export type SkillClass = 'A' | 'B'
 export type SkillProduct = 'evidence' | 'review'
 export type SkillRunRole = 'evidence' | 'review'
 
+// Each module spells out its own row of the specification's Skills table (key to method name), even where the tox
+// skills share product, roles, class and version today: a role or version change is per skill, so the repeated
+// lines are a catalogue to check against the table, not logic to share.
 export interface SkillModule<S extends z.ZodType = z.ZodType> {
   key: string
   name: string
