@@ -115,5 +115,7 @@ export function formatEdgeError(formatted: GraphQLFormattedError, error: unknown
   const extensions = { ...masked.extensions }
   if (!mode.stackTraces) { delete extensions.stacktrace; delete extensions.exception }
   delete extensions.http
+  // The gateway adds the name of the subgraph that answered: internal topology, of no use to a caller.
+  delete extensions.serviceName
   return { ...masked, message, extensions }
 }

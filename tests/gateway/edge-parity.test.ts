@@ -108,6 +108,7 @@ describe.each(['development', 'production'] as const)('the same document gets th
         for (const answer of [http.body, ws]) {
           const text = JSON.stringify(answer)
           expect(text).not.toMatch(/stacktrace|\/work\/|node_modules|at .*\.ts:\d+/)
+          expect(text).not.toMatch(/serviceName/) // which subgraph answered is internal
           if (mode === 'production') {
             expect(text).not.toMatch(/Did you mean/)
             const messages = (answer.errors ?? []).map((e) => e.message).filter((m) => !m.startsWith('Unexpected error (reference'))
