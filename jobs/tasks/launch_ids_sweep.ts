@@ -1,7 +1,7 @@
 // Task launch_ids_sweep (daily): deletes launch ids 24 h after they expired.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
-import { sweepLaunchIds } from '../../subgraphs/connectors/domain/launch'
+import { sweepLaunchIds } from '../../subgraphs/connectors/domain/notebook/launch'
 import type { WorkerDeps } from '../worker'
 
 export const launchIdsSweep = (deps: WorkerDeps): Task => async (payload, helpers) => {

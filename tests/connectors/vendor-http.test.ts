@@ -110,7 +110,7 @@ describe('connector layer', () => {
     const root = 'subgraphs/connectors/domain'
     const generic = [
       ...readdirSync(`${root}/adapters`).filter((f) => f.endsWith('.ts') && f !== 'index.ts').map((f) => `${root}/adapters/${f}`),
-      `${root}/runtime.ts`, `${root}/budgets.ts`, `${root}/documents.ts`, `${root}/providers.ts`, `${root}/connections.ts`,
+      ...readdirSync(root).filter((f) => f.endsWith('.ts')).map((f) => `${root}/${f}`),
       ...readdirSync(`${root}/webhooks`).filter((f) => f.endsWith('.ts')).map((f) => `${root}/webhooks/${f}`),
       ...readdirSync('subgraphs/connectors/http').filter((f) => f.endsWith('.ts')).map((f) => `subgraphs/connectors/http/${f}`),
     ]

@@ -1,6 +1,6 @@
 // Notebook canvas launches in the connectors subgraph: LaunchTarget and Mutation.openLaunch.
 import { result, type Builder } from '../../shared/builder'
-import { openLaunch, type LaunchTarget } from '../domain/launch'
+import { openLaunch, type LaunchTarget } from '../domain/notebook/launch'
 import type { ConnectorsRefs } from '.'
 
 export function addLaunch(builder: Builder, { ProgramRef }: ConnectorsRefs) {

@@ -1,10 +1,10 @@
 // Owns notebook canvas launches: one-time launch_ids (10-minute expiry) created by a click, opened once by the console,
 // swept 24 h after expiry.
 import { z } from 'zod'
-import type { Db, Tx } from '../../../core/db'
-import { LaunchExpired, LaunchNotFound, LaunchUsed } from '../../../core/errors'
-import { command } from '../../../core/command'
-import { PROVIDER_ID } from './notebook/canonical'
+import type { Db, Tx } from '../../../../core/db'
+import { LaunchExpired, LaunchNotFound, LaunchUsed } from '../../../../core/errors'
+import { command } from '../../../../core/command'
+import { PROVIDER_ID } from './canonical'
 
 export const LAUNCH_TTL_MS = 10 * 60_000
 export const LAUNCH_SWEEP_AFTER_MS = 24 * 60 * 60_000
