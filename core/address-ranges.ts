@@ -12,22 +12,33 @@ export interface AddressRanges {
   has(address: string): boolean
 }
 
+/** One address or CIDR range entry, read: the range, or null when the entry is not an address at all. */
+export interface RangeEntry { address: string; prefix: number; type: 'ipv4' | 'ipv6' }
+
+/**
+ * Reads `a.b.c.d`, `a.b.c.d/n`, `x::y` or `x::y/n` (a bare address is its own /32 or /128). Null when the entry does not
+ * start with an address; 'bad_prefix' when it does but its prefix length is missing, too long or followed by more.
+ */
+export function readRangeEntry(entry: string): RangeEntry | 'bad_prefix' | null {
+  const [address, bits, extra] = entry.split('/')
+  const family = isIP(address)
+  if (!family) return null
+  const type = family === 6 ? 'ipv6' : 'ipv4'
+  const max = family === 6 ? 128 : 32
+  const prefix = bits === undefined ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN
+  if (extra !== undefined || !(prefix >= 0 && prefix <= max)) return 'bad_prefix'
+  return { address, prefix, type }
+}
+
 /** Parses a comma- or space-separated list of addresses and CIDR ranges (IPv4 and IPv6); throws on a bad entry. */
 export function parseAddressRanges(spec: string | undefined | null): AddressRanges {
   const list = new BlockList()
   const entries = String(spec ?? '').split(/[\s,]+/).filter(Boolean)
   for (const entry of entries) {
-    const [addr, bits, extra] = entry.split('/')
-    const family = isIP(addr)
-    if (!family || extra !== undefined) throw new Error(`"${entry}" is not an address or CIDR range`)
-    const type = family === 6 ? 'ipv6' : 'ipv4'
-    if (bits === undefined) {
-      list.addAddress(addr, type)
-      continue
-    }
-    const prefix = Number(bits)
-    if (!/^\d{1,3}$/.test(bits) || prefix > (family === 6 ? 128 : 32)) throw new Error(`"${entry}" has a bad prefix length`)
-    list.addSubnet(addr, prefix, type)
+    const range = readRangeEntry(entry)
+    if (range === null) throw new Error(`"${entry}" is not an address or CIDR range`)
+    if (range === 'bad_prefix') throw new Error(`"${entry}" has a bad prefix length`)
+    list.addSubnet(range.address, range.prefix, range.type)
   }
   return {
     empty: entries.length === 0,

@@ -17,6 +17,7 @@ import http from 'node:http'
 import https from 'node:https'
 import net from 'node:net'
 import type { Duplex } from 'node:stream'
+import { readRangeEntry } from './address-ranges'
 import { DomainError } from './errors'
 import { env } from './env'
 
@@ -60,16 +61,14 @@ export function parseAllowList(value: string): { allow: AllowList; problems: str
   const allow: AllowList = { ranges: new net.BlockList(), hosts: new Set() }
   const problems: string[] = []
   for (const raw of value.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const [addr, bits, extra] = raw.split('/')
-    const type = net.isIPv4(addr) ? 'ipv4' : net.isIPv6(addr) ? 'ipv6' : null
-    if (type) {
-      const max = type === 'ipv4' ? 32 : 128
-      const prefix = bits === undefined ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN
-      if (extra !== undefined || !(prefix >= 0 && prefix <= max)) { problems.push(`${raw} is not a valid CIDR`); continue }
-      allow.ranges.addSubnet(addr, prefix, type)
+    const range = readRangeEntry(raw)
+    if (range === 'bad_prefix') {
+      problems.push(`${raw} is not a valid CIDR`)
+    } else if (range) {
+      allow.ranges.addSubnet(range.address, range.prefix, range.type)
       // An allowed IPv4 range also allows its IPv4-mapped IPv6 form (sockets may report either).
-      if (type === 'ipv4') allow.ranges.addSubnet(`::ffff:${addr}`, 96 + prefix, 'ipv6')
-    } else if (bits === undefined && /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i.test(raw)) {
+      if (range.type === 'ipv4') allow.ranges.addSubnet(`::ffff:${range.address}`, 96 + range.prefix, 'ipv6')
+    } else if (/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i.test(raw)) {
       allow.hosts.add(raw.toLowerCase().replace(/\.$/, ''))
     } else {
       problems.push(`${raw} is neither a CIDR, an IP address nor a host name`)
