@@ -1,15 +1,15 @@
 // Owns what the gateway's REST edge and the connectors' webhook ingress agree on: the exact hook path shapes, the edge
 // token that vouches for a forwarded client address, and the answer deadline both sides are tuned to.
 import { signInternalToken, verifyInternalToken } from './auth'
+import { UUID_PATTERN } from './ids'
 
 /** The connectors ingress answers within this (verification wait, body, write); the gateway waits a little longer. */
 export const WEBHOOK_ANSWER_DEADLINE_MS = 1_800
 /** Idle time the REST edge allows the connectors service before answering 503 itself: above the ingress deadline. */
 export const REST_EDGE_UPSTREAM_TIMEOUT_MS = WEBHOOK_ANSWER_DEADLINE_MS + 700
 
-const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}'
 const PROVIDER = '[a-z][a-z0-9_]{0,63}'
-const HOOK_PATH = new RegExp(`^/(?:hooks/(${PROVIDER})|api/v1/hooks/(eln_provider))/(${UUID})$`)
+const HOOK_PATH = new RegExp(`^/(?:hooks/(${PROVIDER})|api/v1/hooks/(eln_provider))/(${UUID_PATTERN})$`)
 
 /**
  * The provider and connection of a raw request path, or null unless the path is exactly one of

@@ -4,6 +4,7 @@ import { decodeJwt } from 'jose'
 import type { Db } from '../core/db'
 import { signInternalToken, verifyCallerToken } from '../core/auth'
 import { unauthenticated } from '../core/errors'
+import { isId } from '../core/ids'
 
 export interface CallerIdentity {
   userId: string
@@ -17,7 +18,6 @@ export interface CallerIdentity {
 
 const USER_CACHE_MS = 15_000
 const TOKEN_REUSE_MS = 30_000 // internal tokens live 60 s
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export class IdentityResolver {
   private readonly users = new Map<string, { at: number; user: { id: string; organizationId: string } | null }>()
@@ -28,7 +28,7 @@ export class IdentityResolver {
     const hit = this.users.get(key)
     if (hit && Date.now() - hit.at < USER_CACHE_MS) return hit.user
     const select = { id: true, organizationId: true, deactivatedAt: true }
-    const row = (UUID.test(sub) ? await this.db.user.findUnique({ where: { id: sub }, select }) : null)
+    const row = (isId(sub) ? await this.db.user.findUnique({ where: { id: sub }, select }) : null)
       ?? (email ? await this.db.user.findUnique({ where: { email }, select }) : null)
     const user = row && !row.deactivatedAt ? { id: row.id, organizationId: row.organizationId } : null
     if (this.users.size > 10_000) this.users.clear()

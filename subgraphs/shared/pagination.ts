@@ -1,7 +1,7 @@
 // Owns cursor pages for every list that can grow: the page arguments (`first` 1 to 100, default 50; `after`), opaque
 // cursors (base64url of a row's timestamp and id) and the keyset read, newest first. Domain code calls it; no GraphQL.
-import { z } from 'zod'
 import { InvalidInput } from '../../core/errors'
+import { isId } from '../../core/ids'
 
 export const PAGE_SIZE_DEFAULT = 50
 export const PAGE_SIZE_MAX = 100
@@ -10,7 +10,6 @@ export interface PageArgs { first?: number | null; after?: string | null }
 export interface Edge<T> { cursor: string; node: T }
 export interface Page<T> { edges: Edge<T>[]; pageInfo: { endCursor: string | null; hasNextPage: boolean } }
 
-const UUID = z.string().uuid()
 
 interface Position { at: Date; id: string }
 
@@ -20,7 +19,7 @@ export const encodeCursor = (p: Position) => Buffer.from(`${p.at.toISOString()}|
 export function decodeCursor(cursor: string): Position {
   const [at, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|')
   const date = new Date(at ?? '')
-  if (rest.length || !UUID.safeParse(id).success || Number.isNaN(date.getTime())) {
+  if (rest.length || !isId(id) || Number.isNaN(date.getTime())) {
     throw InvalidInput.of('after', 'The cursor is not one this service gave out.')
   }
   return { at: date, id }

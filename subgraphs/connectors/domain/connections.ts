@@ -22,12 +22,13 @@ import { connectorRuntime } from './runtime'
 import { hookUrlFor } from './urls'
 import { readScopeRules } from './adapters/contract'
 import { keysetPage, type Page, type PageArgs } from '../../shared/pagination'
+import { IdInput } from '../../../core/ids'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
 
 const READ = 'program.connections.read'
 const MANAGE = 'program.connections.manage'
-const UUID = z.string().uuid('not an id this service gave out')
+const UUID = IdInput
 
 const ids = z.array(z.string().trim().min(1).max(200)).max(500)
 const ScopeRulesInput = z.object({ projectIds: ids.nullish(), documentTypes: ids.nullish() }).strict()

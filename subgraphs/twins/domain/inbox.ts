@@ -1,15 +1,14 @@
 // Owns the inbox: pointers to what waits for a person; listing, filing, and the expiry sweep.
 import type { InboxItem, InboxItemKind, InboxItemStatus } from '../../../generated/prisma/client'
 import { asTx, type AnyTx, type Db } from '../../../core/db'
-import { z } from 'zod'
 import { publish } from '../../../core/pubsub'
 import type { DomainContext } from '../../../core/command'
 import { transitionAll } from '../../../core/state-machine'
 import { inboxItemStatus } from '../../../core/states'
 import { keysetPage, type Page, type PageArgs } from '../../shared/pagination'
+import { isId } from '../../../core/ids'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
-const UUID = z.string().uuid()
 
 export const INBOX_KINDS = ['decision', 'signature', 'question', 'handoff', 'mention', 'information', 'stage'] as const
 export const INBOX_STATUSES = inboxItemStatus.states
@@ -29,7 +28,7 @@ export function countMyOpenInbox(ctx: Ctx, programId: string) {
 
 /** One of the caller's items; anything else, an id that is not a UUID included, is null. */
 export async function getMyInboxItem(ctx: Ctx, id: string) {
-  if (!UUID.safeParse(id).success) return null
+  if (!isId(id)) return null
   return ctx.tdb.inboxItem.findFirst({ where: { id, userId: ctx.session.userId } })
 }
 

@@ -8,10 +8,11 @@ import { PROGRAM_PERSONAS } from '../../../core/permissions'
 import { DEFAULT_PROGRAM_SETTINGS } from '../../../core/seed'
 import type { User } from '../../../generated/prisma/client'
 import { keysetPage, mapPage, type Page, type PageArgs } from '../../shared/pagination'
+import { IdInput } from '../../../core/ids'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 
-const UUID = z.string().uuid('not an id this service gave out')
+const UUID = IdInput
 
 export async function getMe(ctx: Ctx) {
   const user = await ctx.tdb.user.findUniqueOrThrow({ where: { id: ctx.session.userId } })

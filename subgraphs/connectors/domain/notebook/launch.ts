@@ -5,11 +5,11 @@ import type { Db, Tx } from '../../../../core/db'
 import { LaunchExpired, LaunchNotFound, LaunchUsed } from '../../../../core/errors'
 import { command } from '../../../../core/command'
 import { PROVIDER_ID } from './canonical'
+import { isId } from '../../../../core/ids'
 
 export const LAUNCH_TTL_MS = 10 * 60_000
 export const LAUNCH_SWEEP_AFTER_MS = 24 * 60 * 60_000
 
-const UUID = z.string().uuid()
 
 export async function createLaunch(
   tx: Tx,
@@ -46,7 +46,7 @@ export const openLaunch = command({
   permission: 'evidence.sources.read',
   input: z.object({ launchId: z.string().max(200) }),
   async load(q, { launchId }) {
-    const launch = UUID.safeParse(launchId).success ? await q.launchId.findFirst({ where: { id: launchId } }) : null
+    const launch = isId(launchId) ? await q.launchId.findFirst({ where: { id: launchId } }) : null
     if (!launch) throw new LaunchNotFound('This launch link is not known here.', { field: 'launchId' })
     return launch
   },

@@ -41,6 +41,7 @@ import { providerSpec } from '../providers'
 import type { HeaderBag } from '../adapters/contract'
 import { connectorRuntime } from '../runtime'
 import { REJECTED_PER_MINUTE, RejectionLimit, type RejectedRow } from './limits'
+import { isId } from '../../../../core/ids'
 
 export { REJECTED_PER_MINUTE } from './limits'
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -48,7 +49,6 @@ export const REPLAY_WINDOW_MS = 72 * 60 * 60_000
 /** Retry-After for answers the vendor should retry soon (verification unavailable, deadline). */
 export const RETRY_SOON_SECONDS = 5
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export interface IngressOptions {
   rejectedPerMinute?: number
@@ -213,10 +213,10 @@ export function createWebhookIngress(db: Db, options: IngressOptions = {}) {
     // Over its limit: whatever the headers already condemn is refused unread and without a query (not even the
     // connection lookup, so a flood of random connection ids costs nothing); a validly signed delivery still gets in.
     const blocked = limit.blockedFor(source)
-    if (blocked > 0 && ((d.declaredBytes ?? 0) > MAX_BODY_BYTES || !UUID.test(requestedConnectionId) || !adapterFor(providerId)?.checkWebhookHeaders(d.headers).ok)) {
+    if (blocked > 0 && ((d.declaredBytes ?? 0) > MAX_BODY_BYTES || !isId(requestedConnectionId) || !adapterFor(providerId)?.checkWebhookHeaders(d.headers).ok)) {
       return tooMany(blocked, true)
     }
-    const connection = UUID.test(requestedConnectionId) ? await connectorRuntime.webhookView(requestedConnectionId, findConnection) : null
+    const connection = isId(requestedConnectionId) ? await connectorRuntime.webhookView(requestedConnectionId, findConnection) : null
     const known = connection && connection.providerId === providerId ? connection : null
     const base: Base = { providerId, requestedConnectionId, connection: known, source, bodyBytes: d.declaredBytes ?? 0 }
 
