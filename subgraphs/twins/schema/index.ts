@@ -2,6 +2,7 @@
 import { createBuilder, referenceEntity } from '../../shared/builder'
 import type { InboxEvents } from '../domain/inbox-events'
 import { addInbox } from './inbox'
+import { addKinds } from './kinds'
 import { addSkills } from './skills'
 
 export type TwinsRefs = ReturnType<typeof references>
@@ -15,5 +16,6 @@ export function buildTwinsSchema(deps: { inboxEvents: InboxEvents }) {
   const refs = references(builder)
   addInbox(builder, refs, deps)
   addSkills(builder)
+  addKinds(builder)
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }
