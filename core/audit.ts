@@ -32,6 +32,13 @@ export const AUDIT_ACTIONS = [
   // memory and workbench roles document, Events
   'memory.keep', 'memory.promote', 'memory.forget', 'memory.oversight_read', 'workbench_role.set',
   'workbench_role.assign', 'workbench_role.default_applied',
+  // program records (subgraphs/workbench/domain/records): <noun>.create / .update, .decision where the type has an
+  // .approve key; hypothesis.decision, milestone.update, experiment.update and approval.create are triggerable (above)
+  'hypothesis.create', 'hypothesis.update', 'finding.create', 'finding.update', 'question.create', 'question.update',
+  'gap.create', 'gap.update', 'source.create', 'source.update', 'experiment.create', 'protocol.create', 'protocol.update',
+  'plan.create', 'plan.update', 'plan.decision', 'report.create', 'report.update', 'milestone.create',
+  'dependency.create', 'dependency.update', 'open_item.create', 'open_item.update', 'approval.update',
+  'review_finding.create', 'review_finding.update', 'deviation.create', 'deviation.update',
   // ours: proposals and decisions (twins subgraph, domain/proposals.ts and domain/decisions.ts)
   'proposal.file', 'proposal.approve', 'proposal.decline', 'batch_approval.create', 'signature.create',
 ] as const

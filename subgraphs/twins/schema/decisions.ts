@@ -1,13 +1,14 @@
 // Proposals and decisions in the twins subgraph: Proposal (a card with live staleness), Query.proposal,
 // InboxItem.proposal, Mutation.decideProposal and Mutation.decideBatch (batch_approval).
+import type { ObjectRef } from '@pothos/core'
 import type { InboxItem } from '../../../generated/prisma/client'
 import type { DomainError } from '../../../core/errors'
-import { entityRef, errorInterface, result, type Builder } from '../../shared/builder'
+import { entityRef, errorInterface, result, type Builder, type SchemaTypes } from '../../shared/builder'
 import { DECISIONS, DECLINE_REASONS, decideBatch, decideProposal, type BatchItemResult, type BatchResult, type Decision } from '../domain/decisions'
 import { getDraft, getProposal, type ProposalView } from '../domain/proposals'
 import type { TwinsRefs } from '.'
 
-export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, { InboxItemRef }: { InboxItemRef: ReturnType<typeof builder.objectRef<InboxItem>> }) {
+export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, { InboxItemRef }: { InboxItemRef: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>, InboxItem> }) {
   const DecisionEnum = builder.enumType('ProposalDecision', {
     values: Object.fromEntries(DECISIONS.map((d) => [d.toUpperCase(), { value: d }])) as Record<Uppercase<Decision>, { value: Decision }>,
   })
