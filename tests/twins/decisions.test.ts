@@ -32,7 +32,7 @@ const DECIDE = `mutation($id: ID!, $decision: ProposalDecision!, $edits: Proposa
 const BATCH = `mutation($items: [BatchDecisionInput!]!) {
   decideBatch(items: $items) {
     __typename
-    ... on MutationDecideBatchSuccess { batch { batchId items { proposalId proposal { id status decision { outcome batchId } } error { __typename code field } } } }
+    ... on MutationDecideBatchSuccess { batch { batchId items { proposalId proposal { id status decision { outcome batchId } } error { code field } } } }
     ... on Error { code field }
   }
 }`
@@ -62,7 +62,7 @@ describe('filing a proposal', () => {
   it('files a write_approval interrupt, the unsigned draft, the tool call with basis_hash and a decision item shown live over graphql-ws; approving changes the record with the footer', async () => {
     const w = await world()
     const client = wsClient(url(), await w.tenant.token('scientist'))
-    const live = collect(client, '{ inboxChanged { id kind status title proposal { id title card draft { label } } } }', 2)
+    const live = collect(client, 'subscription { inboxChanged { id kind status title proposal { id title card draft { label } } } }', 2)
     await new Promise((r) => setTimeout(r, 300)) // subscribed before the write
     const filed = await w.propose({ kind: 'update', recordId: w.hypothesis.recordId, fields: { confidence: 'high' } })
 
@@ -82,6 +82,7 @@ describe('filing a proposal', () => {
 
     await live.finished
     client.dispose()
+    expect(live.received.map((m) => m.errors)).toEqual([undefined, undefined])
     const [filedEvent, doneEvent] = live.received.map((m) => m.data!.inboxChanged)
     expect(filedEvent).toMatchObject({ kind: 'decision', status: 'open', title: 'Target X drives the effect', proposal: { id: filed.proposalId, card: null, draft: { label: 'Agent-generated draft, unsigned.' } } })
     expect(doneEvent).toMatchObject({ id: filedEvent.id, status: 'done' })
@@ -242,7 +243,7 @@ describe('batch approval', () => {
     expect(r.body.errors).toBeUndefined()
     const batch = r.body.data.decideBatch.batch
     expect(batch.items[0]).toMatchObject({ proposalId: onFinding.proposalId, error: null, proposal: { status: 'decided', decision: { outcome: 'approved', batchId: batch.batchId } } })
-    expect(batch.items[1]).toMatchObject({ proposalId: onHypothesis.proposalId, proposal: null, error: { __typename: 'BatchItemForbidden', code: 'batch_item_forbidden' } })
+    expect(batch.items[1]).toMatchObject({ proposalId: onHypothesis.proposalId, proposal: null, error: { code: 'batch_item_forbidden', field: 'proposalId' } })
     expect((await db().programRecord.findUniqueOrThrow({ where: { id: w.hypothesis.recordId } })).version).toBe(1)
     expect((await db().programRecord.findUniqueOrThrow({ where: { id: w.finding.recordId } })).version).toBe(2)
     const rows = await db().auditEvent.findMany({ where: { batchId: batch.batchId } })
