@@ -1,9 +1,10 @@
 // Workbench subgraph schema: composes people (people.ts), programs (programs.ts) and membership (members.ts) over the
-// shared entities it resolves.
+// shared entities it resolves, and program records (records.ts).
 import { createBuilder, defineCoreEntities } from '../../shared/builder'
 import { addMembers } from './members'
 import { addPeople } from './people'
 import { addPrograms } from './programs'
+import { addRecords } from './records'
 
 export type WorkbenchRefs = ReturnType<typeof defineCoreEntities>
 
@@ -14,5 +15,6 @@ export function buildWorkbenchSchema() {
   addPeople(builder, refs)
   addPrograms(builder, refs)
   addMembers(builder, refs)
+  addRecords(builder, refs)
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }
