@@ -37,6 +37,7 @@ const BATCH = `mutation($items: [BatchDecisionInput!]!) {
   }
 }`
 const PROPOSAL = `query($id: ID!) { proposal(id: $id) { ${PROPOSAL_FIELDS} } }`
+const RECORD = `query($id: ID!) { record(id: $id) { version fields footer signatures { printedName meaning signedAt manifestation } } }`
 
 type Persona = Parameters<Tenant['token']>[0]
 const decide = async (t: Tenant, persona: Persona, vars: Record<string, unknown>) => gql(url(), DECIDE, vars, await t.token(persona))
@@ -87,9 +88,9 @@ describe('filing a proposal', () => {
     expect(filedEvent).toMatchObject({ kind: 'decision', status: 'open', title: 'Target X drives the effect', proposal: { id: filed.proposalId, card: null, draft: { label: 'Agent-generated draft, unsigned.' } } })
     expect(doneEvent).toMatchObject({ id: filedEvent.id, status: 'done' })
 
+    const read = await gql(url(), RECORD, { id: w.hypothesis.recordId }, await w.tenant.token('viewer'))
+    expect(read.body.data.record).toMatchObject({ version: 2, fields: { confidence: 'high' }, footer: p.decision.footer, signatures: [] })
     const record = await db().programRecord.findUniqueOrThrow({ where: { id: w.hypothesis.recordId } })
-    expect(record.version).toBe(2)
-    expect((record.fields as any).confidence).toBe('high')
     const version = await db().programRecordVersion.findFirstOrThrow({ where: { recordId: record.id, version: 2 } })
     expect(version).toMatchObject({ proposalId: filed.proposalId, proposedByTwinId: w.twinId, decidedByUserId: w.tenant.users.program_lead.id, runId: w.run.id })
     const item = await db().inboxItem.findUniqueOrThrow({ where: { id: filed.inboxItemId } })
@@ -207,6 +208,11 @@ describe('deciding', () => {
     const approval = await db().approval.findFirstOrThrow({ where: { targetId: w.plan.recordId } })
     expect(approval).toMatchObject({ signatureId: row.id, decision: 'approved', approverUserId: w.tenant.users.program_lead.id })
     expect(await db().auditEvent.count({ where: { action: 'signature.create', signatureId: row.id } })).toBe(1)
+    const read = await gql(url(), RECORD, { id: w.plan.recordId }, await w.tenant.token('viewer'))
+    expect(read.body.data.record.signatures).toEqual([{
+      printedName: w.tenant.users.program_lead.name, meaning: 'approval', signedAt: signature.signedAt,
+      manifestation: `${w.tenant.users.program_lead.name}, ${signature.signedAt}, approval`,
+    }])
   })
 
   it('keeps the decision when an audit hook fails', async () => {

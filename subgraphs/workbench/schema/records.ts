@@ -190,4 +190,5 @@ export function addRecords(builder: Builder, { ProgramRef, UserRef }: WorkbenchR
       resolve: (_r, { input }, ctx) => records.decideRecord(ctx, { id: input.id, outcome: input.outcome, note: opt(input.note) }),
     }),
   }))
+  return { RecordRef: Record }
 }
