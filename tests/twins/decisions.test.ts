@@ -7,7 +7,8 @@ import { registerAuditHook } from '../../core/audit'
 import { applyRecordChange } from '../../subgraphs/workbench/domain/records'
 import { fileProposal } from '../../subgraphs/twins/domain/proposals'
 import { useStack, gql, wsClient, collect } from '../helpers/stack'
-import { createTenant, createTwoOrganizations, expectRowsExist, type Tenant } from '../helpers/factories'
+import { addMember, createProgram, createTenant, createTwoOrganizations, createUser, expectRowsExist, type Tenant } from '../helpers/factories'
+import { mintDevToken } from '../../core/auth'
 
 const stack = useStack()
 const before = env()
@@ -74,6 +75,9 @@ describe('filing a proposal', () => {
     expect(call).toMatchObject({ tool: 'evidence.propose_hypothesis_change', basisHash: filed.basisHash, runId: w.run.id })
     expect(filed.basisHash).toMatch(/^[0-9a-f]{64}$/)
 
+    // The live item arrives before anyone decides (events are re-read when delivered, so wait for the first).
+    for (const until = Date.now() + 10_000; live.received.length < 1 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20))
+    expect(live.received[0]?.data?.inboxChanged.status).toBe('open')
     const r = await decide(w.tenant, 'program_lead', { id: filed.proposalId, decision: 'APPROVE' })
     expect(r.body.errors).toBeUndefined()
     const p = r.body.data.decideProposal.proposal
@@ -278,6 +282,19 @@ describe('isolation', () => {
     expect({ ...unknown.body.data.decideProposal, message: undefined }).toEqual({ ...r.body.data.decideProposal, message: undefined })
     const batch = await gql(url(), BATCH, { items: [{ proposalId: filed.proposalId, decision: 'APPROVE' }] }, await b.token('program_owner'))
     expect(batch.body.data.decideBatch.batch.items[0].error).toMatchObject({ code: 'not_found' })
+    expect((await db().runInterrupt.findUniqueOrThrow({ where: { id: filed.proposalId } })).answer).toBeNull()
+  })
+
+  it('answers not found to the owner of another program of the same organisation, reading nothing and deciding nothing', async () => {
+    const w = await world()
+    const filed = await w.propose({ kind: 'update', recordId: w.hypothesis.recordId, fields: { confidence: 'high' } })
+    const other = await createProgram(db(), w.tenant.organization.id)
+    const owner = await createUser(db(), w.tenant.organization.id, { name: 'Other owner' })
+    await addMember(db(), other, owner.id, ['program_owner'])
+    const token = await mintDevToken(owner)
+    expect((await gql(url(), PROPOSAL, { id: filed.proposalId }, token)).body.data.proposal).toBeNull()
+    const r = await gql(url(), DECIDE, { id: filed.proposalId, decision: 'APPROVE' }, token)
+    expect(r.body.data.decideProposal).toMatchObject({ __typename: 'NotFound', field: 'id' })
     expect((await db().runInterrupt.findUniqueOrThrow({ where: { id: filed.proposalId } })).answer).toBeNull()
   })
 })
