@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { contextForUser } from '../../core/command'
+import { INTERNAL_HEADER, signInternalToken } from '../../core/auth'
 import { applyRecordChange, RECORD_TYPES, RECORD_TYPE_KEYS, type RecordTypeKey } from '../../subgraphs/workbench/domain/records'
 import { useStack, gql } from '../helpers/stack'
 import { addMember, createProgram, createTenant, type Tenant } from '../helpers/factories'
@@ -266,5 +267,22 @@ describe('program records', () => {
     await update(t, 'program_lead', { id: recordId, body: 'Edited by hand.' })
     const after = await call(t, 'viewer', `query($id: ID!) { record(id: $id) { footer history { version footer } } }`, { id: recordId })
     expect(after.body.data.record).toEqual({ footer: null, history: [{ version: 2, footer: null }, { version: 1, footer }] })
+  })
+
+  it('resolves a record as a federation entity by id, through the interface or its own type, only for a reader', async () => {
+    const a = await createTenant(db(), 'Entities A')
+    const b = await createTenant(db(), 'Entities B')
+    const mine = (await create(a, 'program_lead', { programId: a.program.id, recordType: 'plans.plans', title: 'Plan', fields: { plan_kind: 'cmc' } })).body.data.createRecord.record
+    const theirs = (await create(b, 'program_lead', { programId: b.program.id, recordType: 'plans.plans', title: 'Their plan', fields: { plan_kind: 'cmc' } })).body.data.createRecord.record
+    const asUser = async (userId: string, organizationId: string, representations: unknown[]) => gql(stack.current.subgraphUrls.workbench,
+      'query($r: [_Any!]!) { _entities(representations: $r) { __typename ... on ProgramRecord { id title status } } }', { r: representations }, undefined,
+      { [INTERNAL_HEADER]: await signInternalToken({ userId, organizationId, requestId: randomUUID() }) })
+    const r = await asUser(a.users.viewer.id, a.organization.id, [
+      { __typename: 'ProgramRecord', id: mine.id }, { __typename: 'PlanRecord', id: mine.id }, { __typename: 'ProgramRecord', id: theirs.id },
+    ])
+    expect(r.body.errors).toBeUndefined()
+    expect(r.body.data._entities).toEqual([
+      { __typename: 'PlanRecord', id: mine.id, title: 'Plan', status: 'draft' }, { __typename: 'PlanRecord', id: mine.id, title: 'Plan', status: 'draft' }, null,
+    ])
   })
 })
