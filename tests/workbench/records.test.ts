@@ -285,4 +285,33 @@ describe('program records', () => {
       { __typename: 'PlanRecord', id: mine.id, title: 'Plan', status: 'draft' }, { __typename: 'PlanRecord', id: mine.id, title: 'Plan', status: 'draft' }, null,
     ])
   })
+
+  it('applies nothing when the write fails part-way: no record, no experiments row, no citation, no audit row', async () => {
+    const t = await createTenant(db(), 'Half')
+    const entry = await db().source.create({ data: { organizationId: t.organization.id, programId: t.program.id, sourceType: 'eln_entry', sourceSystem: 'eln_provider', externalId: 'E-3', title: 'Entry' } })
+    const before = await db().auditEvent.count({ where: { programId: t.program.id } })
+    await db().$executeRawUnsafe(`CREATE FUNCTION refuse_record_version() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`)
+    await db().$executeRawUnsafe('CREATE TRIGGER refuse_record_version BEFORE INSERT ON program_record_versions FOR EACH ROW EXECUTE FUNCTION refuse_record_version()')
+    try {
+      const r = await create(t, 'scientist', { programId: t.program.id, recordType: 'plans.experiments', title: 'E', fields: { eln_source_id: entry.id }, citations: [{ kind: 'eln_entry', ref: entry.id }] })
+      expect(r.body.errors?.[0].extensions?.code).toBe('INTERNAL_SERVER_ERROR')
+    } finally {
+      await db().$executeRawUnsafe('DROP TRIGGER refuse_record_version ON program_record_versions')
+      await db().$executeRawUnsafe('DROP FUNCTION refuse_record_version()')
+    }
+    expect(await db().programRecord.count({ where: { programId: t.program.id } })).toBe(0)
+    expect(await db().experiment.count({ where: { programId: t.program.id } })).toBe(0)
+    expect(await db().recordCitation.count({ where: { organizationId: t.organization.id } })).toBe(0)
+    expect(await db().auditEvent.count({ where: { programId: t.program.id } })).toBe(before)
+  })
+
+  it('lets exactly one of two simultaneous decisions on a record win; the other is refused with invalid_transition', async () => {
+    const t = await createTenant(db(), 'Race')
+    const h = (await create(t, 'program_lead', { programId: t.program.id, recordType: 'evidence.hypotheses', title: 'H' })).body.data.createRecord.record
+    const [x, y] = await Promise.all([decide(t, 'program_lead', { id: h.id, outcome: 'withdraw' }), decide(t, 'program_owner', { id: h.id, outcome: 'withdraw' })])
+    const names = [x.body.data.decideRecord.__typename, y.body.data.decideRecord.__typename].sort()
+    expect(names).toEqual(['InvalidTransition', 'MutationDecideRecordSuccess'])
+    expect(await db().programRecord.findUniqueOrThrow({ where: { id: h.id } })).toMatchObject({ status: 'withdrawn', version: 2 })
+    expect(await db().auditEvent.count({ where: { targetId: h.id, action: 'hypothesis.decision' } })).toBe(1)
+  })
 })
