@@ -12,6 +12,7 @@ const BENCHES: BenchModule[] = [
   { name: 'edge', file: 'edge.ts', fn: 'benchEdge' },
   { name: 'skills', file: 'skills.ts', fn: 'benchSkills' },
   { name: 'webhooks', file: 'webhooks.ts', fn: 'benchWebhooks' },
+  { name: 'records', file: 'records.ts', fn: 'benchRecords' },
   { name: 'decisions', file: 'decisions.ts', fn: 'benchDecisions' },
 ]
 

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { contextForUser } from '../../core/command'
+import { INTERNAL_HEADER, signInternalToken } from '../../core/auth'
 import { applyRecordChange, RECORD_TYPES, RECORD_TYPE_KEYS, type RecordTypeKey } from '../../subgraphs/workbench/domain/records'
 import { useStack, gql } from '../helpers/stack'
 import { addMember, createProgram, createTenant, type Tenant } from '../helpers/factories'
@@ -266,5 +267,51 @@ describe('program records', () => {
     await update(t, 'program_lead', { id: recordId, body: 'Edited by hand.' })
     const after = await call(t, 'viewer', `query($id: ID!) { record(id: $id) { footer history { version footer } } }`, { id: recordId })
     expect(after.body.data.record).toEqual({ footer: null, history: [{ version: 2, footer: null }, { version: 1, footer }] })
+  })
+
+  it('resolves a record as a federation entity by id, through the interface or its own type, only for a reader', async () => {
+    const a = await createTenant(db(), 'Entities A')
+    const b = await createTenant(db(), 'Entities B')
+    const mine = (await create(a, 'program_lead', { programId: a.program.id, recordType: 'plans.plans', title: 'Plan', fields: { plan_kind: 'cmc' } })).body.data.createRecord.record
+    const theirs = (await create(b, 'program_lead', { programId: b.program.id, recordType: 'plans.plans', title: 'Their plan', fields: { plan_kind: 'cmc' } })).body.data.createRecord.record
+    const asUser = async (userId: string, organizationId: string, representations: unknown[]) => gql(stack.current.subgraphUrls.workbench,
+      'query($r: [_Any!]!) { _entities(representations: $r) { __typename ... on ProgramRecord { id title status } } }', { r: representations }, undefined,
+      { [INTERNAL_HEADER]: await signInternalToken({ userId, organizationId, requestId: randomUUID() }) })
+    const r = await asUser(a.users.viewer.id, a.organization.id, [
+      { __typename: 'ProgramRecord', id: mine.id }, { __typename: 'PlanRecord', id: mine.id }, { __typename: 'ProgramRecord', id: theirs.id },
+    ])
+    expect(r.body.errors).toBeUndefined()
+    expect(r.body.data._entities).toEqual([
+      { __typename: 'PlanRecord', id: mine.id, title: 'Plan', status: 'draft' }, { __typename: 'PlanRecord', id: mine.id, title: 'Plan', status: 'draft' }, null,
+    ])
+  })
+
+  it('applies nothing when the write fails part-way: no record, no experiments row, no citation, no audit row', async () => {
+    const t = await createTenant(db(), 'Half')
+    const entry = await db().source.create({ data: { organizationId: t.organization.id, programId: t.program.id, sourceType: 'eln_entry', sourceSystem: 'eln_provider', externalId: 'E-3', title: 'Entry' } })
+    const before = await db().auditEvent.count({ where: { programId: t.program.id } })
+    await db().$executeRawUnsafe(`CREATE FUNCTION refuse_record_version() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`)
+    await db().$executeRawUnsafe('CREATE TRIGGER refuse_record_version BEFORE INSERT ON program_record_versions FOR EACH ROW EXECUTE FUNCTION refuse_record_version()')
+    try {
+      const r = await create(t, 'scientist', { programId: t.program.id, recordType: 'plans.experiments', title: 'E', fields: { eln_source_id: entry.id }, citations: [{ kind: 'eln_entry', ref: entry.id }] })
+      expect(r.body.errors?.[0].extensions?.code).toBe('INTERNAL_SERVER_ERROR')
+    } finally {
+      await db().$executeRawUnsafe('DROP TRIGGER refuse_record_version ON program_record_versions')
+      await db().$executeRawUnsafe('DROP FUNCTION refuse_record_version()')
+    }
+    expect(await db().programRecord.count({ where: { programId: t.program.id } })).toBe(0)
+    expect(await db().experiment.count({ where: { programId: t.program.id } })).toBe(0)
+    expect(await db().recordCitation.count({ where: { organizationId: t.organization.id } })).toBe(0)
+    expect(await db().auditEvent.count({ where: { programId: t.program.id } })).toBe(before)
+  })
+
+  it('lets exactly one of two simultaneous decisions on a record win; the other is refused with invalid_transition', async () => {
+    const t = await createTenant(db(), 'Race')
+    const h = (await create(t, 'program_lead', { programId: t.program.id, recordType: 'evidence.hypotheses', title: 'H' })).body.data.createRecord.record
+    const [x, y] = await Promise.all([decide(t, 'program_lead', { id: h.id, outcome: 'withdraw' }), decide(t, 'program_owner', { id: h.id, outcome: 'withdraw' })])
+    const names = [x.body.data.decideRecord.__typename, y.body.data.decideRecord.__typename].sort()
+    expect(names).toEqual(['InvalidTransition', 'MutationDecideRecordSuccess'])
+    expect(await db().programRecord.findUniqueOrThrow({ where: { id: h.id } })).toMatchObject({ status: 'withdrawn', version: 2 })
+    expect(await db().auditEvent.count({ where: { targetId: h.id, action: 'hypothesis.decision' } })).toBe(1)
   })
 })

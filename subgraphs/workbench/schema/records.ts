@@ -1,6 +1,7 @@
 // Program records in the workbench subgraph: the ProgramRecord interface with one object type per record type (typed
 // fields from the type catalogue), versions, citations, Program.records (cursor pages), Query.record and the
-// createRecord / updateRecord / decideRecord mutations. Every object type is a federation entity keyed by id.
+// createRecord / updateRecord / decideRecord mutations. ProgramRecord and every object type are federation entities
+// keyed by id.
 import { result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import type { ProgramRecord, ProgramRecordVersion } from '../../../generated/prisma/client'
@@ -90,6 +91,9 @@ export function addRecords(builder: Builder, { ProgramRef, UserRef }: WorkbenchR
   })
 
   const key = builder.selection<{ id: string }>('id')
+  // An interface entity (Federation 2.3): another subgraph points at a record as `ProgramRecord @interfaceObject`
+  // by id without knowing its type (the twins subgraph's proposals do).
+  builder.asEntity(Record, { key, resolveReference: (r, ctx) => records.findRecord(ctx, r.id) })
   for (const typeKey of records.RECORD_TYPE_KEYS) {
     const spec = records.RECORD_TYPES[typeKey]
     const ref = builder.objectRef<ProgramRecord>(spec.graphqlType).implement({
