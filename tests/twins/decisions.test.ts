@@ -219,6 +219,17 @@ describe('deciding', () => {
     }])
   })
 
+  it("reads an expired proposal as 'Expired, nothing written' and refuses to decide it", async () => {
+    const w = await world()
+    const filed = await w.propose({ kind: 'update', recordId: w.hypothesis.recordId, fields: { confidence: 'high' } })
+    await db().runInterrupt.update({ where: { id: filed.proposalId }, data: { expiresAt: new Date(Date.now() - 1000) } })
+    const card = await gql(url(), PROPOSAL, { id: filed.proposalId }, await w.tenant.token('program_lead'))
+    expect(card.body.data.proposal).toMatchObject({ status: 'expired', card: 'Expired, nothing written' })
+    const r = await decide(w.tenant, 'program_lead', { id: filed.proposalId, decision: 'APPROVE' })
+    expect(r.body.data.decideProposal).toMatchObject({ __typename: 'InvalidTransition', code: 'invalid_transition' })
+    expect((await db().programRecord.findUniqueOrThrow({ where: { id: w.hypothesis.recordId } })).version).toBe(1)
+  })
+
   it('keeps the decision when an audit hook fails', async () => {
     const w = await world()
     const filed = await w.propose({ kind: 'update', recordId: w.hypothesis.recordId, fields: { confidence: 'high' } })
