@@ -12,7 +12,7 @@ import {
   BatchItemForbidden, DomainError, InvalidInput, InvalidTransition, NotFoundError, ReasonRequired, StaleProposal, isGraphQLError, parseInput,
 } from '../../../core/errors'
 import { IdInput } from '../../../core/ids'
-import { TWINS } from '../../../core/copy'
+import { FIXED_PHRASES, TWINS } from '../../../core/copy'
 import { MAX_BATCH_APPROVAL_ITEMS, type ApprovalTargetType } from '../../../core/kinds'
 import { transitionAll } from '../../../core/state-machine'
 import { inboxItemStatus } from '../../../core/states'
@@ -104,8 +104,8 @@ export const decideProposal = command({
     const question = asQuestion(interrupt)
     if (interrupt.answer != null) return viewProposal(w.tx, interrupt) // decided already: the first outcome stands
     const now = new Date()
-    if (interrupt.expiresAt && interrupt.expiresAt <= now) throw new InvalidTransition('expired', OUTCOME[input.decision], 'Expired, nothing written')
-    if (input.decision === 'decline' && !input.reason) throw new ReasonRequired('Declining needs a reason; it is stored as evaluation data.', { field: 'reason' })
+    if (interrupt.expiresAt && interrupt.expiresAt <= now) throw new InvalidTransition('expired', OUTCOME[input.decision], FIXED_PHRASES.expiredNothingWritten)
+    if (input.decision === 'decline' && !input.reason) throw new ReasonRequired(TWINS.declineNeedsReason, { field: 'reason' })
     if (input.decision === 'approve_with_edits' && !input.edits) throw InvalidInput.of('edits', 'Approving with edits needs the edits.')
     const rule = APPROVAL_RULES[question.recordType]
     if (input.batchId && input.decision !== 'decline' && rule?.signed) {
