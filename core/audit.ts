@@ -31,6 +31,8 @@ export const AUDIT_ACTIONS = [
   // memory and workbench roles document, Events
   'memory.keep', 'memory.promote', 'memory.forget', 'memory.oversight_read', 'workbench_role.set',
   'workbench_role.assign', 'workbench_role.default_applied',
+  // ours: an owner or lead removes a tier-1 record with a reason ("audited" in the memory document's States table)
+  'memory.remove',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

@@ -193,3 +193,14 @@ export function parseInput<T>(schema: z.ZodType<T>, input: unknown): T {
   }
   return r.data
 }
+
+/** memory_note_refused: what the sanitiser found (core/sanitiser.ts), comma-separated in `reasons`. */
+export class MemoryNoteRefused extends DomainError {
+  static readonly code = 'memory_note_refused' as const
+  readonly reasons: string
+  constructor(reasons: readonly string[], extra: { field?: string } = {}) {
+    super('memory_note_refused', undefined, extra)
+    this.reasons = reasons.join(',')
+  }
+}
+BY_CODE.set('memory_note_refused', (_m, e) => new MemoryNoteRefused(String(e.details?.reasons ?? '').split(',').filter(Boolean), { field: e.field }))
