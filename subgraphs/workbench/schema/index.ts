@@ -2,6 +2,7 @@
 // shared entities it resolves.
 import { createBuilder, defineCoreEntities } from '../../shared/builder'
 import { addMembers } from './members'
+import { addMemory } from './memory'
 import { addPeople } from './people'
 import { addPrograms } from './programs'
 
@@ -14,5 +15,6 @@ export function buildWorkbenchSchema() {
   addPeople(builder, refs)
   addPrograms(builder, refs)
   addMembers(builder, refs)
+  addMemory(builder, refs)
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }
