@@ -4,7 +4,7 @@
 import { z } from 'zod'
 import { command, type DomainContext, type Write } from '../../../../core/command'
 import type { TenantTx } from '../../../../core/db'
-import { InvalidInput, KindNotPromotable, MemoryNoteRefused, NotFoundError, NotImplemented, ReasonRequired, forbidden } from '../../../../core/errors'
+import { InvalidInput, InvalidTransition, KindNotPromotable, MemoryNoteRefused, NotFoundError, NotImplemented, ReasonRequired, forbidden } from '../../../../core/errors'
 import { IdInput } from '../../../../core/ids'
 import { checkMemorySummary, sanitiseOutsideText, type Finding } from '../../../../core/sanitiser'
 import { assertCan, can } from '../../../../core/session'
@@ -94,7 +94,7 @@ async function storeKept(w: Write<'memory.keep'>, note: Vetted, origin: 'human' 
       organizationId, userId, programId: note.programId, tier: 'individual', kind: note.kind, summary: note.summary, body: note.body,
       origin, status: 'kept', sourceRef: note.sourceRef ?? null, passageRefs: note.passageRefs, contentHash: note.hash,
       onBehalfOf, namespace: namespaceFor({ organizationId, userId, tier: 'individual', programId: note.programId }),
-      expiresAt: note.kind === 'episodic' ? new Date(now.getTime() + EPISODIC_DAYS * DAY_MS) : null,
+      createdAt: now, expiresAt: note.kind === 'episodic' ? new Date(now.getTime() + EPISODIC_DAYS * DAY_MS) : null,
     },
   })
   await w.audit('memory.keep', { type: 'memory_record', id: record.id }, { tier: 'individual', kind: note.kind, origin, on_behalf_of: onBehalfOf },
@@ -211,6 +211,7 @@ export const forgetMemory = command({
   load: (q, input, ctx) => ownRecord(q, input.recordId, ctx.session.userId),
   program: (_i, record) => record.programId,
   audit: ['memory.forget'],
+  errors: [InvalidTransition],
   async run(w, _input, record) {
     const row = await transition(w.tx, memoryRecordStatus, 'forget', record, erased(new Date()))
     await w.audit('memory.forget', { type: 'memory_record', id: record.id }, { tier: record.tier, kind: record.kind })
@@ -258,7 +259,7 @@ export const promoteMemory = command({
   },
   program: (input) => input.programId,
   audit: ['memory.promote'],
-  errors: [KindNotPromotable, MemoryNoteRefused],
+  errors: [KindNotPromotable, MemoryNoteRefused, InvalidTransition],
   async run(w, input, record) {
     if (!PROMOTABLE_KINDS.includes(record.kind)) {
       throw new KindNotPromotable('Only preferences, vocabulary and rubric adjustments can be kept across programs.', { field: 'recordId' })
@@ -340,7 +341,7 @@ export const removeMemory = command({
   },
   program: (input) => input.programId,
   audit: ['memory.remove'],
-  errors: [ReasonRequired],
+  errors: [ReasonRequired, InvalidTransition],
   async run(w, input, record) {
     const { session } = w.ctx
     const personas = session.programPersonas.get(input.programId) ?? []

@@ -85,7 +85,7 @@ export async function assertNoSourceText(tx: TenantTx, organizationId: string, p
   const found = await tx.$queryRaw<{ id: string }[]>`
     SELECT d.id FROM documents d
     WHERE d.organization_id = ${organizationId}::uuid AND d.program_id = ${programId}::uuid
-      AND EXISTS (SELECT 1 FROM unnest(${windows}::text[]) w WHERE strpos(lower(regexp_replace(d.text, '\s+', ' ', 'g')), w) > 0)
+      AND EXISTS (SELECT 1 FROM unnest(${windows}::text[]) w WHERE strpos(lower(regexp_replace(d.text, '[[:space:]]+', ' ', 'g')), w) > 0)
     LIMIT 1`
   if (found.length) throw InvalidInput.of('summary', 'Memory keeps what you concluded, not text retrieved from a source; reference the passage instead.')
 }
