@@ -100,3 +100,7 @@ ALTER TABLE "memory_records" ADD CONSTRAINT "memory_records_forgotten_erased"
 -- Text match for recall (no vector search in R4): an expression index on the summary.
 CREATE INDEX "memory_records_summary_search" ON "memory_records" USING gin (to_tsvector('english', "summary"))
   WHERE "status" IN ('kept', 'promoted');
+
+-- Recall's recency read (recall.ts): one person's live records of a tier (and program), newest first, read in index order.
+CREATE INDEX "memory_records_recall_recent" ON "memory_records" ("user_id", "tier", "program_id", "created_at" DESC, "id" DESC)
+  WHERE "status" IN ('kept', 'promoted');

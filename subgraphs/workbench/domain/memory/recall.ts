@@ -50,26 +50,37 @@ const COLUMNS = `id, organization_id AS "organizationId", namespace, tier, kind,
 type Row = Pick<MemoryRecord, 'id' | 'organizationId' | 'namespace' | 'tier' | 'kind' | 'origin' | 'summary' | 'sourceRef' | 'passageRefs' | 'createdAt'>
 
 /**
- * One tier's records for the caller: text matches first (GIN index on the summary, ranked), then the most recent,
- * up to `limit`. The status list is literal so the partial text index applies.
+ * The caller's records of tier 1 (the run's program) and tier 2 in one round trip: per tier, text matches first (GIN
+ * index on the summary, ranked), then the most recent, each capped at the tier's limit. The status list is literal so
+ * the partial text index applies.
  */
-async function tierRecords(ctx: Ctx, tier: 'individual' | 'person', programId: string | null, query: string, limit: number): Promise<Row[]> {
-  if (limit <= 0) return []
+async function readTiers(ctx: Ctx, programId: string | null, query: string, limits: { individual: number; person: number }): Promise<{ individual: Row[]; person: Row[] }> {
   const { organizationId, userId } = ctx.session
-  const program = tier === 'individual' ? programId : null
-  const scope = `organization_id = $1::uuid AND user_id = $2::uuid AND tier = '${tier}'::memory_tier AND status IN ('kept', 'promoted')
-    AND ${program ? 'program_id = $3::uuid' : 'program_id IS NULL AND $3::uuid IS NULL'}`
-  const matched = query
-    ? await ctx.tdb.$queryRawUnsafe<Row[]>(
-      `SELECT ${COLUMNS} FROM memory_records WHERE ${scope} AND to_tsvector('english', summary) @@ websearch_to_tsquery('english', $4)
-       ORDER BY ts_rank(to_tsvector('english', summary), websearch_to_tsquery('english', $4)) DESC, created_at DESC, id DESC LIMIT ${limit}`,
-      organizationId, userId, program, query)
-    : []
-  if (matched.length >= limit) return matched
-  const recent = await ctx.tdb.$queryRawUnsafe<Row[]>(
-    `SELECT ${COLUMNS} FROM memory_records WHERE ${scope} ORDER BY created_at DESC, id DESC LIMIT ${limit}`, organizationId, userId, program)
-  const seen = new Set(matched.map((r) => r.id))
-  return [...matched, ...recent.filter((r) => !seen.has(r.id))].slice(0, limit)
+  const params: unknown[] = [organizationId, userId]
+  const param = (value: unknown) => `$${params.push(value)}`
+  const program = programId ? param(programId) : null
+  const q = query ? param(query) : null
+  const scope = (tier: 'individual' | 'person') => `organization_id = $1::uuid AND user_id = $2::uuid AND tier = '${tier}'::memory_tier
+    AND status IN ('kept', 'promoted') AND ${tier === 'individual' ? `program_id = ${program}::uuid` : 'program_id IS NULL'}`
+  const match = `to_tsvector('english', summary) @@ websearch_to_tsquery('english', ${q})`
+  const rank = `ts_rank(to_tsvector('english', summary), websearch_to_tsquery('english', ${q}))`
+  const parts: string[] = []
+  for (const tier of ['individual', 'person'] as const) {
+    const limit = Math.max(0, Math.floor(limits[tier]))
+    if (!limit || (tier === 'individual' && !programId)) continue
+    if (query) parts.push(`(SELECT ${COLUMNS}, '${tier}' AS part, 0 AS pass FROM memory_records WHERE ${scope(tier)} AND ${match} ORDER BY ${rank} DESC, created_at DESC, id DESC LIMIT ${limit})`)
+    parts.push(`(SELECT ${COLUMNS}, '${tier}' AS part, 1 AS pass FROM memory_records WHERE ${scope(tier)} ORDER BY created_at DESC, id DESC LIMIT ${limit})`)
+  }
+  if (!parts.length) return { individual: [], person: [] }
+  const rows = await ctx.tdb.$queryRawUnsafe<(Row & { part: 'individual' | 'person'; pass: number })[]>(parts.join(' UNION ALL '), ...params)
+  const pick = (tier: 'individual' | 'person') => {
+    const seen = new Set<string>()
+    const out: Row[] = []
+    // UNION ALL keeps each part's order; matches (pass 0) precede the recent fill (pass 1).
+    for (const pass of [0, 1]) for (const r of rows) if (r.part === tier && r.pass === pass && !seen.has(r.id)) { seen.add(r.id); out.push(r) }
+    return out.slice(0, limits[tier])
+  }
+  return { individual: pick('individual'), person: pick('person') }
 }
 
 /**
@@ -79,11 +90,12 @@ async function tierRecords(ctx: Ctx, tier: 'individual' | 'person', programId: s
  */
 export async function recallForRun(ctx: Ctx, req: RecallRequest): Promise<Recall> {
   const query = (req.query ?? '').slice(0, 500)
-  const tier1 = req.programId && can(ctx.session, 'program.agent_memory.read', req.programId)
-    ? await tierRecords(ctx, 'individual', req.programId, query, req.limits?.individual ?? BRIEF_LIMITS.individual)
-    : []
-  const tier2 = (await tierRecords(ctx, 'person', null, query, req.limits?.person ?? BRIEF_LIMITS.person))
-    .filter((r) => !(req.programId && (r.sourceRef || r.passageRefs.length)))
+  const programId = req.programId && can(ctx.session, 'program.agent_memory.read', req.programId) ? req.programId : null
+  const read = await readTiers(ctx, programId, query, {
+    individual: req.limits?.individual ?? BRIEF_LIMITS.individual, person: req.limits?.person ?? BRIEF_LIMITS.person,
+  })
+  const tier1 = read.individual
+  const tier2 = read.person.filter((r) => !(req.programId && (r.sourceRef || r.passageRefs.length)))
   const records: RecalledRecord[] = []
   const dropped: Recall['dropped'] = []
   for (const r of assertOwnOrganisation(ctx, [...tier1, ...tier2])) {
