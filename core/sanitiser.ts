@@ -2,7 +2,7 @@
 // the injection-pattern list, encoded payloads, exfiltration links, and (for memory) the tone lint. Pure functions.
 //
 // Two entry points, one pipeline:
-//   sanitiseOutsideText(text)  for provider handlers (notebook entry text today, SOP text and literature records when
+//   sanitiseOutsideText(text, { mentions })  for provider handlers (notebook entry text today, SOP text and literature records when
 //                              they land): never refuses (the vendor's text is what it is), neutralises and reports.
 //   checkMemorySummary(text)   for memory summaries, run when a note is proposed and again when it is injected into a
 //                              brief: refuses what it cannot make safe, else answers the neutralised summary.
@@ -264,23 +264,29 @@ function pipeline(raw: string): PipelineOut {
  * characters and homoglyphs cleaned, links, delimiters and encoded runs removed, and instructions to the agent
  * fenced: the text is kept (it is the vendor's record) but each line that reads as an instruction is replaced.
  */
-export function sanitiseOutsideText(raw: string): Sanitised {
-  const { text, found } = pipeline(raw)
+export function sanitiseOutsideText(raw: string, opts: { mentions?: boolean } = {}): Sanitised {
+  // A provider's record links (the notebook's `<entry:etr_123>` mentions) are kept as plain `[type:id]` text, so the
+  // markup allow-list does not take them for tags.
+  const input = opts.mentions ? raw.replace(/<([a-z][a-z_]{0,40}):([A-Za-z0-9_-]{1,80})>/g, '[$1:$2]') : raw
+  const { text, found } = pipeline(input)
   const REMOVED = '[instruction-like text removed]'
   const lines = text.split('\n')
-  // An instruction may span up to four lines ("Ignore / the previous / instructions"): the shortest window that
-  // reads as one is replaced, line by line from the top.
-  for (let i = 0; i < lines.length; i++) {
-    for (let j = i; j < Math.min(lines.length, i + 4); j++) {
-      if (!matchesInjection(lines.slice(i, j + 1).join(' '))) continue
+  // A right-to-left override displays a line backwards: what it spells that way counts too.
+  const bidi = /[\u202E\u2067]/.test(raw)
+  const reads = (t: string) => matchesInjection(t) || (bidi && matchesInjection(reversed(t)))
+  // An instruction may span up to four lines ("Ignore / the previous / instructions"): single lines first, then the
+  // shortest window of lines that reads as one is replaced, so the rest of the record stays readable.
+  for (let size = 1; size <= 4; size++) {
+    for (let i = 0; i + size <= lines.length; i++) {
+      const window = lines.slice(i, i + size)
+      if (window.includes(REMOVED) || !reads(window.join(' '))) continue
       found.add('instruction_override')
-      lines.splice(i, j - i + 1, REMOVED)
-      break
+      lines.splice(i, size, REMOVED)
     }
   }
   let out = lines.join('\n')
-  // Text whose instruction only shows when read backwards (a right-to-left override) or as a whole goes entirely.
-  if (matchesInjection(out) || (found.has('instruction_override') && matchesInjection(reversed(out)))) out = REMOVED
+  // Text whose instruction only shows when read as a whole (spread over more than four lines) goes entirely.
+  if (reads(out)) out = REMOVED
   return { text: out, findings: [...found] }
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { checkMemorySummary, isEvaluative, sanitiseOutsideText, MEMORY_SUMMARY_MAX } from '../../core/sanitiser'
 import { INJECTION_FIXTURES } from '../fixtures/injection'
+import { flattenEntry } from '../../subgraphs/connectors/domain/notebook/canonical'
 
 // What a neutralised text may never contain: markup, invisible or bidi characters, links, memory markers, an instruction.
 function assertInert(text: string) {
@@ -64,4 +65,25 @@ describe('memory summaries', () => {
       if (first.ok) expect(checkMemorySummary(first.summary)).toEqual({ ok: true, summary: first.summary, neutralised: [] })
     }
   })
+})
+
+describe('the injection fixture through the notebook provider handler', () => {
+  // Entry text as the notebook provider stores it (flattenEntry), then what an agent may read of it.
+  const entry = (text: string) => flattenEntry({
+    id: 'etr_fixture', name: 'Fixture entry', modifiedAt: '2026-11-23T10:00:00Z',
+    days: [{ date: '2026-11-23', notes: [
+      { type: 'text', text: 'Weighed 12 mg of the salt form.', links: [{ id: 'etr_other', type: 'entry' }] },
+      { type: 'text', text: c_text },
+    ] }],
+  }).text
+  let c_text = ''
+  for (const c of INJECTION_FIXTURES) {
+    it(`neutralises ${c.category} / ${c.name} in notebook entry text, keeping the record's own content and mentions`, () => {
+      c_text = c.text
+      const r = sanitiseOutsideText(entry(c.text), { mentions: true })
+      assertInert(r.text)
+      expect(r.findings.length).toBeGreaterThan(0)
+      expect(r.text).toContain('Weighed 12 mg of the salt form. [entry:etr_other]')
+    })
+  }
 })
