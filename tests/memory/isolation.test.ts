@@ -59,14 +59,15 @@ describe('two organisations', () => {
     // With the CHECK gone (a bad migration, a restore), the organisation column plus namespace check still refuses to
     // hand the row to anyone: the read fails instead of showing it.
     await db().$executeRawUnsafe('ALTER TABLE memory_records DROP CONSTRAINT memory_records_namespace_of_organization')
+    let row: { id: string } | undefined
     try {
-      const row = await db().memoryRecord.create({ data: { organizationId: a.organization.id, userId: a.users.scientist.id, tier: 'person', kind: 'preference', origin: 'human', status: 'kept', summary: 'Smuggled note.', contentHash: 'y', namespace: ns } })
+      row = await db().memoryRecord.create({ data: { organizationId: a.organization.id, userId: a.users.scientist.id, tier: 'person', kind: 'preference', origin: 'human', status: 'kept', summary: 'Smuggled note.', contentHash: 'y', namespace: ns } })
       const r = await as(a, 'scientist', MY)
       expect(r.body.errors?.[0].message).toMatch(/Unexpected error/)
       expect(JSON.stringify(r.body)).not.toContain('Smuggled note.')
       await expect(recallForRun(await ctxOf(db(), a, 'scientist'), { programId: null })).rejects.toThrow(/namespace/)
-      await db().memoryRecord.delete({ where: { id: row.id } })
     } finally {
+      if (row) await db().memoryRecord.delete({ where: { id: row.id } })
       await db().$executeRawUnsafe(`ALTER TABLE memory_records ADD CONSTRAINT memory_records_namespace_of_organization CHECK (starts_with("namespace", 'org/' || "organization_id"::text || '/'))`)
     }
   })
@@ -104,8 +105,8 @@ describe('two programs', () => {
       await db().memoryRecord.create({ data: { organizationId, userId, tier: 'person', kind: 'preference', origin: 'human', status: 'kept', summary: 'Prefers SI units.', contentHash: 's', namespace: ns } })
       const brief = await buildMemoryBrief(ctx, { programId: t.program.id })
       expect(brief.records.map((r) => r.summary)).toEqual(['Prefers SI units.'])
-      await db().memoryRecord.deleteMany({ where: { userId, sourceRef: { not: null } } })
     } finally {
+      await db().memoryRecord.deleteMany({ where: { userId, tier: 'person', sourceRef: { not: null } } })
       await db().$executeRawUnsafe(`ALTER TABLE memory_records ADD CONSTRAINT memory_records_person_without_program_or_reference CHECK ("tier" <> 'person' OR ("program_id" IS NULL AND "source_ref" IS NULL AND cardinality(coalesce("passage_refs", ARRAY[]::TEXT[])) = 0))`)
     }
   })
