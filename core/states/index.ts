@@ -13,7 +13,8 @@ export * from './twins'
 export const MACHINES: readonly Machine[] = [
   // Applied: a status column with a database enum, changed only through transition()/transitionAll().
   connectionStatus, inboxItemStatus, agentRunStatus, toolCallStatus,
+  memoryRecordStatus,
   // Declared for the tables later releases add (or derived from other columns).
   twinStatus, handoffStatus, delegationStatus, stageGateStatus, proposalStatus, skillStatus,
-  memoryRecordStatus, sopLifecycle, webhookOutcome, launchIdLifecycle,
+  sopLifecycle, webhookOutcome, launchIdLifecycle,
 ] as readonly Machine[]

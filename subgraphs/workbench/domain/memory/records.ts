@@ -154,7 +154,11 @@ export const keepNote = command({
     if (answer?.choice !== 'keep' || expired) return null
     const vetted = await vetNote(w.tx, w.ctx, note)
     if (await tombstoned(w.tx, w.ctx.session.userId, vetted.programId, vetted.hash, vetted.sourceRef)) return null
-    return storeKept(w as Write<'memory.keep'>, vetted, 'agent', note.onBehalfOf ?? null)
+    // The principal is a person of the caller's organisation (the tenant client finds no one else), never the caller.
+    const principal = note.onBehalfOf && note.onBehalfOf !== w.ctx.session.userId
+      ? (await w.tx.user.findFirst({ where: { id: note.onBehalfOf }, select: { id: true } }))?.id ?? null
+      : null
+    return storeKept(w as Write<'memory.keep'>, vetted, 'agent', principal)
   },
 })
 
