@@ -235,3 +235,15 @@ describe('pin, export and the R5 answers', () => {
     expect(next.nodes.map((n: any) => n.id)).toEqual([ids[0]])
   })
 })
+
+describe('tier status', () => {
+  it('shows tiers 1 and 2 as designed R4 items and tier 3 as reserved for R5, never live', async () => {
+    const t = await createTenant(stack.db.db, 'Tiers')
+    const r = await as(t, 'viewer', `{ memoryTiers { tier release status kinds } }`)
+    expect(r.body.data.memoryTiers).toEqual([
+      { tier: 'individual', release: 'R4', status: 'designed', kinds: ['episodic', 'preference', 'vocabulary', 'rubric_adjustment', 'lesson'] },
+      { tier: 'person', release: 'R4', status: 'designed', kinds: ['preference', 'vocabulary', 'rubric_adjustment'] },
+      { tier: 'role', release: 'R5', status: null, kinds: ['rubric_version', 'vocabulary', 'lesson'] },
+    ])
+  })
+})

@@ -6,7 +6,7 @@ import { viewedBy } from '../../../core/copy'
 import { NotImplemented } from '../../../core/errors'
 import { result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
-import { KINDS_BY_TIER, toOut, type MemoryRecordOut, type ViewedBy } from '../domain/memory/store'
+import { KINDS_BY_TIER, memoryTiers, toOut, type MemoryRecordOut, type ViewedBy } from '../domain/memory/store'
 import * as memory from '../domain/memory/records'
 import type { WorkbenchRefs } from '.'
 
@@ -78,7 +78,18 @@ export function addMemory(builder: Builder, { ProgramRef }: WorkbenchRefs) {
     }),
   })
 
+  const TierInfo = builder.objectRef<ReturnType<typeof memoryTiers>[number]>('MemoryTierInfo').implement({
+    description: 'A memory tier, the kinds it admits, and its release status.',
+    fields: (t) => ({
+      tier: t.field({ type: Tier, resolve: (i) => i.tier }),
+      release: t.exposeString('release'),
+      status: t.string({ nullable: true, description: 'designed until the R4 gate passes, then preview; null for a tier reserved for a later release (tier 3, R5).', resolve: (i) => i.status }),
+      kinds: t.field({ type: [Kind], resolve: (i) => [...i.kinds] }),
+    }),
+  })
+
   builder.queryFields((t) => ({
+    memoryTiers: t.field({ type: [TierInfo], description: 'The three memory tiers and their status.', resolve: () => memoryTiers() }),
     myMemory: t.field({
       type: Records,
       description: "The caller's own memory (GET /me/memory?program_id=): tier 1 of the program (every program without one) and tier 2.",

@@ -5,6 +5,7 @@ import type { DomainContext } from '../../../../core/command'
 import type { TenantTx } from '../../../../core/db'
 import { TenancyViolation } from '../../../../core/db'
 import { InvalidInput } from '../../../../core/errors'
+import { itemStatus } from '../../../../core/release'
 import type { MemoryKind, MemoryRecord, MemoryTier } from '../../../../generated/prisma/client'
 
 /** Kinds each tier admits (memory document, Memory tiers). The migration's CHECK holds the same table. */
@@ -23,6 +24,15 @@ export const DAY_MS = 86_400_000
 
 /** Statuses a reader sees as remembered (and a twin as memory): everything else is a tombstone or reserved. */
 export const LIVE_STATUSES = ['kept', 'promoted'] as const
+
+/** The tiers with their release and status: tiers 1 and 2 are R4 items (designed until the R4 gate passes, then
+ * preview); tier 3 is R5 and reads null (reserved: never presented as live). */
+export function memoryTiers() {
+  return (['individual', 'person', 'role'] as const).map((tier) => {
+    const release = tier === 'role' ? 'R5' as const : 'R4' as const
+    return { tier, release, status: itemStatus(release), kinds: KINDS_BY_TIER[tier] }
+  })
+}
 
 // ---- namespaces ---------------------------------------------------------------------------------------------------
 
