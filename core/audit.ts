@@ -41,6 +41,8 @@ export const AUDIT_ACTIONS = [
   'review_finding.create', 'review_finding.update', 'deviation.create', 'deviation.update',
   // ours: proposals and decisions (twins subgraph, domain/proposals.ts and domain/decisions.ts)
   'proposal.file', 'proposal.approve', 'proposal.decline', 'batch_approval.create', 'signature.create',
+  // ours: an owner or lead removes a tier-1 record with a reason ("audited" in the memory document's States table)
+  'memory.remove',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

@@ -148,6 +148,17 @@ export const LaunchExpired = plain('launch_expired')
 export const SkillFailed = plain('skill_failed')
 export const SkillTimeout = plain('skill_timeout')
 
+/** memory_note_refused: what the sanitiser found (core/sanitiser.ts), comma-separated in `reasons`. */
+export class MemoryNoteRefused extends DomainError {
+  static readonly code = 'memory_note_refused' as const
+  readonly reasons: string
+  constructor(reasons: readonly string[], extra: { field?: string } = {}) {
+    super('memory_note_refused', undefined, extra)
+    this.reasons = reasons.join(',')
+  }
+}
+BY_CODE.set('memory_note_refused', (_m, e) => new MemoryNoteRefused(String(e.details?.reasons ?? '').split(',').filter(Boolean), { field: e.field }))
+
 /** The classes of the codes defined here; the connector layer adds the vendor errors (adapters/errors.ts). */
 export const CORE_ERROR_CLASSES: readonly ErrorClass[] = [
   InvalidInput, NotFoundError, InvalidTransition, StaleProposal, HandoffExists,
@@ -158,6 +169,7 @@ export const CORE_ERROR_CLASSES: readonly ErrorClass[] = [
   UnknownProvider, ConsentRequired, ScopeRulesRequired, ConnectionExists, ConnectionDisconnected, ConnectionNotReady,
   CredentialsMissing, ReasonRequired, UnsupportedApiVersion, LaunchNotFound, LaunchUsed, LaunchExpired,
   SkillFailed, SkillTimeout,
+  MemoryNoteRefused,
 ]
 
 /** Registers the factory of a class defined elsewhere (the vendor errors), so `new DomainError(code)` maps to it. */
@@ -193,3 +205,4 @@ export function parseInput<T>(schema: z.ZodType<T>, input: unknown): T {
   }
   return r.data
 }
+

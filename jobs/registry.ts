@@ -24,6 +24,7 @@ export const TaskPayloads = {
   connector_sync: z.object({ connectionId: z.string().uuid(), mode: z.enum(['full', 'incremental']) }).strict(),
   launch_ids_sweep: cronTask({}),
   webhook_retention: cronTask({}),
+  memory_expire: cronTask({}),
 } as const
 
 export type TaskName = keyof typeof TaskPayloads

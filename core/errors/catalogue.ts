@@ -131,6 +131,11 @@ export const ERROR_CATALOGUE = {
   // ---- ours: skills -----------------------------------------------------------------------------------------
   skill_failed: s('SkillFailed', 500, 'ours', 'The skill could not complete; nothing was stored.'),
   skill_timeout: s('SkillTimeout', 504, 'ours', 'The skill did not finish in time; nothing was stored.'),
+
+  // ---- ours: twin memory ------------------------------------------------------------------------------------
+  memory_note_refused: s('MemoryNoteRefused', 422, 'ours', 'This note was not kept: memory keeps plain notes, never instructions, hidden content or judgements of people.', {
+    reasons: { type: 'String', description: 'What the sanitiser found, comma-separated (instruction_override, delimiter, encoded_payload, evaluative_language, too_long, empty).' },
+  }),
 } as const satisfies Record<string, ErrorSpec>
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE

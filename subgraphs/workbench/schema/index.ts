@@ -2,6 +2,7 @@
 // shared entities it resolves, program records (records.ts) and their signatures (record-signatures.ts).
 import { createBuilder, defineCoreEntities } from '../../shared/builder'
 import { addMembers } from './members'
+import { addMemory } from './memory'
 import { addPeople } from './people'
 import { addPrograms } from './programs'
 import { addRecords } from './records'
@@ -18,5 +19,6 @@ export function buildWorkbenchSchema() {
   addMembers(builder, refs)
   const { RecordRef } = addRecords(builder, refs)
   addRecordSignatures(builder, refs, RecordRef)
+  addMemory(builder, refs)
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }
