@@ -31,6 +31,8 @@ export const AUDIT_ACTIONS = [
   // memory and workbench roles document, Events
   'memory.keep', 'memory.promote', 'memory.forget', 'memory.oversight_read', 'workbench_role.set',
   'workbench_role.assign', 'workbench_role.default_applied',
+  // ours, tool server (issue 12): every tool call of a twin run that is not a skill run (skills audit skill_run.start)
+  'tool_call.invoke',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
