@@ -33,6 +33,13 @@ export const AUDIT_ACTIONS = [
   'workbench_role.assign', 'workbench_role.default_applied',
   // ours, tool server (issue 12): every tool call of a twin run that is not a skill run (skills audit skill_run.start)
   'tool_call.invoke',
+  // program records (subgraphs/workbench/domain/records): <noun>.create / .update, .decision where the type has an
+  // .approve key; hypothesis.decision, milestone.update, experiment.update and approval.create are triggerable (above)
+  'hypothesis.create', 'hypothesis.update', 'finding.create', 'finding.update', 'question.create', 'question.update',
+  'gap.create', 'gap.update', 'source.create', 'source.update', 'experiment.create', 'protocol.create', 'protocol.update',
+  'plan.create', 'plan.update', 'plan.decision', 'report.create', 'report.update', 'milestone.create',
+  'dependency.create', 'dependency.update', 'open_item.create', 'open_item.update', 'approval.update',
+  'review_finding.create', 'review_finding.update', 'deviation.create', 'deviation.update',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
