@@ -1,4 +1,5 @@
 // Owns the audit trail: one recorder writing inside the caller's transaction, and post-flush hooks.
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomBytes } from 'node:crypto'
 import type { AuditEvent } from '../generated/prisma/client'
 import { asTx, type AnyTx, type Tx } from './db'
@@ -40,6 +41,8 @@ export const AUDIT_ACTIONS = [
   'plan.create', 'plan.update', 'plan.decision', 'report.create', 'report.update', 'milestone.create',
   'dependency.create', 'dependency.update', 'open_item.create', 'open_item.update', 'approval.update',
   'review_finding.create', 'review_finding.update', 'deviation.create', 'deviation.update',
+  // ours: proposals and decisions (twins subgraph, domain/proposals.ts and domain/decisions.ts)
+  'proposal.file', 'proposal.approve', 'proposal.decline', 'batch_approval.create', 'signature.create',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
@@ -75,6 +78,15 @@ export function registerAuditHook(name: string, hook: AuditHook): () => void {
   return () => hooks.delete(name)
 }
 
+// A batch decision (batch_approval) runs each item's ordinary write inside this scope, so every audit row the item
+// writes, the record change's included, carries the one batch_id without each writer knowing about batches.
+const batchScope = new AsyncLocalStorage<{ batchId: string }>()
+
+/** Runs `f` with `batchId` stamped on every audit row it records (except signature rows, which the CHECK forbids). */
+export function inAuditBatch<T>(batchId: string, f: () => Promise<T>): Promise<T> {
+  return batchScope.run({ batchId }, f)
+}
+
 /**
  * Writes one audit row in the caller's transaction, then runs each post-flush hook in a savepoint:
  * a failing hook is rolled back to its savepoint and logged, and never fails or undoes the record write.
@@ -90,7 +102,7 @@ export async function recordAudit(anyTx: AnyTx, input: AuditInput): Promise<Audi
       actorUserId: input.actor.type === 'system' ? null : input.actor.userId,
       targetType: input.target.type,
       targetId: input.target.id,
-      batchId: input.batchId ?? null,
+      batchId: input.batchId ?? (input.signatureId ? null : batchScope.getStore()?.batchId) ?? null,
       twinId: input.twinId ?? (input.actor.type === 'twin' ? input.actor.twinId : null),
       triggerId: input.triggerId ?? null,
       delegatedFromUserId: input.delegatedFromUserId ?? null,

@@ -65,4 +65,5 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       }),
     }),
   })
+  return { InboxItemRef }
 }
