@@ -16,6 +16,8 @@ import { connectorSync } from './tasks/connector_sync'
 import { launchIdsSweep } from './tasks/launch_ids_sweep'
 import { webhookRetention } from './tasks/webhook_retention'
 import { twinCycle } from './tasks/twin_cycle'
+// The deterministic harness (an MCP client of the tool server) registers itself under the default key when loaded.
+import '../subgraphs/twins/harness/deterministic'
 import { WorkerLease, recoverJobsOfGoneWorkers } from './leases'
 
 export interface WorkerDeps { db: Db; databaseUrl: string }

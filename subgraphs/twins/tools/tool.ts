@@ -41,10 +41,10 @@ export interface ToolCallScope {
   turn: number
   /** The duty template the harness is running, when it says (part of a proposal's idempotency key). */
   duty: string | null
-  toolCallId: string
 }
 
-export interface ToolResult { result: Record<string, unknown>; basisHash?: string | null }
+/** A handler's answer; a propose_* tool names the tool_calls row fileProposal wrote (with its basis_hash). */
+export interface ToolResult { result: Record<string, unknown>; basisHash?: string | null; toolCallId?: string | null }
 
 interface ToolBase<S extends z.ZodType> {
   name: string
