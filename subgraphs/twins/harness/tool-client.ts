@@ -1,7 +1,7 @@
 // Owns the harness side of the protocol: an MCP client of the tool server for one run (Streamable HTTP, the run's
 // token as bearer), the turn counter, and turning tool results into values or typed refusals the run can handle.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 
 export interface ToolError { code: string; message: string; field?: string | null }
 export type ToolAnswer<T = Record<string, any>> = { ok: true; value: T } | { ok: false; error: ToolError }
@@ -36,7 +36,19 @@ export class ToolClient {
    * handle; twin_paused throws TwinStopped, since nothing more may run.
    */
   async call<T = Record<string, any>>(tool: string, args: Record<string, unknown>, meta: { duty?: string } = {}): Promise<ToolAnswer<T>> {
-    const result = await this.client.callTool({ name: tool, arguments: args, _meta: { turn: this.turn, ...(meta.duty ? { duty: meta.duty } : {}) } })
+    let result: Awaited<ReturnType<Client['callTool']>>
+    try {
+      result = await this.client.callTool({ name: tool, arguments: args, _meta: { turn: this.turn, ...(meta.duty ? { duty: meta.duty } : {}) } })
+    } catch (e) {
+      // The server stopped accepting this run's token (the run was cancelled by a pause, or finished): nothing more runs.
+      if (e instanceof StreamableHTTPError && (e.code === 401 || e.code === 403)) {
+        const body = /\{.*\}$/.exec(e.message)?.[0]
+        const error = (body ? (JSON.parse(body) as { error?: ToolError }).error : undefined) ?? { code: 'harness_denied', message: e.message }
+        this.calls.push({ tool, ok: false, code: error.code })
+        throw new TwinStopped(error)
+      }
+      throw e
+    }
     const structured = (result.structuredContent ?? {}) as Record<string, unknown>
     if (result.isError) {
       const error = (structured.error ?? { code: 'unknown', message: 'The tool refused.' }) as ToolError
