@@ -73,7 +73,8 @@ export interface DutyTemplate {
 }
 
 const ALL_BUT_VIEWER = ['program_owner', 'program_lead', 'scientist', 'quality_reviewer', 'manufacturing_specialist'] as const
-const QA = ['quality_reviewer'] as const
+/** QA templates are the quality reviewer's; owners and leads hold the same review keys. */
+const QA = ['quality_reviewer', 'program_owner', 'program_lead'] as const
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10)
 const titled = (records: Rec[], title: string) => records.some((r) => r.title.trim().toLowerCase() === title.trim().toLowerCase())
 const bullet = (records: Rec[]) => records.map((r) => `- ${r.title} (${r.status})`).join('\n') || '- none'
@@ -193,7 +194,11 @@ const qaOosIntake: DutyTemplate = {
   },
 }
 
-/** QA 4: interpretations linted with evidence.assertion_lint; uncited interpretations become a minor review finding. */
+/**
+ * QA 4: interpretations linted with evidence.assertion_lint; uncited interpretations become a minor review finding.
+ * The lint exercises evidence.agents.use, which owners and leads hold and a quality reviewer does not: a quality
+ * reviewer's run is denied the lint (counted) and files nothing for this template.
+ */
 const qaAssertionAudit: DutyTemplate = {
   key: 'qa_assertion_audit', kind: 'persona', personas: QA,
   reads: ['evidence.list_findings', 'review.list_findings'], files: ['evidence.assertion_lint', 'review.propose_finding'],
