@@ -1,12 +1,14 @@
 // Owns twin schedules as RFC 5545 rules (the rrule package): parsing and checking a rule with its timezone, the next
 // run no sooner than the cadence floor, and twin_schedule's claim of due schedules (FOR UPDATE SKIP LOCKED, in batches:
 // runs inserted and twin_cycle jobs added in the same transaction, backpressure and the cadence floor honoured).
-import rrulePkg, { type RRule, type RRuleSet } from 'rrule'
+import * as rrulePkg from 'rrule'
+import type { RRule, RRuleSet } from 'rrule'
 import type { Db } from '../../../core/db'
 import { InvalidInput } from '../../../core/errors'
 import { log } from '../../../core/log'
 
-const { rrulestr } = rrulePkg
+// rrule ships CommonJS: Node's ESM loader sees its exports on `default`, vite's on the namespace.
+const { rrulestr } = ((rrulePkg as unknown as { default?: typeof rrulePkg }).default ?? rrulePkg) as typeof rrulePkg
 
 /** DESIGN.md §11: 25 open decision items for a person pauses filing, and twin runs wait ("Filing paused: <N> decisions waiting"). */
 export const BACKPRESSURE_OPEN_DECISIONS = 25
