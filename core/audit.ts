@@ -43,6 +43,9 @@ export const AUDIT_ACTIONS = [
   'review_finding.create', 'review_finding.update', 'deviation.create', 'deviation.update',
   // ours: proposals and decisions (twins subgraph, domain/proposals.ts and domain/decisions.ts)
   'proposal.file', 'proposal.approve', 'proposal.decline', 'batch_approval.create', 'signature.create',
+  // ours: configuring twins (twins subgraph, domain/twin-admin.ts); the document names twin.create ... twin.enqueue above
+  'twin.update', 'twin_trigger.create', 'twin_trigger.update', 'twin_trigger.delete', 'twin_trigger.plan_approve',
+  'twin_schedule.update',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

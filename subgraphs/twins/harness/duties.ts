@@ -6,6 +6,8 @@
 import { createHash } from 'node:crypto'
 import type { ToolClient } from './tool-client'
 import { filingPaused, isFilingPaused } from './backpressure'
+import { dutyTemplate, registerDuty } from '../domain/duty-catalogue'
+import type { ProgramPersona } from '../../../core/permissions/catalogue'
 
 type Rec = { id: string; title: string; status: string; version: number; fields: Record<string, any>; body: string }
 
@@ -61,8 +63,8 @@ export class DutyRun {
 export interface DutyTemplate {
   key: string
   kind: 'persona' | 'workbench_role'
-  /** Program personas that may hold the duty (others: duty_unavailable). */
-  personas: readonly string[]
+  /** QA templates: the personas that may hold them, registered in the twins' duty catalogue (duty_unavailable otherwise). */
+  personas?: readonly ProgramPersona[]
   /** The workbench role that ships it (role templates only). */
   workbenchRole?: string
   /** Tools it reads through, and what it files (propose tools) or runs (skills). */
@@ -72,15 +74,14 @@ export interface DutyTemplate {
   run(d: DutyRun): Promise<void>
 }
 
-const ALL_BUT_VIEWER = ['program_owner', 'program_lead', 'scientist', 'quality_reviewer', 'manufacturing_specialist'] as const
 /** QA templates are the quality reviewer's; owners and leads hold the same review keys. */
-const QA = ['quality_reviewer', 'program_owner', 'program_lead'] as const
+const QA: readonly ProgramPersona[] = ['quality_reviewer', 'program_owner', 'program_lead']
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10)
 const titled = (records: Rec[], title: string) => records.some((r) => r.title.trim().toLowerCase() === title.trim().toLowerCase())
 const bullet = (records: Rec[]) => records.map((r) => `- ${r.title} (${r.status})`).join('\n') || '- none'
 
 const blockerScan: DutyTemplate = {
-  key: 'blocker_scan', kind: 'persona', personas: ALL_BUT_VIEWER,
+  key: 'blocker_scan', kind: 'persona',
   reads: ['progress.list_milestones', 'progress.list_dependencies', 'progress.list_open_items', 'evidence.list_questions'],
   files: ['progress.propose_open_item', 'evidence.propose_question'],
   description: 'Milestones past due and broken dependencies without an open item: proposes an open item (managers) or a question (others).',
@@ -112,7 +113,7 @@ const blockerScan: DutyTemplate = {
 }
 
 const preRead: DutyTemplate = {
-  key: 'pre_read', kind: 'persona', personas: ALL_BUT_VIEWER,
+  key: 'pre_read', kind: 'persona',
   reads: ['progress.list_milestones', 'evidence.list_gaps', 'evidence.list_questions', 'progress.list_open_items', 'plans.list_reports'],
   files: ['plans.propose_report'],
   description: 'For each milestone due within 7 days: a pre-read summary (open gaps, questions and items) as a report proposal.',
@@ -240,7 +241,7 @@ export function compoundLines(finding: Rec) {
 
 /** Medicinal chemist: the SAR table rebuilt when the compound set changed (a refresh waiting for the same set is skipped). */
 const sarRefresh: DutyTemplate = {
-  key: 'sar_refresh', kind: 'workbench_role', workbenchRole: 'medicinal_chemist', personas: ['scientist'],
+  key: 'sar_refresh', kind: 'workbench_role', workbenchRole: 'medicinal_chemist',
   reads: ['evidence.list_findings', 'console.list_decisions_waiting'], files: ['chem.sar_table_build', 'evidence.propose_finding'],
   description: 'Compound lines of result findings: runs chem.sar_table_build on the set and proposes an interpretation finding with the table.',
   async run(d) {
@@ -268,7 +269,7 @@ const sarRefresh: DutyTemplate = {
 
 /** DMPK and toxicology scientist: each study protocol needs a NOAEL finding in its species before the study gate. */
 const studyGateCheck: DutyTemplate = {
-  key: 'study_gate_check', kind: 'workbench_role', workbenchRole: 'dmpk_tox_scientist', personas: ['scientist'],
+  key: 'study_gate_check', kind: 'workbench_role', workbenchRole: 'dmpk_tox_scientist',
   reads: ['plans.list_protocols', 'evidence.list_findings', 'evidence.list_gaps'], files: ['tox.fih_dose_projection', 'evidence.propose_gap', 'evidence.propose_finding'],
   description: 'Study protocols without a NOAEL finding in their species: proposes a gap; with one: runs tox.fih_dose_projection and proposes the projection as an interpretation.',
   async run(d) {
@@ -309,5 +310,12 @@ export const DUTY_TEMPLATES: Readonly<Record<string, DutyTemplate>> = Object.fre
 /** The four QA templates (persona templates of the quality reviewer). */
 export const QA_TEMPLATES = ['qa_check_triage', 'qa_deviation_followup', 'qa_oos_intake', 'qa_assertion_audit'] as const
 
-/** May a persona hold a duty? (The twins' duty_unavailable refusal reads this.) */
-export const dutyAvailableTo = (duty: string, persona: string) => !!DUTY_TEMPLATES[duty]?.personas.includes(persona)
+// The twins' duty catalogue holds blocker_scan, pre_read, sar_refresh and study_gate_check; the QA templates are
+// registered by this harness, which implements them.
+for (const key of QA_TEMPLATES) {
+  const t = DUTY_TEMPLATES[key]
+  registerDuty({ key, personas: t.personas!, description: t.description })
+}
+
+/** May a persona hold a duty? (What the twins' duty_unavailable refusal reads, from one catalogue.) */
+export const dutyAvailableTo = (duty: string, persona: string) => !!DUTY_TEMPLATES[duty] && !!dutyTemplate(duty)?.personas.includes(persona as ProgramPersona)
