@@ -7,7 +7,8 @@ import { registerAuditHook } from '../../core/audit'
 import { applyRecordChange } from '../../subgraphs/workbench/domain/records'
 import { fileProposal } from '../../subgraphs/twins/domain/proposals'
 import { useStack, gql, wsClient, collect } from '../helpers/stack'
-import { createTenant, createTwoOrganizations, expectRowsExist, type Tenant } from '../helpers/factories'
+import { addMember, createProgram, createTenant, createTwoOrganizations, createUser, expectRowsExist, type Tenant } from '../helpers/factories'
+import { mintDevToken } from '../../core/auth'
 
 const stack = useStack()
 const before = env()
@@ -32,11 +33,12 @@ const DECIDE = `mutation($id: ID!, $decision: ProposalDecision!, $edits: Proposa
 const BATCH = `mutation($items: [BatchDecisionInput!]!) {
   decideBatch(items: $items) {
     __typename
-    ... on MutationDecideBatchSuccess { batch { batchId items { proposalId proposal { id status decision { outcome batchId } } error { __typename code field } } } }
+    ... on MutationDecideBatchSuccess { batch { batchId items { proposalId proposal { id status decision { outcome batchId } } error { code field } } } }
     ... on Error { code field }
   }
 }`
 const PROPOSAL = `query($id: ID!) { proposal(id: $id) { ${PROPOSAL_FIELDS} } }`
+const RECORD = `query($id: ID!) { record(id: $id) { version fields footer signatures { printedName meaning signedAt manifestation } } }`
 
 type Persona = Parameters<Tenant['token']>[0]
 const decide = async (t: Tenant, persona: Persona, vars: Record<string, unknown>) => gql(url(), DECIDE, vars, await t.token(persona))
@@ -62,7 +64,7 @@ describe('filing a proposal', () => {
   it('files a write_approval interrupt, the unsigned draft, the tool call with basis_hash and a decision item shown live over graphql-ws; approving changes the record with the footer', async () => {
     const w = await world()
     const client = wsClient(url(), await w.tenant.token('scientist'))
-    const live = collect(client, '{ inboxChanged { id kind status title proposal { id title card draft { label } } } }', 2)
+    const live = collect(client, 'subscription { inboxChanged { id kind status title proposal { id title card draft { label } } } }', 2)
     await new Promise((r) => setTimeout(r, 300)) // subscribed before the write
     const filed = await w.propose({ kind: 'update', recordId: w.hypothesis.recordId, fields: { confidence: 'high' } })
 
@@ -73,6 +75,9 @@ describe('filing a proposal', () => {
     expect(call).toMatchObject({ tool: 'evidence.propose_hypothesis_change', basisHash: filed.basisHash, runId: w.run.id })
     expect(filed.basisHash).toMatch(/^[0-9a-f]{64}$/)
 
+    // The live item arrives before anyone decides (events are re-read when delivered, so wait for the first).
+    for (const until = Date.now() + 10_000; live.received.length < 1 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20))
+    expect(live.received[0]?.data?.inboxChanged.status).toBe('open')
     const r = await decide(w.tenant, 'program_lead', { id: filed.proposalId, decision: 'APPROVE' })
     expect(r.body.errors).toBeUndefined()
     const p = r.body.data.decideProposal.proposal
@@ -82,13 +87,14 @@ describe('filing a proposal', () => {
 
     await live.finished
     client.dispose()
+    expect(live.received.map((m) => m.errors)).toEqual([undefined, undefined])
     const [filedEvent, doneEvent] = live.received.map((m) => m.data!.inboxChanged)
     expect(filedEvent).toMatchObject({ kind: 'decision', status: 'open', title: 'Target X drives the effect', proposal: { id: filed.proposalId, card: null, draft: { label: 'Agent-generated draft, unsigned.' } } })
     expect(doneEvent).toMatchObject({ id: filedEvent.id, status: 'done' })
 
+    const read = await gql(url(), RECORD, { id: w.hypothesis.recordId }, await w.tenant.token('viewer'))
+    expect(read.body.data.record).toMatchObject({ version: 2, fields: { confidence: 'high' }, footer: p.decision.footer, signatures: [] })
     const record = await db().programRecord.findUniqueOrThrow({ where: { id: w.hypothesis.recordId } })
-    expect(record.version).toBe(2)
-    expect((record.fields as any).confidence).toBe('high')
     const version = await db().programRecordVersion.findFirstOrThrow({ where: { recordId: record.id, version: 2 } })
     expect(version).toMatchObject({ proposalId: filed.proposalId, proposedByTwinId: w.twinId, decidedByUserId: w.tenant.users.program_lead.id, runId: w.run.id })
     const item = await db().inboxItem.findUniqueOrThrow({ where: { id: filed.inboxItemId } })
@@ -206,6 +212,22 @@ describe('deciding', () => {
     const approval = await db().approval.findFirstOrThrow({ where: { targetId: w.plan.recordId } })
     expect(approval).toMatchObject({ signatureId: row.id, decision: 'approved', approverUserId: w.tenant.users.program_lead.id })
     expect(await db().auditEvent.count({ where: { action: 'signature.create', signatureId: row.id } })).toBe(1)
+    const read = await gql(url(), RECORD, { id: w.plan.recordId }, await w.tenant.token('viewer'))
+    expect(read.body.data.record.signatures).toEqual([{
+      printedName: w.tenant.users.program_lead.name, meaning: 'approval', signedAt: signature.signedAt,
+      manifestation: `${w.tenant.users.program_lead.name}, ${signature.signedAt}, approval`,
+    }])
+  })
+
+  it("reads an expired proposal as 'Expired, nothing written' and refuses to decide it", async () => {
+    const w = await world()
+    const filed = await w.propose({ kind: 'update', recordId: w.hypothesis.recordId, fields: { confidence: 'high' } })
+    await db().runInterrupt.update({ where: { id: filed.proposalId }, data: { expiresAt: new Date(Date.now() - 1000) } })
+    const card = await gql(url(), PROPOSAL, { id: filed.proposalId }, await w.tenant.token('program_lead'))
+    expect(card.body.data.proposal).toMatchObject({ status: 'expired', card: 'Expired, nothing written' })
+    const r = await decide(w.tenant, 'program_lead', { id: filed.proposalId, decision: 'APPROVE' })
+    expect(r.body.data.decideProposal).toMatchObject({ __typename: 'InvalidTransition', code: 'invalid_transition' })
+    expect((await db().programRecord.findUniqueOrThrow({ where: { id: w.hypothesis.recordId } })).version).toBe(1)
   })
 
   it('keeps the decision when an audit hook fails', async () => {
@@ -242,7 +264,7 @@ describe('batch approval', () => {
     expect(r.body.errors).toBeUndefined()
     const batch = r.body.data.decideBatch.batch
     expect(batch.items[0]).toMatchObject({ proposalId: onFinding.proposalId, error: null, proposal: { status: 'decided', decision: { outcome: 'approved', batchId: batch.batchId } } })
-    expect(batch.items[1]).toMatchObject({ proposalId: onHypothesis.proposalId, proposal: null, error: { __typename: 'BatchItemForbidden', code: 'batch_item_forbidden' } })
+    expect(batch.items[1]).toMatchObject({ proposalId: onHypothesis.proposalId, proposal: null, error: { code: 'batch_item_forbidden', field: 'proposalId' } })
     expect((await db().programRecord.findUniqueOrThrow({ where: { id: w.hypothesis.recordId } })).version).toBe(1)
     expect((await db().programRecord.findUniqueOrThrow({ where: { id: w.finding.recordId } })).version).toBe(2)
     const rows = await db().auditEvent.findMany({ where: { batchId: batch.batchId } })
@@ -271,6 +293,19 @@ describe('isolation', () => {
     expect({ ...unknown.body.data.decideProposal, message: undefined }).toEqual({ ...r.body.data.decideProposal, message: undefined })
     const batch = await gql(url(), BATCH, { items: [{ proposalId: filed.proposalId, decision: 'APPROVE' }] }, await b.token('program_owner'))
     expect(batch.body.data.decideBatch.batch.items[0].error).toMatchObject({ code: 'not_found' })
+    expect((await db().runInterrupt.findUniqueOrThrow({ where: { id: filed.proposalId } })).answer).toBeNull()
+  })
+
+  it('answers not found to the owner of another program of the same organisation, reading nothing and deciding nothing', async () => {
+    const w = await world()
+    const filed = await w.propose({ kind: 'update', recordId: w.hypothesis.recordId, fields: { confidence: 'high' } })
+    const other = await createProgram(db(), w.tenant.organization.id)
+    const owner = await createUser(db(), w.tenant.organization.id, { name: 'Other owner' })
+    await addMember(db(), other, owner.id, ['program_owner'])
+    const token = await mintDevToken(owner)
+    expect((await gql(url(), PROPOSAL, { id: filed.proposalId }, token)).body.data.proposal).toBeNull()
+    const r = await gql(url(), DECIDE, { id: filed.proposalId, decision: 'APPROVE' }, token)
+    expect(r.body.data.decideProposal).toMatchObject({ __typename: 'NotFound', field: 'id' })
     expect((await db().runInterrupt.findUniqueOrThrow({ where: { id: filed.proposalId } })).answer).toBeNull()
   })
 })

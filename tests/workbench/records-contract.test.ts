@@ -13,7 +13,8 @@ import {
 import { useTestDatabase } from '../helpers/db'
 import { createTenant } from '../helpers/factories'
 
-const t = useTestDatabase()
+// Persona v3 (R3): the scientist already lost the approve keys there (twins document, Versioning).
+const t = useTestDatabase({ RELEASE: 'R3' })
 const db = () => t.current.db
 
 /** A stand-in for the decisions helper's own write (its proposal and inbox rows): joins the record change. */
@@ -91,6 +92,7 @@ describe('the program records contract', () => {
     const other = await createTenant(db(), 'Other')
     const lead = await contextForUser(db(), tenant.users.program_lead.id, tenant.organization.id)
     const scientist = await contextForUser(db(), tenant.users.scientist.id, tenant.organization.id)
+    expect(scientist.session.personaVersion).toBe(3)
     const { recordId } = await applyRecordChange(lead, { kind: 'create', programId: tenant.program.id, recordType: 'evidence.hypotheses', title: 'H1' })
     await expect(applyRecordChange(scientist, { kind: 'decide', recordId, outcome: 'support' }))
       .rejects.toMatchObject({ extensions: { code: 'FORBIDDEN', permission: 'evidence.hypotheses.approve' } })

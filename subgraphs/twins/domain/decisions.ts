@@ -12,7 +12,7 @@ import {
   BatchItemForbidden, DomainError, InvalidInput, InvalidTransition, NotFoundError, ReasonRequired, StaleProposal, isGraphQLError, parseInput,
 } from '../../../core/errors'
 import { IdInput } from '../../../core/ids'
-import { TWINS } from '../../../core/copy'
+import { FIXED_PHRASES, TWINS } from '../../../core/copy'
 import { MAX_BATCH_APPROVAL_ITEMS, type ApprovalTargetType } from '../../../core/kinds'
 import { transitionAll } from '../../../core/state-machine'
 import { inboxItemStatus } from '../../../core/states'
@@ -62,9 +62,10 @@ const DecideInput = z.object({
 
 const DECISION_AUDIT = ['proposal.approve', 'proposal.decline', 'signature.create', 'approval.create'] as const satisfies readonly AuditAction[]
 
-async function loadProposal(q: TenantTx, id: string, field = 'id'): Promise<RunInterrupt> {
+/** A proposal of a program the person is a member of; any other answers not found, never telling it exists. */
+async function loadProposal(q: TenantTx, id: string, ctx: Pick<DomainContext, 'session'>, field = 'id'): Promise<RunInterrupt> {
   const interrupt = await q.runInterrupt.findFirst({ where: { id } })
-  if (!isProposal(interrupt)) throw new NotFoundError('Proposal', { field })
+  if (!isProposal(interrupt) || !ctx.session.programPersonas.has(asQuestion(interrupt).programId)) throw new NotFoundError('Proposal', { field })
   return interrupt
 }
 
@@ -91,7 +92,7 @@ async function resolveItems(w: Write<AuditAction>, interruptId: string, now: Dat
  */
 export const decideProposal = command({
   input: DecideInput,
-  load: (q, input) => loadProposal(q, input.id),
+  load: (q, input, ctx) => loadProposal(q, input.id, ctx),
   permission: (_i, interrupt) => decideKey(asQuestion(interrupt).recordType),
   program: (_i, interrupt) => asQuestion(interrupt).programId,
   errors: [StaleProposal, ReasonRequired, InvalidTransition],
@@ -99,12 +100,12 @@ export const decideProposal = command({
   async run(w, input, loaded): Promise<ProposalView> {
     const { session } = w.ctx
     await w.tx.$executeRaw`SELECT 1 FROM run_interrupts WHERE id = ${loaded.id}::uuid AND organization_id = ${session.organizationId}::uuid FOR UPDATE`
-    const interrupt = await loadProposal(w.tx, loaded.id)
+    const interrupt = await loadProposal(w.tx, loaded.id, w.ctx)
     const question = asQuestion(interrupt)
     if (interrupt.answer != null) return viewProposal(w.tx, interrupt) // decided already: the first outcome stands
     const now = new Date()
-    if (interrupt.expiresAt && interrupt.expiresAt <= now) throw new InvalidTransition('expired', OUTCOME[input.decision], 'Expired, nothing written')
-    if (input.decision === 'decline' && !input.reason) throw new ReasonRequired('Declining needs a reason; it is stored as evaluation data.', { field: 'reason' })
+    if (interrupt.expiresAt && interrupt.expiresAt <= now) throw new InvalidTransition('expired', OUTCOME[input.decision], FIXED_PHRASES.expiredNothingWritten)
+    if (input.decision === 'decline' && !input.reason) throw new ReasonRequired(TWINS.declineNeedsReason, { field: 'reason' })
     if (input.decision === 'approve_with_edits' && !input.edits) throw InvalidInput.of('edits', 'Approving with edits needs the edits.')
     const rule = APPROVAL_RULES[question.recordType]
     if (input.batchId && input.decision !== 'decline' && rule?.signed) {
@@ -187,9 +188,10 @@ export interface BatchResult { batchId: string; items: BatchItemResult[] }
 /** Writes the batch_approval interrupt (the explicit selection) on the run of the first proposal selected. */
 const openBatch = command({
   input: z.object({ batchId: IdInput, proposalIds: z.array(IdInput) }),
-  async load(q, input) {
-    const first = await q.runInterrupt.findFirst({ where: { id: { in: input.proposalIds }, kind: 'write_approval' }, orderBy: { createdAt: 'asc' } })
-    if (!isProposal(first)) throw new NotFoundError('Proposal', { field: 'items' })
+  async load(q, input, ctx) {
+    const found = await q.runInterrupt.findMany({ where: { id: { in: input.proposalIds }, kind: 'write_approval' }, orderBy: { createdAt: 'asc' } })
+    const first = found.find((i) => isProposal(i) && ctx.session.programPersonas.has(asQuestion(i).programId))
+    if (!first) throw new NotFoundError('Proposal', { field: 'items' })
     return first
   },
   // Any person of the program may ask for a batch; each item is then checked on its own.

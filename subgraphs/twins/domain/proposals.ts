@@ -158,9 +158,8 @@ export const fileProposal = command({
     })
     const item = await fileInboxItem(w.tx, {
       organizationId: session.organizationId, userId: session.userId, programId: t.programId, kind: 'decision',
-      sourceType: 'proposal', sourceId: interrupt.id, title: t.title, dueAt: expiresAt, priority: 'now', twinId,
+      sourceType: 'proposal', sourceId: interrupt.id, interruptId: interrupt.id, title: t.title, dueAt: expiresAt, priority: 'now', twinId,
     })
-    await w.tx.inboxItem.update({ where: { id: item.id }, data: { interruptId: interrupt.id } })
     await w.audit('proposal.file', { type: 'proposal', id: interrupt.id }, { record_type: t.recordType, change: t.change.kind, basis_hash: hash, run_id: t.run.id })
     return { proposalId: interrupt.id, basisHash: hash, inboxItemId: item.id, draftArtifactId: draft.id, toolCallId: toolCall?.id ?? null }
   },
@@ -202,7 +201,7 @@ export async function getProposal(ctx: Pick<DomainContext, 'session' | 'tdb'>, i
   if (!isId(id)) return null
   const interrupt = await ctx.tdb.runInterrupt.findFirst({ where: { id } })
   if (!isProposal(interrupt) || !ctx.session.programPersonas.has(asQuestion(interrupt).programId)) return null
-  return viewProposal(ctx.tdb as unknown as TenantTx, interrupt)
+  return viewProposal(ctx.tdb, interrupt)
 }
 
 /** The draft artifact of a proposal. */

@@ -3,7 +3,7 @@
 import type { ObjectRef } from '@pothos/core'
 import type { InboxItem } from '../../../generated/prisma/client'
 import type { DomainError } from '../../../core/errors'
-import { entityRef, errorInterface, result, type Builder, type SchemaTypes } from '../../shared/builder'
+import { entityRef, result, type Builder, type SchemaTypes } from '../../shared/builder'
 import { DECISIONS, DECLINE_REASONS, decideBatch, decideProposal, type BatchItemResult, type BatchResult, type Decision } from '../domain/decisions'
 import { getDraft, getProposal, type ProposalView } from '../domain/proposals'
 import type { TwinsRefs } from '.'
@@ -107,12 +107,20 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
       reasonCode: t.field({ type: DeclineReason }),
     }),
   })
-  const ErrorRef = errorInterface(builder)
+  // A plain object, not the Error interface: graphql-js treats an Error instance a resolver returns as a failure.
+  const Refusal = builder.objectRef<{ error: DomainError }>('BatchItemRefusal').implement({
+    description: 'Why one item of a batch was not decided: its error code (batch_item_forbidden, stale_proposal, not_found, ...).',
+    fields: (t) => ({
+      code: t.string({ resolve: (r) => r.error.code }),
+      message: t.string({ resolve: (r) => r.error.message }),
+      field: t.string({ nullable: true, resolve: (r) => r.error.field ?? null }),
+    }),
+  })
   const BatchItem = builder.objectRef<BatchItemResult>('BatchDecisionItem').implement({
     fields: (t) => ({
       proposalId: t.exposeID('proposalId'),
       proposal: t.field({ type: Proposal, nullable: true, resolve: (r) => r.proposal }),
-      error: t.field({ type: ErrorRef, nullable: true, description: 'The refusal of this item (batch_item_forbidden, stale_proposal, not_found, ...).', resolve: (r) => r.error as DomainError | null }),
+      error: t.field({ type: Refusal, nullable: true, resolve: (r) => (r.error ? { error: r.error } : null) }),
     }),
   })
   const Batch = builder.objectRef<BatchResult>('BatchDecision').implement({
