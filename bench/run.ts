@@ -14,6 +14,7 @@ const BENCHES: BenchModule[] = [
   { name: 'webhooks', file: 'webhooks.ts', fn: 'benchWebhooks' },
   { name: 'records', file: 'records.ts', fn: 'benchRecords' },
   { name: 'decisions', file: 'decisions.ts', fn: 'benchDecisions' },
+  { name: 'tools', file: 'tools.ts', fn: 'benchTools' },
 ]
 
 type Outcome = { name: string; status: 'ok' | 'crashed' | 'absent'; seconds?: number; figures?: number; error?: string }
