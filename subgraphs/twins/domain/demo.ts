@@ -3,6 +3,7 @@
 // minute of start, and the owner a pre_read twin trigger on experiment.update. Idempotent across restarts.
 import type { Db } from '../../../core/db'
 import { log } from '../../../core/log'
+import { enqueue } from '../../../jobs/registry'
 import { planHash } from './twin-admin'
 import { nextRunAt, normaliseSchedule } from './schedules'
 
@@ -54,6 +55,8 @@ export async function seedIllustrativeTwins(db: Db, seed: DemoSeed, now = new Da
       made.push(persona)
     })
   }
+  // The crontab's twin_schedule runs on minute boundaries; one pass at the first due time keeps it within a minute.
+  if (made.length) await db.$transaction((tx) => enqueue(tx, 'twin_schedule', {}, { runAt: soon, jobKey: 'twin_schedule:demo_start' }))
   log.info('demo.twins_seeded', { personas: made, firstRunAt: soon.toISOString() })
   return { personas: made, firstRunAt: soon }
 }
