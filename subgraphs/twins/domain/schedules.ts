@@ -79,8 +79,16 @@ export function normaliseSchedule(input: string, timezone: string, now = clock.n
 export function nextRunAt(text: string, opts: { now: Date; lastRunAt?: Date | null; minIntervalSeconds?: number }): Date | null {
   const floor = opts.lastRunAt ? new Date(opts.lastRunAt.getTime() + (opts.minIntervalSeconds ?? 3600) * 1000 - 1) : null
   const from = floor && floor > opts.now ? floor : opts.now
-  try { return rule(text).after(from, false) } catch { return null }
+  // Schedules share rules (daily at 08:00 ...) and a claim pass shares `now`: one computation per rule and instant.
+  const key = `${from.getTime()}|${text}`
+  if (nextCache.has(key)) return nextCache.get(key)!
+  let next: Date | null
+  try { next = rule(text).after(from, false) } catch { next = null }
+  if (nextCache.size > 50_000) nextCache.clear()
+  nextCache.set(key, next)
+  return next
 }
+const nextCache = new Map<string, Date | null>()
 
 interface DueRow {
   schedule_id: string; trigger_id: string; twin_id: string; organization_id: string; program_id: string | null; user_id: string
