@@ -7,6 +7,8 @@ import { command, contextForUser } from '../../core/command'
 import { InvalidInput, InvalidTransition, NotFoundError } from '../../core/errors'
 import { IdInput } from '../../core/ids'
 import { z } from 'zod'
+import { AUDIT_ACTIONS, TRIGGERABLE_ACTIONS } from '../../core/audit'
+import { PERMISSIONS_BY_VERSION, PERSONA_BUNDLES, PROGRAM_PERSONAS } from '../../core/permissions'
 import {
   applyRecordChange, currentVersions, parseRecordChange, RECORD_TYPES, RECORD_TYPE_KEYS, versionFooter, currentVersionRow,
 } from '../../subgraphs/workbench/domain/records'
@@ -43,6 +45,19 @@ describe('the program records contract', () => {
     expect(RECORD_TYPES['progress.milestones'].audit.decide).toBe('milestone.update')
     expect(RECORD_TYPES['progress.approvals'].audit.create).toBe('approval.create')
     expect(RECORD_TYPES['plans.experiments'].audit.update).toBe('experiment.update')
+  })
+
+  it('uses only catalogue keys that exist from persona v3 on, each .manage held by some persona, and audit actions of the catalogue', () => {
+    for (const key of RECORD_TYPE_KEYS) {
+      const { permissions, audit } = RECORD_TYPES[key]
+      for (const v of [3, 4, 5] as const) {
+        for (const k of Object.values(permissions)) expect(PERMISSIONS_BY_VERSION[v], `${k} at v${v}`).toContain(k)
+        expect(PROGRAM_PERSONAS.some((p) => PERSONA_BUNDLES[v][p].has(permissions.manage)), `${permissions.manage} held at v${v}`).toBe(true)
+      }
+      for (const a of Object.values(audit)) expect(AUDIT_ACTIONS).toContain(a)
+    }
+    for (const a of ['hypothesis.decision', 'milestone.update', 'experiment.update', 'approval.create']) expect(TRIGGERABLE_ACTIONS).toContain(a)
+    expect(TRIGGERABLE_ACTIONS).toHaveLength(7)
   })
 
   it('names the offending field when a change does not validate', () => {

@@ -152,6 +152,8 @@ describe('program records', () => {
     const aMilestone = (await create(a, 'program_lead', { programId: a.program.id, recordType: 'progress.milestones', title: 'M', fields: { due_on: '2027-01-01' } })).body.data.createRecord.record
     const dep = await create(a, 'program_lead', { programId: a.program.id, recordType: 'progress.dependencies', title: 'D', fields: { from_record_id: aMilestone.id, to_record_id: bRecord.id } })
     expect(dep.body.data.createRecord).toMatchObject({ __typename: 'InvalidInput', field: 'fields.to_record_id' })
+    const self = await create(a, 'program_lead', { programId: a.program.id, recordType: 'progress.dependencies', title: 'D', fields: { from_record_id: aMilestone.id, to_record_id: aMilestone.id } })
+    expect(self.body.data.createRecord).toMatchObject({ __typename: 'InvalidInput', field: 'fields.to_record_id' })
     expect(await db().programRecord.findUniqueOrThrow({ where: { id: bRecord.id } })).toMatchObject({ title: 'B secret', version: 1 })
   })
 

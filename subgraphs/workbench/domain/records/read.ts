@@ -2,6 +2,7 @@
 // a record's history and citations, the source system it came from, and the footer of its current version.
 import DataLoader from 'dataloader'
 import type { DomainContext } from '../../../../core/command'
+import { proposedBy } from '../../../../core/copy'
 import { InvalidInput } from '../../../../core/errors'
 import { isId } from '../../../../core/ids'
 import { assertCan, can } from '../../../../core/session'
@@ -127,8 +128,8 @@ export async function experimentElnSourceId(ctx: Ctx, record: ProgramRecord): Pr
   return (await loadersFor(ctx).experiment.load(record.experimentId))?.elnSourceId ?? null
 }
 
-/** 'Proposed by <Name>'s twin (agent); decided by <Name>' (spec 002, fixed phrases: record footer). */
-export const recordFooter = (proposer: string, decider: string) => `Proposed by ${proposer}'s twin (agent); decided by ${decider}`
+/** 'Proposed by <Name>'s twin (agent); decided by <Name>' (spec 002, fixed phrases: record footer; core/copy.ts). */
+export const recordFooter = (proposer: string, decider: string) => proposedBy(proposer, decider)
 
 /** The footer of a version: only a version applied from a twin's proposal has one. */
 export async function versionFooter(ctx: Ctx, v: ProgramRecordVersion | null): Promise<string | null> {

@@ -134,6 +134,10 @@ const linkField = (spec: RecordTypeSpec) => spec.fields.find((f) => f.kind === '
 /** Checks the references of typed fields in the record's program; returns the issues (each on its field). */
 async function checkReferences(tx: TenantTx, spec: RecordTypeSpec, programId: string, fields: Record<string, unknown>, selfId?: string): Promise<InputIssue[]> {
   const issues: InputIssue[] = []
+  // A dependency links two different records.
+  if (spec.key === 'progress.dependencies' && fields.from_record_id && fields.from_record_id === fields.to_record_id) {
+    issues.push({ field: 'fields.to_record_id', message: 'a record does not depend on itself' })
+  }
   for (const f of spec.fields) {
     const v = fields[f.name]
     if (typeof v !== 'string') continue
