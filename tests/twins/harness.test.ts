@@ -54,13 +54,24 @@ describe('the deterministic harness', () => {
     const [proposal] = await proposalsOf(run.id)
     expect(proposal).toMatchObject({ recordType: 'progress.open_items', title: `Blocker: GLP tox start is past due (${day(-2)})`, change: { kind: 'create' }, basis: [{ recordId: milestone.id, version: 1 }] })
     const calls = await db().toolCall.findMany({ where: { runId: run.id }, orderBy: { createdAt: 'asc' } })
-    expect(calls.map((c) => c.tool)).toEqual(['console.get_twin', 'progress.list_milestones', 'progress.list_dependencies', 'progress.list_open_items', 'evidence.list_questions', 'progress.propose_open_item'])
+    expect(calls.map((c) => c.tool)).toEqual(['console.get_twin', 'progress.list_milestones', 'progress.list_dependencies', 'evidence.list_gaps', 'progress.list_open_items', 'evidence.list_questions', 'progress.propose_open_item'])
     expect(calls.every((c) => c.twinId === twin.id && c.status === 'ok')).toBe(true)
     expect(calls.at(-1)).toMatchObject({ basisHash: proposal.basisHash, idempotencyKey: expect.stringContaining('blocker_scan:progress.propose_open_item:create:') })
     const item = await db().inboxItem.findFirstOrThrow({ where: { userId: twin.userId, kind: 'decision' } })
     expect(item).toMatchObject({ status: 'open', twinId: twin.id, programId: t.program.id })
     const draft = await db().artifact.findFirstOrThrow({ where: { runId: run.id, kind: 'draft' } })
     expect(draft).toMatchObject({ agentGenerated: true, content: expect.objectContaining({ label: 'Agent-generated draft, unsigned.' }) })
+  })
+
+  it('treats an open high-severity gap as a blocker, and files nothing for a low one or one already with an open item', async () => {
+    const t = await createTenant(db(), 'Harness gaps')
+    await writeRecord(db(), t, 'scientist', { recordType: 'evidence.gaps', title: 'No hERG patch clamp', fields: { severity: 'high' } })
+    await writeRecord(db(), t, 'scientist', { recordType: 'evidence.gaps', title: 'Minor formatting gap', fields: { severity: 'low' } })
+    await writeRecord(db(), t, 'scientist', { recordType: 'evidence.gaps', title: 'No dog PK', fields: { severity: 'high' } })
+    await writeRecord(db(), t, 'program_owner', { recordType: 'progress.open_items', title: 'Blocker: No dog PK is open (high severity)' })
+    const { r, outcome } = await execute(t, 'program_lead', ['blocker_scan'])
+    expect(outcome.summary).toMatchObject({ proposals_filed: 1 })
+    expect(await proposalsOf(r.run.id)).toEqual([expect.objectContaining({ recordType: 'progress.open_items', title: 'Blocker: No hERG patch clamp is open (high severity)' })])
   })
 
   it('never files a proposal twice when a run is executed again (same run, duty and target)', async () => {

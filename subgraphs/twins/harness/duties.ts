@@ -82,18 +82,20 @@ const bullet = (records: Rec[]) => records.map((r) => `- ${r.title} (${r.status}
 
 const blockerScan: DutyTemplate = {
   key: 'blocker_scan', kind: 'persona',
-  reads: ['progress.list_milestones', 'progress.list_dependencies', 'progress.list_open_items', 'evidence.list_questions'],
+  reads: ['progress.list_milestones', 'progress.list_dependencies', 'evidence.list_gaps', 'progress.list_open_items', 'evidence.list_questions'],
   files: ['progress.propose_open_item', 'evidence.propose_question'],
-  description: 'Milestones past due and broken dependencies without an open item: proposes an open item (managers) or a question (others).',
+  description: 'Milestones past due, broken dependencies and open high-severity gaps without an open item: proposes an open item (managers) or a question (others).',
   async run(d) {
     const milestones = await d.records('progress.list_milestones')
     const dependencies = await d.records('progress.list_dependencies', { status: 'broken' })
+    const gaps = (await d.records('evidence.list_gaps', { status: 'open' })).filter((g) => g.fields.severity === 'high')
     const openItems = await d.records('progress.list_open_items', { status: 'open' })
     const questions = await d.records('evidence.list_questions', { status: 'open' })
     const blocked = [
       ...milestones.filter((m) => ['planned', 'at_risk'].includes(m.status) && typeof m.fields.due_on === 'string' && m.fields.due_on < d.today)
         .map((m) => ({ record: m, why: `is past due (${m.fields.due_on})` })),
       ...dependencies.map((x) => ({ record: x, why: 'is broken' })),
+      ...gaps.map((g) => ({ record: g, why: 'is open (high severity)' })),
     ]
     for (const { record, why } of blocked) {
       const draft = `${record.title} ${why}. Nothing records who clears it.`
