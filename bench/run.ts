@@ -15,6 +15,8 @@ const BENCHES: BenchModule[] = [
   { name: 'records', file: 'records.ts', fn: 'benchRecords' },
   { name: 'decisions', file: 'decisions.ts', fn: 'benchDecisions' },
   { name: 'memory', file: 'memory.ts', fn: 'benchMemory' },
+  { name: 'tools', file: 'tools.ts', fn: 'benchTools' },
+  { name: 'twins', file: 'twins.ts', fn: 'benchTwins' },
 ]
 
 type Outcome = { name: string; status: 'ok' | 'crashed' | 'absent'; seconds?: number; figures?: number; error?: string }

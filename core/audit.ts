@@ -32,6 +32,8 @@ export const AUDIT_ACTIONS = [
   // memory and workbench roles document, Events
   'memory.keep', 'memory.promote', 'memory.forget', 'memory.oversight_read', 'workbench_role.set',
   'workbench_role.assign', 'workbench_role.default_applied',
+  // ours, tool server (issue 12): every tool call of a twin run that is not a skill run (skills audit skill_run.start)
+  'tool_call.invoke',
   // program records (subgraphs/workbench/domain/records): <noun>.create / .update, .decision where the type has an
   // .approve key; hypothesis.decision, milestone.update, experiment.update and approval.create are triggerable (above)
   'hypothesis.create', 'hypothesis.update', 'finding.create', 'finding.update', 'question.create', 'question.update',
@@ -43,6 +45,9 @@ export const AUDIT_ACTIONS = [
   'proposal.file', 'proposal.approve', 'proposal.decline', 'batch_approval.create', 'signature.create',
   // ours: an owner or lead removes a tier-1 record with a reason ("audited" in the memory document's States table)
   'memory.remove',
+  // ours: configuring twins (twins subgraph, domain/twin-admin.ts); the document names twin.create ... twin.enqueue above
+  'twin.update', 'twin_trigger.create', 'twin_trigger.update', 'twin_trigger.delete', 'twin_trigger.plan_approve',
+  'twin_schedule.update',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

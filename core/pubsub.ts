@@ -7,6 +7,8 @@ import { log } from './log'
 /** Channels and their key-only payloads. Subscribers re-read the row; nothing else travels. */
 export interface Channels {
   inbox_changed: { id: string; userId: string; organizationId: string }
+  /** A twin run changed status (subgraphs/twins/domain/runs.ts); audience: its program. */
+  twin_run_updated: { id: string; programId: string; organizationId: string }
   /** A program record was created or changed (subgraphs/workbench/domain/records). */
   record_changed: { id: string; programId: string; organizationId: string; version: number }
 }

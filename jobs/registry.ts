@@ -25,6 +25,11 @@ export const TaskPayloads = {
   launch_ids_sweep: cronTask({}),
   webhook_retention: cronTask({}),
   memory_expire: cronTask({}),
+  // Persona twins (twins document, Worker jobs): one run; the 60 s schedule claim; the hourly watermark check; daily evaluation.
+  twin_cycle: z.object({ runId: z.string().uuid() }).strict(),
+  twin_schedule: cronTask({}),
+  twin_events_reconcile: cronTask({}),
+  twin_evaluate: cronTask({}),
 } as const
 
 export type TaskName = keyof typeof TaskPayloads

@@ -5,6 +5,8 @@ import { addDecisions } from './decisions'
 import { addInbox } from './inbox'
 import { addKinds } from './kinds'
 import { addSkills } from './skills'
+import { addTwins } from './twins'
+import type { TwinRunEvents } from '../domain/twin-run-events'
 
 export type TwinsRefs = ReturnType<typeof references>
 
@@ -12,12 +14,13 @@ function references(builder: ReturnType<typeof createBuilder>) {
   return { ProgramRef: referenceEntity(builder, 'Program'), UserRef: referenceEntity(builder, 'User') }
 }
 
-export function buildTwinsSchema(deps: { inboxEvents: InboxEvents }) {
+export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents: TwinRunEvents }) {
   const builder = createBuilder()
   const refs = references(builder)
   const inbox = addInbox(builder, refs, deps)
   addDecisions(builder, refs, inbox)
   addSkills(builder)
   addKinds(builder)
+  addTwins(builder, refs, deps)
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }
