@@ -8,6 +8,9 @@ import { DomainError } from '../../../core/errors'
 import { log } from '../../../core/log'
 import { getHarness, harnessKeyFor, type RunContext } from '../harness/interface'
 import { finishRun, interruptRun, runFooter, startRun } from './runs'
+import { transitionAll } from '../../../core/state-machine'
+import { agentRunStatus } from '../../../core/states'
+import { publish } from '../../../core/pubsub'
 
 export const CRASHED_RUN_ERROR = 'The worker stopped during this run; it was marked failed rather than run twice.'
 
@@ -61,4 +64,29 @@ export async function runTwinCycle(db: Db, runId: string): Promise<CycleResult> 
     await finishRun(db, started, 'failed', { error: message })
     return { ran: true, status: 'failed' }
   }
+}
+
+export const ABANDONED_RUN_ERROR = 'No worker holds this run any more (its job gave up or was lost); it was marked failed.'
+/** A queued or running twin run untouched this long with no live job is abandoned. */
+export const ABANDONED_AFTER_MS = 3600_000
+
+/**
+ * Fails twin runs no job will ever finish: queued or running for over an hour while their twin_cycle job is gone or
+ * has used all its attempts (a job that failed three times, a database restored without its jobs). Runs in each
+ * twin_schedule pass, so nothing stays stuck `running`.
+ */
+export async function failAbandonedRuns(db: Db, now = new Date()): Promise<number> {
+  const before = new Date(now.getTime() - ABANDONED_AFTER_MS)
+  const stuck = await db.$queryRaw<{ id: string }[]>`
+    SELECT r.id FROM agent_runs r
+    WHERE r.kind IN ('twin_cycle', 'twin_handoff') AND r.status IN ('queued', 'running')
+      AND COALESCE(r.started_at, r.created_at) < ${before}
+      AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs j WHERE j.key = 'twin_cycle:' || r.id AND j.attempts < j.max_attempts)
+    LIMIT 1000`
+  if (!stuck.length) return 0
+  return db.$transaction(async (tx) => {
+    const failed = await transitionAll(tx, agentRunStatus, 'fail', { id: { in: stuck.map((r) => r.id) } }, { finishedAt: now, error: ABANDONED_RUN_ERROR })
+    for (const r of failed) if (r.programId) await publish(tx, 'twin_run_updated', { id: r.id, programId: r.programId, organizationId: r.organizationId })
+    return failed.length
+  })
 }
