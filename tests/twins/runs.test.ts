@@ -100,6 +100,20 @@ describe('twin runs', () => {
     await finishRun(t.current.db, retrying, 'failed')
   })
 
+  it('fails a run whose harness outlives its time limit and aborts its signal', async () => {
+    let aborted = false
+    const h = recordingHarness('test-runs-slow', { wait: new Promise(() => {}) })
+    try {
+      const { twin, trigger } = await seedTwin(t.current.db, await createTenant(t.current.db, 'Slow'), 'scientist', { harness: 'test-runs-slow', nextRunAt: null })
+      const run = await t.current.db.agentRun.create({ data: { organizationId: twin.organizationId, programId: twin.programId, kind: 'twin_cycle', initiatedBy: 'schedule', twinId: twin.id, triggerId: trigger.id } })
+      const r = await runTwinCycle(t.current.db, run.id, { timeLimitMs: 300 })
+      aborted = h.seen[0].signal.aborted
+      expect(r).toEqual({ ran: true, status: 'failed' })
+      expect(await t.current.db.agentRun.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({ status: 'failed', error: 'The run took longer than 300 ms and was stopped.' })
+      expect(aborted).toBe(true)
+    } finally { h.off() }
+  })
+
   it('fails the run with the harness error and keeps the twin active', async () => {
     const h = recordingHarness('test-runs-throws', { fail: new Error('tool server unreachable') })
     try {

@@ -13,13 +13,15 @@ import { agentRunStatus } from '../../../core/states'
 import { publish } from '../../../core/pubsub'
 
 export const CRASHED_RUN_ERROR = 'The worker stopped during this run; it was marked failed rather than run twice.'
+/** How long a harness may take for one run before the run fails (its signal is aborted). */
+export const RUN_TIME_LIMIT_MS = 10 * 60_000
 
 export type CycleResult =
   | { ran: false; why: 'missing' | 'finished' | 'waiting' | 'crashed' | 'twin_paused' | 'twin_retired' | 'no_harness' }
   | { ran: true; status: AgentRun['status'] }
 
 /** Runs `runId` once; safe to call again (a finished run is left alone). */
-export async function runTwinCycle(db: Db, runId: string): Promise<CycleResult> {
+export async function runTwinCycle(db: Db, runId: string, opts: { timeLimitMs?: number } = {}): Promise<CycleResult> {
   const run = await db.agentRun.findUnique({ where: { id: runId } })
   if (!run || !run.twinId) return { ran: false, why: 'missing' }
   if (run.status === 'succeeded' || run.status === 'failed' || run.status === 'cancelled') return { ran: false, why: 'finished' }
@@ -49,9 +51,15 @@ export async function runTwinCycle(db: Db, runId: string): Promise<CycleResult> 
     return { ran: true, status: 'failed' }
   }
   const duties = trigger ? [trigger.dutyKey] : (twin.duties as string[])
-  const input: RunContext = { run: started, twin, trigger, duties, ctx, db, footer: (await runFooter(db, started)) ?? '' }
+  const abort = new AbortController()
+  const input: RunContext = { run: started, twin, trigger, duties, ctx, db, footer: (await runFooter(db, started)) ?? '', signal: abort.signal }
+  const limit = opts.timeLimitMs ?? RUN_TIME_LIMIT_MS
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => { abort.abort(); reject(new Error(`The run took longer than ${limit >= 1000 ? `${Math.round(limit / 1000)} s` : `${limit} ms`} and was stopped.`)) }, limit)
+  })
   try {
-    const outcome = await harness.execute(input)
+    const outcome = await Promise.race([harness.execute(input), timedOut])
     if (outcome.status === 'interrupted') {
       const moved = await interruptRun(db, started)
       return { ran: true, status: moved.status }
@@ -63,6 +71,8 @@ export async function runTwinCycle(db: Db, runId: string): Promise<CycleResult> 
     log.warn('twin_cycle.failed', { runId: run.id, error })
     await finishRun(db, started, 'failed', { error: message })
     return { ran: true, status: 'failed' }
+  } finally {
+    clearTimeout(timer)
   }
 }
 
