@@ -3,7 +3,7 @@ import { useTestDatabase } from '../helpers/db'
 import { startTestWorker } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 import { createTwinRun, finishRun, formatRunFooter, runFooter, startRun } from '../../subgraphs/twins/domain/runs'
-import { CRASHED_RUN_ERROR, runTwinCycle } from '../../subgraphs/twins/domain/run-cycle'
+import { ABANDONED_RUN_ERROR, CRASHED_RUN_ERROR, failAbandonedRuns, runTwinCycle } from '../../subgraphs/twins/domain/run-cycle'
 import { pauseTwin } from '../../subgraphs/twins/domain/twins'
 import { systemActor } from '../../core/audit'
 import { recordingHarness, seedTwin, waitForRun } from './twin-helpers'
@@ -84,6 +84,33 @@ describe('twin runs', () => {
       expect(await t.current.db.agentRun.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({ status: 'failed', error: CRASHED_RUN_ERROR })
       expect(await runTwinCycle(t.current.db, run.id)).toEqual({ ran: false, why: 'finished' })
       expect(h.seen).toHaveLength(0)
+    } finally { h.off() }
+  })
+
+  it('fails a run left running an hour after its job gave up, and leaves a run whose job still retries', async () => {
+    const { twin } = await seedTwin(t.current.db, await createTenant(t.current.db, 'Abandoned'), 'scientist', { nextRunAt: null })
+    const old = new Date(Date.now() - 2 * 3600_000)
+    const lost = await t.current.db.agentRun.create({ data: { organizationId: twin.organizationId, programId: twin.programId, kind: 'twin_cycle', status: 'running', initiatedBy: 'schedule', twinId: twin.id, startedAt: old, createdAt: old } })
+    const retrying = await t.current.db.agentRun.create({ data: { organizationId: twin.organizationId, programId: twin.programId, kind: 'twin_cycle', status: 'running', initiatedBy: 'schedule', twinId: twin.id, startedAt: old, createdAt: old } })
+    await t.current.db.$executeRaw`SELECT graphile_worker.add_job('twin_cycle', json_build_object('runId', ${retrying.id}::text), job_key => ${'twin_cycle:' + retrying.id}, run_at => now() + interval '1 day')`
+    expect(await failAbandonedRuns(t.current.db)).toBe(1)
+    expect(await t.current.db.agentRun.findUniqueOrThrow({ where: { id: lost.id } })).toMatchObject({ status: 'failed', error: ABANDONED_RUN_ERROR })
+    expect(await t.current.db.agentRun.findUniqueOrThrow({ where: { id: retrying.id } })).toMatchObject({ status: 'running' })
+    await t.current.db.$executeRaw`DELETE FROM graphile_worker._private_jobs WHERE key = ${'twin_cycle:' + retrying.id}`
+    await finishRun(t.current.db, retrying, 'failed')
+  })
+
+  it('fails a run whose harness outlives its time limit and aborts its signal', async () => {
+    let aborted = false
+    const h = recordingHarness('test-runs-slow', { wait: new Promise(() => {}) })
+    try {
+      const { twin, trigger } = await seedTwin(t.current.db, await createTenant(t.current.db, 'Slow'), 'scientist', { harness: 'test-runs-slow', nextRunAt: null })
+      const run = await t.current.db.agentRun.create({ data: { organizationId: twin.organizationId, programId: twin.programId, kind: 'twin_cycle', initiatedBy: 'schedule', twinId: twin.id, triggerId: trigger.id } })
+      const r = await runTwinCycle(t.current.db, run.id, { timeLimitMs: 300 })
+      aborted = h.seen[0].signal?.aborted ?? false
+      expect(r).toEqual({ ran: true, status: 'failed' })
+      expect(await t.current.db.agentRun.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({ status: 'failed', error: 'The run took longer than 300 ms and was stopped.' })
+      expect(aborted).toBe(true)
     } finally { h.off() }
   })
 

@@ -74,6 +74,26 @@ describe('event triggers', () => {
   })
 })
 
+describe('a failing event hook', () => {
+  it('never loses the audited write; twin_events_reconcile enqueues what the hook missed', async () => {
+    const t = await createTenant(db(), 'HookFails')
+    const { trigger } = await seedTwin(db(), t, 'scientist', { kind: 'event', eventAction: 'experiment.update' })
+    // A real database refusal inside the hook (not a stub): runs cannot be inserted while this constraint stands.
+    await db().$executeRawUnsafe(`ALTER TABLE agent_runs ADD CONSTRAINT test_hook_fails CHECK (trigger_id IS DISTINCT FROM '${trigger.id}'::uuid) NOT VALID`)
+    let event
+    try {
+      event = await experimentUpdated(t, t.users.program_owner.id)
+    } finally {
+      await db().$executeRawUnsafe('ALTER TABLE agent_runs DROP CONSTRAINT test_hook_fails')
+    }
+    expect(await db().auditEvent.findUnique({ where: { id: event.id } })).not.toBeNull()
+    expect(await db().agentRun.count({ where: { triggerId: trigger.id } })).toBe(0)
+    expect((await db().twinTrigger.findUniqueOrThrow({ where: { id: trigger.id } })).lastEntrySeq).toBeLessThan(event.entrySeq)
+    expect((await reconcileEventTriggers(db())).queued).toBeGreaterThanOrEqual(1)
+    expect(await db().agentRun.findFirstOrThrow({ where: { triggerId: trigger.id } })).toMatchObject({ initiatedBy: 'event', targetId: event.targetId })
+  })
+})
+
 describe('pause causes', () => {
   const url = () => `${stack.current.gatewayUrl}/graphql`
   const removePersona = async (t: Tenant, userId: string, persona: string) => gql(url(),

@@ -8,15 +8,20 @@ import { DomainError } from '../../../core/errors'
 import { log } from '../../../core/log'
 import { getHarness, harnessKeyFor, type RunContext } from '../harness/interface'
 import { finishRun, interruptRun, runFooter, startRun } from './runs'
+import { transitionAll } from '../../../core/state-machine'
+import { agentRunStatus } from '../../../core/states'
+import { publish } from '../../../core/pubsub'
 
 export const CRASHED_RUN_ERROR = 'The worker stopped during this run; it was marked failed rather than run twice.'
+/** How long a harness may take for one run before the run fails (its signal is aborted). */
+export const RUN_TIME_LIMIT_MS = 10 * 60_000
 
 export type CycleResult =
   | { ran: false; why: 'missing' | 'finished' | 'waiting' | 'crashed' | 'twin_paused' | 'twin_retired' | 'no_harness' }
   | { ran: true; status: AgentRun['status'] }
 
 /** Runs `runId` once; safe to call again (a finished run is left alone). */
-export async function runTwinCycle(db: Db, runId: string): Promise<CycleResult> {
+export async function runTwinCycle(db: Db, runId: string, opts: { timeLimitMs?: number } = {}): Promise<CycleResult> {
   const run = await db.agentRun.findUnique({ where: { id: runId } })
   if (!run || !run.twinId) return { ran: false, why: 'missing' }
   if (run.status === 'succeeded' || run.status === 'failed' || run.status === 'cancelled') return { ran: false, why: 'finished' }
@@ -46,9 +51,15 @@ export async function runTwinCycle(db: Db, runId: string): Promise<CycleResult> 
     return { ran: true, status: 'failed' }
   }
   const duties = trigger ? [trigger.dutyKey] : (twin.duties as string[])
-  const input: RunContext = { run: started, twin, trigger, duties, ctx, db, footer: (await runFooter(db, started)) ?? '' }
+  const abort = new AbortController()
+  const input: RunContext = { run: started, twin, trigger, duties, ctx, db, footer: (await runFooter(db, started)) ?? '', signal: abort.signal }
+  const limit = opts.timeLimitMs ?? RUN_TIME_LIMIT_MS
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => { abort.abort(); reject(new Error(`The run took longer than ${limit >= 1000 ? `${Math.round(limit / 1000)} s` : `${limit} ms`} and was stopped.`)) }, limit)
+  })
   try {
-    const outcome = await harness.execute(input)
+    const outcome = await Promise.race([harness.execute(input), timedOut])
     if (outcome.status === 'interrupted') {
       const moved = await interruptRun(db, started)
       return { ran: true, status: moved.status }
@@ -60,5 +71,32 @@ export async function runTwinCycle(db: Db, runId: string): Promise<CycleResult> 
     log.warn('twin_cycle.failed', { runId: run.id, error })
     await finishRun(db, started, 'failed', { error: message })
     return { ran: true, status: 'failed' }
+  } finally {
+    clearTimeout(timer)
   }
+}
+
+export const ABANDONED_RUN_ERROR = 'No worker holds this run any more (its job gave up or was lost); it was marked failed.'
+/** A queued or running twin run untouched this long with no live job is abandoned. */
+export const ABANDONED_AFTER_MS = 3600_000
+
+/**
+ * Fails twin runs no job will ever finish: queued or running for over an hour while their twin_cycle job is gone or
+ * has used all its attempts (a job that failed three times, a database restored without its jobs). Runs in each
+ * twin_schedule pass, so nothing stays stuck `running`.
+ */
+export async function failAbandonedRuns(db: Db, now = new Date()): Promise<number> {
+  const before = new Date(now.getTime() - ABANDONED_AFTER_MS)
+  const stuck = await db.$queryRaw<{ id: string }[]>`
+    SELECT r.id FROM agent_runs r
+    WHERE r.kind IN ('twin_cycle', 'twin_handoff') AND r.status IN ('queued', 'running')
+      AND COALESCE(r.started_at, r.created_at) < ${before}
+      AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs j WHERE j.key = 'twin_cycle:' || r.id AND j.attempts < j.max_attempts)
+    LIMIT 1000`
+  if (!stuck.length) return 0
+  return db.$transaction(async (tx) => {
+    const failed = await transitionAll(tx, agentRunStatus, 'fail', { id: { in: stuck.map((r) => r.id) } }, { finishedAt: now, error: ABANDONED_RUN_ERROR })
+    for (const r of failed) if (r.programId) await publish(tx, 'twin_run_updated', { id: r.id, programId: r.programId, organizationId: r.organizationId })
+    return failed.length
+  })
 }

@@ -18,6 +18,9 @@ export interface RunContext {
   db: Db
   /** The run footer ('started by schedule, under <Name>'s standing plan (approved <date>, plan <hash prefix>)'). */
   footer: string
+  /** Aborted when the run is given up (its time limit): stop calling tools and return or throw. Optional so callers
+   *  that build a RunContext themselves (tests) need not pass one; the twin_cycle job always does. */
+  signal?: AbortSignal
 }
 
 /** What a harness reports. Counts and ids only; never prompt or model text. */
