@@ -31,6 +31,8 @@ export const AUDIT_ACTIONS = [
   // memory and workbench roles document, Events
   'memory.keep', 'memory.promote', 'memory.forget', 'memory.oversight_read', 'workbench_role.set',
   'workbench_role.assign', 'workbench_role.default_applied',
+  // ours: resolve is an inbox operation the twins document lists among its routes and audit actions
+  'inbox.resolve',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

@@ -147,6 +147,10 @@ export const LaunchUsed = plain('launch_used')
 export const LaunchExpired = plain('launch_expired')
 export const SkillFailed = plain('skill_failed')
 export const SkillTimeout = plain('skill_timeout')
+export const DecisionRequired = plain('decision_required')
+export const InboxLinkInvalid = plain('inbox_link_invalid')
+export const InboxLinkUsed = plain('inbox_link_used')
+export const InboxLinkExpired = plain('inbox_link_expired')
 
 /** The classes of the codes defined here; the connector layer adds the vendor errors (adapters/errors.ts). */
 export const CORE_ERROR_CLASSES: readonly ErrorClass[] = [
@@ -158,6 +162,7 @@ export const CORE_ERROR_CLASSES: readonly ErrorClass[] = [
   UnknownProvider, ConsentRequired, ScopeRulesRequired, ConnectionExists, ConnectionDisconnected, ConnectionNotReady,
   CredentialsMissing, ReasonRequired, UnsupportedApiVersion, LaunchNotFound, LaunchUsed, LaunchExpired,
   SkillFailed, SkillTimeout,
+  DecisionRequired, InboxLinkInvalid, InboxLinkUsed, InboxLinkExpired,
 ]
 
 /** Registers the factory of a class defined elsewhere (the vendor errors), so `new DomainError(code)` maps to it. */

@@ -1,13 +1,15 @@
-// Builds the twins subgraph server with its live inbox events (no side effects until listen).
+// Builds the twins subgraph server with its live inbox events and the signed inbox-link routes (no side effects until listen).
 import type { Db } from '../../core/db'
 import type { PgListener } from '../../core/pubsub'
 import { createSubgraphServer } from '../shared/server'
 import { InboxEvents } from './domain/inbox-events'
+import { createInboxLinkRoutes } from './http/links'
 import { buildTwinsSchema } from './schema'
 
 export function createTwinsSubgraph(db: Db, listener: PgListener) {
   const inboxEvents = new InboxEvents(db, listener)
   const server = createSubgraphServer({ name: 'twins', schema: buildTwinsSchema({ inboxEvents }), db })
+  server.app.use(createInboxLinkRoutes(db))
   const close = server.close
   server.close = async () => { inboxEvents.close(); await close() }
   return Object.assign(server, { inboxEvents })
