@@ -8,6 +8,8 @@ import { log } from './log'
 export interface Channels {
   /** `change` names what happened to the item (created, resolved, snoozed, ...); absent, it is read from the row's status. */
   inbox_changed: { id: string; userId: string; organizationId: string; change?: InboxChange }
+  /** A twin run changed status (subgraphs/twins/domain/runs.ts); audience: its program. */
+  twin_run_updated: { id: string; programId: string; organizationId: string }
 }
 export type Channel = keyof Channels
 

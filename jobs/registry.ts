@@ -24,6 +24,11 @@ export const TaskPayloads = {
   connector_sync: z.object({ connectionId: z.string().uuid(), mode: z.enum(['full', 'incremental']) }).strict(),
   launch_ids_sweep: cronTask({}),
   webhook_retention: cronTask({}),
+  // Persona twins (twins document, Worker jobs): one run; the 60 s schedule claim; the hourly watermark check; daily evaluation.
+  twin_cycle: z.object({ runId: z.string().uuid() }).strict(),
+  twin_schedule: cronTask({}),
+  twin_events_reconcile: cronTask({}),
+  twin_evaluate: cronTask({}),
 } as const
 
 export type TaskName = keyof typeof TaskPayloads

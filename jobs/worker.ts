@@ -15,6 +15,7 @@ import { connectorDrainDeliveries } from './tasks/connector_drain_deliveries'
 import { connectorSync } from './tasks/connector_sync'
 import { launchIdsSweep } from './tasks/launch_ids_sweep'
 import { webhookRetention } from './tasks/webhook_retention'
+import { twinCycle } from './tasks/twin_cycle'
 import { WorkerLease, recoverJobsOfGoneWorkers } from './leases'
 
 export interface WorkerDeps { db: Db; databaseUrl: string }
@@ -32,6 +33,7 @@ export function createTaskList(deps: WorkerDeps): TaskList {
     connector_sync: connectorSync(deps),
     launch_ids_sweep: launchIdsSweep(deps),
     webhook_retention: webhookRetention(deps),
+    twin_cycle: twinCycle(deps),
   }
 }
 
