@@ -16,6 +16,7 @@ import { connectorSync } from './tasks/connector_sync'
 import { launchIdsSweep } from './tasks/launch_ids_sweep'
 import { webhookRetention } from './tasks/webhook_retention'
 import { twinCycle } from './tasks/twin_cycle'
+import { twinDigest } from './tasks/twin_digest'
 import { WorkerLease, recoverJobsOfGoneWorkers } from './leases'
 
 export interface WorkerDeps { db: Db; databaseUrl: string }
@@ -34,6 +35,7 @@ export function createTaskList(deps: WorkerDeps): TaskList {
     launch_ids_sweep: launchIdsSweep(deps),
     webhook_retention: webhookRetention(deps),
     twin_cycle: twinCycle(deps),
+    twin_digest: twinDigest(deps),
   }
 }
 

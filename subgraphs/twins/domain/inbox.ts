@@ -51,12 +51,38 @@ export interface FileInboxItem {
   triggerId?: string | null
 }
 
-/** Files an item in `tx` and announces it (key only) when the transaction commits. */
+/**
+ * Files an item in `tx` and announces it (key only) when the transaction commits. A hand-off or mention item also
+ * notifies its person (handoff_received is e-mailed with a one-click resolve link; mention is in-app), after their
+ * quiet hours.
+ */
 export async function fileInboxItem(anyTx: AnyTx, input: FileInboxItem): Promise<InboxItem> {
   const tx = asTx(anyTx)
   const item = await tx.inboxItem.create({ data: { ...input, priority: input.priority ?? 'digest' } })
   await announce(tx, item, 'created')
+  if (item.kind === 'handoff' || item.kind === 'mention') await notifyFiled(tx, item)
   return item
+}
+
+async function notifyFiled(tx: AnyTx, item: InboxItem) {
+  const payload = { inbox_item_id: item.id, kind: item.kind, source_type: item.sourceType, source_id: item.sourceId }
+  const base = { organizationId: item.organizationId, programId: item.programId, userId: item.userId, payload }
+  if (item.kind === 'mention') return notifyPerson(tx, { ...base, kind: 'mention' })
+  // Imported here: inbox-links imports this module.
+  const { inboxLinkUrl } = await import('./inbox-links')
+  const program = item.programId ? await asTx(tx).program.findFirst({ where: { id: item.programId, organizationId: item.organizationId }, select: { name: true } }) : null
+  return notifyPerson(tx, {
+    ...base, kind: 'handoff_received',
+    email: {
+      subject: `A hand-off waits for you${program ? ` in ${program.name}` : ''}`,
+      // Pointers only: the hand-off's message and thread stay in the service.
+      body: [
+        `A hand-off was sent to you${program ? ` in ${program.name}` : ''}. Open your inbox to accept or decline it.`,
+        '',
+        `Mark it done without opening it (this neither accepts nor declines the hand-off): ${await inboxLinkUrl(item)}`,
+      ].join('\n'),
+    },
+  })
 }
 
 /** Announces a change of `item` to its owner's subscriptions when the transaction commits. */
