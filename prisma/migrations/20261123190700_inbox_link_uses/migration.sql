@@ -1,4 +1,4 @@
--- Signed single-purpose inbox links: a link is used once (its jti is the primary key; the token is never stored).
+-- Signed single-purpose inbox links: a link is used once (its jti is the primary key, the token is never stored)
 -- CreateTable
 CREATE TABLE "inbox_link_uses" (
     "id" UUID NOT NULL,

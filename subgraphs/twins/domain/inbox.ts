@@ -91,13 +91,15 @@ export function announce(tx: AnyTx, item: Pick<InboxItem, 'id' | 'userId' | 'org
 }
 
 /** The change an item's status shows, for a notification that did not name one (and for reads). */
-export function changeShownBy(item: Pick<InboxItem, 'status' | 'createdAt' | 'updatedAt'>): InboxChange {
+export function changeShownBy(item: Pick<InboxItem, 'status' | 'createdAt' | 'updatedAt' | 'remindedAt'>): InboxChange {
   switch (item.status) {
     case 'done': return 'resolved'
     case 'dismissed': return 'dismissed'
     case 'expired': return 'expired'
     case 'snoozed': return 'snoozed'
-    default: return item.createdAt.getTime() === item.updatedAt.getTime() ? 'created' : 'reopened'
+    default:
+      if (item.remindedAt?.getTime() === item.updatedAt.getTime()) return 'reminded'
+      return item.createdAt.getTime() === item.updatedAt.getTime() ? 'created' : 'reopened'
   }
 }
 
@@ -142,8 +144,11 @@ export async function resolveOwnItem(w: Write<'inbox.resolve'>, item: InboxItem,
   const row = await transition(w.tx, inboxItemStatus, 'resolve', item, { doneBy: w.ctx.session.userId, doneAt: now, snoozedUntil: null, updatedAt: now })
   await w.audit('inbox.resolve', { type: 'inbox_item', id: item.id }, { kind: item.kind, via }, { programId: item.programId })
   await announce(w.tx, row, 'resolved')
-  return row
+  return withChange(row, 'resolved')
 }
+
+/** A written row as the caller receives it: with the change the write made (InboxItem.change). */
+const withChange = (row: InboxItem, change: InboxChange) => Object.assign(row, { change })
 
 /** Marks one of the caller's items done (question, mention, information, handoff; see above for the others). */
 export const resolveInboxItem = onId(command({
@@ -167,7 +172,7 @@ export const snoozeInboxItem = command({
     const row = await transition(w.tx, inboxItemStatus, 'snooze', item, { snoozedUntil: input.until, updatedAt: now })
     await w.audit('inbox.snooze', { type: 'inbox_item', id: item.id }, { kind: item.kind, until: input.until.toISOString() }, { programId: item.programId })
     await announce(w.tx, row, 'snoozed')
-    return row
+    return withChange(row, 'snoozed')
   },
 })
 
@@ -183,7 +188,7 @@ export const dismissInboxItem = onId(command({
     const row = await transition(w.tx, inboxItemStatus, 'dismiss', item, { snoozedUntil: null, updatedAt: now })
     await w.audit('inbox.dismiss', { type: 'inbox_item', id: item.id }, { kind: item.kind }, { programId: item.programId })
     await announce(w.tx, row, 'dismissed')
-    return row
+    return withChange(row, 'dismissed')
   },
 }))
 
@@ -201,7 +206,7 @@ export const inboxFeedback = command({
       feedback: input.feedback, previous: item.feedback, kind: item.kind, twin_id: item.twinId, trigger_id: item.triggerId,
     }, { programId: item.programId, triggerId: item.triggerId })
     await announce(w.tx, row, 'feedback')
-    return row
+    return withChange(row, 'feedback')
   },
 })
 
