@@ -35,7 +35,7 @@ const file = (tenant: Tenant, persona: keyof Tenant['users'], over: Partial<File
 
 async function setSettings(userId: string, settings: Record<string, unknown>) {
   const user = await db().user.findUniqueOrThrow({ where: { id: userId } })
-  await db().user.update({ where: { id: userId }, data: { settings: { ...(user.settings as object), ...settings } } })
+  await db().user.update({ where: { id: userId }, data: { settings: { ...(user.settings as object), ...settings } as object } })
 }
 
 /** A twin of the scientist whose schedule next runs in two hours, created yesterday (so today's moments count). */
@@ -143,6 +143,7 @@ describe('twin_digest', () => {
     await runJob('twin_digest')
     expect(await expectRowsExist(db(), 'artifacts', b.organization.id)).toBe(1)
     const r = await gql(`${stack.current.gatewayUrl}/graphql`, '{ myBrief { artifactId program { id } } }', {}, await a.token('scientist'))
+    expect(r.body.errors).toBeUndefined()
     expect(r.body.data.myBrief).toEqual([{ artifactId: (await briefsOf(ta.twin.id))[0].id, program: { id: a.program.id } }])
   })
 })

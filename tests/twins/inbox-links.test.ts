@@ -76,7 +76,7 @@ describe('a signed resolve link', () => {
     ]
     for (const [path, status, code] of cases) {
       const r = await open(path, { method: 'POST', headers: json })
-      expect([r.status, (await r.json()).error.code], path).toEqual([status, code])
+      expect([r.status, ((await r.json()) as any).error.code], path).toEqual([status, code])
     }
     expect(await db().inboxItem.count({ where: { id: { in: [item.id, other.id] }, status: 'open' } })).toBe(2)
     expect(await db().inboxLinkUse.count({ where: { itemId: { in: [item.id, other.id] } } })).toBe(0)
@@ -89,7 +89,7 @@ describe('a signed resolve link', () => {
     expect(page.status).toBe(409)
     expect(await page.text()).toContain('Open the inbox to decide')
     const r = await open(linkPath(item.id, token), { method: 'POST', headers: json })
-    expect([r.status, (await r.json()).error.code]).toEqual([409, 'decision_required'])
+    expect([r.status, ((await r.json()) as any).error.code]).toEqual([409, 'decision_required'])
     expect((await db().inboxItem.findUniqueOrThrow({ where: { id: item.id } })).status).toBe('open')
     expect(await db().inboxLinkUse.count({ where: { itemId: item.id } })).toBe(0)
   })
@@ -100,7 +100,7 @@ describe('a signed resolve link', () => {
     const token = await signInboxLink(item)
     await db().user.update({ where: { id: tenant.users.scientist.id }, data: { deactivatedAt: new Date() } })
     const r = await open(linkPath(item.id, token), { method: 'POST', headers: json })
-    expect([r.status, (await r.json()).error.code]).toEqual([404, 'inbox_link_invalid'])
+    expect([r.status, ((await r.json()) as any).error.code]).toEqual([404, 'inbox_link_invalid'])
     expect((await db().inboxItem.findUniqueOrThrow({ where: { id: item.id } })).status).toBe('open')
   })
 
@@ -145,11 +145,11 @@ describe('the REST shim with a bearer token', () => {
     const auth = { authorization: `Bearer ${await t.token('scientist')}`, ...json }
     const r = await open(`/me/inbox/${item.id}/resolve`, { method: 'POST', headers: auth })
     expect(r.status).toBe(200)
-    expect((await r.json()).item).toMatchObject({ id: item.id, status: 'done' })
+    expect(((await r.json()) as any).item).toMatchObject({ id: item.id, status: 'done' })
     const decision = await file(t, 'scientist', { kind: 'decision', sourceType: 'proposal' })
     const refused = await open(`/me/inbox/${decision.id}/resolve`, { method: 'POST', headers: auth })
     expect(refused.status).toBe(409)
-    expect((await refused.json()).error.code).toBe('decision_required')
+    expect(((await refused.json()) as any).error.code).toBe('decision_required')
     const anonymous = await open(`/me/inbox/${item.id}/resolve`, { method: 'POST', headers: json })
     expect(anonymous.status).toBe(401)
   })
@@ -160,7 +160,7 @@ describe('the REST shim with a bearer token', () => {
     await file(b, 'program_lead', { kind: 'decision', sourceType: 'proposal' })
     const r = await open('/me/brief', { headers: { authorization: `Bearer ${await a.token('program_lead')}` } })
     expect(r.status).toBe(200)
-    const body = await r.json()
+    const body = (await r.json()) as any
     expect(body.briefs).toHaveLength(1)
     expect(body.briefs[0]).toMatchObject({ program: { id: a.program.id }, heading: 'Decisions waiting for you', decisionsWaiting: 1, artifactId: null })
     expect((await open('/me/brief')).status).toBe(401)

@@ -71,28 +71,36 @@ export async function runDigests(db: Db, now = new Date()): Promise<DigestReport
   const twins = await db.twinDefinition.findMany({ where: { status: 'active', programId: { not: null } }, orderBy: { id: 'asc' } })
   if (!twins.length) return report
   const users = new Map((await db.user.findMany({ where: { id: { in: [...new Set(twins.map((t) => t.userId))] }, deactivatedAt: null }, select: { id: true, settings: true } })).map((u) => [u.id, u]))
-  for (const twin of twins) {
+  const due = twins.flatMap((twin) => {
     const user = users.get(twin.userId)
-    if (!user) continue
-    const due = dueSlot(twin, user.settings, now)
-    if (!due) continue
+    const slot = user ? dueSlot(twin, user.settings, now) : null
+    return slot ? [{ twin, due: slot }] : []
+  })
+  if (!due.length) return report
+  // One read of the moments already served (a slot is at most a day old), so a pass costs one query when all is done.
+  const served = new Set((await db.$queryRaw<{ k: string }[]>`
+    SELECT (content->>'twin_id') || '|' || (content->>'digest_slot') AS k FROM artifacts
+    WHERE kind = 'persona_brief' AND created_at >= ${new Date(now.getTime() - 2 * 86_400_000)}
+      AND content->>'twin_id' = ANY(${due.map((d) => d.twin.id)}::text[])`).map((r) => r.k))
+  for (const { twin, due: moment } of due) {
+    if (served.has(`${twin.id}|${moment.slot}`)) continue
     try {
       await db.$transaction(async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`twin_digest:${twin.id}`}))`
         const done = await tx.artifact.count({
-          where: { organizationId: twin.organizationId, kind: 'persona_brief', AND: [{ content: { path: ['twin_id'], equals: twin.id } }, { content: { path: ['digest_slot'], equals: due.slot } }] },
+          where: { organizationId: twin.organizationId, kind: 'persona_brief', AND: [{ content: { path: ['twin_id'], equals: twin.id } }, { content: { path: ['digest_slot'], equals: moment.slot } }] },
         })
         if (done) return
         const who = { organizationId: twin.organizationId, programId: twin.programId!, userId: twin.userId, twinId: twin.id, now }
         // The brief first, then the notification that points to it (twins document, Worker jobs: in that order).
-        const artifact = await writePersonaBrief(tx, { ...who, extra: { digest_slot: due.slot } })
+        const artifact = await writePersonaBrief(tx, { ...who, extra: { digest_slot: moment.slot } })
         report.briefs++
         const brief = artifact.content as unknown as BriefContent
         if (brief.items_waiting === 0) return
         const program = await tx.program.findUniqueOrThrow({ where: { id: twin.programId! }, select: { name: true } })
         await notifyPerson(tx, {
           organizationId: twin.organizationId, programId: twin.programId, userId: twin.userId, kind: 'digest', notBefore: now,
-          payload: { artifact_id: artifact.id, twin_id: twin.id, digest_slot: due.slot, decisions_waiting: brief.decisions_waiting, items_waiting: brief.items_waiting },
+          payload: { artifact_id: artifact.id, twin_id: twin.id, digest_slot: moment.slot, decisions_waiting: brief.decisions_waiting, items_waiting: brief.items_waiting },
           email: await digestEmail(brief, program.name, { userId: twin.userId, organizationId: twin.organizationId }),
         })
         report.notified++
