@@ -12,6 +12,8 @@ const BENCHES: BenchModule[] = [
   { name: 'edge', file: 'edge.ts', fn: 'benchEdge' },
   { name: 'skills', file: 'skills.ts', fn: 'benchSkills' },
   { name: 'webhooks', file: 'webhooks.ts', fn: 'benchWebhooks' },
+  { name: 'records', file: 'records.ts', fn: 'benchRecords' },
+  { name: 'decisions', file: 'decisions.ts', fn: 'benchDecisions' },
 ]
 
 type Outcome = { name: string; status: 'ok' | 'crashed' | 'absent'; seconds?: number; figures?: number; error?: string }

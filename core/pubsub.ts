@@ -10,6 +10,8 @@ export interface Channels {
   inbox_changed: { id: string; userId: string; organizationId: string; change?: InboxChange }
   /** A twin run changed status (subgraphs/twins/domain/runs.ts); audience: its program. */
   twin_run_updated: { id: string; programId: string; organizationId: string }
+  /** A program record was created or changed (subgraphs/workbench/domain/records). */
+  record_changed: { id: string; programId: string; organizationId: string; version: number }
 }
 export type Channel = keyof Channels
 

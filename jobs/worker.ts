@@ -16,6 +16,12 @@ import { connectorSync } from './tasks/connector_sync'
 import { launchIdsSweep } from './tasks/launch_ids_sweep'
 import { webhookRetention } from './tasks/webhook_retention'
 import { twinCycle } from './tasks/twin_cycle'
+// The deterministic harness (an MCP client of the tool server) registers itself under the default key when loaded.
+import '../subgraphs/twins/harness/deterministic'
+import { twinSchedule } from './tasks/twin_schedule'
+import { twinEventsReconcile } from './tasks/twin_events_reconcile'
+import { twinEvaluate } from './tasks/twin_evaluate'
+import { installTwinAuditHooks } from '../subgraphs/twins/domain/twin-events'
 import { twinDigest } from './tasks/twin_digest'
 import { WorkerLease, recoverJobsOfGoneWorkers } from './leases'
 
@@ -25,6 +31,7 @@ export const CRONTAB = path.join(path.dirname(fileURLToPath(import.meta.url)), '
 
 /** Task name = file name under jobs/tasks; each task asserts its payload before calling domain code. */
 export function createTaskList(deps: WorkerDeps): TaskList {
+  installTwinAuditHooks() // jobs record audit rows too: triggerable and pause actions reach twins from here as well
   return {
     deliver_email: deliverEmail(deps),
     inbox_expire: inboxExpire(deps),
@@ -35,6 +42,9 @@ export function createTaskList(deps: WorkerDeps): TaskList {
     launch_ids_sweep: launchIdsSweep(deps),
     webhook_retention: webhookRetention(deps),
     twin_cycle: twinCycle(deps),
+    twin_schedule: twinSchedule(deps),
+    twin_events_reconcile: twinEventsReconcile(deps),
+    twin_evaluate: twinEvaluate(deps),
     twin_digest: twinDigest(deps),
   }
 }

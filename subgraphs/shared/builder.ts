@@ -117,6 +117,13 @@ export function defineErrorTypes(builder: AnyBuilder, classes: readonly ErrorCla
   }
 }
 
+/** The `Error` interface of a builder (after createBuilder): for a field that answers a refusal as data (a batch item). */
+export function errorInterface(builder: Builder) {
+  const shared = errorInterfaces.get(builder as unknown as AnyBuilder)
+  if (!shared) throw new Error('defineErrorTypes has not run on this builder')
+  return shared.Error
+}
+
 /**
  * The shared entities with their core fields, read from the core tables. `owner` subgraphs (workbench,
  * connectors) resolve them (fields @shareable); the others hold a key-only reference and add their fields.

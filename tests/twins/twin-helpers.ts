@@ -6,9 +6,9 @@ import { registerHarness, type RunContext, type RunOutcome } from '../../subgrap
 import type { Tenant, PersonaKey } from '../helpers/factories'
 
 export async function seedTwin(db: Db, tenant: Tenant, persona: PersonaKey, opts: {
-  kind?: 'schedule' | 'event'; eventAction?: string; harness?: string; duty?: string; approved?: boolean; rrule?: string; nextRunAt?: Date | null
+  kind?: 'schedule' | 'event'; eventAction?: string; userId?: string; harness?: string; duty?: string; approved?: boolean; rrule?: string; nextRunAt?: Date | null
 } = {}) {
-  const user = tenant.users[persona]
+  const user = opts.userId ? Object.values(tenant.users).find((u) => u.id === opts.userId)! : tenant.users[persona]
   const twin = await db.twinDefinition.create({
     data: { organizationId: tenant.organization.id, programId: tenant.program.id, userId: user.id, personaKey: persona, duties: [opts.duty ?? 'blocker_scan'] },
   })

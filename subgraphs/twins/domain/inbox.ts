@@ -49,6 +49,8 @@ export interface FileInboxItem {
   priority?: 'now' | 'digest'
   twinId?: string | null
   triggerId?: string | null
+  /** The run interrupt the item waits on (a proposal's write_approval). */
+  interruptId?: string | null
 }
 
 /**

@@ -159,4 +159,5 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       }),
     }),
   })
+  return { InboxItemRef }
 }
