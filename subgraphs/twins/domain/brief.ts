@@ -2,12 +2,12 @@
 // with the inbox: what waits for a person in a program (decisions waiting, the next pass of their twin, 'Filing
 // paused: <N> decisions waiting' under backpressure, the empty state), composed from inbox_items and twin_schedules.
 import type { Artifact } from '../../../generated/prisma/client'
-import { asTx, type AnyTx } from '../../../core/db'
+import { asTx, type TenantDb, type TenantTx } from '../../../core/db'
 import type { DomainContext } from '../../../core/command'
 import { can } from '../../../core/session'
-import { FIXED_PHRASES, TWINS, filingPaused, nothingWaiting } from '../../../core/copy'
+import { FIXED_PHRASES, TWINS, nothingWaiting } from '../../../core/copy'
 import { formatLocal, nextLocalMinute, personTime } from '../../../core/person-time'
-import { BACKPRESSURE_OPEN_DECISIONS, countOpenDecisions } from './inbox'
+import { filingPaused, openDecisionCount } from '../harness/backpressure'
 
 export const PERSONA_BRIEF = 'persona_brief'
 /** Pointers listed in a brief (the rest is counted). */
@@ -22,7 +22,7 @@ export interface BriefContent {
   generated_at: string
   /** Open decision items in this program. */
   decisions_waiting: number
-  /** Open decision items across the person's programs: the backpressure count. */
+  /** Decision items waiting (open or snoozed) across the person's programs: the backpressure count. */
   open_decisions_total: number
   /** Open items of every kind in this program. */
   items_waiting: number
@@ -50,8 +50,8 @@ export interface BriefFor {
  * The next pass of the person's twin in the program: the earliest next_run_at of the schedules of their active twins;
  * without a scheduled twin, the person's next digest moment (the twin's digest pass).
  */
-export async function nextPassAt(q: AnyTx, who: BriefFor, settings: unknown): Promise<Date | null> {
-  const tx = asTx(q)
+export async function nextPassAt(q: TenantDb | TenantTx, who: BriefFor, settings: unknown): Promise<Date | null> {
+  const tx = asTx(q as TenantTx)
   const twins = await tx.twinDefinition.findMany({
     where: { organizationId: who.organizationId, programId: who.programId, userId: who.userId, status: 'active' },
     select: { id: true, digestTime: true },
@@ -67,19 +67,20 @@ export async function nextPassAt(q: AnyTx, who: BriefFor, settings: unknown): Pr
 }
 
 /** Composes what waits for a person in a program, now. Reads only. */
-export async function composeBrief(q: AnyTx, who: BriefFor): Promise<BriefContent> {
-  const tx = asTx(q)
+export async function composeBrief(q: TenantDb | TenantTx, who: BriefFor): Promise<BriefContent> {
+  const tx = asTx(q as TenantTx)
   const now = who.now ?? new Date()
   const base = { organizationId: who.organizationId, programId: who.programId, userId: who.userId, status: 'open' as const }
   const [user, itemsWaiting, decisionsWaiting, openTotal, items, personas] = await Promise.all([
     tx.user.findFirstOrThrow({ where: { id: who.userId, organizationId: who.organizationId }, select: { settings: true } }),
     tx.inboxItem.count({ where: base }),
     tx.inboxItem.count({ where: { ...base, kind: 'decision' } }),
-    countOpenDecisions(tx, who.organizationId, who.userId),
+    // The backpressure count, as the harness reads it (harness/backpressure.ts), so the brief and filing agree on N.
+    openDecisionCount(q, who.userId),
     tx.inboxItem.findMany({ where: base, orderBy: [{ dueAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }], take: BRIEF_ITEMS, select: { id: true, kind: true, dueAt: true } }),
     tx.roleAssignment.findMany({ where: { organizationId: who.organizationId, programId: who.programId, userId: who.userId }, select: { personaKey: true } }),
   ])
-  const next = await nextPassAt(tx, who, user.settings)
+  const next = await nextPassAt(q, who, user.settings)
   const viewerOnly = personas.length > 0 && personas.every((p) => p.personaKey === 'viewer')
   const tz = personTime(user.settings).timezone
   return {
@@ -88,16 +89,16 @@ export async function composeBrief(q: AnyTx, who: BriefFor): Promise<BriefConten
     decisions_waiting: decisionsWaiting, open_decisions_total: openTotal, items_waiting: itemsWaiting,
     next_pass_at: next?.toISOString() ?? null,
     empty_state: itemsWaiting > 0 ? null : viewerOnly ? TWINS.viewersHaveNoTwin : next ? nothingWaiting(formatLocal(next, tz)) : null,
-    filing_paused: openTotal >= BACKPRESSURE_OPEN_DECISIONS ? filingPaused(openTotal) : null,
+    filing_paused: filingPaused(openTotal),
     items: items.map((i) => ({ id: i.id, kind: i.kind, due_at: i.dueAt?.toISOString() ?? null })),
     footer: who.twinId ? FIXED_PHRASES.agentGeneratedDraft : null,
   }
 }
 
 /** Writes the persona_brief artifact (server-written: no model call, no run) in the caller's transaction. */
-export async function writePersonaBrief(q: AnyTx, who: BriefFor & { extra?: Record<string, unknown> }): Promise<Artifact> {
+export async function writePersonaBrief(q: TenantTx, who: BriefFor & { extra?: Record<string, unknown> }): Promise<Artifact> {
   const tx = asTx(q)
-  const content = await composeBrief(tx, who)
+  const content = await composeBrief(q, who)
   return tx.artifact.create({
     data: {
       organizationId: who.organizationId, programId: who.programId, kind: PERSONA_BRIEF,

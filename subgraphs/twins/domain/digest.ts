@@ -2,7 +2,7 @@
 // the person's clock) passed, once per moment and day, it writes the persona_brief artifact, then the digest
 // notification (e-mailed through the outbox) with deliver_after after the person's quiet hours, in that order.
 import type { TwinDefinition } from '../../../generated/prisma/client'
-import type { Db } from '../../../core/db'
+import { forOrganization, type Db } from '../../../core/db'
 import { log } from '../../../core/log'
 import { notifyPerson } from '../../../core/notifications'
 import { instantAt, personTime, wallClock } from '../../../core/person-time'
@@ -85,7 +85,8 @@ export async function runDigests(db: Db, now = new Date()): Promise<DigestReport
   for (const { twin, due: moment } of due) {
     if (served.has(`${twin.id}|${moment.slot}`)) continue
     try {
-      await db.$transaction(async (tx) => {
+      // The twin's organisation's client: the brief reads and writes only there.
+      await forOrganization(db, twin.organizationId).$transaction(async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`twin_digest:${twin.id}`}))`
         const done = await tx.artifact.count({
           where: { organizationId: twin.organizationId, kind: 'persona_brief', AND: [{ content: { path: ['twin_id'], equals: twin.id } }, { content: { path: ['digest_slot'], equals: moment.slot } }] },
@@ -97,7 +98,7 @@ export async function runDigests(db: Db, now = new Date()): Promise<DigestReport
         report.briefs++
         const brief = artifact.content as unknown as BriefContent
         if (brief.items_waiting === 0) return
-        const program = await tx.program.findUniqueOrThrow({ where: { id: twin.programId! }, select: { name: true } })
+        const program = await tx.program.findFirstOrThrow({ where: { id: twin.programId! }, select: { name: true } })
         await notifyPerson(tx, {
           organizationId: twin.organizationId, programId: twin.programId, userId: twin.userId, kind: 'digest', notBefore: now,
           payload: { artifact_id: artifact.id, twin_id: twin.id, digest_slot: moment.slot, decisions_waiting: brief.decisions_waiting, items_waiting: brief.items_waiting },

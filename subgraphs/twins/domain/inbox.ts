@@ -228,13 +228,6 @@ export async function closeItemsForSource(anyTx: AnyTx, source: { organizationId
   return rows
 }
 
-/** Backpressure (DESIGN.md §11): with this many open decision items a person's twins stop filing. */
-export const BACKPRESSURE_OPEN_DECISIONS = 25
-
-/** A person's open decision items, across their programs (the backpressure count). */
-export function countOpenDecisions(db: AnyTx, organizationId: string, userId: string) {
-  return asTx(db).inboxItem.count({ where: { organizationId, userId, kind: 'decision', status: 'open' } })
-}
 
 /** A decision item is reminded at most once a day (twins document, Limits), and not in its first day. */
 export const REMINDER_INTERVAL_MS = 86_400_000
