@@ -104,6 +104,17 @@ describe('a signed resolve link', () => {
     expect((await db().inboxItem.findUniqueOrThrow({ where: { id: item.id } })).status).toBe('open')
   })
 
+  it('is refused with 403 for a person removed from the item\'s program since the link was sent', async () => {
+    const tenant = await createTenant(db(), 'Removed')
+    const item = await file(tenant, 'scientist')
+    const token = await signInboxLink(item)
+    await db().programMembership.updateMany({ where: { programId: tenant.program.id, userId: tenant.users.scientist.id }, data: { endedAt: new Date() } })
+    const r = await open(linkPath(item.id, token), { method: 'POST', headers: json })
+    expect([r.status, ((await r.json()) as any).error.code]).toEqual([403, 'forbidden'])
+    expect((await db().inboxItem.findUniqueOrThrow({ where: { id: item.id } })).status).toBe('open')
+    expect(await db().inboxLinkUse.count({ where: { itemId: item.id } })).toBe(0)
+  })
+
   it('is refused by the twins subgraph when it does not come through the gateway', async () => {
     const item = await file(t, 'scientist')
     const twins = new URL(stack.current.subgraphUrls.twins).origin

@@ -2,6 +2,7 @@
 // nothing of its thread), POST resolves. Only the gateway reaches it (its edge token); the person is named by the
 // link, never by a session. Answers HTML for browsers and JSON ({"status"} or {"error":{"code","message"}}) when asked.
 import express, { type Request, type Response } from 'express'
+import { GraphQLError } from 'graphql'
 import type { Db } from '../../../core/db'
 import { DomainError } from '../../../core/errors'
 import { EDGE_TOKEN_HEADER, isEdgeToken } from '../../../core/webhook-edge'
@@ -33,6 +34,10 @@ function answer(req: Request, res: Response, status: number, json: object, title
 function refuse(req: Request, res: Response, err: unknown) {
   if (err instanceof DomainError) {
     return answer(req, res, err.httpStatus, { error: { code: err.code, message: err.message } }, 'This link cannot be used', `<p>${escape(err.message)}</p>`)
+  }
+  if (err instanceof GraphQLError && err.extensions?.code === 'FORBIDDEN') {
+    // The person named by the link no longer holds the permission in the item's program (removed since).
+    return answer(req, res, 403, { error: { code: 'forbidden', message: 'You can no longer act on this item.' } }, 'This link cannot be used', '<p>You can no longer act on this item.</p>')
   }
   log.error('inbox_link.failed', { error: err })
   answer(req, res, 500, { error: { code: 'unexpected', message: 'Something went wrong; open the inbox instead.' } }, 'Something went wrong', '<p>Open the inbox instead.</p>')
