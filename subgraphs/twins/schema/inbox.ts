@@ -92,7 +92,7 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       generatedAt: t.field({ type: 'DateTime', resolve: (b) => new Date(b.content.generated_at) }),
       heading: t.string({ description: "'Decisions waiting for you'", resolve: (b) => b.content.heading }),
       decisionsWaiting: t.int({ resolve: (b) => b.content.decisions_waiting }),
-      openDecisionsTotal: t.int({ description: 'Open decision items across programs (the backpressure count).', resolve: (b) => b.content.open_decisions_total }),
+      openDecisionsTotal: t.int({ description: 'Decision items waiting (open or snoozed) across programs: the backpressure count.', resolve: (b) => b.content.open_decisions_total }),
       itemsWaiting: t.int({ resolve: (b) => b.content.items_waiting }),
       nextPassAt: t.field({ type: 'DateTime', nullable: true, resolve: (b) => (b.content.next_pass_at ? new Date(b.content.next_pass_at) : null) }),
       emptyState: t.string({ nullable: true, description: "'Nothing waiting. Your twin's next pass is at <time>.' when nothing waits.", resolve: (b) => b.content.empty_state }),
