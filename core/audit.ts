@@ -48,6 +48,8 @@ export const AUDIT_ACTIONS = [
   // ours: configuring twins (twins subgraph, domain/twin-admin.ts); the document names twin.create ... twin.enqueue above
   'twin.update', 'twin_trigger.create', 'twin_trigger.update', 'twin_trigger.delete', 'twin_trigger.plan_approve',
   'twin_schedule.update',
+  // ours: resolve is an inbox operation the twins document lists among its routes and audit actions
+  'inbox.resolve',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

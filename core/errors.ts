@@ -147,6 +147,10 @@ export const LaunchUsed = plain('launch_used')
 export const LaunchExpired = plain('launch_expired')
 export const SkillFailed = plain('skill_failed')
 export const SkillTimeout = plain('skill_timeout')
+export const DecisionRequired = plain('decision_required')
+export const InboxLinkInvalid = plain('inbox_link_invalid')
+export const InboxLinkUsed = plain('inbox_link_used')
+export const InboxLinkExpired = plain('inbox_link_expired')
 
 /** memory_note_refused: what the sanitiser found (core/sanitiser.ts), comma-separated in `reasons`. */
 export class MemoryNoteRefused extends DomainError {
@@ -170,6 +174,7 @@ export const CORE_ERROR_CLASSES: readonly ErrorClass[] = [
   CredentialsMissing, ReasonRequired, UnsupportedApiVersion, LaunchNotFound, LaunchUsed, LaunchExpired,
   SkillFailed, SkillTimeout,
   MemoryNoteRefused,
+  DecisionRequired, InboxLinkInvalid, InboxLinkUsed, InboxLinkExpired,
 ]
 
 /** Registers the factory of a class defined elsewhere (the vendor errors), so `new DomainError(code)` maps to it. */

@@ -30,6 +30,8 @@ export const TaskPayloads = {
   twin_schedule: cronTask({}),
   twin_events_reconcile: cronTask({}),
   twin_evaluate: cronTask({}),
+  // Persona briefs and digests at each twin's digest moments (twins document, Worker jobs: 60 s).
+  twin_digest: cronTask({}),
 } as const
 
 export type TaskName = keyof typeof TaskPayloads

@@ -23,6 +23,7 @@ import { twinSchedule } from './tasks/twin_schedule'
 import { twinEventsReconcile } from './tasks/twin_events_reconcile'
 import { twinEvaluate } from './tasks/twin_evaluate'
 import { installTwinAuditHooks } from '../subgraphs/twins/domain/twin-events'
+import { twinDigest } from './tasks/twin_digest'
 import { WorkerLease, recoverJobsOfGoneWorkers } from './leases'
 
 export interface WorkerDeps { db: Db; databaseUrl: string }
@@ -46,6 +47,7 @@ export function createTaskList(deps: WorkerDeps): TaskList {
     twin_schedule: twinSchedule(deps),
     twin_events_reconcile: twinEventsReconcile(deps),
     twin_evaluate: twinEvaluate(deps),
+    twin_digest: twinDigest(deps),
   }
 }
 

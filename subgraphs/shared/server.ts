@@ -51,6 +51,10 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
   const app = express()
   app.disable('x-powered-by')
   const httpServer = http.createServer(app)
+  // The gateway keeps sockets to a subgraph open between requests: the subgraph must not close an idle one first (Node's
+  // 5 s default), or a request sent on it as it closes fails with 'socket hang up' (seen after a few idle seconds).
+  httpServer.keepAliveTimeout = 65_000
+  httpServer.headersTimeout = 66_000
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' })
   const wsCleanup = useServer<{ internalToken?: string }, { ctx?: GraphQLContext }>({
     schema,

@@ -4,7 +4,7 @@ import type { TwinDefinition, TwinPausedReason } from '../../../generated/prisma
 import { recordAudit, type Actor } from '../../../core/audit'
 import { asTx, type AnyTx } from '../../../core/db'
 import { NotFoundError, TwinPaused } from '../../../core/errors'
-import { notify } from '../../../core/notifications'
+import { notifyPerson } from '../../../core/notifications'
 import { transition, transitionAll } from '../../../core/state-machine'
 import { agentRunStatus, twinStatus } from '../../../core/states'
 import { publish } from '../../../core/pubsub'
@@ -56,7 +56,7 @@ export async function pauseTwin(anyTx: AnyTx, twin: Pick<TwinDefinition, 'id' | 
     target: { type: 'twin', id: paused.id }, twinId: paused.id,
     details: { reason, ...(opts.note ? { note: opts.note } : {}), cancelled_runs: cancelled.length },
   })
-  await notify(tx, {
+  await notifyPerson(tx, { // after the person's quiet hours
     organizationId: paused.organizationId, programId: paused.programId, userId: paused.userId, kind: 'twin_paused',
     payload: { twin_id: paused.id, persona_key: paused.personaKey, reason, message: PAUSED_PHRASE },
   })
