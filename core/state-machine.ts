@@ -117,8 +117,10 @@ export async function transitionAll<S extends string, T extends string, M extend
   data: Omit<StatefulData[M], 'status' | 'id' | 'organizationId'> = {} as never,
 ): Promise<StatefulRows[M][]> {
   const t = m.transitions[name]
+  // AND, not spread: a caller's own status filter (cancel only the `queued` runs) narrows the from-states; spreading
+  // would replace it, and a pause would cancel the runs in flight too.
   const rows = await delegate(db, m.storage.model).updateManyAndReturn({
-    where: { ...where, status: { in: [...t.from] } },
+    where: { AND: [where, { status: { in: [...t.from] } }] },
     data: { ...data, status: t.to },
   })
   return rows as StatefulRows[M][]

@@ -6,6 +6,7 @@ import { useStack, startTestWorker } from '../helpers/stack'
 import { createTenant, type Tenant, type PersonaKey } from '../helpers/factories'
 import { contextForUser } from '../../core/command'
 import { createTwinRun } from '../../subgraphs/twins/domain/runs'
+import { runTwinCycle } from '../../subgraphs/twins/domain/run-cycle'
 import { getHarness, type RunContext } from '../../subgraphs/twins/harness/interface'
 import { deterministicHarness } from '../../subgraphs/twins/harness/deterministic'
 import { DUTY_TEMPLATES, QA_TEMPLATES, dutyAvailableTo } from '../../subgraphs/twins/harness/duties'
@@ -61,6 +62,26 @@ describe('the deterministic harness', () => {
     expect(item).toMatchObject({ status: 'open', twinId: twin.id, programId: t.program.id })
     const draft = await db().artifact.findFirstOrThrow({ where: { runId: run.id, kind: 'draft' } })
     expect(draft).toMatchObject({ agentGenerated: true, content: expect.objectContaining({ label: 'Agent-generated draft, unsigned.' }) })
+  })
+
+  it('ends the run in flight cancelled, without an error, when the budget pauses the twin mid-run; only queued runs are cancelled by the pause', async () => {
+    const t = await createTenant(db(), 'Harness budget')
+    await writeRecord(db(), t, 'program_owner', { recordType: 'progress.milestones', title: 'CMC lock', fields: { due_on: day(-1) } })
+    const { twin, trigger } = await seedTwin(db(), t, 'program_lead', { nextRunAt: null })
+    await db().twinDefinition.update({ where: { id: twin.id }, data: { budgetToolCallsMonth: 2 } })
+    // Rows without jobs, so the test worker leaves them to this test.
+    const base = { organizationId: t.organization.id, programId: t.program.id, kind: 'twin_cycle' as const, status: 'queued' as const, twinId: twin.id }
+    const inFlight = await db().agentRun.create({ data: { ...base, initiatedBy: 'schedule', triggerId: trigger.id } })
+    const waiting = await db().agentRun.create({ data: { ...base, initiatedBy: 'user' } })
+    const result = await runTwinCycle(db(), inFlight.id)
+    expect(result).toEqual({ ran: true, status: 'cancelled' })
+    expect(await db().twinDefinition.findUniqueOrThrow({ where: { id: twin.id } })).toMatchObject({ status: 'paused', pausedReason: 'budget' })
+    const ended = await db().agentRun.findUniqueOrThrow({ where: { id: inFlight.id } })
+    expect(ended).toMatchObject({ status: 'cancelled', error: 'twin paused (budget) during the run', outcome: expect.objectContaining({ stopped: 'twin_paused', proposals_filed: 0 }) })
+    expect(ended.finishedAt).not.toBeNull()
+    expect(await db().agentRun.findUniqueOrThrow({ where: { id: waiting.id } })).toMatchObject({ status: 'cancelled', error: 'twin paused (budget)' })
+    expect(await db().auditEvent.findFirstOrThrow({ where: { action: 'twin.pause', targetId: twin.id } })).toMatchObject({ details: expect.objectContaining({ reason: 'budget', cancelled_runs: 1 }) })
+    expect(await db().toolCall.count({ where: { runId: inFlight.id } })).toBe(2)
   })
 
   it('treats an open high-severity gap as a blocker, and files nothing for a low one or one already with an open item', async () => {

@@ -147,8 +147,10 @@ describe('tool calls', () => {
     expect(twin).toMatchObject({ status: 'paused', pausedReason: 'budget' })
     expect(await db().auditEvent.count({ where: { action: 'twin.pause', targetId: r.twin.id } })).toBe(1)
     expect(await db().notification.count({ where: { userId: r.user.id, kind: 'twin_paused' } })).toBe(1)
-    // The pause cancelled the run, so its token opens nothing more; a new run of the paused twin is refused twin_paused.
-    await expect(client.call('console.list_decisions_waiting', {})).rejects.toMatchObject({ error: { code: 'harness_denied', message: 'The run is cancelled; its token is no longer accepted.' } })
+    // The pause cancels queued runs only: the run in flight stays running (its job ends it), and its next call is
+    // refused twin_paused, as is any call of a new run of the paused twin.
+    expect(await db().agentRun.findUniqueOrThrow({ where: { id: r.run.id } })).toMatchObject({ status: 'running' })
+    await expect(client.call('console.list_decisions_waiting', {})).rejects.toMatchObject({ error: { code: 'twin_paused' } })
     expect(await db().toolCall.count({ where: { runId: r.run.id } })).toBe(3)
     const next = await db().agentRun.create({ data: { organizationId: c.organization.id, programId: c.program.id, kind: 'twin_cycle', status: 'running', initiatedBy: 'user', twinId: r.twin.id } })
     const again = await connect(tools(), { run: next, token: await mintRunToken({ runId: next.id, twinId: r.twin.id, userId: r.user.id, organizationId: c.organization.id }) })

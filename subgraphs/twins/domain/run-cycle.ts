@@ -4,7 +4,7 @@
 import type { AgentRun } from '../../../generated/prisma/client'
 import { contextForUser } from '../../../core/command'
 import type { Db } from '../../../core/db'
-import { DomainError } from '../../../core/errors'
+import { DomainError, InvalidTransition } from '../../../core/errors'
 import { log } from '../../../core/log'
 import { getHarness, harnessKeyFor, type RunContext } from '../harness/interface'
 import { finishRun, interruptRun, runFooter, startRun } from './runs'
@@ -64,15 +64,36 @@ export async function runTwinCycle(db: Db, runId: string, opts: { timeLimitMs?: 
       const moved = await interruptRun(db, started)
       return { ran: true, status: moved.status }
     }
-    const done = await finishRun(db, started, 'succeeded', { outcome: outcome.summary ?? {} })
-    return { ran: true, status: done.status }
+    // Paused while the harness worked (budget exhausted, a person, a lost permission): the run in flight was left to
+    // end here, and it ends cancelled with what it did, since nothing more runs until the person resumes.
+    const now = await db.twinDefinition.findUnique({ where: { id: twin.id }, select: { status: true, pausedReason: true } })
+    if (now && now.status !== 'active') {
+      return { ran: true, status: await endRun(db, started, 'cancelled', { outcome: outcome.summary ?? {}, error: `twin ${now.status}${now.pausedReason ? ` (${now.pausedReason})` : ''} during the run` }) }
+    }
+    const done = await endRun(db, started, 'succeeded', { outcome: outcome.summary ?? {} })
+    return { ran: true, status: done }
   } catch (error) {
     const message = error instanceof DomainError ? `${error.code}: ${error.message}` : (error as Error).message
     log.warn('twin_cycle.failed', { runId: run.id, error })
-    await finishRun(db, started, 'failed', { error: message })
-    return { ran: true, status: 'failed' }
+    return { ran: true, status: await endRun(db, started, 'failed', { error: message }) }
   } finally {
     clearTimeout(timer)
+  }
+}
+
+/**
+ * Ends a run the harness has finished with. A pause cancels queued runs only, but a run can still be ended from
+ * elsewhere while the harness works (the abandoned-run sweep, a retire): then its end stands and is answered, rather
+ * than an invalid_transition thrown out of the job (which would retry a run that is over).
+ */
+async function endRun(db: Db, run: AgentRun, status: 'succeeded' | 'failed' | 'cancelled', opts: Parameters<typeof finishRun>[3]): Promise<AgentRun['status']> {
+  try {
+    return (await finishRun(db, run, status, opts)).status
+  } catch (error) {
+    if (!(error instanceof InvalidTransition)) throw error
+    const current = await db.agentRun.findUnique({ where: { id: run.id }, select: { status: true } })
+    log.warn('twin_cycle.ended_elsewhere', { runId: run.id, wanted: status, status: current?.status })
+    return current?.status ?? status
   }
 }
 
