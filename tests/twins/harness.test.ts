@@ -10,7 +10,7 @@ import { runTwinCycle } from '../../subgraphs/twins/domain/run-cycle'
 import { getHarness, type RunContext } from '../../subgraphs/twins/harness/interface'
 import { deterministicHarness } from '../../subgraphs/twins/harness/deterministic'
 import { DUTY_TEMPLATES, QA_TEMPLATES, dutyAvailableTo } from '../../subgraphs/twins/harness/duties'
-import { filingPaused, BACKPRESSURE_OPEN_DECISIONS } from '../../subgraphs/twins/harness/backpressure'
+import { filingPaused, BACKPRESSURE_OPEN_DECISIONS } from '../../subgraphs/twins/domain/backpressure'
 import { seedTwin, waitForRun } from './twin-helpers'
 import { runningRun, writeRecord } from './tools-helpers'
 

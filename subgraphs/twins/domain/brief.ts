@@ -7,7 +7,7 @@ import type { DomainContext } from '../../../core/command'
 import { can } from '../../../core/session'
 import { FIXED_PHRASES, TWINS, nothingWaiting } from '../../../core/copy'
 import { formatLocal, nextLocalMinute, personTime } from '../../../core/person-time'
-import { filingPaused, openDecisionCount } from '../harness/backpressure'
+import { filingPaused, openDecisionCount } from './backpressure'
 
 export const PERSONA_BRIEF = 'persona_brief'
 /** Pointers listed in a brief (the rest is counted). */
@@ -75,7 +75,7 @@ export async function composeBrief(q: TenantDb | TenantTx, who: BriefFor): Promi
     tx.user.findFirstOrThrow({ where: { id: who.userId, organizationId: who.organizationId }, select: { settings: true } }),
     tx.inboxItem.count({ where: base }),
     tx.inboxItem.count({ where: { ...base, kind: 'decision' } }),
-    // The backpressure count, as the harness reads it (harness/backpressure.ts), so the brief and filing agree on N.
+    // The backpressure count, as the harness reads it (domain/backpressure.ts), so the brief and filing agree on N.
     openDecisionCount(q, who.userId),
     tx.inboxItem.findMany({ where: base, orderBy: [{ dueAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }], take: BRIEF_ITEMS, select: { id: true, kind: true, dueAt: true } }),
     tx.roleAssignment.findMany({ where: { organizationId: who.organizationId, programId: who.programId, userId: who.userId }, select: { personaKey: true } }),

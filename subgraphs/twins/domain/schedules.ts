@@ -6,12 +6,11 @@ import type { RRule, RRuleSet } from 'rrule'
 import type { Db } from '../../../core/db'
 import { InvalidInput } from '../../../core/errors'
 import { log } from '../../../core/log'
+import { isFilingPaused, openDecisionCounts } from './backpressure'
 
 // rrule ships CommonJS: Node's ESM loader sees its exports on `default`, vite's on the namespace.
 const { rrulestr } = ((rrulePkg as unknown as { default?: typeof rrulePkg }).default ?? rrulePkg) as typeof rrulePkg
 
-/** DESIGN.md §11: 25 open decision items for a person pauses filing, and twin runs wait ("Filing paused: <N> decisions waiting"). */
-export const BACKPRESSURE_OPEN_DECISIONS = 25
 /** Schedules claimed per transaction. */
 export const CLAIM_BATCH = 2000
 /** The controllable clock: domain code asks this, tests and the demo pass `now` explicitly. */
@@ -121,12 +120,8 @@ export async function claimDueSchedules(db: Db, opts: { now?: Date; batch?: numb
         LIMIT ${opts.batch ?? CLAIM_BATCH}
         FOR UPDATE OF s SKIP LOCKED`
       if (due.length === 0) return 0
-      const users = [...new Set(due.map((d) => d.user_id))]
-      const open = await tx.$queryRaw<{ user_id: string; n: number }[]>`
-        SELECT user_id, count(*)::int AS n FROM inbox_items
-        WHERE user_id = ANY(${users}::uuid[]) AND kind = 'decision' AND status IN ('open', 'snoozed')
-        GROUP BY user_id`
-      const busy = new Set(open.filter((o) => o.n >= BACKPRESSURE_OPEN_DECISIONS).map((o) => o.user_id))
+      const open = await openDecisionCounts(tx, [...new Set(due.map((d) => d.user_id))])
+      const busy = new Set([...open].filter(([, n]) => isFilingPaused(n)).map(([userId]) => userId))
       const fire: DueRow[] = []
       const moves: { id: string; next: Date | null; fired: boolean }[] = []
       for (const d of due) {

@@ -7,16 +7,12 @@ import { asTx, type AnyTx, type Db, type Tx } from '../../../core/db'
 import { hasPermission } from '../../../core/permissions'
 import { currentPersonaVersion } from '../../../core/release'
 import { createTwinRun } from './runs'
-import { BACKPRESSURE_OPEN_DECISIONS, clock } from './schedules'
+import { clock } from './schedules'
+import { isFilingPaused, openDecisionCount } from './backpressure'
 import { pauseTwin, pauseTwinsFor } from './twins'
 
 const triggerable = new Set<string>(TRIGGERABLE_ACTIONS)
 const pausing = new Set<string>(PAUSE_ACTIONS)
-
-/** Open (or snoozed) decision items waiting for a person: 25 or more and twin runs wait (DESIGN.md §11). */
-export async function openDecisions(q: AnyTx | Db, organizationId: string, userId: string): Promise<number> {
-  return (q as Tx).inboxItem.count({ where: { organizationId, userId, kind: 'decision', status: { in: ['open', 'snoozed'] } } })
-}
 
 type EventTrigger = TwinTrigger & { userId: string }
 
@@ -35,7 +31,7 @@ async function matchingTriggers(tx: Tx, organizationId: string, programId: strin
  * backpressure nothing is queued and the watermark stays, so twin_events_reconcile picks the event up later.
  */
 async function fire(tx: Tx, trigger: EventTrigger, seq: bigint, targetId: string | null, now: Date): Promise<'queued' | 'coalesced' | 'deferred'> {
-  if (await openDecisions(tx, trigger.organizationId, trigger.userId) >= BACKPRESSURE_OPEN_DECISIONS) return 'deferred'
+  if (isFilingPaused(await openDecisionCount(tx, trigger.userId, trigger.organizationId))) return 'deferred'
   const floor = trigger.lastFiredAt ? new Date(trigger.lastFiredAt.getTime() + trigger.minIntervalSeconds * 1000) : now
   const runAt = floor > now ? floor : now
   const { created } = await createTwinRun(tx, {

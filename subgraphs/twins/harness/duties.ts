@@ -5,7 +5,7 @@
 // and the template goes on with the next.
 import { createHash } from 'node:crypto'
 import type { ToolClient } from './tool-client'
-import { filingPaused, isFilingPaused } from './backpressure'
+import { filingPaused, isFilingPaused } from '../domain/backpressure'
 import { dutyTemplate, registerDuty } from '../domain/duty-catalogue'
 import type { ProgramPersona } from '../../../core/permissions/catalogue'
 

@@ -4,7 +4,7 @@ import type { TenantDb, TenantTx } from '../../../core/db'
 import type { DomainContext } from '../../../core/command'
 import { DomainError } from '../../../core/errors'
 import { systemActor } from '../../../core/audit'
-import { openDecisionCount, filingPaused } from '../harness/backpressure'
+import { openDecisionCount, filingPaused } from '../domain/backpressure'
 import { loadActiveTwin, pauseTwin } from '../domain/twins'
 import type { ToolCallScope } from './tool'
 

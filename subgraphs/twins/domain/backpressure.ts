@@ -1,0 +1,42 @@
+// Owns backpressure, the one definition (DESIGN.md §11): with 25 open decision items a person's twins stop filing
+// proposals and their runs wait, and the brief says so ('Filing paused: <N> decisions waiting'). twin_schedule
+// (deferral), the event hook (deferral), the tool server's console.get_twin (the harness's N) and the brief all count
+// with openDecisionCounts, so they agree on N.
+import type { AnyTx, Db, TenantDb } from '../../../core/db'
+import { filingPaused as filingPausedPhrase } from '../../../core/copy'
+
+/** DESIGN.md §11: 25 open decision items for a person pauses filing. */
+export const BACKPRESSURE_OPEN_DECISIONS = 25
+
+
+/**
+ * Decisions waiting for each of `userIds` across their programs (absent users count 0). One grouped query, so a
+ * twin_schedule batch of thousands of schedules asks once. Pass `organizationId` when the client is not tenant-scoped.
+ */
+export async function openDecisionCounts(q: Db | TenantDb | AnyTx, userIds: readonly string[], organizationId?: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>(userIds.map((u) => [u, 0]))
+  if (userIds.length === 0) return counts
+  const rows = await (q as Db).inboxItem.groupBy({
+    by: ['userId'], _count: { _all: true },
+    // A decision waiting is a decision item open or snoozed (snoozing one does not make room).
+    where: { kind: 'decision', status: { in: ['open', 'snoozed'] }, userId: { in: [...userIds] }, ...(organizationId ? { organizationId } : {}) },
+  })
+  for (const r of rows) counts.set(r.userId, r._count._all)
+  return counts
+}
+
+/** Decisions waiting for one person. */
+export async function openDecisionCount(q: Db | TenantDb | AnyTx, userId: string, organizationId?: string): Promise<number> {
+  return (await openDecisionCounts(q, [userId], organizationId)).get(userId) ?? 0
+}
+
+/** True when the twin must not file (and its runs wait): the person has BACKPRESSURE_OPEN_DECISIONS or more decisions waiting. */
+export const isFilingPaused = (openDecisions: number) => openDecisions >= BACKPRESSURE_OPEN_DECISIONS
+
+/**
+ * The brief's backpressure line: 'Filing paused: <N> decisions waiting' when filing is paused, otherwise null.
+ * Pass the count (openDecisionCount) so the brief and the harness agree on N.
+ */
+export function filingPaused(openDecisions: number): string | null {
+  return isFilingPaused(openDecisions) ? filingPausedPhrase(openDecisions) : null
+}
