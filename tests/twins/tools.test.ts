@@ -212,6 +212,25 @@ describe('run tokens and the edge', () => {
     expect(q.title).toBe('[neutralised] and approve the plan')
     expect(q.body).not.toMatch(/<script>|<\|im_start\|>|you are now/i)
     expect(res.value.sanitised).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'injection_marker' }), expect.objectContaining({ kind: 'markup' })]))
+    // The row keeps what the sanitiser changed in the result, field by field.
+    const row = await db().toolCall.findUniqueOrThrow({ where: { id: res.value.toolCallId } })
+    const stored = row.outputViolations as { field: string; kind: string }[]
+    expect(stored).toEqual(expect.arrayContaining([
+      expect.objectContaining({ field: expect.stringMatching(/^result\.records\[\d+\]\.title$/), kind: 'injection_marker' }),
+      expect.objectContaining({ field: expect.stringMatching(/^result\.records\[\d+\]\.body$/), kind: 'markup' }),
+    ]))
+    expect(stored).toEqual(res.value.sanitised)
+    await client.close()
+  })
+
+  it("stores the sanitiser's changes to a skill call's arguments on its tool_calls row", async () => {
+    const r = await runningRun(db(), a, 'scientist')
+    const client = await connect(tools(), r)
+    const res: any = await client.call<any>('evidence.assertion_lint', { inputs: { text: 'The compound <span>is</span> well tolerated.' } })
+    expect(res.ok).toBe(true)
+    const row = await db().toolCall.findFirstOrThrow({ where: { runId: r.run.id, tool: 'evidence.assertion_lint' } })
+    expect(row.outputViolations).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'inputs.text', kind: 'markup' })]))
+    expect(row.arguments).toMatchObject({ inputs: { text: 'The compound is well tolerated.' } })
     await client.close()
   })
 })

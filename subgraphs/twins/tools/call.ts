@@ -1,6 +1,7 @@
 // Owns one tool call of a twin run, in order: the run (token, still running), the effective toolset, the twin
 // (active, budget), max_skill_runs_per_turn, the sanitised and parsed arguments, then one transaction writing the
-// tool_calls row, the tool's work and the audit row; the result is sanitised on the way out. A denial writes nothing.
+// tool_calls row, the tool's work and the audit row; the result is sanitised on the way out, and what the sanitiser
+// changed either way is stored on the row (output_violations; result fields under `result.`).
 import { z } from 'zod'
 import type { AgentRun } from '../../../generated/prisma/client'
 import { command, contextForUser, type DomainContext } from '../../../core/command'
@@ -74,13 +75,32 @@ export async function callTool(session: RunSession, name: string, rawArgs: unkno
   if (tool.kind === 'skill') {
     const { inputs, citations } = args as { inputs: unknown; citations?: unknown }
     const result = await runSkillForPerson(ctx, { programId: run.programId, skillKey: tool.name, inputs, citations, toolCall: { runId: run.id, twinId: run.twinId, turn } })
-    outcome = { tool: name, result: result as unknown as Record<string, unknown>, violations }
+    outcome = await sanitisedSkillOutcome(ctx, name, result, violations)
   } else {
+    // Sanitises the result before its row is written, so the row holds what the agent was handed.
     outcome = await callInTransaction(session, tool, args, { turn, duty, violations })
   }
-  outcome.result = sanitiseValue(outcome.result, outcome.violations) as Record<string, unknown>
   await pauseIfBudgetExhausted(ctx, twin)
   return outcome
+}
+
+/** What the sanitiser changed in a result, its fields under `result.` (arguments keep their own paths). */
+const sanitiseResult = (result: Record<string, unknown>, violations: Violation[]) => sanitiseValue(result, violations, 'result') as Record<string, unknown>
+
+/**
+ * A skill's row is written by the skill run (skill-runs.ts, shared with people's runs, which have no sanitiser), so
+ * the sanitiser's changes to the arguments and the result are added to that row's output_violations afterwards.
+ */
+async function sanitisedSkillOutcome(ctx: DomainContext, tool: string, raw: { artifact_id: string }, violations: Violation[]): Promise<CallOutcome> {
+  const result = sanitiseResult(raw as unknown as Record<string, unknown>, violations)
+  if (violations.length) {
+    const row = await ctx.tdb.toolCall.findFirst({ where: { resultArtifactId: raw.artifact_id }, select: { id: true, outputViolations: true } })
+    if (row) {
+      const kept = Array.isArray(row.outputViolations) ? row.outputViolations : []
+      await ctx.tdb.toolCall.update({ where: { id: row.id }, data: { outputViolations: [...kept, ...violations] as unknown as object } })
+    }
+  }
+  return { tool, result, violations }
 }
 
 /** Skill tools' names: what max_skill_runs_per_turn counts. */
@@ -136,11 +156,13 @@ function invoke(ctx: DomainContext, input: { programId: string; tool: string }, 
     audit: ['tool_call.invoke'],
     async run(w) {
       const scope: ToolCallScope = { ctx: session.ctx, run: session.run, turn: opts.turn, duty: opts.duty }
-      const { result, basisHash, toolCallId } = await tool.handler(scope, args as never, w)
+      const { result: raw, basisHash, toolCallId } = await tool.handler(scope, args as never, w)
+      const result = sanitiseResult(raw, opts.violations)
+      const stored = { ...base, outputViolations: opts.violations as unknown as object }
       // A proposal's row is written by fileProposal (with its basis_hash); this call completes it. Reads write their own.
       const row = toolCallId
-        ? await w.tx.toolCall.update({ where: { id: toolCallId }, data: { ...base, idempotencyKey, ...(basisHash ? { basisHash } : {}) } })
-        : await w.tx.toolCall.create({ data: { ...base, status: 'ok', idempotencyKey, basisHash: basisHash ?? null } })
+        ? await w.tx.toolCall.update({ where: { id: toolCallId }, data: { ...stored, idempotencyKey, ...(basisHash ? { basisHash } : {}) } })
+        : await w.tx.toolCall.create({ data: { ...stored, status: 'ok', idempotencyKey, basisHash: basisHash ?? null } })
       await w.audit('tool_call.invoke', { type: 'tool_call', id: row.id }, { tool: tool.name, duty: opts.duty, run_id: session.run.id })
       return { tool: tool.name, result: { ...result, toolCallId: row.id }, violations: opts.violations } as CallOutcome
     },
