@@ -50,6 +50,8 @@ export const AUDIT_ACTIONS = [
   'twin_schedule.update',
   // ours: resolve is an inbox operation the twins document lists among its routes and audit actions
   'inbox.resolve',
+  // ours, tool server (issue 12): a harness_denied refusal leaves a refused tool_calls row and this row (no effect)
+  'tool_call.deny',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

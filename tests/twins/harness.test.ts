@@ -151,7 +151,9 @@ describe('the deterministic harness', () => {
       expect.objectContaining({ recordType: 'review.deviations', change: expect.objectContaining({ kind: 'update', recordId: deviation.id }) }),
       expect.objectContaining({ recordType: 'review.findings', title: 'OOS candidate: Assay B out of trend' }),
     ]))
-    expect(await db().toolCall.count({ where: { runId: r.run.id, tool: 'evidence.assertion_lint' } })).toBe(0)
+    // the denial ran nothing: its only trace is a refused row
+    expect(await db().toolCall.findMany({ where: { runId: r.run.id, tool: 'evidence.assertion_lint' }, select: { status: true, resultArtifactId: true } }))
+      .toEqual([{ status: 'refused', resultArtifactId: null }])
     const lead = await execute(t, 'program_lead', ['qa_assertion_audit'])
     expect(lead.outcome.summary).toMatchObject({ proposals_filed: 1, skills_run: 1, denied: 0 })
     expect(await proposalsOf(lead.r.run.id)).toEqual([expect.objectContaining({ recordType: 'review.findings', title: 'Uncited interpretation: Liver signal' })])

@@ -23,6 +23,13 @@ const counts = async (runId: string) => ({
   toolCalls: await db().toolCall.count({ where: { runId } }),
   audits: await db().auditEvent.count({ where: { action: 'tool_call.invoke', details: { path: ['run_id'], equals: runId } } }),
   interrupts: await db().runInterrupt.count({ where: { runId } }),
+  inboxItems: await db().inboxItem.count(),
+  records: await db().programRecord.count(),
+})
+/** A denial's trace: the refused tool_calls rows and tool_call.deny audit rows of a run. */
+const denials = async (runId: string) => ({
+  rows: await db().toolCall.findMany({ where: { runId, status: 'refused' }, orderBy: { createdAt: 'asc' }, select: { tool: true, outputViolations: true } }),
+  audits: await db().auditEvent.count({ where: { action: 'tool_call.deny', details: { path: ['run_id'], equals: runId } } }),
 })
 const fih = { route: 'oral', noael: [{ species: 'rat', dose: { value: 50, unit: 'mg/kg' }, citation: 'tox-report:rat#noael' }] }
 
@@ -51,7 +58,7 @@ describe('the effective toolset', () => {
     await handoff.close()
   })
 
-  it('refuses a tool outside the toolset with harness_denied and writes nothing', async () => {
+  it('refuses a tool outside the toolset with harness_denied: nothing applied, only a refused tool_calls row and a tool_call.deny audit', async () => {
     const sci = await runningRun(db(), a, 'scientist')
     const client = await connect(tools(), sci)
     const before = await counts(sci.run.id)
@@ -59,7 +66,15 @@ describe('the effective toolset', () => {
     expect(denied).toEqual({ ok: false, error: expect.objectContaining({ code: 'harness_denied', message: "review.propose_deviation is not in this run's toolset." }) })
     const unknown = await client.call('console.send_everything', {})
     expect(unknown).toMatchObject({ ok: false, error: { code: 'harness_denied' } })
-    expect(await counts(sci.run.id)).toEqual(before)
+    // no proposal, record, interrupt or tool_call.invoke: the refusal had no effect
+    expect(await counts(sci.run.id)).toEqual({ ...before, toolCalls: before.toolCalls + 2 })
+    expect(await denials(sci.run.id)).toEqual({
+      rows: [
+        { tool: 'review.propose_deviation', outputViolations: [{ code: 'harness_denied', field: null, message: "review.propose_deviation is not in this run's toolset." }] },
+        { tool: 'console.send_everything', outputViolations: [expect.objectContaining({ code: 'harness_denied' })] },
+      ],
+      audits: 2,
+    })
     await client.close()
   })
 
@@ -70,7 +85,8 @@ describe('the effective toolset', () => {
     await db().roleAssignment.deleteMany({ where: { userId: r.user.id, programId: a.program.id } })
     const after = await client.call('progress.list_milestones', {})
     expect(after).toMatchObject({ ok: false, error: { code: 'harness_denied' } })
-    expect(await db().toolCall.count({ where: { runId: r.run.id } })).toBe(1)
+    expect(await db().toolCall.count({ where: { runId: r.run.id, status: 'ok' } })).toBe(1)
+    expect((await denials(r.run.id)).rows).toEqual([expect.objectContaining({ tool: 'progress.list_milestones' })])
     await client.close()
   })
 })
@@ -129,8 +145,9 @@ describe('tool calls', () => {
     for (let i = 0; i < 4; i++) expect((await client.call('tox.fih_dose_projection', { inputs: fih })).ok).toBe(true)
     const fifth = await client.call('evidence.assertion_lint', { inputs: { text: 'The compound is safe.' } })
     expect(fifth).toMatchObject({ ok: false, error: { code: 'harness_denied', message: expect.stringContaining('max_skill_runs_per_turn is 4') } })
-    const rows = await db().toolCall.findMany({ where: { runId: r.run.id } })
+    const rows = await db().toolCall.findMany({ where: { runId: r.run.id, status: 'ok' } })
     expect(rows).toHaveLength(4)
+    expect((await denials(r.run.id)).rows).toEqual([expect.objectContaining({ tool: 'evidence.assertion_lint', outputViolations: [expect.objectContaining({ code: 'harness_denied' })] })])
     for (const row of rows) expect(row).toMatchObject({ tool: 'tox.fih_dose_projection', turn: 1, twinId: r.twin.id, status: 'ok', checkLogicVersion: expect.any(Number), inputsHash: expect.stringMatching(/^[0-9a-f]{64}$/) })
     expect(await db().auditEvent.count({ where: { action: 'skill_run.start', twinId: r.twin.id } })).toBe(4)
     client.nextTurn()

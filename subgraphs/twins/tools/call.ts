@@ -1,10 +1,12 @@
 // Owns one tool call of a twin run, in order: the run (token, still running), the effective toolset, the twin
 // (active, budget), max_skill_runs_per_turn, the sanitised and parsed arguments, then one transaction writing the
 // tool_calls row, the tool's work and the audit row; the result is sanitised on the way out, and what the sanitiser
-// changed either way is stored on the row (output_violations; result fields under `result.`).
+// changed either way is stored on the row (output_violations; result fields under `result.`). A harness denial writes
+// no proposal, record or interrupt, only its trace: a refused tool_calls row and a tool_call.deny audit row.
 import { z } from 'zod'
 import type { AgentRun } from '../../../generated/prisma/client'
 import { command, contextForUser, type DomainContext } from '../../../core/command'
+import { recordAudit } from '../../../core/audit'
 import type { Db, Prisma } from '../../../core/db'
 import { DomainError, HarnessDenied, parseInput } from '../../../core/errors'
 import { transition } from '../../../core/state-machine'
@@ -47,7 +49,37 @@ export interface CallOutcome {
   duplicate?: boolean
 }
 
-const denied = (message: string) => new HarnessDenied(message)
+/**
+ * A harness denial (outside the toolset, budget, max_skill_runs_per_turn): the call has no effect, but a regulated
+ * trail keeps the attempt, so a refused tool_calls row (the tool name as asked, the arguments when they pass the
+ * sanitiser's limits, the denial in output_violations) and a tool_call.deny audit row are written in one transaction.
+ * The row counts against the month's budget like any call (an agent hammering denied tools spends its budget).
+ */
+async function denied(session: RunSession, name: string, rawArgs: unknown, meta: { turn: number; duty: string | null }, message: string) {
+  const { run, ctx } = session
+  const error = new HarnessDenied(message)
+  let args: object = {}
+  try { args = sanitiseArguments(rawArgs ?? {}).args } catch { /* over the limits: the name is the trace */ }
+  await ctx.db.$transaction(async (tx) => {
+    const row = await tx.toolCall.create({
+      data: {
+        organizationId: run.organizationId, programId: run.programId, runId: run.id, twinId: run.twinId, userId: ctx.session.userId,
+        tool: name.slice(0, 200), arguments: args, turn: meta.turn, status: 'running',
+      },
+    })
+    await transition(tx, toolCallStatus, 'refuse', { id: row.id, organizationId: run.organizationId }, {
+      outputViolations: [{ code: error.code, field: null, message }] as unknown as object,
+    })
+    await recordAudit(tx, {
+      organizationId: run.organizationId, programId: run.programId, action: 'tool_call.deny', actor: ctx.actor,
+      target: { type: 'tool_call', id: row.id }, details: { tool: name.slice(0, 200), duty: meta.duty, run_id: run.id, reason: message },
+    })
+  })
+  return error
+}
+
+/** Tool calls of this turn that ran a skill (a denied attempt ran nothing). */
+const SKILL_RUN_NOT_DENIED = { NOT: { outputViolations: { array_contains: [{ code: 'harness_denied' }] } } }
 
 /** The tools a run may call now (tools/list). */
 export async function listToolsFor(session: RunSession): Promise<ToolDefinition[]> {
@@ -59,15 +91,16 @@ export async function callTool(session: RunSession, name: string, rawArgs: unkno
   const { run, ctx } = session
   const tool = toolByName(name)
   const toolset = new Set(effectiveToolset(ctx.session, run).map((t) => t.name))
-  // An unknown name and a tool outside the toolset read the same: the agent learns only what it may call.
-  if (!tool || !toolset.has(name)) throw denied(`${name} is not in this run's toolset.`)
   const turn = meta.turn ?? 0
   const duty = meta.duty ?? null
+  const deny = (message: string) => denied(session, name, rawArgs, { turn, duty }, message)
+  // An unknown name and a tool outside the toolset read the same: the agent learns only what it may call.
+  if (!tool || !toolset.has(name)) throw await deny(`${name} is not in this run's toolset.`)
   const twin = await activeTwinOf(ctx.tdb, run.organizationId, run.twinId)
-  if (await pauseIfBudgetExhausted(ctx, twin)) throw denied('The twin has used its tool calls for this month and is paused (budget).')
+  if (await pauseIfBudgetExhausted(ctx, twin)) throw await deny('The twin has used its tool calls for this month and is paused (budget).')
   if (tool.kind === 'skill') {
-    const used = await ctx.tdb.toolCall.count({ where: { runId: run.id, turn, tool: { in: skillNames() } } })
-    if (used >= MAX_SKILL_RUNS_PER_TURN) throw denied(`max_skill_runs_per_turn is ${MAX_SKILL_RUNS_PER_TURN}; this turn has run ${used} skills.`)
+    const used = await ctx.tdb.toolCall.count({ where: { runId: run.id, turn, tool: { in: skillNames() }, ...SKILL_RUN_NOT_DENIED } })
+    if (used >= MAX_SKILL_RUNS_PER_TURN) throw await deny(`max_skill_runs_per_turn is ${MAX_SKILL_RUNS_PER_TURN}; this turn has run ${used} skills.`)
   }
   const { args: cleaned, violations } = sanitiseArguments(rawArgs ?? {})
   const args = parseInput(tool.input, cleaned)
