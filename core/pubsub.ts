@@ -24,6 +24,12 @@ export async function publish<C extends Channel>(tx: AnyTx, channel: C, payload:
   await asTx(tx).$executeRaw`SELECT pg_notify(${channel}, ${JSON.stringify(payload)})`
 }
 
+/** Sends many events of one channel in one statement (sweeps over thousands of rows), in the caller's transaction. */
+export async function publishMany<C extends Channel>(tx: AnyTx, channel: C, payloads: readonly Channels[C][]): Promise<void> {
+  if (payloads.length === 0) return
+  await asTx(tx).$executeRaw`SELECT pg_notify(${channel}, p) FROM unnest(${payloads.map((p) => JSON.stringify(p))}::text[]) AS p`
+}
+
 export class SlowConsumerError extends Error {
   constructor(readonly limit: number) {
     super(`Subscription closed: more than ${limit} events were waiting to be read. Refetch and subscribe again.`)

@@ -46,47 +46,32 @@ function seedPeople(db: Db) {
         data: { organizationId: org.id, ...ILLUSTRATIVE.program, illustrative: true, settings: DEFAULT_PROGRAM_SETTINGS },
       })
     }
-    for (const [position, stage] of ILLUSTRATIVE.stages.entries()) {
-      await tx.programStage.upsert({
-        where: { programId_key: { programId: program.id, key: stage.key } },
-        update: {},
-        create: { organizationId: org.id, programId: program.id, position, ...stage },
-      })
-    }
-    const users: Record<string, { id: string; email: string }> = {}
-    for (const u of ILLUSTRATIVE.users) {
-      const user = await tx.user.upsert({
-        where: { email: u.email },
-        update: {},
-        create: { organizationId: org.id, email: u.email, name: u.name, settings: DEFAULT_USER_SETTINGS },
-      })
-      users[u.persona] = user
-      await tx.programMembership.upsert({
-        where: { programId_userId: { programId: program.id, userId: user.id } },
-        update: {},
-        create: { organizationId: org.id, programId: program.id, userId: user.id },
-      })
-      await tx.roleAssignment.upsert({
-        where: { programId_userId_personaKey: { programId: program.id, userId: user.id, personaKey: u.persona } },
-        update: {},
-        create: { organizationId: org.id, programId: program.id, userId: user.id, personaKey: u.persona },
-      })
-    }
-    const admin = await tx.user.upsert({
-      where: { email: ILLUSTRATIVE.admin.email },
-      update: {},
-      create: { organizationId: org.id, email: ILLUSTRATIVE.admin.email, name: ILLUSTRATIVE.admin.name, settings: DEFAULT_USER_SETTINGS },
+    // Set-based (insert-if-absent, like an upsert with no update): a handful of statements, not one round trip per
+    // row, so the transaction stays short on a loaded machine.
+    await tx.programStage.createMany({
+      data: ILLUSTRATIVE.stages.map((stage, position) => ({ organizationId: org.id, programId: program.id, position, ...stage })),
+      skipDuplicates: true,
     })
-    for (const persona of ILLUSTRATIVE.admin.orgPersonas) {
-      await tx.orgRoleAssignment.upsert({
-        where: { organizationId_userId_personaKey: { organizationId: org.id, userId: admin.id, personaKey: persona } },
-        update: {},
-        create: { organizationId: org.id, userId: admin.id, personaKey: persona },
-      })
-    }
+    const people = [...ILLUSTRATIVE.users, ILLUSTRATIVE.admin]
+    await tx.user.createMany({
+      data: people.map((u) => ({ organizationId: org.id, email: u.email, name: u.name, settings: DEFAULT_USER_SETTINGS })),
+      skipDuplicates: true,
+    })
+    const byEmail = new Map((await tx.user.findMany({ where: { email: { in: people.map((u) => u.email) } } })).map((u) => [u.email, u]))
+    const users: Record<string, { id: string; email: string }> = {}
+    for (const u of ILLUSTRATIVE.users) users[u.persona] = byEmail.get(u.email)!
+    const inProgram = ILLUSTRATIVE.users.map((u) => ({ organizationId: org.id, programId: program.id, userId: users[u.persona].id }))
+    await tx.programMembership.createMany({ data: inProgram, skipDuplicates: true })
+    await tx.roleAssignment.createMany({ data: ILLUSTRATIVE.users.map((u, i) => ({ ...inProgram[i], personaKey: u.persona })), skipDuplicates: true })
+    const admin = byEmail.get(ILLUSTRATIVE.admin.email)!
+    await tx.orgRoleAssignment.createMany({
+      data: ILLUSTRATIVE.admin.orgPersonas.map((personaKey) => ({ organizationId: org.id, userId: admin.id, personaKey })),
+      skipDuplicates: true,
+    })
     users.org_admin = admin
     return { organization: org, program, users }
-  })
+    // Bulk work at start-up on a possibly busy machine: more room than Prisma's 5 s interactive default.
+  }, { timeout: 30_000 })
 }
 
 export { DEFAULT_USER_SETTINGS, DEFAULT_PROGRAM_SETTINGS }

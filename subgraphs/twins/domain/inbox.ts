@@ -4,7 +4,7 @@
 import { z } from 'zod'
 import type { InboxItem, InboxItemKind, InboxItemStatus } from '../../../generated/prisma/client'
 import { asTx, type AnyTx, type Db } from '../../../core/db'
-import { publish, type InboxChange } from '../../../core/pubsub'
+import { publish, publishMany, type InboxChange } from '../../../core/pubsub'
 import { command, onId, type DomainContext, type Write } from '../../../core/command'
 import { transition, transitionAll } from '../../../core/state-machine'
 import { inboxItemStatus } from '../../../core/states'
@@ -90,6 +90,11 @@ async function notifyFiled(tx: AnyTx, item: InboxItem) {
 /** Announces a change of `item` to its owner's subscriptions when the transaction commits. */
 export function announce(tx: AnyTx, item: Pick<InboxItem, 'id' | 'userId' | 'organizationId'>, change: InboxChange) {
   return publish(tx, 'inbox_changed', { id: item.id, userId: item.userId, organizationId: item.organizationId, change })
+}
+
+/** Announces one change of many items in one statement (the inbox_expire sweep). */
+export function announceAll(tx: AnyTx, items: readonly Pick<InboxItem, 'id' | 'userId' | 'organizationId'>[], change: InboxChange) {
+  return publishMany(tx, 'inbox_changed', items.map((item) => ({ id: item.id, userId: item.userId, organizationId: item.organizationId, change })))
 }
 
 /** The change an item's status shows, for a notification that did not name one (and for reads). */
@@ -245,8 +250,9 @@ export async function sweepInbox(db: Db, now = new Date()) {
     // Every organisation's items (a system sweep); the from-states come from the declaration.
     const expired = await transitionAll(tx, inboxItemStatus, 'expire', { dueAt: { not: null, lte: now } }, { updatedAt: now })
     const reopened = await transitionAll(tx, inboxItemStatus, 'wake', { snoozedUntil: { not: null, lte: now } }, { snoozedUntil: null, updatedAt: now })
-    for (const r of expired) await announce(tx, r, 'expired')
-    for (const r of reopened) await announce(tx, r, 'reopened')
+    // Set-based: one UPDATE per kind of change and one NOTIFY statement each, never a round trip per item.
+    await announceAll(tx, expired, 'expired')
+    await announceAll(tx, reopened, 'reopened')
     const dayAgo = new Date(now.getTime() - REMINDER_INTERVAL_MS)
     const reminded = await tx.inboxItem.updateManyAndReturn({
       where: {
@@ -263,5 +269,7 @@ export async function sweepInbox(db: Db, now = new Date()) {
       await announce(tx, r, 'reminded')
     }
     return { expired: expired.length, reopened: reopened.length, reminded: reminded.length }
+    // Known bulk work on a system sweep (thousands of items after downtime; each reminder reads its person's quiet
+    // hours): Prisma's 5 s interactive default is too short on a loaded 2-core machine, and the sweep is all or nothing.
   }, { timeout: 120_000 })
 }
