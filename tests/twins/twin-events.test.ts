@@ -146,9 +146,23 @@ describe('pause causes', () => {
     })) })
     await proposals(twin.id, [...Array(6).fill('declined'), ...Array(3).fill('approved'), 'approved_with_edits'])
     await proposals(fine.id, [...Array(5).fill('declined'), ...Array(5).fill('approved')])
+    // a tool's refusal counts as refused; a harness denial (no effect, its trace only) does not
+    const call = { organizationId: t.organization.id, programId: t.program.id, runId: run.id, twinId: twin.id, tool: 'evidence.propose_finding', status: 'refused' as const }
+    await db().toolCall.createMany({ data: [
+      { ...call, outputViolations: [{ code: 'invalid_input', field: 'change.title', message: 'Required.' }] },
+      { ...call, tool: 'review.propose_deviation', outputViolations: [{ code: 'harness_denied', field: null, message: "review.propose_deviation is not in this run's toolset." }] },
+    ] })
+    // the not_useful rate per trigger, from feedback on the twin's items
+    const trigger = await db().twinTrigger.findFirstOrThrow({ where: { twinId: twin.id } })
+    const item = { organizationId: t.organization.id, userId: twin.userId, programId: t.program.id, twinId: twin.id, triggerId: trigger.id, kind: 'decision' as const, sourceType: 'proposal' }
+    await db().inboxItem.createMany({ data: [
+      { ...item, sourceId: randomUUID(), title: 'a', feedback: 'not_useful' }, { ...item, sourceId: randomUUID(), title: 'b', feedback: 'helpful' },
+      { ...item, sourceId: randomUUID(), title: 'c', status: 'expired' },
+    ] })
     const r = await evaluateTwins(db())
     const e = r.evaluations.find((x) => x.twinId === twin.id)!
-    expect(e).toMatchObject({ filed: 10, approvedUnchanged: 3, edited: 1, declined: 6, declinedByReason: { not_relevant: 6 } })
+    expect(e).toMatchObject({ filed: 10, approvedUnchanged: 3, edited: 1, declined: 6, declinedByReason: { not_relevant: 6 }, refused: 1, expired: 1 })
+    expect(e.notUseful).toEqual([{ triggerId: trigger.id, rated: 2, notUseful: 1, rate: 0.5 }])
     expect(await db().twinDefinition.findUniqueOrThrow({ where: { id: twin.id } })).toMatchObject({ status: 'paused', pausedReason: 'high_decline_rate' })
     expect(await db().twinDefinition.findUniqueOrThrow({ where: { id: fine.id } })).toMatchObject({ status: 'active' })
   })

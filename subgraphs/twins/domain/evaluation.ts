@@ -46,7 +46,9 @@ export async function evaluateTwin(db: Db, twin: { id: string; organizationId: s
     GROUP BY 1 ORDER BY 1`
   const [r] = await db.$queryRaw<{ refused: number }[]>`
     SELECT count(*)::int AS refused FROM tool_calls c JOIN agent_runs r ON r.id = c.run_id
-    WHERE r.organization_id = ${twin.organizationId}::uuid AND r.twin_id = ${twin.id}::uuid AND c.status = 'refused' AND c.created_at >= ${since}`
+    WHERE r.organization_id = ${twin.organizationId}::uuid AND r.twin_id = ${twin.id}::uuid AND c.status = 'refused' AND c.created_at >= ${since}
+      -- a harness denial (a tool outside the toolset, budget, per-turn) is an attempt the server refused, not a tool's refusal
+      AND NOT c.output_violations @> '[{"code": "harness_denied"}]'::jsonb`
   const expired = await db.inboxItem.count({ where: { organizationId: twin.organizationId, twinId: twin.id, kind: 'decision', status: 'expired', updatedAt: { gte: since } } })
   const feedback = await db.$queryRaw<{ trigger_id: string; rated: number; not_useful: number }[]>`
     SELECT trigger_id, count(*)::int AS rated, count(*) FILTER (WHERE feedback = 'not_useful')::int AS not_useful
