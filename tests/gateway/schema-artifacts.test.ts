@@ -65,6 +65,16 @@ describe('route map', () => {
     expect(missing).toEqual([])
   })
 
+  it("names every Query, Mutation and Subscription field of the supergraph in the README's API map", async () => {
+    const readme = fs.readFileSync(path.join(SCHEMA_DIR, '..', 'README.md'), 'utf8')
+    const apiMap = readme.slice(readme.indexOf('## API map'), readme.indexOf('\n## ', readme.indexOf('## API map') + 1))
+    const schema = await apiSchema()
+    const fields = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]
+      .flatMap((root) => Object.keys(root?.getFields() ?? {}).map((f) => `${root!.name}.${f}`))
+    expect(fields.length).toBeGreaterThan(50)
+    expect(fields.filter((f) => !new RegExp(`\\b${f.split('.')[1]}\\b`).test(apiMap))).toEqual([])
+  })
+
   it('keeps the vendor webhook routes on the REST shim', () => {
     const rest = map.routes.filter((r) => r.status === 'rest').map((r) => r.path)
     expect(rest).toEqual(['/api/v1/hooks/eln_provider/{connection_id}', '/hooks/{provider_id}/{connection_id}'])
