@@ -161,6 +161,10 @@ async function callInTransaction(session: RunSession, tool: InCallTool, args: un
       const filed = await ctx.tdb.toolCall.findFirstOrThrow({ where: { runId: run.id, idempotencyKey } })
       return { tool: tool.name, result: { duplicate: true, toolCallId: filed.id, basisHash: filed.basisHash }, violations: opts.violations, duplicate: true }
     }
+    // A permission lost between the toolset check and the write (command() re-checks it live) is the denial it is.
+    if ((e as { extensions?: { code?: string } })?.extensions?.code === 'FORBIDDEN') {
+      throw await denied(session, tool.name, args, opts, `${tool.name} is not in this run's toolset.`)
+    }
     if (!(e instanceof DomainError)) throw e
     await ctx.tdb.$transaction(async (tx) => {
       const row = await tx.toolCall.create({ data: { ...base, status: 'running' } })
