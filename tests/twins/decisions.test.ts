@@ -65,7 +65,9 @@ describe('filing a proposal', () => {
     const w = await world()
     const client = wsClient(url(), await w.tenant.token('scientist'))
     const live = collect(client, 'subscription { inboxChanged { id kind status title proposal { id title card draft { label } } } }', 2)
-    await new Promise((r) => setTimeout(r, 300)) // subscribed before the write
+    // Subscribed before the write: wait for the twins subgraph to hold the subscription (a fixed sleep is too short
+    // for a cold gateway on a loaded machine).
+    for (const until = Date.now() + 20_000; stack.current.subgraphs.twins.inboxEvents.subscriberCount < 1 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20))
     const filed = await w.propose({ kind: 'update', recordId: w.hypothesis.recordId, fields: { confidence: 'high' } })
 
     const interrupt = await db().runInterrupt.findUniqueOrThrow({ where: { id: filed.proposalId } })
