@@ -25,6 +25,7 @@ import { IdentityResolver, type CallerIdentity } from './identity'
 import { SubscriptionBridge } from './subscription-bridge'
 import { readSupergraph, SUBGRAPH_NAMES, type SubgraphName } from './supergraph'
 import { forwardToConnectors } from './rest-edge'
+import { postJson } from './subgraph-http'
 import { checkDocumentSize, checkInputSize, edgeValidationRules, formatEdgeError, LIMITS, parseLimited, EDGE_CODES, type EdgeMode } from './edge-limits'
 
 export { LIMITS } from './edge-limits'
@@ -64,6 +65,25 @@ class InternalTokenDataSource extends RemoteGraphQLDataSource<GatewayContext> {
     request.http?.headers.set('x-request-id', context.identity.requestId)
   }
 }
+
+/** RemoteGraphQLDataSource.sendRequest with the same contract, over gateway/subgraph-http.ts instead of Apollo's fetch stack. */
+async function sendRequest(this: RemoteGraphQLDataSource, request: any): Promise<any> {
+  const { http: h, ...rest } = request
+  const res = await postJson(h.url, Object.fromEntries(h.headers), JSON.stringify(rest))
+  // Apollo reads only headers.get('cache-control') of a good answer; a whole Headers object is built for errors only
+  const header = (name: string) => { const v = res.headers[name.toLowerCase()]; return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v }
+  if (res.status < 200 || res.status > 299) {
+    const headers = new Headers()
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v)
+    throw await this.errorFromResponse(new Response(res.body, { status: res.status, headers }) as never)
+  }
+  const body = JSON.parse(res.body)
+  if (body === null || typeof body !== 'object') throw new Error(`Expected JSON response body, but received: ${res.body.slice(0, 200)}`)
+  // not enumerable: the subscription bridge clones answers it shares (structuredClone), and a function cannot be cloned
+  return Object.defineProperty({ ...body }, 'http', { value: { headers: { get: header }, status: res.status }, enumerable: false })
+}
+// private in Apollo's types, hence replaced on the prototype rather than overridden
+Object.assign(InternalTokenDataSource.prototype, { sendRequest })
 
 export async function createGateway(opts: GatewayOptions) {
   const identities = new IdentityResolver(opts.db)

@@ -15,6 +15,7 @@ import { SessionCache } from '../../core/session-cache'
 import { log } from '../../core/log'
 import { env } from '../../core/env'
 import { createContext, type GraphQLContext } from './context'
+import { SUBGRAPH_KEEP_ALIVE_MS } from '../../gateway/subgraph-http'
 
 export interface SubgraphServer {
   name: string
@@ -55,7 +56,8 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
   const sessions = new SessionCache(db)
   const app = express()
   app.disable('x-powered-by')
-  const httpServer = http.createServer(app)
+  // Idle sockets outlive the gateway's own idle timeout (gateway/subgraph-http.ts), so it never reuses one we closed.
+  const httpServer = http.createServer({ keepAliveTimeout: SUBGRAPH_KEEP_ALIVE_MS }, app)
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' })
   const wsCleanup = useServer<{ internalToken?: string }, { ctx?: GraphQLContext }>({
     schema,

@@ -3,7 +3,7 @@
 import type { InboxItem } from '../../../generated/prisma/client'
 import { entityRef, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
-import { INBOX_KINDS, INBOX_STATUSES, countMyOpenInbox, getMyInboxItem, listMyInbox } from '../domain/inbox'
+import { INBOX_KINDS, INBOX_STATUSES, countMyOpenInboxByProgram, getMyInboxItem, listMyInbox } from '../domain/inbox'
 import type { InboxEvents } from '../domain/inbox-events'
 import type { TwinsRefs } from '.'
 
@@ -52,7 +52,7 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
   builder.objectField(ProgramRef, 'myOpenInboxCount', (t) =>
     t.int({
       description: "How many of the caller's inbox items in this program are open.",
-      resolve: (p, _a, ctx) => countMyOpenInbox(ctx, p.id),
+      resolve: (p, _a, ctx) => ctx.loader('Program.myOpenInboxCount', (ids: readonly string[]) => countMyOpenInboxByProgram(ctx, ids)).load(p.id),
     }))
 
   builder.subscriptionType({
