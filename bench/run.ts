@@ -12,6 +12,7 @@ const BENCHES: BenchModule[] = [
   { name: 'edge', file: 'edge.ts', fn: 'benchEdge' },
   { name: 'skills', file: 'skills.ts', fn: 'benchSkills' },
   { name: 'webhooks', file: 'webhooks.ts', fn: 'benchWebhooks' },
+  { name: 'throughput', file: 'throughput.ts', fn: 'benchThroughput' },
 ]
 
 type Outcome = { name: string; status: 'ok' | 'crashed' | 'absent'; seconds?: number; figures?: number; error?: string }

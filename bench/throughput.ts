@@ -1,0 +1,215 @@
+// Throughput of the federated edge (issue 20): the gateway and the three subgraphs each in their own process, as in
+// production, and the load generator (autocannon, bench/throughput-load.ts) in another. Runs each query at each
+// concurrency for BENCH_THROUGHPUT_SECONDS after a warm-up and prints rps, p50, p99, errors and the gateway/direct
+// ratio, beside the figures issue 20 measured before the work. Never asserts timings.
+//
+// Knobs: BENCH_THROUGHPUT_SECONDS (20), BENCH_THROUGHPUT_WARMUP_SECONDS (5), BENCH_THROUGHPUT_ROUNDS (1; rounds
+// alternate the queries, medians are reported), BENCH_THROUGHPUT_PROGRAMS (1: programs the caller belongs to),
+// BENCH_THROUGHPUT_QUERIES (direct,gateway,federated,console), BENCH_THROUGHPUT_CONCURRENCY (10,50),
+// BENCH_THROUGHPUT_ROOT (the checkout whose components are started: compare another version with the same bench),
+// BENCH_THROUGHPUT_PROFILE (a folder: the components run with --cpu-prof and write their profiles there).
+import { spawn, type ChildProcess } from 'node:child_process'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { provisionBenchDatabase } from './database'
+import { knobs, out, quietLogs, sleep } from './figures'
+import { createPrisma, type Db } from '../core/db'
+import { parseEnv, setEnv } from '../core/env'
+import { resetAuthKeys, signInternalToken, INTERNAL_HEADER } from '../core/auth'
+import { freePort } from '../core/postgres'
+import { fileInboxItem } from '../subgraphs/twins/domain/inbox'
+import { addMember, createProgram, createTenant } from '../tests/helpers/factories'
+
+const HERE = path.dirname(fileURLToPath(import.meta.url))
+
+export const THROUGHPUT_QUERIES = {
+  /** sent to the twins subgraph directly, with an internal token */
+  direct: '{ myInbox(first: 50) { nodes { id kind status title program { id } } } }',
+  /** the same through the gateway: one fetch to twins */
+  gateway: '{ myInbox(first: 50) { nodes { id kind status title program { id } } } }',
+  /** program fields from workbench: an entity fetch */
+  federated: '{ myInbox(first: 50) { nodes { id kind status title program { name slug } } } }',
+  /** the console's first screen: every subgraph */
+  console: `{
+  me { programs { program { name connections { nodes { id } } myOpenInboxCount } } }
+  myInbox(first: 50) { nodes { id kind status title program { name slug } } }
+}`,
+} as const
+type QueryName = keyof typeof THROUGHPUT_QUERIES
+
+/** What issue 20 measured on main before this work (2-core machine, concurrency 10). */
+const ISSUE_BEFORE: Partial<Record<QueryName, string>> = {
+  direct: '667 rps, p50 14 ms',
+  gateway: '462 rps, p50 20 ms, p99 47 ms',
+  federated: '255 rps, p50 38 ms, p99 75 ms',
+  console: '135 rps, p50 73 ms, p99 125 ms (c50: 141 rps, p50 351 ms)',
+}
+
+interface LoadResult { requests: number; rps: number; p50: number; p99: number; max: number; non2xx: number; errors: number; graphqlErrors: number; firstError?: string }
+
+function tsxNode(root: string, file: string, args: string[], env: Record<string, string>, nodeFlags: string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeFlags, '--import', 'tsx', file, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+/** Starts one component (its main.ts) and resolves when it logs component.ready. */
+function startComponent(root: string, file: string, env: Record<string, string>, nodeFlags: string[], children: ChildProcess[]) {
+  const child = tsxNode(root, file, [], { ...env, LOG_LEVEL: 'info' }, nodeFlags)
+  children.push(child)
+  return new Promise<void>((resolve, reject) => {
+    let output = ''
+    let ready = false
+    const timer = setTimeout(() => reject(new Error(`${file} did not start:\n${output}`)), 120_000)
+    const onData = (chunk: Buffer) => {
+      if (ready) return // keep reading (a full pipe would block the child) but hold nothing
+      output += chunk.toString()
+      if (output.includes('"component.ready"')) { ready = true; output = ''; clearTimeout(timer); resolve() }
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', (c: Buffer) => { if (!ready) onData(c); else if (/error/i.test(c.toString())) process.stderr.write(c) })
+    child.once('exit', (code) => { clearTimeout(timer); if (!ready) reject(new Error(`${file} exited with ${code}:\n${output}`)) })
+  })
+}
+
+function runLoad(spec: { url: string; query: string; distinct: number; headers: Record<string, string>; connections: number; seconds: number }): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = tsxNode(path.resolve(HERE, '..'), path.join(HERE, 'throughput-load.ts'), [JSON.stringify(spec)], {})
+    let stdout = ''
+    let stderr = ''
+    child.stdout!.on('data', (c: Buffer) => { stdout += c })
+    child.stderr!.on('data', (c: Buffer) => { stderr += c })
+    child.once('exit', (code) => {
+      const line = stdout.trim().split('\n').pop()
+      if (code !== 0 || !line) return reject(new Error(`load generator exited with ${code}: ${stderr.slice(0, 2000)}`))
+      resolve(JSON.parse(line) as LoadResult)
+    })
+  })
+}
+
+const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN }
+const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' ')
+
+export async function benchThroughput(): Promise<void> {
+  const restoreLogs = quietLogs()
+  const { SECONDS, WARMUP_SECONDS, ROUNDS, PROGRAMS } = knobs('BENCH_THROUGHPUT', { SECONDS: 20, WARMUP_SECONDS: 5, ROUNDS: 1, PROGRAMS: 1 })
+  const list = (name: string, fallback: string) => (process.env[`BENCH_THROUGHPUT_${name}`] || fallback).split(',').map((s) => s.trim()).filter(Boolean)
+  const queries = list('QUERIES', 'direct,gateway,federated,console') as QueryName[]
+  for (const q of queries) if (!(q in THROUGHPUT_QUERIES)) throw new Error(`BENCH_THROUGHPUT_QUERIES: unknown query ${q}; known: ${Object.keys(THROUGHPUT_QUERIES).join(', ')}`)
+  const concurrencies = list('CONCURRENCY', '10,50').map(Number)
+  const root = path.resolve(process.env.BENCH_THROUGHPUT_ROOT || path.resolve(HERE, '..'))
+  const profileDir = process.env.BENCH_THROUGHPUT_PROFILE ? path.resolve(process.env.BENCH_THROUGHPUT_PROFILE) : undefined
+
+  const database = await provisionBenchDatabase('throughput')
+  setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
+  resetAuthKeys()
+  const writer: Db = createPrisma(database.url, 2)
+  const children: ChildProcess[] = []
+  try {
+    // ---- data: the bench caller is program lead of PROGRAMS programs, with 50 inbox items in the first ----
+    const tenant = await createTenant(writer, 'Bench')
+    const lead = tenant.users.program_lead
+    for (let i = 1; i < PROGRAMS; i++) {
+      const program = await createProgram(writer, tenant.organization.id)
+      await addMember(writer, program, lead.id, ['program_lead'])
+    }
+    await writer.$transaction(async (tx) => {
+      for (let i = 0; i < 50; i++) {
+        await fileInboxItem(tx, {
+          organizationId: tenant.organization.id, userId: lead.id, programId: tenant.program.id,
+          kind: 'decision', sourceType: 'bench', sourceId: `q-${i}`, title: `Bench item ${i}`,
+        })
+      }
+    })
+
+    // ---- the four components, each its own process, from `root` ----
+    const ports = { GATEWAY_PORT: await freePort(), CONNECTORS_PORT: await freePort(), WORKBENCH_PORT: await freePort(), TWINS_PORT: await freePort() }
+    const env: Record<string, string> = {
+      DATABASE_URL: database.url, DATA_DIR: database.dataDir, NODE_ENV: 'development',
+      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+    }
+    // one folder per component: tsx's loader thread writes a profile of its own beside the main thread's
+    const flags = (name: string) => profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []
+    await Promise.all(['connectors', 'workbench', 'twins'].map((n) => startComponent(root, `subgraphs/${n}/main.ts`, env, flags(n), children)))
+    await startComponent(root, 'gateway/main.ts', env, flags('gateway'), children)
+    const gatewayUrl = `http://127.0.0.1:${ports.GATEWAY_PORT}/graphql`
+    const twinsUrl = `http://127.0.0.1:${ports.TWINS_PORT}/graphql`
+
+    out('throughput.root', root)
+    out('throughput.cpus', os.cpus().length)
+    out('throughput.programs', PROGRAMS)
+    out('throughput.seconds', SECONDS)
+    out('throughput.load_average_before', `"${loadAverage()}"`)
+
+    const bearer = { authorization: `Bearer ${await tenant.token('program_lead')}` }
+    // A fresh internal token per run (they live 60 s); every request of a run carries it, as the gateway's would.
+    const headersFor = async (q: QueryName) => q === 'direct'
+      ? { [INTERNAL_HEADER]: await signInternalToken({ userId: lead.id, organizationId: tenant.organization.id, requestId: 'bench' }) }
+      : bearer
+    const urlFor = (q: QueryName) => q === 'direct' ? twinsUrl : gatewayUrl
+
+    // Check each query once: the answer must have 50 items and no errors (the load generator counts errors too).
+    for (const q of queries) {
+      const res = await fetch(urlFor(q), { method: 'POST', headers: { 'content-type': 'application/json', ...(await headersFor(q)) }, body: JSON.stringify({ query: THROUGHPUT_QUERIES[q], variables: { nonce: 0 } }) })
+      const body = await res.json() as any
+      if (body.errors || body.data?.myInbox?.nodes?.length !== 50) throw new Error(`${q}: unexpected answer ${JSON.stringify(body).slice(0, 500)}`)
+    }
+
+    const results = new Map<string, LoadResult[]>()
+    for (let round = 0; round < ROUNDS; round++) {
+      // alternate the order between rounds, so a slow phase of a shared machine does not always hit the same query
+      const order = round % 2 ? [...queries].reverse() : queries
+      for (const c of concurrencies) {
+        for (const q of order) {
+          // distinct: every request differs (a variable the query ignores), so no de-duplication could merge them
+          const spec = { url: urlFor(q), query: THROUGHPUT_QUERIES[q], distinct: 1000, headers: await headersFor(q), connections: c }
+          await runLoad({ ...spec, seconds: WARMUP_SECONDS }) // warm-up: JIT, pools, plan and session caches
+          const r = await runLoad({ ...spec, seconds: SECONDS })
+          const key = `${q}.c${c}`
+          results.set(key, [...(results.get(key) ?? []), r])
+          process.stderr.write(`round ${round + 1} ${key}: ${r.rps.toFixed(0)} rps p50 ${r.p50} p99 ${r.p99} errors ${r.errors + r.non2xx + r.graphqlErrors} (load ${loadAverage()})\n`)
+          if (r.firstError) process.stderr.write(`  first error: ${r.firstError}\n`)
+        }
+      }
+    }
+
+    // ---- figures and table ----
+    const rows: string[] = []
+    const med = (key: string, f: (r: LoadResult) => number) => median((results.get(key) ?? []).map(f))
+    for (const c of concurrencies) {
+      for (const q of queries) {
+        const key = `${q}.c${c}`
+        const rps = med(key, (r) => r.rps), p50 = med(key, (r) => r.p50), p99 = med(key, (r) => r.p99)
+        const errors = (results.get(key) ?? []).reduce((n, r) => n + r.errors + r.non2xx + r.graphqlErrors, 0)
+        out(`throughput.${key}.rps`, rps.toFixed(0))
+        out(`throughput.${key}.p50_ms`, p50)
+        out(`throughput.${key}.p99_ms`, p99)
+        out(`throughput.${key}.errors`, errors)
+        rows.push(`| ${q} | ${c} | ${rps.toFixed(0)} | ${p50} | ${p99} | ${errors} | ${c === 10 ? ISSUE_BEFORE[q] ?? '' : ''} |`)
+      }
+      if (queries.includes('direct') && queries.includes('gateway')) {
+        // the gateway's time for the same query over the subgraph's own (p50 ratio; and rps ratio direct/gateway)
+        out(`throughput.gateway_direct_ratio.c${c}.p50`, (med(`gateway.c${c}`, (r) => r.p50) / med(`direct.c${c}`, (r) => r.p50)).toFixed(2))
+        out(`throughput.gateway_direct_ratio.c${c}.rps`, (med(`direct.c${c}`, (r) => r.rps) / med(`gateway.c${c}`, (r) => r.rps)).toFixed(2))
+      }
+    }
+    out('throughput.load_average_after', `"${loadAverage()}"`)
+    console.log(`\n| query | concurrency | rps | p50 ms | p99 ms | errors | issue 20 before (c10) |\n|---|---|---|---|---|---|---|\n${rows.join('\n')}`)
+    console.log('Target (issue 20): console at c10 >= 400 rps with p99 < 60 ms; gateway within 1.2x of direct (p50 ratio).')
+  } finally {
+    await Promise.all(children.map((c) => new Promise<void>((resolve) => {
+      if (c.exitCode !== null) return resolve()
+      c.once('exit', () => resolve())
+      c.kill('SIGTERM')
+    })))
+    await writer.$disconnect()
+    await database.cleanup()
+    restoreLogs()
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  benchThroughput().then(() => process.exit(0), (e) => {
+    console.error(e)
+    process.exit(1)
+  })
+}
