@@ -9,6 +9,7 @@
 // BENCH_THROUGHPUT_ROOT (the checkout whose components are started: compare another version with the same bench),
 // BENCH_THROUGHPUT_PROFILE (a folder: the components run with --cpu-prof and write their profiles there).
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -46,7 +47,7 @@ const ISSUE_BEFORE: Partial<Record<QueryName, string>> = {
   console: '135 rps, p50 73 ms, p99 125 ms (c50: 141 rps, p50 351 ms)',
 }
 
-interface LoadResult { requests: number; rps: number; p50: number; p99: number; max: number; non2xx: number; errors: number; graphqlErrors: number; firstError?: string }
+interface LoadResult { cpu?: Record<string, number>; requests: number; rps: number; p50: number; p99: number; max: number; non2xx: number; errors: number; graphqlErrors: number; firstError?: string }
 
 function tsxNode(root: string, file: string, args: string[], env: Record<string, string>, nodeFlags: string[] = []): ChildProcess {
   return spawn(process.execPath, [...nodeFlags, '--import', 'tsx', file, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -56,6 +57,7 @@ function tsxNode(root: string, file: string, args: string[], env: Record<string,
 function startComponent(root: string, file: string, env: Record<string, string>, nodeFlags: string[], children: ChildProcess[]) {
   const child = tsxNode(root, file, [], { ...env, LOG_LEVEL: 'info' }, nodeFlags)
   children.push(child)
+  pids[path.basename(path.dirname(file)) as keyof typeof pids] = child.pid // <component>/main.ts
   return new Promise<void>((resolve, reject) => {
     let output = ''
     let ready = false
@@ -69,6 +71,40 @@ function startComponent(root: string, file: string, env: Record<string, string>,
     child.stderr!.on('data', (c: Buffer) => { if (!ready) onData(c); else if (/error/i.test(c.toString())) process.stderr.write(c) })
     child.once('exit', (code) => { clearTimeout(timer); if (!ready) reject(new Error(`${file} exited with ${code}:\n${output}`)) })
   })
+}
+
+/** CPU milliseconds (user + system) a process has used so far, from /proc (Linux); 0 where unreadable. */
+function cpuMs(pid: number | undefined): number {
+  if (!pid) return 0
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return 0
+  }
+}
+
+const COMPONENTS = ['gateway', 'workbench', 'connectors', 'twins'] as const
+type Cpu = Record<(typeof COMPONENTS)[number], number> & { postgres: Map<number, number> }
+
+/**
+ * CPU used so far by each component and by the PostgreSQL backends of the bench's database. CPU per request, unlike
+ * latency and rps, hardly depends on what else the machine runs: the figure to compare versions on a shared machine.
+ */
+async function cpuSnapshot(db: Db, pids: Record<(typeof COMPONENTS)[number], number | undefined>): Promise<Cpu> {
+  const backends = await db.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`
+  return {
+    ...Object.fromEntries(COMPONENTS.map((c) => [c, cpuMs(pids[c])])) as Record<(typeof COMPONENTS)[number], number>,
+    postgres: new Map(backends.map((b) => [b.pid, cpuMs(b.pid)])),
+  }
+}
+
+/** CPU ms per request by component over a run (backends that exited during it are not counted: PostgreSQL is a lower bound). */
+function cpuPerRequest(before: Cpu, after: Cpu, requests: number) {
+  const per = (ms: number) => ms / Math.max(1, requests)
+  const pg = [...after.postgres].reduce((sum, [pid, ms]) => sum + ms - (before.postgres.get(pid) ?? 0), 0)
+  const parts = { ...Object.fromEntries(COMPONENTS.map((c) => [c, per(after[c] - before[c])])), postgres: per(pg) } as Record<string, number>
+  return { ...parts, total: Object.values(parts).reduce((a, b) => a + b, 0) }
 }
 
 function runLoad(spec: { url: string; query: string; distinct: number; headers: Record<string, string>; connections: number; seconds: number }): Promise<LoadResult> {
@@ -86,6 +122,7 @@ function runLoad(spec: { url: string; query: string; distinct: number; headers: 
   })
 }
 
+const pids: Record<(typeof COMPONENTS)[number], number | undefined> = { gateway: undefined, workbench: undefined, connectors: undefined, twins: undefined }
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN }
 const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' ')
 
@@ -163,10 +200,12 @@ export async function benchThroughput(): Promise<void> {
           // distinct: every request differs (a variable the query ignores), so no de-duplication could merge them
           const spec = { url: urlFor(q), query: THROUGHPUT_QUERIES[q], distinct: 1000, headers: await headersFor(q), connections: c }
           await runLoad({ ...spec, seconds: WARMUP_SECONDS }) // warm-up: JIT, pools, plan and session caches
+          const cpuBefore = await cpuSnapshot(writer, pids)
           const r = await runLoad({ ...spec, seconds: SECONDS })
+          r.cpu = cpuPerRequest(cpuBefore, await cpuSnapshot(writer, pids), r.requests)
           const key = `${q}.c${c}`
           results.set(key, [...(results.get(key) ?? []), r])
-          process.stderr.write(`round ${round + 1} ${key}: ${r.rps.toFixed(0)} rps p50 ${r.p50} p99 ${r.p99} errors ${r.errors + r.non2xx + r.graphqlErrors} (load ${loadAverage()})\n`)
+          process.stderr.write(`round ${round + 1} ${key}: ${r.rps.toFixed(0)} rps p50 ${r.p50} p99 ${r.p99} errors ${r.errors + r.non2xx + r.graphqlErrors}, CPU ms/request ${Object.entries(r.cpu).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' ')} (load ${loadAverage()})\n`)
           if (r.firstError) process.stderr.write(`  first error: ${r.firstError}\n`)
         }
       }
@@ -184,7 +223,12 @@ export async function benchThroughput(): Promise<void> {
         out(`throughput.${key}.p50_ms`, p50)
         out(`throughput.${key}.p99_ms`, p99)
         out(`throughput.${key}.errors`, errors)
-        rows.push(`| ${q} | ${c} | ${rps.toFixed(0)} | ${p50} | ${p99} | ${errors} | ${c === 10 ? ISSUE_BEFORE[q] ?? '' : ''} |`)
+        const cpu = Object.fromEntries(['gateway', 'workbench', 'connectors', 'twins', 'postgres', 'total'].map((k) => [k, med(key, (r) => r.cpu![k])]))
+        for (const [k, v] of Object.entries(cpu)) out(`throughput.${key}.cpu_ms_per_request.${k}`, v.toFixed(2))
+        // what two cores could serve if nothing else ran (the load generator left out): the figure that survives a busy machine
+        const capacity = (os.cpus().length * 1000) / cpu.total
+        out(`throughput.${key}.capacity_rps_all_cores`, capacity.toFixed(0))
+        rows.push(`| ${q} | ${c} | ${rps.toFixed(0)} | ${p50} | ${p99} | ${errors} | ${cpu.total.toFixed(2)} (gw ${cpu.gateway.toFixed(2)}, wb ${cpu.workbench.toFixed(2)}, co ${cpu.connectors.toFixed(2)}, tw ${cpu.twins.toFixed(2)}, pg ${cpu.postgres.toFixed(2)}) | ${capacity.toFixed(0)} | ${c === 10 ? ISSUE_BEFORE[q] ?? '' : ''} |`)
       }
       if (queries.includes('direct') && queries.includes('gateway')) {
         // the gateway's time for the same query over the subgraph's own (p50 ratio; and rps ratio direct/gateway)
@@ -193,7 +237,7 @@ export async function benchThroughput(): Promise<void> {
       }
     }
     out('throughput.load_average_after', `"${loadAverage()}"`)
-    console.log(`\n| query | concurrency | rps | p50 ms | p99 ms | errors | issue 20 before (c10) |\n|---|---|---|---|---|---|---|\n${rows.join('\n')}`)
+    console.log(`\n| query | concurrency | rps | p50 ms | p99 ms | errors | CPU ms per request | rps the cores could serve | issue 20 before (c10) |\n|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}`)
     console.log('Target (issue 20): console at c10 >= 400 rps with p99 < 60 ms; gateway within 1.2x of direct (p50 ratio).')
   } finally {
     await Promise.all(children.map((c) => new Promise<void>((resolve) => {
