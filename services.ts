@@ -40,7 +40,7 @@ export async function startStack(opts: StackOptions) {
     urls[name] = await subgraphs[name].listen(ports[name], host)
     stoppables.push({ name: `subgraph ${name}`, stop: () => subgraphs[name].close() })
   }
-  const gateway = await createGateway({ db: opts.db, subgraphUrls: urls, production: opts.production, dataDir: opts.dataDir })
+  const gateway = await createGateway({ db: opts.db, databaseUrl: opts.databaseUrl, subgraphUrls: urls, production: opts.production, dataDir: opts.dataDir })
   const gatewayUrl = await gateway.listen(ports.gateway, opts.gatewayHost ?? host)
   stoppables.push({ name: 'gateway', stop: () => gateway.close() })
   return {

@@ -1,6 +1,7 @@
 // Owns who the gateway's caller is: verifies the bearer token (once per token), maps it to an active user, reads the
 // person's session version on every request, and reuses one internal token per person and version across requests.
 import { randomUUID } from 'node:crypto'
+import type pg from 'pg'
 import { decodeJwt } from 'jose'
 import type { Db } from '../core/db'
 import { INTERNAL_TOKEN_TTL_MS, signInternalToken, verifyCallerToken, type CallerClaims } from '../core/auth'
@@ -35,7 +36,7 @@ export class IdentityResolver {
   private readonly subjects = new Map<string, { at: number; userId: string | null }>()
   private readonly callerTokens = new Map<string, { claims: CallerClaims; expiresAt: number; until: number }>()
   private readonly internalTokens = new Map<string, { token: Promise<string>; renewAt: number }>()
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db, private readonly pool?: pg.Pool) {}
 
   private async userIdOf(sub: string, email: string | undefined): Promise<string | null> {
     const key = `${sub}|${email ?? ''}`
@@ -83,7 +84,7 @@ export class IdentityResolver {
   async resolve(authorization: string | undefined | null): Promise<CallerIdentity> {
     const { claims, expiresAt } = await this.claimsOf(authorization)
     const userId = await this.userIdOf(claims.sub, claims.email)
-    const stamp = userId ? await readSessionStamp(this.db, userId) : null
+    const stamp = userId ? await readSessionStamp(this.db, userId, this.pool) : null
     if (!stamp || !stamp.active) throw unauthenticated('Your account is not active in this service.')
     const requestId = randomUUID()
     return {

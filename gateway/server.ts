@@ -16,6 +16,7 @@ import {
   type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError,
 } from 'graphql'
 import { CloseCode } from 'graphql-ws'
+import pg from 'pg'
 import type { Db } from '../core/db'
 import { env, ROOT_DIR } from '../core/env'
 import { unauthenticated } from '../core/errors'
@@ -41,6 +42,8 @@ export interface GatewayContext {
 
 export interface GatewayOptions {
   db: Db
+  /** When given, the per-request identity read (a primary-key lookup) uses a small pg pool of its own, not Prisma. */
+  databaseUrl?: string
   subgraphUrls: Record<SubgraphName, string>
   /** base URL of the connectors service for the webhook edge (default: derived from its GraphQL URL) */
   connectorsBaseUrl?: string
@@ -86,7 +89,9 @@ async function sendRequest(this: RemoteGraphQLDataSource, request: any): Promise
 Object.assign(InternalTokenDataSource.prototype, { sendRequest })
 
 export async function createGateway(opts: GatewayOptions) {
-  const identities = new IdentityResolver(opts.db)
+  const identityPool = opts.databaseUrl ? new pg.Pool({ connectionString: opts.databaseUrl, max: 4 }) : undefined
+  identityPool?.on('error', (error) => log.warn('gateway.identity_pool_error', { error }))
+  const identities = new IdentityResolver(opts.db, identityPool)
   const production = Boolean(opts.production)
   const mode: EdgeMode = { production, stackTraces: !production && (opts.stackTraces ?? env().GRAPHQL_STACK_TRACES) }
   const limitRules = edgeValidationRules(mode)
@@ -266,6 +271,7 @@ export async function createGateway(opts: GatewayOptions) {
     async close() {
       await apollo.stop()
       httpServer.closeAllConnections?.()
+      await identityPool?.end()
     },
   }
 }
