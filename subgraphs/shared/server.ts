@@ -7,7 +7,7 @@ import { useServer } from 'graphql-ws/use/ws'
 import { ApolloServer } from '@apollo/server'
 import { expressMiddleware } from '@as-integrations/express5'
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer'
-import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled'
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled'
 import { GraphQLError, parse, validate, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql'
 import { INTERNAL_HEADER } from '../../core/auth'
 import type { Db } from '../../core/db'
@@ -97,6 +97,8 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
     includeStacktraceInErrorResponses: env().NODE_ENV !== 'production' && env().GRAPHQL_STACK_TRACES,
     plugins: [
       ApolloServerPluginInlineTraceDisabled(), // no usage reporting: traces would only leak timings to callers
+      // No cache hints are set anywhere, and the plugin wraps every field resolver (a 50-item page: hundreds of calls)
+      ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer }),
       { async serverWillStart() { return { async drainServer() { await wsCleanup.dispose() } } } },
     ],
