@@ -13,6 +13,9 @@ import { readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { Supergraph, operationFromDocument } from '@apollo/federation-internals'
+import { QueryPlanner, prettyFormatQueryPlan } from '@apollo/query-planner'
+import { parse } from 'graphql'
 import { provisionBenchDatabase } from './database'
 import { knobs, out, quietLogs, sleep } from './figures'
 import { createPrisma, type Db } from '../core/db'
@@ -123,6 +126,16 @@ function runLoad(spec: { url: string; query: string; distinct: number; headers: 
 }
 
 const pids: Record<(typeof COMPONENTS)[number], number | undefined> = { gateway: undefined, workbench: undefined, connectors: undefined, twins: undefined }
+/** How many subgraph fetches the gateway's query planner makes for each query, over `root`'s supergraph. */
+export function subgraphFetches(root: string): Record<string, number> {
+  const supergraph = Supergraph.build(readFileSync(path.join(root, 'schema', 'supergraph.graphql'), 'utf8'))
+  const planner = new QueryPlanner(supergraph)
+  return Object.fromEntries(Object.entries(THROUGHPUT_QUERIES).map(([name, query]) => {
+    const plan = prettyFormatQueryPlan(planner.buildQueryPlan(operationFromDocument(supergraph.schema, parse(query))))
+    return [name, name === 'direct' ? 1 : (plan.match(/Fetch\(service:/g) ?? []).length]
+  }))
+}
+
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN }
 const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' ')
 
@@ -175,6 +188,7 @@ export async function benchThroughput(): Promise<void> {
     out('throughput.cpus', os.cpus().length)
     out('throughput.programs', PROGRAMS)
     out('throughput.seconds', SECONDS)
+    for (const [q, n] of Object.entries(subgraphFetches(root))) out(`throughput.${q}.subgraph_fetches`, n)
     out('throughput.load_average_before', `"${loadAverage()}"`)
 
     const bearer = { authorization: `Bearer ${await tenant.token('program_lead')}` }
