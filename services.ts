@@ -6,6 +6,8 @@ import type { seedIllustrative } from './core/seed'
 import { createConnectorsSubgraph } from './subgraphs/connectors/server'
 import { createWorkbenchSubgraph } from './subgraphs/workbench/server'
 import { createTwinsSubgraph } from './subgraphs/twins/server'
+import { createToolServer } from './subgraphs/twins/tools/server'
+import { setToolServerUrl } from './subgraphs/twins/tools/endpoint'
 import { createGateway } from './gateway/server'
 import type { SubgraphName } from './gateway/supergraph'
 
@@ -16,7 +18,7 @@ export interface StackOptions {
   host?: string
   gatewayHost?: string
   /** 0 = any free port (tests) */
-  ports?: { gateway: number; connectors: number; workbench: number; twins: number }
+  ports?: { gateway: number; connectors: number; workbench: number; twins: number; tools?: number }
   production?: boolean
 }
 
@@ -40,11 +42,16 @@ export async function startStack(opts: StackOptions) {
     urls[name] = await subgraphs[name].listen(ports[name], host)
     stoppables.push({ name: `subgraph ${name}`, stop: () => subgraphs[name].close() })
   }
+  // The tool server (MCP) on its own port; harnesses in this process (the worker of npm start, tests) reach it here.
+  const tools = createToolServer(opts.db)
+  const toolsUrl = await tools.listen(ports.tools ?? 0, host)
+  setToolServerUrl(toolsUrl)
+  stoppables.push({ name: 'tool server', stop: async () => { setToolServerUrl(undefined); await tools.close() } })
   const gateway = await createGateway({ db: opts.db, databaseUrl: opts.databaseUrl, subgraphUrls: urls, production: opts.production, dataDir: opts.dataDir })
   const gatewayUrl = await gateway.listen(ports.gateway, opts.gatewayHost ?? host)
   stoppables.push({ name: 'gateway', stop: () => gateway.close() })
   return {
-    gateway, subgraphs, listener, subgraphUrls: urls, gatewayUrl, stoppables,
+    gateway, subgraphs, listener, subgraphUrls: urls, gatewayUrl, toolsUrl, stoppables,
     async stop() { for (const s of [...stoppables].reverse()) await s.stop().catch((e) => log.error('stop.failed', { part: s.name, error: e })) },
   }
 }
@@ -61,16 +68,22 @@ export async function startServices(ctx: ServiceContext) {
   const e = env()
   const stack = await startStack({
     db: ctx.db, databaseUrl: ctx.databaseUrl, dataDir: e.DATA_DIR, host: e.HOST, gatewayHost: e.GATEWAY_HOST,
-    ports: { gateway: e.GATEWAY_PORT, connectors: e.CONNECTORS_PORT, workbench: e.WORKBENCH_PORT, twins: e.TWINS_PORT },
+    ports: { gateway: e.GATEWAY_PORT, connectors: e.CONNECTORS_PORT, workbench: e.WORKBENCH_PORT, twins: e.TWINS_PORT, tools: e.TOOLS_PORT },
     production: e.NODE_ENV === 'production',
   })
   const notebook = e.NODE_ENV === 'production' ? null : await startIllustrativeNotebook(ctx, e.FAKE_NOTEBOOK_PORT, stack.gatewayUrl)
+  if (e.NODE_ENV !== 'production') {
+    // Demo twins with schedules due within a minute, so the worker's twin_schedule starts a run soon after start.
+    const { seedIllustrativeTwins } = await import('./subgraphs/twins/domain/demo')
+    await seedIllustrativeTwins(ctx.db, ctx.seed).catch((error) => log.warn('demo.twins_not_seeded', { error }))
+  }
   if (notebook) stack.stoppables.push({ name: 'fake notebook', stop: notebook.close })
   const urls: [string, string][] = [
     ['gateway (GraphQL + ws)', `${stack.gatewayUrl}/graphql`],
     ...(e.NODE_ENV === 'production' ? [] : [['GraphiQL', `${stack.gatewayUrl}/graphiql`] as [string, string]]),
     ['webhooks (REST)', `${stack.gatewayUrl}/hooks/{provider_id}/{connection_id}`],
     ...Object.entries(stack.subgraphUrls).map(([n, u]) => [`subgraph ${n}`, u] as [string, string]),
+    ['tool server (MCP, run tokens only)', `${stack.toolsUrl}/runs/{run_id}/mcp`],
     ...(notebook ? [['fake notebook', `${notebook.url} (illustrative; connection ${notebook.connectionId})`] as [string, string]] : []),
   ]
   return { stoppables: stack.stoppables, urls }

@@ -12,6 +12,11 @@ const BENCHES: BenchModule[] = [
   { name: 'edge', file: 'edge.ts', fn: 'benchEdge' },
   { name: 'skills', file: 'skills.ts', fn: 'benchSkills' },
   { name: 'webhooks', file: 'webhooks.ts', fn: 'benchWebhooks' },
+  { name: 'records', file: 'records.ts', fn: 'benchRecords' },
+  { name: 'decisions', file: 'decisions.ts', fn: 'benchDecisions' },
+  { name: 'memory', file: 'memory.ts', fn: 'benchMemory' },
+  { name: 'tools', file: 'tools.ts', fn: 'benchTools' },
+  { name: 'twins', file: 'twins.ts', fn: 'benchTwins' },
   { name: 'throughput', file: 'throughput.ts', fn: 'benchThroughput' },
 ]
 

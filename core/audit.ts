@@ -1,4 +1,5 @@
 // Owns the audit trail: one recorder writing inside the caller's transaction, and post-flush hooks.
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomBytes } from 'node:crypto'
 import type { AuditEvent } from '../generated/prisma/client'
 import { asTx, type AnyTx, type Tx } from './db'
@@ -31,6 +32,24 @@ export const AUDIT_ACTIONS = [
   // memory and workbench roles document, Events
   'memory.keep', 'memory.promote', 'memory.forget', 'memory.oversight_read', 'workbench_role.set',
   'workbench_role.assign', 'workbench_role.default_applied',
+  // ours, tool server (issue 12): every tool call of a twin run that is not a skill run (skills audit skill_run.start)
+  'tool_call.invoke',
+  // program records (subgraphs/workbench/domain/records): <noun>.create / .update, .decision where the type has an
+  // .approve key; hypothesis.decision, milestone.update, experiment.update and approval.create are triggerable (above)
+  'hypothesis.create', 'hypothesis.update', 'finding.create', 'finding.update', 'question.create', 'question.update',
+  'gap.create', 'gap.update', 'source.create', 'source.update', 'experiment.create', 'protocol.create', 'protocol.update',
+  'plan.create', 'plan.update', 'plan.decision', 'report.create', 'report.update', 'milestone.create',
+  'dependency.create', 'dependency.update', 'open_item.create', 'open_item.update', 'approval.update',
+  'review_finding.create', 'review_finding.update', 'deviation.create', 'deviation.update',
+  // ours: proposals and decisions (twins subgraph, domain/proposals.ts and domain/decisions.ts)
+  'proposal.file', 'proposal.approve', 'proposal.decline', 'batch_approval.create', 'signature.create',
+  // ours: an owner or lead removes a tier-1 record with a reason ("audited" in the memory document's States table)
+  'memory.remove',
+  // ours: configuring twins (twins subgraph, domain/twin-admin.ts); the document names twin.create ... twin.enqueue above
+  'twin.update', 'twin_trigger.create', 'twin_trigger.update', 'twin_trigger.delete', 'twin_trigger.plan_approve',
+  'twin_schedule.update',
+  // ours: resolve is an inbox operation the twins document lists among its routes and audit actions
+  'inbox.resolve',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
@@ -66,6 +85,15 @@ export function registerAuditHook(name: string, hook: AuditHook): () => void {
   return () => hooks.delete(name)
 }
 
+// A batch decision (batch_approval) runs each item's ordinary write inside this scope, so every audit row the item
+// writes, the record change's included, carries the one batch_id without each writer knowing about batches.
+const batchScope = new AsyncLocalStorage<{ batchId: string }>()
+
+/** Runs `f` with `batchId` stamped on every audit row it records (except signature rows, which the CHECK forbids). */
+export function inAuditBatch<T>(batchId: string, f: () => Promise<T>): Promise<T> {
+  return batchScope.run({ batchId }, f)
+}
+
 /**
  * Writes one audit row in the caller's transaction, then runs each post-flush hook in a savepoint:
  * a failing hook is rolled back to its savepoint and logged, and never fails or undoes the record write.
@@ -81,7 +109,7 @@ export async function recordAudit(anyTx: AnyTx, input: AuditInput): Promise<Audi
       actorUserId: input.actor.type === 'system' ? null : input.actor.userId,
       targetType: input.target.type,
       targetId: input.target.id,
-      batchId: input.batchId ?? null,
+      batchId: input.batchId ?? (input.signatureId ? null : batchScope.getStore()?.batchId) ?? null,
       twinId: input.twinId ?? (input.actor.type === 'twin' ? input.actor.twinId : null),
       triggerId: input.triggerId ?? null,
       delegatedFromUserId: input.delegatedFromUserId ?? null,

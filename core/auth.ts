@@ -14,7 +14,7 @@ type Key = Awaited<ReturnType<typeof jose.generateKeyPair>>['privateKey']
 type KeyPair = { privateKey: Key; publicKey: Key; kid: string }
 
 /** Loads or creates an ES256 key pair kept as a JWK file under DATA_DIR (development keys, gateway key). */
-async function loadOrCreateKeyPair(file: string): Promise<KeyPair> {
+export async function loadOrCreateKeyPair(file: string): Promise<KeyPair> {
   try {
     const jwk = JSON.parse(await fs.readFile(file, 'utf8')) as jose.JWK & { kid: string }
     const privateKey = (await jose.importJWK(jwk, ALG)) as Key

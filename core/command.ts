@@ -57,8 +57,11 @@ export interface Write<A extends AuditAction> {
 }
 
 export interface CommandSpec<S extends z.ZodType, T, P, A extends AuditAction, R> {
-  /** The permission the caller must hold, in `program` (organisation keys: program null); may depend on the target. */
-  permission: PermissionKey | ((input: z.output<S>, target: T) => PermissionKey)
+  /**
+   * The permission the caller must hold, in `program` (organisation keys: program null); may depend on the target.
+   * `'self'`: any authenticated session (the documents' self routes); its `load` must find only the caller's own rows.
+   */
+  permission: PermissionKey | 'self' | ((input: z.output<S>, target: T) => PermissionKey | 'self')
   input: S
   /** Loads what the write acts on (throw NotFound when absent); runs before the permission check. */
   load?: (q: TenantTx, input: z.output<S>, ctx: DomainContext) => Promise<T>
@@ -92,7 +95,8 @@ export function command<S extends z.ZodType, A extends AuditAction, R, T = undef
     const q = opts.within?.tx ?? ctx.tdb
     const target = (spec.load ? await spec.load(q, input, ctx) : undefined) as T
     const programId = spec.program(input, target)
-    assertCan(ctx.session, typeof spec.permission === 'function' ? spec.permission(input, target) : spec.permission, programId)
+    const permission = typeof spec.permission === 'function' ? spec.permission(input, target) : spec.permission
+    if (permission !== 'self') assertCan(ctx.session, permission, programId)
     const prepared = (spec.prepare ? await spec.prepare(ctx, input, target) : undefined) as P
     if (opts.within) return spec.run(bind(ctx, opts.within.tx, programId, opts.within.afterCommit), input, target, prepared)
     const after: (() => unknown)[] = []

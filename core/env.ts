@@ -63,6 +63,10 @@ const EnvSchema = z.object({
   /** Developer opt-in: stack traces in GraphQL error responses (ignored in production). */
   GRAPHQL_STACK_TRACES: flag(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  // Tool server over MCP (issue 12): its port, where harnesses in other processes reach it, and the run-token lifetime.
+  TOOLS_PORT: port(4004),
+  TOOLS_URL: optionalUrl,
+  RUN_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(900),
 })
 
 export type Env = z.infer<typeof EnvSchema>

@@ -147,6 +147,21 @@ export const LaunchUsed = plain('launch_used')
 export const LaunchExpired = plain('launch_expired')
 export const SkillFailed = plain('skill_failed')
 export const SkillTimeout = plain('skill_timeout')
+export const DecisionRequired = plain('decision_required')
+export const InboxLinkInvalid = plain('inbox_link_invalid')
+export const InboxLinkUsed = plain('inbox_link_used')
+export const InboxLinkExpired = plain('inbox_link_expired')
+
+/** memory_note_refused: what the sanitiser found (core/sanitiser.ts), comma-separated in `reasons`. */
+export class MemoryNoteRefused extends DomainError {
+  static readonly code = 'memory_note_refused' as const
+  readonly reasons: string
+  constructor(reasons: readonly string[], extra: { field?: string } = {}) {
+    super('memory_note_refused', undefined, extra)
+    this.reasons = reasons.join(',')
+  }
+}
+BY_CODE.set('memory_note_refused', (_m, e) => new MemoryNoteRefused(String(e.details?.reasons ?? '').split(',').filter(Boolean), { field: e.field }))
 
 /** The classes of the codes defined here; the connector layer adds the vendor errors (adapters/errors.ts). */
 export const CORE_ERROR_CLASSES: readonly ErrorClass[] = [
@@ -158,6 +173,8 @@ export const CORE_ERROR_CLASSES: readonly ErrorClass[] = [
   UnknownProvider, ConsentRequired, ScopeRulesRequired, ConnectionExists, ConnectionDisconnected, ConnectionNotReady,
   CredentialsMissing, ReasonRequired, UnsupportedApiVersion, LaunchNotFound, LaunchUsed, LaunchExpired,
   SkillFailed, SkillTimeout,
+  MemoryNoteRefused,
+  DecisionRequired, InboxLinkInvalid, InboxLinkUsed, InboxLinkExpired,
 ]
 
 /** Registers the factory of a class defined elsewhere (the vendor errors), so `new DomainError(code)` maps to it. */
@@ -193,3 +210,4 @@ export function parseInput<T>(schema: z.ZodType<T>, input: unknown): T {
   }
   return r.data
 }
+

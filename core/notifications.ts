@@ -3,6 +3,7 @@ import nodemailer from 'nodemailer'
 import { asTx, type AnyTx, type Db } from './db'
 import { log } from './log'
 import { enqueue } from '../jobs/registry'
+import { afterQuietHours, personTime } from './person-time'
 
 /** Kinds added by the twins document (R3, R4); the e-mailed ones also get an outbox row. */
 export const NOTIFICATION_KINDS_ADDED = ['handoff_received', 'digest', 'twin_paused', 'mention', 'decision_reminder', 'stage_ready'] as const
@@ -38,6 +39,38 @@ export async function notify(anyTx: AnyTx, input: NotifyInput) {
     await enqueue(tx, 'deliver_email', { outboxId: outbox.id }, { runAt: deliverAfter, jobKey: `deliver_email:${outbox.id}` })
   }
   return notification
+}
+
+/** The notification kinds of the twins document this service writes (R3). */
+export type PersonNotificationKind = 'handoff_received' | 'digest' | 'twin_paused' | 'mention' | 'decision_reminder'
+
+export interface NotifyPersonInput {
+  organizationId: string
+  programId?: string | null
+  userId: string
+  kind: PersonNotificationKind
+  payload?: Record<string, unknown>
+  /** Not before this moment (a digest's time); quiet hours may move it later, never earlier. Default now. */
+  notBefore?: Date
+  /** Required for e-mailed kinds (handoff_received, digest); ignored for the others. */
+  email?: { subject: string; body: string }
+  now?: Date
+}
+
+/**
+ * Notifies a person with their quiet hours respected: deliver_after is `notBefore` (default now) moved to the end of
+ * the quiet hours it falls in (users.settings quiet_hours, timezone). E-mailed kinds go to the person's address through
+ * the outbox with the same deliver_after, so nothing reaches them, in the app or by e-mail, during quiet hours.
+ */
+export async function notifyPerson(anyTx: AnyTx, input: NotifyPersonInput) {
+  const tx = asTx(anyTx)
+  const user = await tx.user.findFirstOrThrow({ where: { id: input.userId, organizationId: input.organizationId }, select: { email: true, settings: true } })
+  const deliverAfter = afterQuietHours(input.notBefore ?? input.now ?? new Date(), personTime(user.settings))
+  return notify(tx, {
+    organizationId: input.organizationId, programId: input.programId, userId: input.userId, kind: input.kind,
+    payload: input.payload, deliverAfter,
+    email: input.email && EMAILED_KINDS.has(input.kind) ? { to: user.email, ...input.email } : undefined,
+  })
 }
 
 export interface DeliveryReport { sent: number; held: number; failed: number }

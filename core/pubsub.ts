@@ -6,9 +6,18 @@ import { log } from './log'
 
 /** Channels and their key-only payloads. Subscribers re-read the row; nothing else travels. */
 export interface Channels {
-  inbox_changed: { id: string; userId: string; organizationId: string }
+  /** `change` names what happened to the item (created, resolved, snoozed, ...); absent, it is read from the row's status. */
+  inbox_changed: { id: string; userId: string; organizationId: string; change?: InboxChange }
+  /** A twin run changed status (subgraphs/twins/domain/runs.ts); audience: its program. */
+  twin_run_updated: { id: string; programId: string; organizationId: string }
+  /** A program record was created or changed (subgraphs/workbench/domain/records). */
+  record_changed: { id: string; programId: string; organizationId: string; version: number }
 }
 export type Channel = keyof Channels
+
+/** What an inbox_changed event announces (Subscription.inboxChanged). */
+export const INBOX_CHANGES = ['created', 'resolved', 'snoozed', 'reopened', 'dismissed', 'expired', 'reminded', 'feedback'] as const
+export type InboxChange = (typeof INBOX_CHANGES)[number]
 
 /** Sends the event in the caller's transaction, so nothing is announced that was not committed. */
 export async function publish<C extends Channel>(tx: AnyTx, channel: C, payload: Channels[C]): Promise<void> {

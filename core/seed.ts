@@ -1,4 +1,4 @@
-// Owns the illustrative data: one organisation, one program labelled illustrative, one user per persona.
+// Owns the illustrative data: one organisation, one program labelled illustrative, one user per persona, a few records.
 import type { Db } from './db'
 
 export const ILLUSTRATIVE = {
@@ -26,6 +26,14 @@ const DEFAULT_PROGRAM_SETTINGS = { evidence_query_budget: 3, twin_defaults: {}, 
 
 /** Idempotent: running it again changes nothing and creates no duplicates. */
 export async function seedIllustrative(db: Db) {
+  const seed = await seedPeople(db)
+  // A few program records, written through the records write path (imported here only: the domain imports this module).
+  const { seedIllustrativeRecords } = await import('../subgraphs/workbench/domain/records/seed')
+  await seedIllustrativeRecords(db, seed)
+  return seed
+}
+
+function seedPeople(db: Db) {
   return db.$transaction(async (tx) => {
     const org = await tx.organization.upsert({
       where: { slug: ILLUSTRATIVE.organization.slug },

@@ -27,6 +27,7 @@ import { SubscriptionBridge } from './subscription-bridge'
 import { readSupergraph, SUBGRAPH_NAMES, type SubgraphName } from './supergraph'
 import { forwardToConnectors } from './rest-edge'
 import { postJson } from './subgraph-http'
+import { inboxRestRoutes } from './inbox-routes'
 import { checkDocumentSize, checkInputSize, edgeValidationRules, formatEdgeError, LIMITS, parseLimited, EDGE_CODES, type EdgeMode } from './edge-limits'
 
 export { LIMITS } from './edge-limits'
@@ -123,6 +124,17 @@ export async function createGateway(opts: GatewayOptions) {
   // The webhook edge comes first: raw bytes, no JSON parsing, no bearer (authenticity is the vendor signature).
   const connectorsBase = opts.connectorsBaseUrl ?? new URL(opts.subgraphUrls.connectors).origin
   app.use(['/hooks', '/api/v1/hooks'], (req, res) => forwardToConnectors(req, res, connectorsBase))
+
+  // The inbox's REST shim: GET /me/brief and POST /me/inbox/{item_id}/resolve (bearer, through the GraphQL pipeline,
+  // or a signed link forwarded to the twins subgraph).
+  app.use(inboxRestRoutes({
+    twinsBase: new URL(opts.subgraphUrls.twins).origin,
+    execute: async (authorization, query, variables) => {
+      const identity = await identities.resolve(authorization)
+      const r = await apollo.executeOperation({ query, variables }, { contextValue: { identity } })
+      return r.body.kind === 'single' ? r.body.singleResult : { errors: [{ message: 'Incremental delivery is not supported here.' }] }
+    },
+  }))
 
   app.get('/healthz', (_req, res) => { res.json({ ok: true }) })
   app.get('/readyz', async (_req, res) => {

@@ -24,6 +24,14 @@ export const TaskPayloads = {
   connector_sync: z.object({ connectionId: z.string().uuid(), mode: z.enum(['full', 'incremental']) }).strict(),
   launch_ids_sweep: cronTask({}),
   webhook_retention: cronTask({}),
+  memory_expire: cronTask({}),
+  // Persona twins (twins document, Worker jobs): one run; the 60 s schedule claim; the hourly watermark check; daily evaluation.
+  twin_cycle: z.object({ runId: z.string().uuid() }).strict(),
+  twin_schedule: cronTask({}),
+  twin_events_reconcile: cronTask({}),
+  twin_evaluate: cronTask({}),
+  // Persona briefs and digests at each twin's digest moments (twins document, Worker jobs: 60 s).
+  twin_digest: cronTask({}),
 } as const
 
 export type TaskName = keyof typeof TaskPayloads

@@ -15,6 +15,15 @@ import { connectorDrainDeliveries } from './tasks/connector_drain_deliveries'
 import { connectorSync } from './tasks/connector_sync'
 import { launchIdsSweep } from './tasks/launch_ids_sweep'
 import { webhookRetention } from './tasks/webhook_retention'
+import { memoryExpire } from './tasks/memory_expire'
+import { twinCycle } from './tasks/twin_cycle'
+// The deterministic harness (an MCP client of the tool server) registers itself under the default key when loaded.
+import '../subgraphs/twins/harness/deterministic'
+import { twinSchedule } from './tasks/twin_schedule'
+import { twinEventsReconcile } from './tasks/twin_events_reconcile'
+import { twinEvaluate } from './tasks/twin_evaluate'
+import { installTwinAuditHooks } from '../subgraphs/twins/domain/twin-events'
+import { twinDigest } from './tasks/twin_digest'
 import { WorkerLease, recoverJobsOfGoneWorkers } from './leases'
 
 export interface WorkerDeps { db: Db; databaseUrl: string }
@@ -23,6 +32,7 @@ export const CRONTAB = path.join(path.dirname(fileURLToPath(import.meta.url)), '
 
 /** Task name = file name under jobs/tasks; each task asserts its payload before calling domain code. */
 export function createTaskList(deps: WorkerDeps): TaskList {
+  installTwinAuditHooks() // jobs record audit rows too: triggerable and pause actions reach twins from here as well
   return {
     deliver_email: deliverEmail(deps),
     inbox_expire: inboxExpire(deps),
@@ -32,6 +42,12 @@ export function createTaskList(deps: WorkerDeps): TaskList {
     connector_sync: connectorSync(deps),
     launch_ids_sweep: launchIdsSweep(deps),
     webhook_retention: webhookRetention(deps),
+    memory_expire: memoryExpire(deps),
+    twin_cycle: twinCycle(deps),
+    twin_schedule: twinSchedule(deps),
+    twin_events_reconcile: twinEventsReconcile(deps),
+    twin_evaluate: twinEvaluate(deps),
+    twin_digest: twinDigest(deps),
   }
 }
 

@@ -131,6 +131,16 @@ export const ERROR_CATALOGUE = {
   // ---- ours: skills -----------------------------------------------------------------------------------------
   skill_failed: s('SkillFailed', 500, 'ours', 'The skill could not complete; nothing was stored.'),
   skill_timeout: s('SkillTimeout', 504, 'ours', 'The skill did not finish in time; nothing was stored.'),
+
+  // ---- ours: twin memory ------------------------------------------------------------------------------------
+  memory_note_refused: s('MemoryNoteRefused', 422, 'ours', 'This note was not kept: memory keeps plain notes, never instructions, hidden content or judgements of people.', {
+    reasons: { type: 'String', description: 'What the sanitiser found, comma-separated (instruction_override, delimiter, encoded_payload, evaluative_language, too_long, empty).' },
+  }),
+  // ---- ours: inbox operations and signed inbox links --------------------------------------------------------
+  decision_required: s('DecisionRequired', 409, 'ours', 'This item resolves when you decide or sign what it points to; resolve cannot stand in for that.'),
+  inbox_link_invalid: s('InboxLinkInvalid', 404, 'ours', 'This link is not valid.'),
+  inbox_link_used: s('InboxLinkUsed', 409, 'ours', 'This link was used already.'),
+  inbox_link_expired: s('InboxLinkExpired', 410, 'ours', 'This link expired. Open the inbox instead.'),
 } as const satisfies Record<string, ErrorSpec>
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE

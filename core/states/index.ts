@@ -3,17 +3,22 @@ import type { Machine } from '../state-machine'
 import { connectionStatus, launchIdLifecycle, sopLifecycle, webhookOutcome } from './connectors'
 import { memoryRecordStatus } from './memory'
 import { agentRunStatus, toolCallStatus } from './runs'
+import { RECORD_MACHINES } from './records'
 import { delegationStatus, handoffStatus, inboxItemStatus, proposalStatus, skillStatus, stageGateStatus, twinStatus } from './twins'
 
 export * from './connectors'
 export * from './memory'
 export * from './runs'
 export * from './twins'
+export * from './records'
 
 export const MACHINES: readonly Machine[] = [
   // Applied: a status column with a database enum, changed only through transition()/transitionAll().
   connectionStatus, inboxItemStatus, agentRunStatus, toolCallStatus,
+  memoryRecordStatus, twinStatus,
   // Declared for the tables later releases add (or derived from other columns).
-  twinStatus, handoffStatus, delegationStatus, stageGateStatus, proposalStatus, skillStatus,
-  memoryRecordStatus, sopLifecycle, webhookOutcome, launchIdLifecycle,
+  handoffStatus, delegationStatus, stageGateStatus, proposalStatus, skillStatus,
+  sopLifecycle, webhookOutcome, launchIdLifecycle,
+  // Program records: one machine per record type, applied by subgraphs/workbench/domain/records.
+  ...RECORD_MACHINES,
 ] as readonly Machine[]

@@ -36,7 +36,7 @@ export const twinStatus = defineMachine({
   initial: ['active', 'paused'],
   source: SETS,
   quote: { doc: '002', text: 'twin_definitions.status (active, paused, retired)' },
-  storage: { model: null, column: 'status', note: 'R3 table, not created yet' },
+  storage: { model: 'twinDefinition', column: 'status', dbType: 'enum twin_status' },
   transitions: {
     pause: {
       from: ['active'], to: 'paused', by: 'pause, or a pause cause (paused_reason: user, manage, budget, high_decline_rate, permission_lost, membership_lost, user_inactive); notification twin_paused',

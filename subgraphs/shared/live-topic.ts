@@ -18,6 +18,8 @@ export interface LiveTopicSpec<C extends Channel, Row> {
   matches: (row: Row, notification: Channels[C]) => boolean
   /** Whether the person may see the row now (called with the session loaded for this delivery). */
   visible: (row: Row, session: Session) => boolean
+  /** What a subscriber receives for a row and the (latest) notification that announced it; default the row. */
+  emit?: (row: Row, notification: Channels[C]) => Row
 }
 
 /**
@@ -111,7 +113,7 @@ export class LiveTopic<C extends Channel, Row> {
           const [rows, current] = await Promise.all([this.readRows(batch.map(([k]) => k)), loadSession(this.db, session.userId)])
           for (const [k, n] of batch) {
             const row = rows.get(k)
-            if (row && this.spec.matches(row, n) && this.spec.visible(row, current)) ready.push(row)
+            if (row && this.spec.matches(row, n) && this.spec.visible(row, current)) ready.push(this.spec.emit ? this.spec.emit(row, n) : row)
           }
         }
       },

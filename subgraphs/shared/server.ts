@@ -56,8 +56,12 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
   const sessions = new SessionCache(db)
   const app = express()
   app.disable('x-powered-by')
-  // Idle sockets outlive the gateway's own idle timeout (gateway/subgraph-http.ts), so it never reuses one we closed.
-  const httpServer = http.createServer({ keepAliveTimeout: SUBGRAPH_KEEP_ALIVE_MS }, app)
+  const httpServer = http.createServer(app)
+  // The gateway keeps sockets to a subgraph open between requests: the subgraph must not close an idle one first (Node's
+  // 5 s default), or a request sent on it as it closes fails with 'socket hang up' (seen after a few idle seconds). The
+  // gateway closes its own idle sockets sooner (gateway/subgraph-http.ts).
+  httpServer.keepAliveTimeout = SUBGRAPH_KEEP_ALIVE_MS
+  httpServer.headersTimeout = SUBGRAPH_KEEP_ALIVE_MS + 1_000
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' })
   const wsCleanup = useServer<{ internalToken?: string }, { ctx?: GraphQLContext }>({
     schema,

@@ -1,14 +1,22 @@
-// Builds the twins subgraph server with its live inbox events (no side effects until listen).
+// Builds the twins subgraph server with its live inbox events and the signed inbox-link routes (no side effects until listen).
 import type { Db } from '../../core/db'
 import type { PgListener } from '../../core/pubsub'
 import { createSubgraphServer } from '../shared/server'
 import { InboxEvents } from './domain/inbox-events'
+import { TwinRunEvents } from './domain/twin-run-events'
+import { installTwinAuditHooks } from './domain/twin-events'
+import { createInboxLinkRoutes } from './http/links'
 import { buildTwinsSchema } from './schema'
+// The harness's QA duty templates register in the duty catalogue, so twins may hold them (else duty_unavailable).
+import './harness/duties'
 
 export function createTwinsSubgraph(db: Db, listener: PgListener) {
+  installTwinAuditHooks()
   const inboxEvents = new InboxEvents(db, listener)
-  const server = createSubgraphServer({ name: 'twins', schema: buildTwinsSchema({ inboxEvents }), db })
+  const twinRunEvents = new TwinRunEvents(db, listener)
+  const server = createSubgraphServer({ name: 'twins', schema: buildTwinsSchema({ inboxEvents, twinRunEvents }), db })
+  server.app.use(createInboxLinkRoutes(db))
   const close = server.close
-  server.close = async () => { inboxEvents.close(); await close() }
-  return Object.assign(server, { inboxEvents })
+  server.close = async () => { inboxEvents.close(); twinRunEvents.close(); await close() }
+  return Object.assign(server, { inboxEvents, twinRunEvents })
 }

@@ -42,5 +42,8 @@ describe('illustrative seed', () => {
     expect(personas.map((p) => p.personaKey).sort()).toEqual(
       ['manufacturing_specialist', 'program_lead', 'program_owner', 'quality_reviewer', 'scientist', 'viewer'])
     expect(await t.current.db.orgRoleAssignment.count({ where: { organizationId: first.organization.id, personaKey: 'org_admin' } })).toBe(1)
+    // A few program records, once, each with its first version.
+    expect(await t.current.db.programRecord.count({ where: { programId: first.program.id } })).toBe(10)
+    expect(await t.current.db.programRecordVersion.count({ where: { organizationId: first.organization.id } })).toBe(10)
   })
 })

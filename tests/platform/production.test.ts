@@ -24,7 +24,7 @@ function run(file: string, env: Record<string, string | undefined>, until?: stri
   })
 }
 
-const ports = async () => Object.fromEntries(await Promise.all(['GATEWAY_PORT', 'CONNECTORS_PORT', 'WORKBENCH_PORT', 'TWINS_PORT'].map(async (k) => [k, String(await freePort())])))
+const ports = async () => Object.fromEntries(await Promise.all(['GATEWAY_PORT', 'CONNECTORS_PORT', 'WORKBENCH_PORT', 'TWINS_PORT', 'TOOLS_PORT'].map(async (k) => [k, String(await freePort())])))
 
 describe('production settings', () => {
   it('npm start in production without an identity provider stops with one sentence per missing setting and exit code 1', async () => {

@@ -1,11 +1,16 @@
-// Owns the live inbox topic: an item's owner receives it while still active and a member of its program.
+// Owns the live inbox topic: an item's owner receives it while still active and a member of its program, with the
+// change the (latest) notification announced (created, resolved, snoozed, expired, reminded, ...).
 import type { InboxItem } from '../../../generated/prisma/client'
 import type { Db } from '../../../core/db'
-import type { PgListener } from '../../../core/pubsub'
+import type { InboxChange, PgListener } from '../../../core/pubsub'
 import type { Session } from '../../../core/session'
 import { LiveTopic } from '../../shared/live-topic'
+import { changeShownBy } from './inbox'
 
-export class InboxEvents extends LiveTopic<'inbox_changed', InboxItem> {
+/** An item as a subscriber receives it: the row and what happened to it. */
+export type LiveInboxItem = InboxItem & { change?: InboxChange }
+
+export class InboxEvents extends LiveTopic<'inbox_changed', LiveInboxItem> {
   constructor(db: Db, listener: PgListener) {
     super(db, listener, {
       channel: 'inbox_changed',
@@ -15,6 +20,8 @@ export class InboxEvents extends LiveTopic<'inbox_changed', InboxItem> {
       keyOf: (item) => item.id,
       matches: (item, n) => item.userId === n.userId && item.organizationId === n.organizationId,
       visible: (item, session) => item.organizationId === session.organizationId && (!item.programId || session.programPersonas.has(item.programId)),
+      // Changes to one item coalesce until delivered: the latest notification names the change of the state delivered.
+      emit: (item, n) => ({ ...item, change: n.change ?? changeShownBy(item) }),
     })
   }
 

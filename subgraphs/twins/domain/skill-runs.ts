@@ -25,8 +25,12 @@ const gate = () => ({ r4GatePassed: env().R4_GATE_PASSED })
 export const skillCatalogue = () => listSkills(gate())
 export const skillByKey = (key: string) => getSkill(key, gate())
 
-export interface SkillRunIn { programId: string; skillKey: string; inputs: unknown; citations?: unknown }
+export interface SkillRunIn { programId: string; skillKey: string; inputs: unknown; citations?: unknown; toolCall?: TwinToolCall }
+/** A twin's run through the tool server: its tool_calls row names the run, the twin and the harness's turn. */
+export interface TwinToolCall { runId: string; twinId: string; turn: number }
 export type SkillResultOut = SkillResult & { artifact_id: string; created_at: Date }
+
+const twinColumns = (t?: TwinToolCall) => (t ? { runId: t.runId, twinId: t.twinId, turn: t.turn } : {})
 
 function refusal(e: unknown): never {
   if (isSkillInputError(e)) throw new DomainError(e.code, e.message, { field: e.field })
@@ -34,7 +38,7 @@ function refusal(e: unknown): never {
 }
 
 /** The record of one finished run, written in one transaction with the audit row. */
-async function recordRun(anyTx: AnyTx, ctx: { organizationId: string; programId: string; userId: string }, result: SkillResult, call: { toolCallId: string } | { args: object }) {
+async function recordRun(anyTx: AnyTx, ctx: { organizationId: string; programId: string; userId: string }, result: SkillResult, call: { toolCallId: string } | { args: object; twin?: TwinToolCall }) {
   const tx = asTx(anyTx)
   const artifact = await tx.artifact.create({
     data: {
@@ -51,7 +55,7 @@ async function recordRun(anyTx: AnyTx, ctx: { organizationId: string; programId:
     ? await transition(tx, toolCallStatus, 'complete', { id: call.toolCallId, organizationId: ctx.organizationId }, data)
     : await tx.toolCall.create({
       data: { organizationId: ctx.organizationId, programId: ctx.programId, userId: ctx.userId, tool: result.skill_key,
-        arguments: call.args, status: 'ok', ...data },
+        arguments: call.args, status: 'ok', ...twinColumns(call.twin), ...data },
     })
   return { artifact, toolCall }
 }
@@ -66,6 +70,7 @@ const startSkillRun = command({
     skillKey: z.string().max(200),
     inputs: z.unknown(),
     citations: z.unknown().optional(),
+    toolCall: z.object({ runId: z.string().uuid(), twinId: z.string().uuid(), turn: z.number().int().min(0) }).optional(),
   }),
   async load(q, input) {
     const skill = skillByKey(input.skillKey)
@@ -86,13 +91,13 @@ const startSkillRun = command({
     const who = { organizationId: w.ctx.session.organizationId, programId: program.id, userId: w.ctx.session.userId }
     const args = { inputs: input.inputs ?? null, citations: input.citations ?? null } as object
     if (result) {
-      const { artifact, toolCall } = await recordRun(w.tx, who, result, { args })
+      const { artifact, toolCall } = await recordRun(w.tx, who, result, { args, twin: input.toolCall })
       await w.audit('skill_run.start', { type: 'tool_call', id: toolCall.id }, { skill_key: skill.key })
       return { done: { ...result, artifact_id: artifact.id, created_at: artifact.createdAt } as SkillResultOut }
     }
     // Class B: the chemistry library lives in the worker; the caller waits for its answer under CLASS_B_TIMEOUT_MS.
     const row = await w.tx.toolCall.create({
-      data: { organizationId: who.organizationId, programId: who.programId, userId: who.userId, tool: skill.key, status: 'running', arguments: args },
+      data: { organizationId: who.organizationId, programId: who.programId, userId: who.userId, tool: skill.key, status: 'running', arguments: args, ...twinColumns(input.toolCall) },
     })
     await w.audit('skill_run.start', { type: 'tool_call', id: row.id }, { skill_key: skill.key })
     await w.enqueue('skill_library_job', { toolCallId: row.id }, { jobKey: `skill_library_job:${row.id}`, maxAttempts: 1 })

@@ -201,3 +201,21 @@ export const removeMember = command({
     return result
   },
 })
+
+/**
+ * Deactivates a person of the organisation (org.members.manage; audit user.deactivate, which pauses their twins with
+ * reason user_inactive through the twins' audit hook). They can no longer sign in; their rows stay.
+ */
+export const deactivateUser = command({
+  permission: 'org.members.manage',
+  input: z.object({ userId: UUID }),
+  program: () => null,
+  audit: ['user.deactivate'],
+  async run(w, input) {
+    const user = await activeUser(w.tx, input.userId)
+    if (user.id === w.ctx.session.userId) throw InvalidInput.of('userId', 'You cannot deactivate yourself.')
+    const updated = await w.tx.user.update({ where: { id: user.id }, data: { deactivatedAt: new Date() } })
+    await w.audit('user.deactivate', { type: 'user', id: user.id }, { user_id: user.id })
+    return updated
+  },
+})

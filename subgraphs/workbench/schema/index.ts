@@ -1,9 +1,12 @@
 // Workbench subgraph schema: composes people (people.ts), programs (programs.ts) and membership (members.ts) over the
-// shared entities it resolves.
+// shared entities it resolves, program records (records.ts) and their signatures (record-signatures.ts).
 import { createBuilder, defineCoreEntities } from '../../shared/builder'
 import { addMembers } from './members'
+import { addMemory } from './memory'
 import { addPeople } from './people'
 import { addPrograms } from './programs'
+import { addRecords } from './records'
+import { addRecordSignatures } from './record-signatures'
 
 export type WorkbenchRefs = ReturnType<typeof defineCoreEntities>
 
@@ -14,5 +17,8 @@ export function buildWorkbenchSchema() {
   addPeople(builder, refs)
   addPrograms(builder, refs)
   addMembers(builder, refs)
+  const { RecordRef } = addRecords(builder, refs)
+  addRecordSignatures(builder, refs, RecordRef)
+  addMemory(builder, refs)
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }

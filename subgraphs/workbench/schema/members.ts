@@ -57,5 +57,12 @@ export function addMembers(builder: Builder, { ProgramRef, UserRef }: WorkbenchR
       args: { programId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }), persona: t.arg.string({ required: true }) },
       resolve: (_r, a, ctx) => programs.removePersona(ctx, a),
     }),
+    deactivateUser: t.field({
+      type: UserRef,
+      errors: result(programs.deactivateUser, 'user'),
+      description: "Deactivates a person of the organisation (org.members.manage); their twins pause with reason user_inactive.",
+      args: { userId: t.arg.id({ required: true }) },
+      resolve: (_r, a, ctx) => programs.deactivateUser(ctx, a),
+    }),
   }))
 }

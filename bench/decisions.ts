@@ -1,0 +1,83 @@
+// Decisions benchmark: the latency of deciding one proposal through the gateway (decideProposal APPROVE: lock, basis
+// check, record write, version row, interrupt answer, inbox resolution, audit), one decision at a time, each on a
+// fresh proposal filed beforehand. Prints `name value` lines; never asserts timings. Alone: `npx tsx bench/decisions.ts`.
+//
+// Knobs (environment): BENCH_DECISIONS_COUNT (300), BENCH_DECISIONS_WARMUP (20).
+import { randomUUID } from 'node:crypto'
+import { pathToFileURL } from 'node:url'
+import { provisionBenchDatabase } from './database'
+import { knobs, out, percentile, quietLogs } from './figures'
+import { contextForUser } from '../core/command'
+import { createPrisma, type Db } from '../core/db'
+import { parseEnv, setEnv } from '../core/env'
+import { resetAuthKeys } from '../core/auth'
+import { startStack } from '../services'
+import { applyRecordChange } from '../subgraphs/workbench/domain/records'
+import { fileProposal } from '../subgraphs/twins/domain/proposals'
+import { createTenant } from '../tests/helpers/factories'
+
+const DECIDE = `mutation($id: ID!) { decideProposal(id: $id, decision: APPROVE) {
+  __typename ... on MutationDecideProposalSuccess { proposal { status decision { outcome version footer } } } ... on Error { code } } }`
+
+export async function benchDecisions(): Promise<void> {
+  const k = knobs('BENCH_DECISIONS', { COUNT: 300, WARMUP: 20 })
+  const restoreLogs = quietLogs()
+  const database = await provisionBenchDatabase('decisions')
+  setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
+  resetAuthKeys()
+  const db: Db = createPrisma(database.url, 10)
+  const writer: Db = createPrisma(database.url, 4)
+  let started: Awaited<ReturnType<typeof startStack>> | undefined
+  try {
+    const stack = (started = await startStack({ db, databaseUrl: database.url, dataDir: database.dataDir, production: true }))
+    out('decisions.setup.database', process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded')
+    const tenant = await createTenant(writer, 'Bench')
+    const orgId = tenant.organization.id
+    const programId = tenant.program.id
+    const lead = await contextForUser(writer, tenant.users.program_lead.id, orgId)
+    const twinId = randomUUID()
+    const twin = await contextForUser(writer, tenant.users.scientist.id, orgId, { twinId })
+    const run = await writer.agentRun.create({ data: { organizationId: orgId, programId, kind: 'twin_cycle', status: 'running', twinId, initiatedBy: 'schedule' } })
+    const total = k.COUNT + k.WARMUP
+    const basis = await applyRecordChange(lead, { kind: 'create', programId, recordType: 'evidence.findings', title: 'Basis finding', fields: { kind: 'observation' } })
+    const proposals: string[] = []
+    for (let i = 0; i < total; i++) {
+      const record = await applyRecordChange(lead, { kind: 'create', programId, recordType: 'evidence.hypotheses', title: `Hypothesis ${i}`, fields: { confidence: 'low' } })
+      const filed = await fileProposal(twin, { runId: run.id, change: { kind: 'update', recordId: record.recordId, fields: { confidence: 'high' } }, basisRecordIds: [basis.recordId], draft: 'Raise the confidence.' })
+      proposals.push(filed.proposalId)
+    }
+    const token = await tenant.token('program_lead')
+    const url = `${stack.gatewayUrl}/graphql`
+    const samples: number[] = []
+    let refused = 0
+    for (let i = 0; i < total; i++) {
+      const t0 = performance.now()
+      const res = await fetch(url, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: DECIDE, variables: { id: proposals[i] } }),
+      })
+      const body = (await res.json()) as { data?: { decideProposal?: { __typename: string } } }
+      const ms = performance.now() - t0
+      if (body.data?.decideProposal?.__typename !== 'MutationDecideProposalSuccess') refused++
+      if (i >= k.WARMUP) samples.push(ms)
+    }
+    out('decisions.decide.count', samples.length)
+    out('decisions.decide.refused', refused)
+    out('decisions.decide.p50_ms', percentile(samples, 50).toFixed(2))
+    out('decisions.decide.p99_ms', percentile(samples, 99).toFixed(2))
+    out('decisions.decide.max_ms', Math.max(...samples).toFixed(2))
+  } finally {
+    await started?.stop()
+    await writer.$disconnect()
+    await db.$disconnect()
+    await database.cleanup()
+    restoreLogs()
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  benchDecisions().then(() => process.exit(0), (e) => {
+    console.error(e)
+    process.exit(1)
+  })
+}

@@ -1,0 +1,11 @@
+// Task memory_expire (daily): applies the memory retention windows (subgraphs/workbench/domain/memory/retention.ts).
+import type { Task } from 'graphile-worker'
+import { TaskPayloads } from '../registry'
+import { sweepMemory } from '../../subgraphs/workbench/domain/memory/retention'
+import type { WorkerDeps } from '../worker'
+
+export const memoryExpire = (deps: WorkerDeps): Task => async (payload, helpers) => {
+  TaskPayloads.memory_expire.parse(payload ?? {})
+  const r = await sweepMemory(deps.db)
+  helpers.logger.info(`memory_expire membership_ended=${r.membershipEnded} episodic_expired=${r.episodicExpired}`)
+}

@@ -1,0 +1,11 @@
+// Task twin_cycle: executes one queued twin run through its harness (subgraphs/twins/domain/run-cycle.ts).
+import type { Task } from 'graphile-worker'
+import { TaskPayloads } from '../registry'
+import { runTwinCycle } from '../../subgraphs/twins/domain/run-cycle'
+import type { WorkerDeps } from '../worker'
+
+export const twinCycle = (deps: WorkerDeps): Task => async (payload, helpers) => {
+  const { runId } = TaskPayloads.twin_cycle.parse(payload)
+  const r = await runTwinCycle(deps.db, runId)
+  helpers.logger.info(`twin_cycle run=${runId} ${r.ran ? `status=${r.status}` : `skipped=${r.why}`}`)
+}

@@ -1,0 +1,11 @@
+// Task twin_evaluate (daily): per-twin evaluation and the high_decline_rate pause (domain/evaluation.ts).
+import type { Task } from 'graphile-worker'
+import { TaskPayloads } from '../registry'
+import { evaluateTwins } from '../../subgraphs/twins/domain/evaluation'
+import type { WorkerDeps } from '../worker'
+
+export const twinEvaluate = (deps: WorkerDeps): Task => async (payload, helpers) => {
+  TaskPayloads.twin_evaluate.parse(payload ?? {})
+  const r = await evaluateTwins(deps.db)
+  helpers.logger.info(`twin_evaluate evaluated=${r.evaluated} paused=${r.paused}`)
+}

@@ -1,0 +1,251 @@
+// Owns decisions on proposals: approve, approve with edits or decline (decideProposal), and batch approval
+// (decideBatch). A decision re-computes the basis, applies the change as the deciding person under their live
+// permissions, answers the interrupt, resolves the inbox items, writes the signature and approval where the record
+// type requires them, and audits, all in one transaction; refused, it leaves everything as it was.
+import { randomUUID } from 'node:crypto'
+import { z } from 'zod'
+import type { RunInterrupt } from '../../../generated/prisma/client'
+import { command, type DomainContext, type Write } from '../../../core/command'
+import { inAuditBatch, type AuditAction } from '../../../core/audit'
+import type { TenantTx } from '../../../core/db'
+import {
+  BatchItemForbidden, DomainError, InvalidInput, InvalidTransition, NotFoundError, ReasonRequired, StaleProposal, isGraphQLError, parseInput,
+} from '../../../core/errors'
+import { IdInput } from '../../../core/ids'
+import { FIXED_PHRASES, TWINS } from '../../../core/copy'
+import { MAX_BATCH_APPROVAL_ITEMS, type ApprovalTargetType } from '../../../core/kinds'
+import { transitionAll } from '../../../core/state-machine'
+import { inboxItemStatus } from '../../../core/states'
+import { publish } from '../../../core/pubsub'
+import { applyRecordChange, type RecordChange } from '../../workbench/domain/records'
+import {
+  asQuestion, currentBasis, decideKey, isProposal, parseChangeAt, viewProposal, type Outcome, type ProposalAnswer, type ProposalView,
+} from './proposals'
+
+export const DECISIONS = ['approve', 'approve_with_edits', 'decline'] as const
+export type Decision = (typeof DECISIONS)[number]
+const OUTCOME: Record<Decision, Outcome> = { approve: 'approved', approve_with_edits: 'approved_with_edits', decline: 'declined' }
+
+/** Why a proposal was declined (evaluation data for twin_evaluate's "declined by reason"); the text says the rest. */
+export const DECLINE_REASONS = ['incorrect', 'incomplete', 'not_needed', 'duplicate', 'out_of_scope', 'other'] as const
+
+/**
+ * Record types whose approved proposals are recorded in `approvals` (an APPROVAL_TARGET_TYPE) and, where `signed`,
+ * signed in `signatures` with the meaning approval: a plan and a report are approved under signature (21 CFR 11.50:
+ * printed name, date and time, meaning); a hypothesis and an open item are approvals without one. Other types need
+ * neither. A signature is a deliberate act of one person on one record, so a signed approval is never batched.
+ */
+export const APPROVAL_RULES: Readonly<Record<string, { target: ApprovalTargetType; signed: boolean }>> = {
+  'plans.plans': { target: 'plan', signed: true },
+  'plans.reports': { target: 'report', signed: true },
+  'evidence.hypotheses': { target: 'hypothesis', signed: false },
+  'progress.open_items': { target: 'open_item', signed: false },
+}
+
+const Edits = z.object({
+  title: z.string().optional(),
+  fields: z.record(z.string(), z.unknown()).optional(),
+  citations: z.array(z.unknown()).optional(),
+  outcome: z.string().optional(),
+  note: z.string().optional(),
+}).strict()
+
+const DecideInput = z.object({
+  id: IdInput,
+  decision: z.enum(DECISIONS),
+  edits: Edits.nullish(),
+  reason: z.string().trim().max(2000).nullish(),
+  reasonCode: z.enum(DECLINE_REASONS).nullish(),
+  /** Set by decideBatch only: the batch this decision is an item of. */
+  batchId: IdInput.nullish(),
+})
+
+const DECISION_AUDIT = ['proposal.approve', 'proposal.decline', 'signature.create', 'approval.create'] as const satisfies readonly AuditAction[]
+
+/** A proposal of a program the person is a member of; any other answers not found, never telling it exists. */
+async function loadProposal(q: TenantTx, id: string, ctx: Pick<DomainContext, 'session'>, field = 'id'): Promise<RunInterrupt> {
+  const interrupt = await q.runInterrupt.findFirst({ where: { id } })
+  if (!isProposal(interrupt) || !ctx.session.programPersonas.has(asQuestion(interrupt).programId)) throw new NotFoundError('Proposal', { field })
+  return interrupt
+}
+
+/** The proposed change with the decider's edits laid over it, validated as a change (fields named edits.*). */
+function edited(change: RecordChange, edits: z.output<typeof Edits>, recordType: string): RecordChange {
+  const merged: Record<string, unknown> = { ...change }
+  if (edits.title !== undefined) merged.title = edits.title
+  if (edits.fields !== undefined) merged.fields = { ...((change as { fields?: object }).fields ?? {}), ...edits.fields }
+  if (edits.citations !== undefined) merged.citations = edits.citations
+  if (edits.outcome !== undefined) merged.outcome = edits.outcome
+  if (edits.note !== undefined) merged.note = edits.note
+  return parseChangeAt('edits', merged, recordType)
+}
+
+/** Resolves every open inbox item of the proposal as done by the decider, and announces each to its owner. */
+async function resolveItems(w: Write<AuditAction>, interruptId: string, now: Date) {
+  const done = await transitionAll(w.tx, inboxItemStatus, 'resolve', { interruptId }, { doneBy: w.ctx.session.userId, doneAt: now, updatedAt: now })
+  for (const item of done) await publish(w.tx, 'inbox_changed', { id: item.id, userId: item.userId, organizationId: item.organizationId })
+}
+
+/**
+ * POST-like decide on one proposal. Holds the proposal's interrupt row locked for the decision, so of two people
+ * deciding at once one decides and the other gets the first outcome; deciding again answers the first outcome.
+ */
+export const decideProposal = command({
+  input: DecideInput,
+  load: (q, input, ctx) => loadProposal(q, input.id, ctx),
+  permission: (_i, interrupt) => decideKey(asQuestion(interrupt).recordType),
+  program: (_i, interrupt) => asQuestion(interrupt).programId,
+  errors: [StaleProposal, ReasonRequired, InvalidTransition],
+  audit: DECISION_AUDIT,
+  async run(w, input, loaded): Promise<ProposalView> {
+    const { session } = w.ctx
+    await w.tx.$executeRaw`SELECT 1 FROM run_interrupts WHERE id = ${loaded.id}::uuid AND organization_id = ${session.organizationId}::uuid FOR UPDATE`
+    const interrupt = await loadProposal(w.tx, loaded.id, w.ctx)
+    const question = asQuestion(interrupt)
+    if (interrupt.answer != null) return viewProposal(w.tx, interrupt) // decided already: the first outcome stands
+    const now = new Date()
+    if (interrupt.expiresAt && interrupt.expiresAt <= now) throw new InvalidTransition('expired', OUTCOME[input.decision], FIXED_PHRASES.expiredNothingWritten)
+    if (input.decision === 'decline' && !input.reason) throw new ReasonRequired(TWINS.declineNeedsReason, { field: 'reason' })
+    if (input.decision === 'approve_with_edits' && !input.edits) throw InvalidInput.of('edits', 'Approving with edits needs the edits.')
+    const rule = APPROVAL_RULES[question.recordType]
+    if (input.batchId && input.decision !== 'decline' && rule?.signed) {
+      throw new BatchItemForbidden('This approval needs your signature; decide it on its own.', { field: 'id' })
+    }
+
+    // The basis records stay locked until commit, so nothing changes them between this check and the write.
+    const ids = question.basis.map((b) => b.recordId)
+    if (ids.length) await w.tx.$executeRaw`SELECT 1 FROM program_records WHERE id = ANY(${ids}::uuid[]) AND organization_id = ${session.organizationId}::uuid ORDER BY id FOR UPDATE`
+    const basis = await currentBasis(w.tx, question)
+    if (basis.hash !== question.basisHash) throw new StaleProposal(basis.hash, TWINS.changedSinceProposed)
+
+    const answer: ProposalAnswer = {
+      outcome: OUTCOME[input.decision], decidedByUserId: session.userId, decidedByName: session.name, decidedAt: now.toISOString(),
+      edits: input.edits ?? null, batchId: input.batchId ?? null,
+      reason: input.decision === 'decline' ? { code: input.reasonCode ?? 'other', text: input.reason! } : null,
+    }
+    if (input.decision !== 'decline') {
+      const change = input.decision === 'approve_with_edits' ? edited(question.change, input.edits!, question.recordType) : question.change
+      // Applied as the deciding person: applyRecordChange checks their live permission for the record write.
+      const applied = await applyRecordChange(w.ctx, change, {
+        within: w,
+        provenance: { proposalId: interrupt.id, proposedByUserId: question.proposer.userId, proposedByTwinId: question.proposer.twinId, runId: interrupt.runId },
+      })
+      Object.assign(answer, { recordId: applied.recordId, version: applied.version })
+      if (rule) {
+        const signature = rule.signed
+          ? await w.tx.signature.create({
+            data: {
+              organizationId: session.organizationId, programId: question.programId, signerUserId: session.userId,
+              printedName: session.name, signedAt: now, meaning: 'approval', targetType: rule.target, targetId: applied.recordId,
+            },
+          })
+          : null
+        const approval = await w.tx.approval.create({
+          data: {
+            organizationId: session.organizationId, programId: question.programId, targetType: rule.target, targetId: applied.recordId,
+            approverUserId: session.userId, decision: 'approved', comment: input.edits?.note ?? null, signatureId: signature?.id ?? null,
+          },
+        })
+        if (signature) {
+          await w.audit('signature.create', { type: 'signature', id: signature.id }, { meaning: 'approval', target_type: rule.target, target_id: applied.recordId }, { signatureId: signature.id })
+        }
+        await w.audit('approval.create', { type: rule.target, id: applied.recordId }, { approval_id: approval.id, proposal_id: interrupt.id },
+          signature ? { signatureId: signature.id } : {})
+        Object.assign(answer, { signatureId: signature?.id ?? null, approvalId: approval.id })
+      }
+    }
+    const answered = await w.tx.runInterrupt.updateManyAndReturn({
+      where: { id: interrupt.id, answeredAt: null },
+      data: { answer: answer as object, answeredByUserId: session.userId, answeredAt: now },
+    })
+    if (answered.length !== 1) throw new Error(`proposal ${interrupt.id} was answered while locked`)
+    await resolveItems(w, interrupt.id, now)
+    await w.audit(input.decision === 'decline' ? 'proposal.decline' : 'proposal.approve', { type: 'proposal', id: interrupt.id }, {
+      outcome: answer.outcome, record_type: question.recordType, record_id: answer.recordId ?? null, version: answer.version ?? null,
+      basis_hash: question.basisHash, proposed_by_twin_id: question.proposer.twinId,
+      // evaluation data: what twin_evaluate reports as "declined by reason"
+      ...(answer.reason ? { reason_code: answer.reason.code, reason: answer.reason.text } : {}),
+      ...(input.decision === 'approve_with_edits' ? { edited: true } : {}),
+    })
+    return viewProposal(w.tx, answered[0])
+  },
+})
+
+const BatchInput = z.object({
+  items: z.array(z.object({
+    proposalId: IdInput,
+    decision: z.enum(DECISIONS),
+    edits: Edits.nullish(),
+    reason: z.string().trim().max(2000).nullish(),
+    reasonCode: z.enum(DECLINE_REASONS).nullish(),
+  })).min(1, 'Select at least one proposal.').max(MAX_BATCH_APPROVAL_ITEMS, `A batch holds at most ${MAX_BATCH_APPROVAL_ITEMS} proposals, each selected explicitly.`)
+    .refine((items) => new Set(items.map((i) => i.proposalId)).size === items.length, 'A proposal is selected twice.'),
+})
+
+export interface BatchItemResult { proposalId: string; proposal: ProposalView | null; error: DomainError | null }
+export interface BatchResult { batchId: string; items: BatchItemResult[] }
+
+/** Writes the batch_approval interrupt (the explicit selection) on the run of the first proposal selected. */
+const openBatch = command({
+  input: z.object({ batchId: IdInput, proposalIds: z.array(IdInput) }),
+  async load(q, input, ctx) {
+    const found = await q.runInterrupt.findMany({ where: { id: { in: input.proposalIds }, kind: 'write_approval' }, orderBy: { createdAt: 'asc' } })
+    const first = found.find((i) => isProposal(i) && ctx.session.programPersonas.has(asQuestion(i).programId))
+    if (!first) throw new NotFoundError('Proposal', { field: 'items' })
+    return first
+  },
+  // Any person of the program may ask for a batch; each item is then checked on its own.
+  permission: 'program.twins.read_own',
+  program: (_i, first) => asQuestion(first).programId,
+  audit: ['batch_approval.create'],
+  async run(w, input, first) {
+    await w.tx.runInterrupt.create({
+      data: {
+        id: input.batchId, organizationId: w.ctx.session.organizationId, runId: first.runId, kind: 'batch_approval', detached: true,
+        question: { items: input.proposalIds, selectedByUserId: w.ctx.session.userId } as object,
+      },
+    })
+    await w.audit('batch_approval.create', { type: 'batch_approval', id: input.batchId }, { items: input.proposalIds.length }, { batchId: input.batchId })
+  },
+})
+
+/** An item's refusal as its typed error: a permission refusal becomes batch_item_forbidden. */
+function itemError(e: unknown): DomainError {
+  if (e instanceof DomainError) return e
+  if (isGraphQLError(e) && e.extensions?.code === 'FORBIDDEN') return new BatchItemForbidden(`You may not decide this proposal (${String(e.extensions.permission)}).`, { field: 'proposalId' })
+  throw e
+}
+
+/**
+ * Batch approval: at most ten proposals, each selected explicitly, decided one by one in its own transaction
+ * (permission-checked and audited on its own, every audit row carrying the batch id); a refused item is answered
+ * with its error and the others are still decided. The batch_approval interrupt records the selection and results.
+ */
+export const decideBatch = Object.assign(async (ctx: DomainContext, raw: { items?: unknown }): Promise<BatchResult> => {
+  const { items } = parseInput(BatchInput, raw)
+  const batchId = randomUUID()
+  const opened = await openBatch(ctx, { batchId, proposalIds: items.map((i) => i.proposalId) }).then(() => true, (e) => {
+    if (e instanceof NotFoundError || (isGraphQLError(e) && e.extensions?.code === 'FORBIDDEN')) return false
+    throw e
+  })
+  const results: BatchItemResult[] = []
+  for (const item of items) {
+    const { proposalId, ...rest } = item
+    try {
+      const proposal = await inAuditBatch(batchId, () => decideProposal(ctx, { ...rest, id: proposalId, batchId }))
+      results.push({ proposalId, proposal, error: null })
+    } catch (e) {
+      results.push({ proposalId, proposal: null, error: itemError(e) })
+    }
+  }
+  if (opened) {
+    await ctx.tdb.runInterrupt.updateMany({
+      where: { id: batchId },
+      data: {
+        answeredByUserId: ctx.session.userId, answeredAt: new Date(),
+        answer: { results: results.map((r) => ({ proposalId: r.proposalId, outcome: r.proposal?.answer?.outcome ?? null, error: r.error?.code ?? null })) },
+      },
+    })
+  }
+  return { batchId, items: results }
+}, { errors: [InvalidInput] as const })

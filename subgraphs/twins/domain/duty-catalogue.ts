@@ -1,0 +1,53 @@
+// Owns which duties a twin may hold: each duty template's key and the personas (and, for role templates, the
+// workbench role) that may hold it. The templates themselves (what a duty reads and files) live with the harness;
+// they register here so a twin is refused a duty its person cannot hold (duty_unavailable).
+import type { ProgramPersona } from '../../../core/permissions/catalogue'
+import { USER_SETTING_WORKBENCH_ROLE } from '../../../core/workbench-roles'
+
+export interface DutyTemplate {
+  key: string
+  /** Personas that may hold the duty (any one is enough). */
+  personas: readonly ProgramPersona[]
+  /** Role templates: the workbench role the person must wear in the program (users.settings.workbench_role). */
+  workbenchRole?: string
+  description: string
+}
+
+const ALL_BUT_VIEWER: readonly ProgramPersona[] = ['program_owner', 'program_lead', 'scientist', 'quality_reviewer', 'manufacturing_specialist']
+
+const duties = new Map<string, DutyTemplate>()
+
+/** Adds (or replaces) a duty template; the QA templates are registered by the harness that implements them. */
+export function registerDuty(t: DutyTemplate): void {
+  duties.set(t.key, t)
+}
+
+// Persona templates run whether or not the person wears a workbench role; role templates need the role (memory and
+// workbench roles document: sar_refresh for the medicinal chemist, study_gate_check for the DMPK/tox scientist).
+registerDuty({ key: 'blocker_scan', personas: ALL_BUT_VIEWER, description: 'Looks for what blocks the program and proposes how to clear it.' })
+registerDuty({ key: 'pre_read', personas: ALL_BUT_VIEWER, description: 'Prepares what to read before a decision or meeting.' })
+registerDuty({ key: 'sar_refresh', personas: ['scientist', 'program_owner', 'program_lead'], workbenchRole: 'medicinal_chemist', description: 'Runs chem.sar_table_build on new compounds.' })
+registerDuty({ key: 'study_gate_check', personas: ['scientist', 'program_owner', 'program_lead'], workbenchRole: 'dmpk_tox_scientist', description: 'Checks a study against its gate.' })
+
+export function dutyTemplate(key: string): DutyTemplate | undefined {
+  return duties.get(key)
+}
+
+export function dutyKeys(): string[] {
+  return [...duties.keys()]
+}
+
+/**
+ * Why a person holding `personas` (with `settings`) cannot hold duty `key` in `programId`, or null when they can.
+ * The twin's own persona is what counts: a twin acts as one persona.
+ */
+export function dutyRefusal(key: string, persona: string, programId: string | null, settings: unknown): string | null {
+  const t = duties.get(key)
+  if (!t) return `There is no duty ${key}.`
+  if (!(t.personas as readonly string[]).includes(persona)) return `The duty ${key} is not available to the ${persona} persona.`
+  if (t.workbenchRole) {
+    const roles = ((settings as Record<string, unknown> | null)?.[USER_SETTING_WORKBENCH_ROLE] ?? {}) as Record<string, unknown>
+    if (!programId || roles[programId] !== t.workbenchRole) return `The duty ${key} needs the workbench role ${t.workbenchRole} in this program.`
+  }
+  return null
+}

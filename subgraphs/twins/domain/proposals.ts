@@ -1,0 +1,210 @@
+// Owns proposals: filing one (fileProposal, what the twins' tool server calls), its basis and basis_hash, and
+// reading it back as a card. A proposal is stored without a table of its own: a detached `write_approval` run
+// interrupt whose question holds the change, the basis and its hash; an `artifacts` row for the agent-generated
+// draft; a `tool_calls` row with basis_hash when a twin filed it; and a `decision` inbox item for the person.
+import { z } from 'zod'
+import type { RunInterrupt } from '../../../generated/prisma/client'
+import { command, type DomainContext } from '../../../core/command'
+import type { TenantTx } from '../../../core/db'
+import { InvalidInput, NotFoundError } from '../../../core/errors'
+import { IdInput, isId } from '../../../core/ids'
+import type { PermissionKey } from '../../../core/permissions'
+import { FIXED_PHRASES, TWINS, proposedBy } from '../../../core/copy'
+import { RECORD_TYPES, currentVersions, decidePermission, parseRecordChange, type RecordChange, type RecordTypeKey } from '../../workbench/domain/records'
+import { canonicalSha256 } from './skills/hash'
+import { fileInboxItem } from './inbox'
+
+/** A twin proposal waits this long for a person (twin_definitions.expiry_hours, 72), then expires unwritten. */
+export const PROPOSAL_EXPIRY_HOURS = 72
+
+export type Outcome = 'approved' | 'approved_with_edits' | 'declined'
+
+/** What a write_approval interrupt of a proposal asks (run_interrupts.question). */
+export interface ProposalQuestion {
+  type: 'proposal'
+  programId: string
+  recordType: string
+  title: string
+  change: RecordChange
+  /** Exactly the record versions the proposal was based on, sorted by record id. */
+  basis: { recordId: string; version: number }[]
+  basisHash: string
+  draftArtifactId: string
+  proposer: { userId: string; name: string; twinId: string | null }
+  toolCallId: string | null
+}
+
+/** How it was answered (run_interrupts.answer). The decline reason is evaluation data, never used to rate people. */
+export interface ProposalAnswer {
+  outcome: Outcome
+  decidedByUserId: string
+  decidedByName: string
+  decidedAt: string
+  edits?: Record<string, unknown> | null
+  reason?: { code: string; text: string } | null
+  recordId?: string | null
+  version?: number | null
+  signatureId?: string | null
+  approvalId?: string | null
+  batchId?: string | null
+}
+
+/** The hash of exactly these record versions: sha256 of canonical JSON of the (recordId, version) pairs sorted by id. */
+export function basisHash(basis: ReadonlyMap<string, number> | readonly { recordId: string; version: number }[]): { basis: ProposalQuestion['basis']; hash: string } {
+  const pairs = (basis instanceof Map ? [...basis].map(([recordId, version]) => ({ recordId, version })) : [...(basis as ProposalQuestion['basis'])])
+    .sort((a, b) => (a.recordId < b.recordId ? -1 : a.recordId > b.recordId ? 1 : 0))
+  return { basis: pairs, hash: canonicalSha256(pairs.map((p) => [p.recordId, p.version])) }
+}
+
+/** The basis as it stands now: a record that was deleted or moved away reads as version 0, so the hash differs. */
+export async function currentBasis(q: TenantTx, question: Pick<ProposalQuestion, 'basis'>) {
+  const ids = question.basis.map((b) => b.recordId)
+  const now = await currentVersions(q, ids)
+  return basisHash(ids.map((recordId) => ({ recordId, version: now.get(recordId) ?? 0 })))
+}
+
+/** The record a change targets, with its program and type; null when the change creates one. */
+async function targetOf(q: TenantTx, change: RecordChange) {
+  if (change.kind === 'create') return null
+  const record = await q.programRecord.findFirst({ where: { id: change.recordId }, select: { id: true, programId: true, recordType: true, title: true } })
+  if (!record) throw new NotFoundError('ProgramRecord', { field: 'change.recordId' })
+  return record
+}
+
+/** The permission a proposal's decision needs: the record type's approve key where one exists, else its manage key. */
+export function decideKey(recordType: string): PermissionKey {
+  return decidePermission(RECORD_TYPES[recordType as RecordTypeKey])
+}
+
+/** Filing needs what writing the record needs: the record type's manage key (a twin acts under its person's keys). */
+export function fileKey(recordType: string): PermissionKey {
+  return RECORD_TYPES[recordType as RecordTypeKey].permissions.manage
+}
+
+/** parseRecordChange with the issues' fields under `prefix` (change.fields.x, edits.fields.x). */
+export function parseChangeAt(prefix: string, raw: unknown, recordType?: string): RecordChange {
+  try { return parseRecordChange(raw, recordType as RecordTypeKey | undefined) } catch (e) {
+    if (e instanceof InvalidInput) throw new InvalidInput(e.issues.map((i) => ({ field: i.field ? `${prefix}.${i.field}` : prefix, message: i.message })))
+    throw e
+  }
+}
+
+const FileInput = z.object({
+  runId: IdInput,
+  change: z.unknown(),
+  basisRecordIds: z.array(IdInput).max(100).default([]),
+  draft: z.string().trim().min(1).max(20_000),
+  twinId: IdInput.nullish(),
+  /** The tool that filed it (plans.propose_plan_change, ...), written on the tool_calls row of a twin's proposal. */
+  tool: z.string().max(200).nullish(),
+})
+
+/**
+ * Files a proposal for the context's person (the twin's person when a twin files it): validates the change,
+ * pins the basis (the target record is always part of it), and writes the draft artifact, the interrupt, the
+ * tool call (twin proposals), the decision inbox item (announced live) and audit proposal.file in one transaction.
+ */
+export const fileProposal = command({
+  input: FileInput,
+  async load(q, input) {
+    let change = parseChangeAt('change', input.change)
+    const run = await q.agentRun.findFirst({ where: { id: input.runId } })
+    if (!run) throw new NotFoundError('AgentRun', { field: 'runId' })
+    const target = await targetOf(q, change)
+    // An update's typed fields are checked against the type of the record it changes.
+    if (target && change.kind === 'update') change = parseChangeAt('change', input.change, target.recordType)
+    const programId = target?.programId ?? (change as Extract<RecordChange, { kind: 'create' }>).programId
+    const recordType = target?.recordType ?? (change as Extract<RecordChange, { kind: 'create' }>).recordType
+    if (run.programId !== programId) throw InvalidInput.of('runId', 'The run belongs to another program than the change.')
+    const ids = [...new Set([...input.basisRecordIds, ...(target ? [target.id] : [])])]
+    const versions = await currentVersions(q, ids)
+    const inProgram = ids.length ? await q.programRecord.findMany({ where: { id: { in: ids }, programId }, select: { id: true } }) : []
+    const missing = ids.filter((id) => !versions.has(id) || !inProgram.some((r) => r.id === id))
+    if (missing.length) throw InvalidInput.of('basisRecordIds', `Not records of this program: ${missing.join(', ')}`)
+    const title = ('title' in change && change.title) || target?.title || recordType
+    return { change, run, programId, recordType, title, ids }
+  },
+  permission: (_i, t) => fileKey(t.recordType),
+  program: (_i, t) => t.programId,
+  audit: ['proposal.file'],
+  async run(w, input, t) {
+    const { session, actor } = w.ctx
+    const twinId = actor.type === 'twin' ? actor.twinId : input.twinId ?? null
+    // Read in the write's transaction, so the hash is of the versions this proposal really saw.
+    const { basis, hash } = basisHash(await currentVersions(w.tx, t.ids))
+    const draft = await w.tx.artifact.create({
+      data: {
+        organizationId: session.organizationId, programId: t.programId, runId: t.run.id, kind: 'draft', agentGenerated: twinId !== null,
+        content: { text: input.draft, label: FIXED_PHRASES.agentGeneratedDraft, recordType: t.recordType }, createdByUserId: session.userId,
+      },
+    })
+    const toolCall = twinId
+      ? await w.tx.toolCall.create({
+        data: {
+          organizationId: session.organizationId, programId: t.programId, runId: t.run.id, userId: session.userId,
+          tool: input.tool ?? `${t.recordType.split('.')[0]}.propose_record_change`, status: 'ok', basisHash: hash,
+          arguments: { change: t.change, basisRecordIds: t.ids } as object, resultArtifactId: draft.id,
+        },
+      })
+      : null
+    const question: ProposalQuestion = {
+      type: 'proposal', programId: t.programId, recordType: t.recordType, title: t.title, change: t.change, basis, basisHash: hash,
+      draftArtifactId: draft.id, proposer: { userId: session.userId, name: session.name, twinId }, toolCallId: toolCall?.id ?? null,
+    }
+    const expiresAt = new Date(Date.now() + PROPOSAL_EXPIRY_HOURS * 3_600_000)
+    // Detached: the run goes on (and may succeed) while the proposal waits for a person.
+    const interrupt = await w.tx.runInterrupt.create({
+      data: { organizationId: session.organizationId, runId: t.run.id, kind: 'write_approval', detached: true, question: question as object, expiresAt },
+    })
+    const item = await fileInboxItem(w.tx, {
+      organizationId: session.organizationId, userId: session.userId, programId: t.programId, kind: 'decision',
+      sourceType: 'proposal', sourceId: interrupt.id, interruptId: interrupt.id, title: t.title, dueAt: expiresAt, priority: 'now', twinId,
+    })
+    await w.audit('proposal.file', { type: 'proposal', id: interrupt.id }, { record_type: t.recordType, change: t.change.kind, basis_hash: hash, run_id: t.run.id })
+    return { proposalId: interrupt.id, basisHash: hash, inboxItemId: item.id, draftArtifactId: draft.id, toolCallId: toolCall?.id ?? null }
+  },
+})
+
+export interface ProposalView {
+  id: string
+  interrupt: RunInterrupt
+  question: ProposalQuestion
+  answer: ProposalAnswer | null
+  status: 'open' | 'decided' | 'expired'
+  stale: boolean
+  currentBasisHash: string
+  /** The card's fixed text: 'Changed since proposed' when stale, 'Expired, nothing written' when expired. */
+  card: string | null
+  footer: string | null
+}
+
+export const asQuestion = (i: RunInterrupt) => i.question as unknown as ProposalQuestion
+export const isProposal = (i: RunInterrupt | null): i is RunInterrupt => !!i && i.kind === 'write_approval' && (i.question as { type?: string })?.type === 'proposal'
+
+/** The footer of a record decided from a twin's proposal ('Proposed by <Name>'s twin (agent); decided by <Name>'). */
+export const footerOf = (q: ProposalQuestion, a: ProposalAnswer | null) =>
+  a && a.outcome !== 'declined' && q.proposer.twinId ? proposedBy(q.proposer.name, a.decidedByName) : null
+
+/** A proposal as a card, its staleness computed now. */
+export async function viewProposal(q: TenantTx, interrupt: RunInterrupt, now = new Date()): Promise<ProposalView> {
+  const question = asQuestion(interrupt)
+  const answer = (interrupt.answer as unknown as ProposalAnswer | null) ?? null
+  const current = await currentBasis(q, question)
+  const stale = current.hash !== question.basisHash
+  const status = answer ? 'decided' : interrupt.expiresAt && interrupt.expiresAt <= now ? 'expired' : 'open'
+  const card = status === 'expired' ? FIXED_PHRASES.expiredNothingWritten : status === 'open' && stale ? TWINS.changedSinceProposed : null
+  return { id: interrupt.id, interrupt, question, answer, status, stale, currentBasisHash: current.hash, card, footer: footerOf(question, answer) }
+}
+
+/** A proposal the caller may read: a member of its program in the caller's organisation; anything else is null. */
+export async function getProposal(ctx: Pick<DomainContext, 'session' | 'tdb'>, id: string): Promise<ProposalView | null> {
+  if (!isId(id)) return null
+  const interrupt = await ctx.tdb.runInterrupt.findFirst({ where: { id } })
+  if (!isProposal(interrupt) || !ctx.session.programPersonas.has(asQuestion(interrupt).programId)) return null
+  return viewProposal(ctx.tdb, interrupt)
+}
+
+/** The draft artifact of a proposal. */
+export function getDraft(ctx: Pick<DomainContext, 'tdb'>, view: ProposalView) {
+  return ctx.tdb.artifact.findFirst({ where: { id: view.question.draftArtifactId } })
+}

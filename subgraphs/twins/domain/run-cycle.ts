@@ -1,0 +1,102 @@
+// Owns executing one queued twin run (the twin_cycle job): refuse a paused or retired twin, start the run, hand it to
+// the harness registered for its trigger, finish it. Retried jobs never leave a run stuck running: a run a retry finds
+// `running` was cut off by a crash part-way, and is failed rather than run again (a second pass could file twice).
+import type { AgentRun } from '../../../generated/prisma/client'
+import { contextForUser } from '../../../core/command'
+import type { Db } from '../../../core/db'
+import { DomainError } from '../../../core/errors'
+import { log } from '../../../core/log'
+import { getHarness, harnessKeyFor, type RunContext } from '../harness/interface'
+import { finishRun, interruptRun, runFooter, startRun } from './runs'
+import { transitionAll } from '../../../core/state-machine'
+import { agentRunStatus } from '../../../core/states'
+import { publish } from '../../../core/pubsub'
+
+export const CRASHED_RUN_ERROR = 'The worker stopped during this run; it was marked failed rather than run twice.'
+/** How long a harness may take for one run before the run fails (its signal is aborted). */
+export const RUN_TIME_LIMIT_MS = 10 * 60_000
+
+export type CycleResult =
+  | { ran: false; why: 'missing' | 'finished' | 'waiting' | 'crashed' | 'twin_paused' | 'twin_retired' | 'no_harness' }
+  | { ran: true; status: AgentRun['status'] }
+
+/** Runs `runId` once; safe to call again (a finished run is left alone). */
+export async function runTwinCycle(db: Db, runId: string, opts: { timeLimitMs?: number } = {}): Promise<CycleResult> {
+  const run = await db.agentRun.findUnique({ where: { id: runId } })
+  if (!run || !run.twinId) return { ran: false, why: 'missing' }
+  if (run.status === 'succeeded' || run.status === 'failed' || run.status === 'cancelled') return { ran: false, why: 'finished' }
+  if (run.status === 'interrupted') return { ran: false, why: 'waiting' }
+  if (run.status === 'running') {
+    await finishRun(db, run, 'failed', { error: CRASHED_RUN_ERROR })
+    return { ran: false, why: 'crashed' }
+  }
+  const twin = await db.twinDefinition.findFirst({ where: { id: run.twinId, organizationId: run.organizationId } })
+  if (!twin || twin.status !== 'active') {
+    const why = !twin || twin.status === 'retired' ? 'twin_retired' : 'twin_paused'
+    await finishRun(db, run, 'cancelled', { error: why })
+    return { ran: false, why }
+  }
+  const trigger = run.triggerId ? await db.twinTrigger.findFirst({ where: { id: run.triggerId, organizationId: run.organizationId } }) : null
+  const harness = getHarness(harnessKeyFor(trigger))
+  if (!harness) {
+    await finishRun(db, run, 'failed', { error: `No harness is registered under ${harnessKeyFor(trigger)}.` })
+    return { ran: false, why: 'no_harness' }
+  }
+  const started = await startRun(db, run)
+  let ctx
+  try {
+    ctx = await contextForUser(db, twin.userId, twin.organizationId, { twinId: twin.id })
+  } catch (error) {
+    await finishRun(db, started, 'failed', { error: (error as Error).message })
+    return { ran: true, status: 'failed' }
+  }
+  const duties = trigger ? [trigger.dutyKey] : (twin.duties as string[])
+  const abort = new AbortController()
+  const input: RunContext = { run: started, twin, trigger, duties, ctx, db, footer: (await runFooter(db, started)) ?? '', signal: abort.signal }
+  const limit = opts.timeLimitMs ?? RUN_TIME_LIMIT_MS
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => { abort.abort(); reject(new Error(`The run took longer than ${limit >= 1000 ? `${Math.round(limit / 1000)} s` : `${limit} ms`} and was stopped.`)) }, limit)
+  })
+  try {
+    const outcome = await Promise.race([harness.execute(input), timedOut])
+    if (outcome.status === 'interrupted') {
+      const moved = await interruptRun(db, started)
+      return { ran: true, status: moved.status }
+    }
+    const done = await finishRun(db, started, 'succeeded', { outcome: outcome.summary ?? {} })
+    return { ran: true, status: done.status }
+  } catch (error) {
+    const message = error instanceof DomainError ? `${error.code}: ${error.message}` : (error as Error).message
+    log.warn('twin_cycle.failed', { runId: run.id, error })
+    await finishRun(db, started, 'failed', { error: message })
+    return { ran: true, status: 'failed' }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+export const ABANDONED_RUN_ERROR = 'No worker holds this run any more (its job gave up or was lost); it was marked failed.'
+/** A queued or running twin run untouched this long with no live job is abandoned. */
+export const ABANDONED_AFTER_MS = 3600_000
+
+/**
+ * Fails twin runs no job will ever finish: queued or running for over an hour while their twin_cycle job is gone or
+ * has used all its attempts (a job that failed three times, a database restored without its jobs). Runs in each
+ * twin_schedule pass, so nothing stays stuck `running`.
+ */
+export async function failAbandonedRuns(db: Db, now = new Date()): Promise<number> {
+  const before = new Date(now.getTime() - ABANDONED_AFTER_MS)
+  const stuck = await db.$queryRaw<{ id: string }[]>`
+    SELECT r.id FROM agent_runs r
+    WHERE r.kind IN ('twin_cycle', 'twin_handoff') AND r.status IN ('queued', 'running')
+      AND COALESCE(r.started_at, r.created_at) < ${before}
+      AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs j WHERE j.key = 'twin_cycle:' || r.id AND j.attempts < j.max_attempts)
+    LIMIT 1000`
+  if (!stuck.length) return 0
+  return db.$transaction(async (tx) => {
+    const failed = await transitionAll(tx, agentRunStatus, 'fail', { id: { in: stuck.map((r) => r.id) } }, { finishedAt: now, error: ABANDONED_RUN_ERROR })
+    for (const r of failed) if (r.programId) await publish(tx, 'twin_run_updated', { id: r.id, programId: r.programId, organizationId: r.organizationId })
+    return failed.length
+  })
+}

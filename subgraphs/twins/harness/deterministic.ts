@@ -1,0 +1,53 @@
+// Owns the deterministic harness: it mints the run's token, connects to the tool server as an MCP client (so every
+// twin run crosses the real protocol), runs each duty template of the run, and reports counts. Registered under
+// 'deterministic', the default key. Nothing here calls a model.
+//
+// A model-backed harness plugs in behind the same interface (harness/interface.ts): `registerHarness({ key,
+// execute(run) })`, where execute mints a run token (mintRunToken), opens a ToolClient on runEndpoint(run.id), lets the
+// model choose tool calls from client.tools (only the effective toolset is listed), calls client.nextTurn() per model
+// turn (max_skill_runs_per_turn counts per turn), treats { ok: false } answers as denials to handle, stops on
+// TwinStopped, and returns a RunOutcome with counts only. A trigger's spec { "harness": "<key>" } selects it.
+import { registerHarness, DEFAULT_HARNESS_KEY, type Harness, type RunContext, type RunOutcome } from './interface'
+import { mintRunToken } from '../tools/run-tokens'
+import { runEndpoint } from '../tools/endpoint'
+import { ToolClient, TwinStopped } from './tool-client'
+import { DUTY_TEMPLATES, DutyRun, type DutyReport } from './duties'
+
+export const deterministicHarness: Harness = {
+  key: DEFAULT_HARNESS_KEY,
+  async execute(rc: RunContext): Promise<RunOutcome> {
+    const token = await mintRunToken({ runId: rc.run.id, twinId: rc.twin.id, userId: rc.twin.userId, organizationId: rc.run.organizationId })
+    const client = await ToolClient.connect(runEndpoint(rc.run.id), token)
+    const duties: Record<string, DutyReport | 'unknown'> = {}
+    const backpressure = { openDecisions: 0, line: null as string | null }
+    let stopped: string | null = null
+    try {
+      const twin = await client.call<{ openDecisions: number }>('console.get_twin', {})
+      if (twin.ok) backpressure.openDecisions = twin.value.openDecisions
+      const today = new Date().toISOString().slice(0, 10)
+      for (const duty of rc.duties) {
+        const template = DUTY_TEMPLATES[duty]
+        if (!template) { duties[duty] = 'unknown'; continue }
+        client.nextTurn()
+        const d = new DutyRun(client, duty, backpressure, today)
+        try { await template.run(d) } finally { duties[duty] = d.report }
+      }
+    } catch (e) {
+      if (!(e instanceof TwinStopped)) throw e
+      stopped = e.error.code
+    } finally {
+      await client.close().catch(() => {})
+    }
+    const reports = Object.values(duties).filter((r): r is DutyReport => r !== 'unknown')
+    const sum = (k: keyof Omit<DutyReport, 'proposal_ids'>) => reports.reduce((n, r) => n + r[k], 0)
+    return {
+      summary: {
+        proposals_filed: sum('proposals_filed'), duplicates: sum('duplicates'), denied: sum('denied'), refused: sum('refused'),
+        skills_run: sum('skills_run'), tool_calls: client.calls.length, proposal_ids: reports.flatMap((r) => r.proposal_ids),
+        duties, ...(backpressure.line ? { filing_paused: backpressure.line } : {}), ...(stopped ? { stopped } : {}),
+      },
+    }
+  },
+}
+
+registerHarness(deterministicHarness)

@@ -1,0 +1,323 @@
+// Owns the duty templates: server-side procedures that read through tools and file proposals, run by the
+// deterministic harness over MCP. Persona templates (blocker_scan, pre_read, the four QA templates) run whether or not
+// the person wears a workbench role; sar_refresh and study_gate_check belong to their workbench roles (R4).
+// A template never decides: it files proposals, and a refusal of one step (harness_denied, invalid_input) is counted
+// and the template goes on with the next.
+import { createHash } from 'node:crypto'
+import type { ToolClient } from './tool-client'
+import { filingPaused, isFilingPaused } from './backpressure'
+import { dutyTemplate, registerDuty } from '../domain/duty-catalogue'
+import type { ProgramPersona } from '../../../core/permissions/catalogue'
+
+type Rec = { id: string; title: string; status: string; version: number; fields: Record<string, any>; body: string }
+
+/** What a template reports; the harness sums these into the run's outcome (counts and ids only). */
+export interface DutyReport { proposals_filed: number; duplicates: number; denied: number; refused: number; skills_run: number; skipped: number; proposal_ids: string[] }
+
+/** One template's pass over one run: reading, running skills and filing through the run's tool client. */
+export class DutyRun {
+  readonly report: DutyReport = { proposals_filed: 0, duplicates: 0, denied: 0, refused: 0, skills_run: 0, skipped: 0, proposal_ids: [] }
+  constructor(
+    readonly client: ToolClient,
+    readonly duty: string,
+    /** Decisions waiting when the run began (console.get_twin) plus what this run filed: backpressure's N. */
+    readonly backpressure: { openDecisions: number; line: string | null },
+    readonly today: string,
+  ) {}
+
+  private refused(code: string) { if (code === 'harness_denied') this.report.denied++; else this.report.refused++ }
+
+  /** Records of a type through its list tool; [] when the tool is denied (not in this run's toolset). */
+  async records(tool: string, args: Record<string, unknown> = {}): Promise<Rec[]> {
+    const r = await this.client.call<{ records: Rec[] }>(tool, args, { duty: this.duty })
+    if (!r.ok) { this.refused(r.error.code); return [] }
+    return r.value.records
+  }
+
+  /** A skill run (a new turn every max_skill_runs_per_turn runs is the harness's job); null when refused. */
+  async skill(tool: string, inputs: Record<string, unknown>): Promise<Record<string, any> | null> {
+    const r = await this.client.call(tool, { inputs }, { duty: this.duty })
+    if (!r.ok) { this.refused(r.error.code); return null }
+    this.report.skills_run++
+    return r.value
+  }
+
+  /** Files one proposal unless filing is paused (backpressure); answers the proposal id or null. */
+  async propose(tool: string, args: { change: Record<string, unknown>; basisRecordIds: string[]; draft: string }): Promise<string | null> {
+    if (isFilingPaused(this.backpressure.openDecisions)) {
+      this.backpressure.line = filingPaused(this.backpressure.openDecisions)
+      this.report.skipped++
+      return null
+    }
+    if (!this.client.has(tool)) { this.report.denied++; return null }
+    const r = await this.client.call<{ proposalId?: string; duplicate?: boolean }>(tool, args, { duty: this.duty })
+    if (!r.ok) { this.refused(r.error.code); return null }
+    if (r.value.duplicate) { this.report.duplicates++; return null }
+    this.report.proposals_filed++
+    this.backpressure.openDecisions++
+    if (r.value.proposalId) this.report.proposal_ids.push(r.value.proposalId)
+    return r.value.proposalId ?? null
+  }
+}
+
+export interface DutyTemplate {
+  key: string
+  kind: 'persona' | 'workbench_role'
+  /** QA templates: the personas that may hold them, registered in the twins' duty catalogue (duty_unavailable otherwise). */
+  personas?: readonly ProgramPersona[]
+  /** The workbench role that ships it (role templates only). */
+  workbenchRole?: string
+  /** Tools it reads through, and what it files (propose tools) or runs (skills). */
+  reads: readonly string[]
+  files: readonly string[]
+  description: string
+  run(d: DutyRun): Promise<void>
+}
+
+/** QA templates are the quality reviewer's; owners and leads hold the same review keys. */
+const QA: readonly ProgramPersona[] = ['quality_reviewer', 'program_owner', 'program_lead']
+const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10)
+const titled = (records: Rec[], title: string) => records.some((r) => r.title.trim().toLowerCase() === title.trim().toLowerCase())
+const bullet = (records: Rec[]) => records.map((r) => `- ${r.title} (${r.status})`).join('\n') || '- none'
+
+const blockerScan: DutyTemplate = {
+  key: 'blocker_scan', kind: 'persona',
+  reads: ['progress.list_milestones', 'progress.list_dependencies', 'evidence.list_gaps', 'progress.list_open_items', 'evidence.list_questions'],
+  files: ['progress.propose_open_item', 'evidence.propose_question'],
+  description: 'Milestones past due, broken dependencies and open high-severity gaps without an open item: proposes an open item (managers) or a question (others).',
+  async run(d) {
+    const milestones = await d.records('progress.list_milestones')
+    const dependencies = await d.records('progress.list_dependencies', { status: 'broken' })
+    const gaps = (await d.records('evidence.list_gaps', { status: 'open' })).filter((g) => g.fields.severity === 'high')
+    const openItems = await d.records('progress.list_open_items', { status: 'open' })
+    const questions = await d.records('evidence.list_questions', { status: 'open' })
+    const blocked = [
+      ...milestones.filter((m) => ['planned', 'at_risk'].includes(m.status) && typeof m.fields.due_on === 'string' && m.fields.due_on < d.today)
+        .map((m) => ({ record: m, why: `is past due (${m.fields.due_on})` })),
+      ...dependencies.map((x) => ({ record: x, why: 'is broken' })),
+      ...gaps.map((g) => ({ record: g, why: 'is open (high severity)' })),
+    ]
+    for (const { record, why } of blocked) {
+      const draft = `${record.title} ${why}. Nothing records who clears it.`
+      if (d.client.has('progress.propose_open_item')) {
+        const title = `Blocker: ${record.title} ${why}`
+        if (titled(openItems, title)) continue
+        await d.propose('progress.propose_open_item', {
+          change: { kind: 'create', title, fields: { priority: 'high', due_on: addDays(d.today, 7) } }, basisRecordIds: [record.id], draft,
+        })
+      } else {
+        const title = `What unblocks ${record.title}?`
+        if (titled(questions, title)) continue
+        await d.propose('evidence.propose_question', { change: { kind: 'create', title, fields: { due_on: addDays(d.today, 7) } }, basisRecordIds: [record.id], draft })
+      }
+    }
+  },
+}
+
+const preRead: DutyTemplate = {
+  key: 'pre_read', kind: 'persona',
+  reads: ['progress.list_milestones', 'evidence.list_gaps', 'evidence.list_questions', 'progress.list_open_items', 'plans.list_reports'],
+  files: ['plans.propose_report'],
+  description: 'For each milestone due within 7 days: a pre-read summary (open gaps, questions and items) as a report proposal.',
+  async run(d) {
+    const soon = (await d.records('progress.list_milestones')).filter((m) => ['planned', 'at_risk'].includes(m.status)
+      && typeof m.fields.due_on === 'string' && m.fields.due_on >= d.today && m.fields.due_on <= addDays(d.today, 7))
+    if (!soon.length) return
+    const [gaps, questions, items, reports] = [
+      await d.records('evidence.list_gaps', { status: 'open' }), await d.records('evidence.list_questions', { status: 'open' }),
+      await d.records('progress.list_open_items', { status: 'open' }), await d.records('plans.list_reports'),
+    ]
+    for (const m of soon) {
+      const title = `Pre-read: ${m.title} (due ${m.fields.due_on})`
+      if (titled(reports, title)) continue
+      const body = `Open gaps\n${bullet(gaps)}\n\nOpen questions\n${bullet(questions)}\n\nOpen items\n${bullet(items)}`
+      await d.propose('plans.propose_report', {
+        change: { kind: 'create', title, body, fields: { report_kind: 'summary' } },
+        basisRecordIds: [m.id, ...gaps.map((r) => r.id), ...questions.map((r) => r.id), ...items.map((r) => r.id)].slice(0, 100),
+        draft: `What is open before ${m.title}: ${gaps.length} gaps, ${questions.length} questions, ${items.length} open items.`,
+      })
+    }
+  },
+}
+
+/** QA 1: open major or critical review findings without a deviation record: propose the deviation. */
+const qaCheckTriage: DutyTemplate = {
+  key: 'qa_check_triage', kind: 'persona', personas: QA,
+  reads: ['review.list_findings', 'review.list_deviations'], files: ['review.propose_deviation'],
+  description: 'Open major or critical review findings with no deviation record: proposes one, classified by the finding severity.',
+  async run(d) {
+    const findings = (await d.records('review.list_findings', { status: 'open' })).filter((f) => ['major', 'critical'].includes(f.fields.severity))
+    const deviations = await d.records('review.list_deviations')
+    for (const f of findings) {
+      const title = `Deviation: ${f.title}`
+      if (titled(deviations, title)) continue
+      await d.propose('review.propose_deviation', {
+        change: { kind: 'create', title, fields: { classification: f.fields.severity, capa_required: f.fields.severity === 'critical' } },
+        basisRecordIds: [f.id], draft: `The ${f.fields.severity} finding '${f.title}' has no deviation record.`,
+      })
+    }
+  },
+}
+
+/** QA 2: major or critical deviations still open with no CAPA decision: propose capa_required. */
+const qaDeviationFollowup: DutyTemplate = {
+  key: 'qa_deviation_followup', kind: 'persona', personas: QA,
+  reads: ['review.list_deviations'], files: ['review.propose_deviation'],
+  description: 'Reported or investigating major/critical deviations without capa_required: proposes setting it.',
+  async run(d) {
+    for (const status of ['reported', 'investigating']) {
+      for (const dev of await d.records('review.list_deviations', { status })) {
+        if (!['major', 'critical'].includes(dev.fields.classification) || dev.fields.capa_required === true) continue
+        await d.propose('review.propose_deviation', {
+          change: { kind: 'update', recordId: dev.id, fields: { capa_required: true } }, basisRecordIds: [dev.id],
+          draft: `'${dev.title}' is classified ${dev.fields.classification} and no CAPA decision is recorded.`,
+        })
+      }
+    }
+  },
+}
+
+/** QA 3: OOS/OOT candidate findings handed to QA: propose a review finding for each not yet taken in. */
+const qaOosIntake: DutyTemplate = {
+  key: 'qa_oos_intake', kind: 'persona', personas: QA,
+  reads: ['evidence.list_findings', 'review.list_findings'], files: ['review.propose_finding'],
+  description: 'Evidence findings of kind oos_candidate without a review finding: proposes one (major, check OOS/OOT intake).',
+  async run(d) {
+    const candidates = (await d.records('evidence.list_findings')).filter((f) => f.fields.kind === 'oos_candidate' && f.status !== 'retracted')
+    if (!candidates.length) return
+    const reviewed = await d.records('review.list_findings')
+    for (const f of candidates) {
+      const title = `OOS candidate: ${f.title}`
+      if (titled(reviewed, title)) continue
+      await d.propose('review.propose_finding', {
+        change: { kind: 'create', title, fields: { severity: 'major', check: 'OOS/OOT candidate intake' } }, basisRecordIds: [f.id],
+        draft: `'${f.title}' was recorded as an OOS candidate; QA has not taken it in.`,
+      })
+    }
+  },
+}
+
+/**
+ * QA 4: interpretations linted with evidence.assertion_lint; uncited interpretations become a minor review finding.
+ * The lint exercises evidence.agents.use, which owners and leads hold and a quality reviewer does not: a quality
+ * reviewer's run is denied the lint (counted) and files nothing for this template.
+ */
+const qaAssertionAudit: DutyTemplate = {
+  key: 'qa_assertion_audit', kind: 'persona', personas: QA,
+  reads: ['evidence.list_findings', 'review.list_findings'], files: ['evidence.assertion_lint', 'review.propose_finding'],
+  description: 'Interpretation findings run through evidence.assertion_lint; uncited interpretations: proposes a minor review finding.',
+  async run(d) {
+    const interpretations = (await d.records('evidence.list_findings')).filter((f) => f.fields.kind === 'interpretation' && f.status !== 'retracted')
+    if (!interpretations.length) return
+    const reviewed = await d.records('review.list_findings')
+    let inTurn = 0
+    for (const f of interpretations) {
+      const title = `Uncited interpretation: ${f.title}`
+      if (titled(reviewed, title)) continue
+      if (inTurn === 4) { d.client.nextTurn(); inTurn = 0 } // max_skill_runs_per_turn
+      inTurn++
+      const lint = await d.skill('evidence.assertion_lint', { text: [f.fields.summary, f.body].filter(Boolean).join('\n\n') || f.title, context: 'review.propose_finding' })
+      const uncited = Number(lint?.outputs?.uncited_interpretations?.value ?? 0)
+      if (!lint || uncited === 0) continue
+      await d.propose('review.propose_finding', {
+        change: { kind: 'create', title, fields: { severity: 'minor', check: 'assertion lint (assertion_model)' } }, basisRecordIds: [f.id],
+        draft: `evidence.assertion_lint flagged ${uncited} uncited interpretation(s) in '${f.title}'.`,
+      })
+    }
+  },
+}
+
+/** A compound line in a result finding's body: 'compound: BZ-1; smiles: ...; target: KDR; IC50: 10 nM; source: ...; licence: ...'. */
+export function compoundLines(finding: Rec) {
+  const out: { id: string; smiles: string; target: string; endpoint: string; nM: number; source: string; licence: string; findingId: string }[] = []
+  for (const line of finding.body.split('\n')) {
+    if (!/^\s*compound\s*:/i.test(line)) continue
+    const kv = Object.fromEntries(line.split(';').map((p) => p.split(':')).filter((p) => p.length >= 2).map(([k, ...v]) => [k.trim().toLowerCase(), v.join(':').trim()]))
+    const endpoint = ['ic50', 'ki', 'kd', 'ec50'].find((e) => kv[e])
+    const nM = endpoint ? Number(/^([\d.]+)\s*nM$/i.exec(kv[endpoint])?.[1]) : NaN
+    if (!kv.compound || !kv.smiles || !kv.target || !endpoint || !Number.isFinite(nM)) continue
+    out.push({ id: kv.compound, smiles: kv.smiles, target: kv.target, endpoint: endpoint.toUpperCase().replace('IC50', 'IC50'), nM, source: kv.source || 'program record', licence: kv.licence || 'internal', findingId: finding.id })
+  }
+  return out
+}
+
+/** Medicinal chemist: the SAR table rebuilt when the compound set changed (a refresh waiting for the same set is skipped). */
+const sarRefresh: DutyTemplate = {
+  key: 'sar_refresh', kind: 'workbench_role', workbenchRole: 'medicinal_chemist',
+  reads: ['evidence.list_findings', 'console.list_decisions_waiting'], files: ['chem.sar_table_build', 'evidence.propose_finding'],
+  description: 'Compound lines of result findings: runs chem.sar_table_build on the set and proposes an interpretation finding with the table.',
+  async run(d) {
+    const findings = (await d.records('evidence.list_findings')).filter((f) => f.fields.kind === 'result' && f.status !== 'retracted')
+    const lines = findings.flatMap(compoundLines)
+    const ids = [...new Set(lines.map((l) => l.id))].sort()
+    if (ids.length < 2) return
+    const setHash = createHash('sha256').update(ids.join('\n')).digest('hex').slice(0, 8)
+    const title = `SAR table refresh: ${ids.length} compounds (${setHash})`
+    const waiting = await d.client.call<{ items: { title: string }[] }>('console.list_decisions_waiting', { first: 100 }, { duty: d.duty })
+    if (waiting.ok && waiting.value.items.some((i) => i.title === title)) return
+    const compounds = ids.map((id) => { const l = lines.find((x) => x.id === id)!; return { id, smiles: l.smiles, source: l.source, licence: l.licence } })
+    const activities = lines.map((l) => ({
+      compound_id: l.id, target: l.target, endpoint: l.endpoint === 'KI' ? 'Ki' : l.endpoint === 'KD' ? 'Kd' : l.endpoint, value: { value: l.nM, unit: 'nmol/L' },
+      source: l.source, licence: l.licence, citation: `record:${l.findingId}`,
+    }))
+    const table = await d.skill('chem.sar_table_build', { compounds, activities })
+    if (!table) return
+    await d.propose('evidence.propose_finding', {
+      change: { kind: 'create', title, body: `SAR comparison table of ${ids.length} compounds: skill result ${table.artifact_id} (chem.sar_table_build, check logic version ${table.check_logic_version}, inputs ${String(table.inputs_hash).slice(0, 12)}).`, fields: { kind: 'interpretation', summary: `SAR table over ${ids.join(', ')}` } },
+      basisRecordIds: [...new Set(lines.map((l) => l.findingId))], draft: `New compounds since the last table: the set is now ${ids.join(', ')}.`,
+    })
+  },
+}
+
+/** DMPK and toxicology scientist: each study protocol needs a NOAEL finding in its species before the study gate. */
+const studyGateCheck: DutyTemplate = {
+  key: 'study_gate_check', kind: 'workbench_role', workbenchRole: 'dmpk_tox_scientist',
+  reads: ['plans.list_protocols', 'evidence.list_findings', 'evidence.list_gaps'], files: ['tox.fih_dose_projection', 'evidence.propose_gap', 'evidence.propose_finding'],
+  description: 'Study protocols without a NOAEL finding in their species: proposes a gap; with one: runs tox.fih_dose_projection and proposes the projection as an interpretation.',
+  async run(d) {
+    const protocols = (await d.records('plans.list_protocols')).filter((p) => p.fields.protocol_kind === 'study' && ['draft', 'final'].includes(p.status) && p.fields.species)
+    if (!protocols.length) return
+    const findings = (await d.records('evidence.list_findings')).filter((f) => f.status !== 'retracted')
+    const gaps = await d.records('evidence.list_gaps')
+    for (const p of protocols) {
+      const species = String(p.fields.species).toLowerCase()
+      const noael = findings.find((f) => String(f.fields.species ?? '').toLowerCase() === species && typeof f.fields.dose_mg_per_kg === 'number')
+      if (!noael) {
+        const title = `Study gate: no NOAEL finding for ${species} (${p.title})`
+        if (titled(gaps, title)) continue
+        await d.propose('evidence.propose_gap', {
+          change: { kind: 'create', title, fields: { severity: 'high', area: 'nonclinical safety', blocks: p.title.slice(0, 500) } }, basisRecordIds: [p.id],
+          draft: `The study protocol '${p.title}' (${species}) has no NOAEL finding in that species.`,
+        })
+        continue
+      }
+      const title = `FIH projection from the ${species} NOAEL (${p.title})`
+      if (titled(findings, title)) continue
+      const projection = await d.skill('tox.fih_dose_projection', { route: 'oral', noael: [{ species, dose: { value: noael.fields.dose_mg_per_kg, unit: 'mg/kg' }, citation: `record:${noael.id}` }] })
+      if (!projection) continue
+      const mrsd = projection.outputs?.mrsd
+      await d.propose('evidence.propose_finding', {
+        change: { kind: 'create', title, body: `Projection for your decision, not a starting dose. MRSD ${mrsd?.value ?? '?'} ${mrsd?.unit_display ?? mrsd?.unit_ucum ?? ''} (skill result ${projection.artifact_id}).`, fields: { kind: 'interpretation', species } },
+        basisRecordIds: [p.id, noael.id], draft: `The ${species} NOAEL of ${noael.fields.dose_mg_per_kg} mg/kg gives this projection.`,
+      })
+    }
+  },
+}
+
+/** Every duty template by key. */
+export const DUTY_TEMPLATES: Readonly<Record<string, DutyTemplate>> = Object.freeze(Object.fromEntries(
+  [blockerScan, preRead, qaCheckTriage, qaDeviationFollowup, qaOosIntake, qaAssertionAudit, sarRefresh, studyGateCheck].map((t) => [t.key, t]),
+))
+
+/** The four QA templates (persona templates of the quality reviewer). */
+export const QA_TEMPLATES = ['qa_check_triage', 'qa_deviation_followup', 'qa_oos_intake', 'qa_assertion_audit'] as const
+
+// The twins' duty catalogue holds blocker_scan, pre_read, sar_refresh and study_gate_check; the QA templates are
+// registered by this harness, which implements them.
+for (const key of QA_TEMPLATES) {
+  const t = DUTY_TEMPLATES[key]
+  registerDuty({ key, personas: t.personas!, description: t.description })
+}
+
+/** May a persona hold a duty? (What the twins' duty_unavailable refusal reads, from one catalogue.) */
+export const dutyAvailableTo = (duty: string, persona: string) => !!DUTY_TEMPLATES[duty] && !!dutyTemplate(duty)?.personas.includes(persona as ProgramPersona)

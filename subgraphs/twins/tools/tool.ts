@@ -1,0 +1,87 @@
+// Owns what a tool is: its name (<namespace>.<leaf>, checked against the forbidden verbs when defined), kind, run
+// role, the permission it exercises, its zod input schema and its handler. The catalogue (catalogue.ts) lists them.
+import { z } from 'zod'
+import type { AgentRun } from '../../../generated/prisma/client'
+import type { DomainContext, Write } from '../../../core/command'
+import type { AuditAction } from '../../../core/audit'
+import type { PermissionKey } from '../../../core/permissions'
+import { FORBIDDEN_VERBS as SKILL_FORBIDDEN_VERBS } from '../domain/skills'
+
+/**
+ * 'Your twin never approves, signs or sends.' The skills rule (a leaf containing a forbidden verb as a substring is
+ * rejected, so 'sign' inside 'design' fails) applied to every tool name; submit and publish are ways of sending.
+ */
+export const FORBIDDEN_VERBS = [...SKILL_FORBIDDEN_VERBS, 'submit', 'publish'] as const
+export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9]*\.[a-z][a-z0-9_]*$/
+
+/** Problems with a tool or skill name; [] when it is acceptable. */
+export function toolNameProblems(name: string): string[] {
+  const problems: string[] = []
+  if (!TOOL_NAME_PATTERN.test(name)) problems.push(`'${name}' does not have the form <namespace>.<leaf>`)
+  const leaf = name.slice(name.indexOf('.') + 1).toLowerCase()
+  for (const verb of FORBIDDEN_VERBS) if (leaf.includes(verb)) problems.push(`'${leaf}' contains the forbidden verb '${verb}'`)
+  return problems
+}
+
+/**
+ * Run roles: which tools a kind of run carries (the spec's skills name evidence and review; console, plans and
+ * progress are the products of this issue's tools). The effective toolset intersects them with the person's live
+ * permissions (toolset.ts).
+ */
+export const RUN_ROLES = ['console', 'plans', 'evidence', 'review', 'progress'] as const
+export type RunRole = (typeof RUN_ROLES)[number]
+
+export type ToolKind = 'read' | 'write' | 'skill'
+
+/** What a handler gets: the twin's domain context (actor: the twin under the person), its run and the call's place. */
+export interface ToolCallScope {
+  ctx: DomainContext
+  run: AgentRun & { programId: string; twinId: string }
+  /** The harness's turn number (max_skill_runs_per_turn counts skill calls per run and turn). */
+  turn: number
+  /** The duty template the harness is running, when it says (part of a proposal's idempotency key). */
+  duty: string | null
+}
+
+/** A handler's answer; a propose_* tool names the tool_calls row fileProposal wrote (with its basis_hash). */
+export interface ToolResult { result: Record<string, unknown>; basisHash?: string | null; toolCallId?: string | null }
+
+interface ToolBase<S extends z.ZodType> {
+  name: string
+  description: string
+  runRole: RunRole
+  permission: PermissionKey
+  input: S
+}
+
+/** Read and write tools run inside the call's transaction (`w`), which also writes the tool_calls row and the audit. */
+export interface InCallTool<S extends z.ZodType = z.ZodType> extends ToolBase<S> {
+  kind: 'read' | 'write'
+  /** Write tools: the record the call concerns; with the run and the duty it is the idempotency key. */
+  target?: (args: z.output<S>) => string
+  handler: (scope: ToolCallScope, args: z.output<S>, w: Write<AuditAction>) => Promise<ToolResult>
+}
+
+/** Skills run through skill-runs.ts, which writes their tool_calls row (check_logic_version, inputs_hash). */
+export interface SkillTool<S extends z.ZodType = z.ZodType> extends ToolBase<S> {
+  kind: 'skill'
+  skillClass: 'A' | 'B'
+  jsonSchema: Record<string, unknown>
+}
+
+export type ToolDefinition = InCallTool | SkillTool
+
+/** Declares a tool; a name that breaks the grammar or the forbidden-verb rule never loads. */
+export function defineTool<S extends z.ZodType>(def: (Omit<InCallTool<S>, 'kind'> & { kind: 'read' | 'write' }) | SkillTool<S>): ToolDefinition {
+  const problems = toolNameProblems(def.name)
+  if (problems.length) throw new Error(`tool ${def.name} rejected: ${problems.join('; ')}`)
+  if (def.kind === 'write' && !/^propose_/.test(def.name.split('.')[1])) throw new Error(`write tool ${def.name} must be a propose_* tool`)
+  return def as unknown as ToolDefinition
+}
+
+/** The JSON Schema a client sees in tools/list. */
+export function toolJsonSchema(tool: ToolDefinition): Record<string, unknown> {
+  if (tool.kind === 'skill') return tool.jsonSchema
+  const { $schema: _s, ...schema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+  return schema
+}

@@ -1,0 +1,25 @@
+// Owns the retention windows memory_expire applies (memory document, Retention): tier 1 is soft-forgotten 90 days
+// after membership in the program ends; episodic records expire 180 days after they were kept unless pinned. Tier 2
+// goes with the user (memory_records.user_id cascades). Expired rows are erased tombstones, like forgotten ones.
+import type { Db } from '../../../../core/db'
+import { transitionAll } from '../../../../core/state-machine'
+import { memoryRecordStatus } from '../../../../core/states/memory'
+import { DAY_MS, MEMBERSHIP_GRACE_DAYS } from './store'
+
+/** One sweep across organisations at `now` (a parameter, so tests move the clock). No audit: the job is the actor. */
+export async function sweepMemory(db: Db, now: Date = new Date()): Promise<{ membershipEnded: number; episodicExpired: number }> {
+  const cutoff = new Date(now.getTime() - MEMBERSHIP_GRACE_DAYS * DAY_MS)
+  const erased = { summary: '', body: null, forgottenAt: now, updatedAt: now }
+  return db.$transaction(async (tx) => {
+    const ended = await tx.$queryRaw<{ id: string }[]>`
+      SELECT m.id FROM memory_records m
+      JOIN program_memberships pm ON pm.program_id = m.program_id AND pm.user_id = m.user_id
+      WHERE m.tier = 'individual' AND m.status IN ('kept', 'promoted') AND pm.ended_at IS NOT NULL AND pm.ended_at <= ${cutoff}`
+    const membershipEnded = ended.length
+      ? (await transitionAll(tx, memoryRecordStatus, 'expire', { id: { in: ended.map((r) => r.id) } }, erased)).length
+      : 0
+    const episodic = await transitionAll(tx, memoryRecordStatus, 'expire',
+      { tier: 'individual', kind: 'episodic', pinned: false, expiresAt: { lte: now } }, erased)
+    return { membershipEnded, episodicExpired: episodic.length }
+  })
+}
