@@ -47,7 +47,7 @@ export async function startStack(opts: StackOptions) {
   const toolsUrl = await tools.listen(ports.tools ?? 0, host)
   setToolServerUrl(toolsUrl)
   stoppables.push({ name: 'tool server', stop: async () => { setToolServerUrl(undefined); await tools.close() } })
-  const gateway = await createGateway({ db: opts.db, subgraphUrls: urls, production: opts.production, dataDir: opts.dataDir })
+  const gateway = await createGateway({ db: opts.db, databaseUrl: opts.databaseUrl, subgraphUrls: urls, production: opts.production, dataDir: opts.dataDir })
   const gatewayUrl = await gateway.listen(ports.gateway, opts.gatewayHost ?? host)
   stoppables.push({ name: 'gateway', stop: () => gateway.close() })
   return {

@@ -17,6 +17,7 @@ const BENCHES: BenchModule[] = [
   { name: 'memory', file: 'memory.ts', fn: 'benchMemory' },
   { name: 'tools', file: 'tools.ts', fn: 'benchTools' },
   { name: 'twins', file: 'twins.ts', fn: 'benchTwins' },
+  { name: 'throughput', file: 'throughput.ts', fn: 'benchThroughput' },
 ]
 
 type Outcome = { name: string; status: 'ok' | 'crashed' | 'absent'; seconds?: number; figures?: number; error?: string }

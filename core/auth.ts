@@ -96,16 +96,35 @@ export async function mintDevToken(user: { id: string; email: string }, ttl = '1
     .sign(privateKey)
 }
 
+export interface InternalTokenInput {
+  userId: string
+  organizationId: string
+  /**
+   * The person's session version (session_versions) the gateway read for the request: a subgraph whose cached session
+   * is older reloads it. Without one the subgraph never trusts a cached session.
+   */
+  sessionVersion?: number | null
+  /** Only for tokens minted for one purpose (the REST edge); the gateway reuses a token across requests. */
+  requestId?: string
+}
+
 export interface InternalIdentity {
   userId: string
   organizationId: string
+  sessionVersion: number | null
   requestId: string
+  /** When the token stops being valid (ms since epoch, clock tolerance included). */
+  expiresAt: number
 }
 
 /** The short-lived token the gateway forwards to subgraphs in place of the caller's own token. */
-export async function signInternalToken(identity: InternalIdentity): Promise<string> {
+export async function signInternalToken(identity: InternalTokenInput): Promise<string> {
   const { privateKey, kid } = await gatewayKeyPair()
-  return new jose.SignJWT({ org: identity.organizationId, rid: identity.requestId })
+  return new jose.SignJWT({
+    org: identity.organizationId,
+    ...(typeof identity.sessionVersion === 'number' ? { sv: identity.sessionVersion } : {}),
+    ...(identity.requestId ? { rid: identity.requestId } : {}),
+  })
     .setProtectedHeader({ alg: ALG, kid })
     .setSubject(identity.userId)
     .setIssuer(INTERNAL_ISSUER)
@@ -116,15 +135,22 @@ export async function signInternalToken(identity: InternalIdentity): Promise<str
 }
 
 export const INTERNAL_HEADER = 'x-internal-token'
+export const INTERNAL_TOKEN_TTL_MS = INTERNAL_TTL_SECONDS * 1000
+const CLOCK_TOLERANCE_S = 5
 
 /** Subgraphs accept only this: a valid internal token signed by the gateway key. */
 export async function verifyInternalToken(token: string | undefined | null): Promise<InternalIdentity> {
   if (!token) throw unauthenticated('This service only answers the gateway.')
   try {
     const { payload } = await jose.jwtVerify(token, (await gatewayKeyPair()).publicKey, {
-      issuer: INTERNAL_ISSUER, audience: INTERNAL_AUDIENCE, algorithms: [ALG], clockTolerance: 5,
+      issuer: INTERNAL_ISSUER, audience: INTERNAL_AUDIENCE, algorithms: [ALG], clockTolerance: CLOCK_TOLERANCE_S,
     })
-    return { userId: payload.sub!, organizationId: String(payload.org), requestId: String(payload.rid ?? '') }
+    return {
+      userId: payload.sub!, organizationId: String(payload.org),
+      sessionVersion: typeof payload.sv === 'number' ? payload.sv : null,
+      requestId: String(payload.rid ?? ''),
+      expiresAt: (payload.exp! + CLOCK_TOLERANCE_S) * 1000,
+    }
   } catch {
     throw unauthenticated('This service only answers the gateway.')
   }

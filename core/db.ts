@@ -38,8 +38,20 @@ function stamp(data: Record<string, unknown>, organizationId: string, model: str
  * `organizationId` added to its filter, every create gets it stamped (a different one is refused).
  * Interactive transactions on the returned client keep the filter.
  */
-export function forOrganization(db: PrismaClient, organizationId: string) {
+export function forOrganization(db: PrismaClient, organizationId: string): TenantDb {
   if (!organizationId) throw new TenancyViolation('an organisation is required')
+  // One client per organisation and database, built once: $extends is costly enough to show in a request's profile.
+  let clients = tenantClients.get(db)
+  if (!clients) tenantClients.set(db, (clients = new Map()))
+  let client = clients.get(organizationId)
+  if (!client) {
+    if (clients.size >= 1_000) clients.delete(clients.keys().next().value as string)
+    clients.set(organizationId, (client = extendForOrganization(db, organizationId)))
+  }
+  return client
+}
+
+function extendForOrganization(db: PrismaClient, organizationId: string) {
   return db.$extends({
     name: 'tenancy',
     query: {
@@ -59,7 +71,8 @@ export function forOrganization(db: PrismaClient, organizationId: string) {
     },
   })
 }
-export type TenantDb = ReturnType<typeof forOrganization>
+export type TenantDb = ReturnType<typeof extendForOrganization>
+const tenantClients = new WeakMap<PrismaClient, Map<string, TenantDb>>()
 /** The client inside `tenantDb.$transaction(async (tx) => ...)`. */
 export type TenantTx = Omit<TenantDb, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends' | '$use'>
 /** Any transaction client, plain or organisation-scoped: what recorders (audit, notify, enqueue) accept. */

@@ -1,4 +1,5 @@
 // Owns who is calling: the session loaded from the database for a user, and the can() permission check.
+import type pg from 'pg'
 import type { Db } from './db'
 import { forbidden, unauthenticated } from './errors'
 import { hasPermission, type PermissionKey } from './permissions'
@@ -13,20 +14,26 @@ export interface Session {
   programPersonas: Map<string, string[]>
   orgPersonas: string[]
   personaVersion: number
+  /** session_versions.version when this was loaded (0 before the first change): caches compare it (core/session-cache.ts). */
+  version: number
 }
 
-/** One statement: the person, the personas held in programs they are still a member of, organisation personas. */
+/**
+ * One statement: the person, the personas held in programs they are still a member of, organisation personas, and the
+ * session version, all from one snapshot (a change committed after it has a higher version).
+ */
 export async function loadSession(db: Db, userId: string): Promise<Session> {
   const rows = await db.$queryRaw<{
     id: string; organization_id: string; email: string; name: string; deactivated_at: Date | null
-    program_personas: { p: string; k: string }[]; org_personas: string[]
+    program_personas: { p: string; k: string }[]; org_personas: string[]; version: bigint | null
   }[]>`
     SELECT u.id, u.organization_id, u.email, u.name, u.deactivated_at,
       COALESCE((SELECT json_agg(json_build_object('p', ra.program_id, 'k', ra.persona_key) ORDER BY ra.created_at)
         FROM role_assignments ra
         JOIN program_memberships pm ON pm.program_id = ra.program_id AND pm.user_id = ra.user_id AND pm.ended_at IS NULL
         WHERE ra.user_id = u.id), '[]'::json) AS program_personas,
-      COALESCE((SELECT json_agg(o.persona_key) FROM org_role_assignments o WHERE o.user_id = u.id AND o.organization_id = u.organization_id), '[]'::json) AS org_personas
+      COALESCE((SELECT json_agg(o.persona_key) FROM org_role_assignments o WHERE o.user_id = u.id AND o.organization_id = u.organization_id), '[]'::json) AS org_personas,
+      (SELECT sv.version FROM session_versions sv WHERE sv.user_id = u.id) AS version
     FROM users u WHERE u.id = ${userId}::uuid`
   const user = rows[0]
   if (!user || user.deactivated_at) throw unauthenticated('Your account is not active in this service.')
@@ -40,7 +47,24 @@ export async function loadSession(db: Db, userId: string): Promise<Session> {
     programPersonas,
     orgPersonas: user.org_personas,
     personaVersion: currentPersonaVersion(),
+    version: Number(user.version ?? 0),
   }
+}
+
+export interface SessionStamp { userId: string; organizationId: string; active: boolean; version: number }
+
+const STAMP_SQL = `SELECT u.organization_id, u.deactivated_at, sv.version
+  FROM users u LEFT JOIN session_versions sv ON sv.user_id = u.id WHERE u.id = $1::uuid`
+
+/**
+ * What the gateway reads on every request (one primary-key lookup): is the person active, and the version of what
+ * their session holds. Null for an unknown id. `pool`: a plain pg pool, cheaper per call than Prisma on this hot path.
+ */
+export async function readSessionStamp(db: Db, userId: string, pool?: pg.Pool): Promise<SessionStamp | null> {
+  type Row = { organization_id: string; deactivated_at: Date | null; version: string | bigint | null }
+  const rows = pool ? (await pool.query<Row>(STAMP_SQL, [userId])).rows : await db.$queryRawUnsafe<Row[]>(STAMP_SQL, userId)
+  const row = rows[0]
+  return row ? { userId, organizationId: row.organization_id, active: !row.deactivated_at, version: Number(row.version ?? 0) } : null
 }
 
 /** Does the session hold `key` (in `programId` for program keys)? Live: computed from the current assignments. */

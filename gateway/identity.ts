@@ -1,10 +1,13 @@
-// Owns who the gateway's caller is: verifies the bearer token, maps it to an active user, mints internal tokens.
+// Owns who the gateway's caller is: verifies the bearer token (once per token), maps it to an active user, reads the
+// person's session version on every request, and reuses one internal token per person and version across requests.
 import { randomUUID } from 'node:crypto'
+import type pg from 'pg'
 import { decodeJwt } from 'jose'
 import type { Db } from '../core/db'
-import { signInternalToken, verifyCallerToken } from '../core/auth'
+import { INTERNAL_TOKEN_TTL_MS, signInternalToken, verifyCallerToken, type CallerClaims } from '../core/auth'
 import { unauthenticated } from '../core/errors'
 import { isId } from '../core/ids'
+import { readSessionStamp } from '../core/session'
 
 export interface CallerIdentity {
   userId: string
@@ -16,44 +19,79 @@ export interface CallerIdentity {
   internalToken(): Promise<string>
 }
 
-const USER_CACHE_MS = 15_000
-const TOKEN_REUSE_MS = 30_000 // internal tokens live 60 s
+/** Which user a token's subject or e-mail names: stable, so remembered (liveness is read per request, not here). */
+const SUBJECT_CACHE_MS = 5 * 60_000
+/** A verified caller token is remembered until it expires, at most this long. */
+const CALLER_TOKEN_CACHE_MS = 5 * 60_000
+/** An internal token is reused until this long before its expiry (they live 60 s), so a subgraph never sees it expire. */
+const INTERNAL_TOKEN_MARGIN_MS = 20_000
+const MAX_ENTRIES = 10_000
+
+function bounded<V>(map: Map<string, V>, key: string, value: V) {
+  if (!map.has(key) && map.size >= MAX_ENTRIES) map.delete(map.keys().next().value as string)
+  map.set(key, value)
+}
 
 export class IdentityResolver {
-  private readonly users = new Map<string, { at: number; user: { id: string; organizationId: string } | null }>()
-  constructor(private readonly db: Db) {}
+  private readonly subjects = new Map<string, { at: number; userId: string | null }>()
+  private readonly callerTokens = new Map<string, { claims: CallerClaims; expiresAt: number; until: number }>()
+  private readonly internalTokens = new Map<string, { token: Promise<string>; renewAt: number }>()
+  constructor(private readonly db: Db, private readonly pool?: pg.Pool) {}
 
-  private async findUser(sub: string, email: string | undefined) {
+  private async userIdOf(sub: string, email: string | undefined): Promise<string | null> {
     const key = `${sub}|${email ?? ''}`
-    const hit = this.users.get(key)
-    if (hit && Date.now() - hit.at < USER_CACHE_MS) return hit.user
-    const select = { id: true, organizationId: true, deactivatedAt: true }
+    const hit = this.subjects.get(key)
+    if (hit && Date.now() - hit.at < SUBJECT_CACHE_MS) return hit.userId
+    const select = { id: true }
     const row = (isId(sub) ? await this.db.user.findUnique({ where: { id: sub }, select }) : null)
       ?? (email ? await this.db.user.findUnique({ where: { email }, select }) : null)
-    const user = row && !row.deactivatedAt ? { id: row.id, organizationId: row.organizationId } : null
-    if (this.users.size > 10_000) this.users.clear()
-    this.users.set(key, { at: Date.now(), user })
-    return user
+    bounded(this.subjects, key, { at: Date.now(), userId: row?.id ?? null })
+    return row?.id ?? null
   }
 
-  /** UNAUTHENTICATED for a missing, invalid or expired token, and for a person unknown here or deactivated. */
-  async resolve(authorization: string | undefined | null): Promise<CallerIdentity> {
+  /** The caller's claims; a token is verified once, then remembered until it expires (at most CALLER_TOKEN_CACHE_MS). */
+  private async claimsOf(authorization: string | undefined | null): Promise<{ claims: CallerClaims; expiresAt: number }> {
+    const key = authorization ?? ''
+    const hit = this.callerTokens.get(key)
+    const now = Date.now()
+    if (hit && now < hit.until) {
+      if (now >= hit.expiresAt) throw unauthenticated('The bearer token has expired.')
+      return hit
+    }
     const claims = await verifyCallerToken(authorization)
-    const user = await this.findUser(claims.sub, claims.email)
-    if (!user) throw unauthenticated('Your account is not active in this service.')
-    const requestId = randomUUID()
     // Verified just above; decoding again only reads its expiry (a token without one lives as long as the socket).
-    const exp = decodeJwt(/^Bearer\s+(\S+)$/i.exec(authorization ?? '')![1]).exp
+    const exp = decodeJwt(/^Bearer\s+(\S+)$/i.exec(key)![1]).exp
     const expiresAt = typeof exp === 'number' ? exp * 1000 : Number.POSITIVE_INFINITY
-    let cached: { token: string; at: number } | undefined
+    bounded(this.callerTokens, key, { claims, expiresAt, until: Math.min(expiresAt, now + CALLER_TOKEN_CACHE_MS) })
+    return { claims, expiresAt }
+  }
+
+  /** One internal token per person, organisation and session version, reused across requests until near expiry. */
+  private internalTokenFor(userId: string, organizationId: string, sessionVersion: number): Promise<string> {
+    const key = `${userId}|${organizationId}|${sessionVersion}`
+    const hit = this.internalTokens.get(key)
+    if (hit && Date.now() < hit.renewAt) return hit.token
+    const token = signInternalToken({ userId, organizationId, sessionVersion })
+    bounded(this.internalTokens, key, { token, renewAt: Date.now() + INTERNAL_TOKEN_TTL_MS - INTERNAL_TOKEN_MARGIN_MS })
+    token.catch(() => this.internalTokens.delete(key))
+    return token
+  }
+
+  /**
+   * UNAUTHENTICATED for a missing, invalid or expired token, and for a person unknown here or deactivated. Reads the
+   * person's row on every call (one primary-key lookup): deactivation and permission changes apply to the next request.
+   */
+  async resolve(authorization: string | undefined | null): Promise<CallerIdentity> {
+    const { claims, expiresAt } = await this.claimsOf(authorization)
+    const userId = await this.userIdOf(claims.sub, claims.email)
+    const stamp = userId ? await readSessionStamp(this.db, userId, this.pool) : null
+    if (!stamp || !stamp.active) throw unauthenticated('Your account is not active in this service.')
+    const requestId = randomUUID()
     return {
-      userId: user.id, organizationId: user.organizationId, requestId, expiresAt,
+      userId: stamp.userId, organizationId: stamp.organizationId, requestId, expiresAt,
       internalToken: async () => {
         if (Date.now() >= expiresAt) throw unauthenticated('The bearer token has expired.')
-        if (!cached || Date.now() - cached.at > TOKEN_REUSE_MS) {
-          cached = { token: await signInternalToken({ userId: user.id, organizationId: user.organizationId, requestId }), at: Date.now() }
-        }
-        return cached.token
+        return this.internalTokenFor(stamp.userId, stamp.organizationId, stamp.version)
       },
     }
   }

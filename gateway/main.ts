@@ -3,10 +3,10 @@
 import { runComponent } from '../core/component'
 import { createGateway } from './server'
 
-await runComponent('gateway', async ({ db, env }) => {
+await runComponent('gateway', async ({ db, databaseUrl, env }) => {
   const local = (port: number) => `http://127.0.0.1:${port}/graphql`
   const gateway = await createGateway({
-    db, dataDir: env.DATA_DIR, production: env.NODE_ENV === 'production',
+    db, databaseUrl, dataDir: env.DATA_DIR, production: env.NODE_ENV === 'production',
     subgraphUrls: {
       connectors: env.CONNECTORS_URL ?? local(env.CONNECTORS_PORT),
       workbench: env.WORKBENCH_URL ?? local(env.WORKBENCH_PORT),

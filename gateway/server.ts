@@ -16,6 +16,7 @@ import {
   type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError,
 } from 'graphql'
 import { CloseCode } from 'graphql-ws'
+import pg from 'pg'
 import type { Db } from '../core/db'
 import { env, ROOT_DIR } from '../core/env'
 import { unauthenticated } from '../core/errors'
@@ -25,6 +26,7 @@ import { IdentityResolver, type CallerIdentity } from './identity'
 import { SubscriptionBridge } from './subscription-bridge'
 import { readSupergraph, SUBGRAPH_NAMES, type SubgraphName } from './supergraph'
 import { forwardToConnectors } from './rest-edge'
+import { postJson } from './subgraph-http'
 import { inboxRestRoutes } from './inbox-routes'
 import { checkDocumentSize, checkInputSize, edgeValidationRules, formatEdgeError, LIMITS, parseLimited, EDGE_CODES, type EdgeMode } from './edge-limits'
 
@@ -41,6 +43,8 @@ export interface GatewayContext {
 
 export interface GatewayOptions {
   db: Db
+  /** When given, the per-request identity read (a primary-key lookup) uses a small pg pool of its own, not Prisma. */
+  databaseUrl?: string
   subgraphUrls: Record<SubgraphName, string>
   /** base URL of the connectors service for the webhook edge (default: derived from its GraphQL URL) */
   connectorsBaseUrl?: string
@@ -66,8 +70,29 @@ class InternalTokenDataSource extends RemoteGraphQLDataSource<GatewayContext> {
   }
 }
 
+/** RemoteGraphQLDataSource.sendRequest with the same contract, over gateway/subgraph-http.ts instead of Apollo's fetch stack. */
+async function sendRequest(this: RemoteGraphQLDataSource, request: any): Promise<any> {
+  const { http: h, ...rest } = request
+  const res = await postJson(h.url, Object.fromEntries(h.headers), JSON.stringify(rest))
+  // Apollo reads only headers.get('cache-control') of a good answer; a whole Headers object is built for errors only
+  const header = (name: string) => { const v = res.headers[name.toLowerCase()]; return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v }
+  if (res.status < 200 || res.status > 299) {
+    const headers = new Headers()
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v)
+    throw await this.errorFromResponse(new Response(res.body, { status: res.status, headers }) as never)
+  }
+  const body = JSON.parse(res.body)
+  if (body === null || typeof body !== 'object') throw new Error(`Expected JSON response body, but received: ${res.body.slice(0, 200)}`)
+  // not enumerable: the subscription bridge clones answers it shares (structuredClone), and a function cannot be cloned
+  return Object.defineProperty({ ...body }, 'http', { value: { headers: { get: header }, status: res.status }, enumerable: false })
+}
+// private in Apollo's types, hence replaced on the prototype rather than overridden
+Object.assign(InternalTokenDataSource.prototype, { sendRequest })
+
 export async function createGateway(opts: GatewayOptions) {
-  const identities = new IdentityResolver(opts.db)
+  const identityPool = opts.databaseUrl ? new pg.Pool({ connectionString: opts.databaseUrl, max: 4 }) : undefined
+  identityPool?.on('error', (error) => log.warn('gateway.identity_pool_error', { error }))
+  const identities = new IdentityResolver(opts.db, identityPool)
   const production = Boolean(opts.production)
   const mode: EdgeMode = { production, stackTraces: !production && (opts.stackTraces ?? env().GRAPHQL_STACK_TRACES) }
   const limitRules = edgeValidationRules(mode)
@@ -258,6 +283,7 @@ export async function createGateway(opts: GatewayOptions) {
     async close() {
       await apollo.stop()
       httpServer.closeAllConnections?.()
+      await identityPool?.end()
     },
   }
 }

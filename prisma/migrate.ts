@@ -50,6 +50,17 @@ function patchCharColumns(adapter: object) {
   }
 }
 
+// adapter-pg 7.10's executeScript splits a migration on every ";", which cuts a plpgsql body ($$ ... $$) apart.
+// PostgreSQL's simple query protocol takes the whole script at once (one implicit transaction), so send it whole.
+function patchWholeScripts(adapter: object) {
+  const proto = Object.getPrototypeOf(adapter)
+  if (proto.wholeScriptPatched) return
+  proto.wholeScriptPatched = true
+  proto.executeScript = async function (this: { client: pg.PoolClient; onError(e: unknown): never }, script: string) {
+    try { await this.client.query(script) } catch (error) { this.onError(error) }
+  }
+}
+
 // PrismaPg.connectToShadowDb() drops the shadow DB before closing its pool ("database is being accessed by
 // other users"): close the shadow pool first, then DROP ... WITH (FORCE).
 class PgMigrateFactory extends PrismaPg {
@@ -59,6 +70,7 @@ class PgMigrateFactory extends PrismaPg {
   override async connect() {
     const adapter = await super.connect()
     patchCharColumns(adapter)
+    patchWholeScripts(adapter)
     this.opened.push(adapter)
     return adapter
   }
@@ -68,6 +80,7 @@ class PgMigrateFactory extends PrismaPg {
     const database = `prisma_shadow_${randomUUID().replaceAll('-', '')}`
     await admin.query(`CREATE DATABASE "${database}"`)
     const shadow = await new PrismaPg({ ...this.cfg, database }).connect()
+    patchWholeScripts(shadow)
     const close = shadow.dispose.bind(shadow)
     shadow.dispose = async () => {
       await close()

@@ -8,6 +8,11 @@ import type { Session } from '../../core/session'
 export interface GraphQLContext extends DomainContext {
   requestId: string
   loaders: Loaders
+  /**
+   * A DataLoader of this request, made on first use under `name`: a field resolved once per entity of an entity fetch
+   * (Program.connections for every program of `me`) reads all of them in one query. Same name, same batch function.
+   */
+  loader<K, V>(name: string, batch: (keys: readonly K[]) => Promise<readonly (V | Error)[]>): DataLoader<K, V>
 }
 
 function byId<T extends { id: string }>(load: (ids: string[]) => Promise<T[]>) {
@@ -31,5 +36,11 @@ export type Loaders = ReturnType<typeof createLoaders>
 
 export function createContext(db: Db, session: Session, requestId: string): GraphQLContext {
   const ctx = domainContext(db, session)
-  return { ...ctx, requestId, loaders: createLoaders(db, ctx.tdb, session.organizationId) }
+  const named = new Map<string, DataLoader<unknown, unknown>>()
+  const loader = <K, V>(name: string, batch: (keys: readonly K[]) => Promise<readonly (V | Error)[]>) => {
+    let l = named.get(name) as DataLoader<K, V> | undefined
+    if (!l) named.set(name, (l = new DataLoader<K, V>(batch) as DataLoader<unknown, unknown> as DataLoader<K, V>) as DataLoader<unknown, unknown>)
+    return l
+  }
+  return { ...ctx, requestId, loaders: createLoaders(db, ctx.tdb, session.organizationId), loader }
 }

@@ -7,20 +7,23 @@ import { useServer } from 'graphql-ws/use/ws'
 import { ApolloServer } from '@apollo/server'
 import { expressMiddleware } from '@as-integrations/express5'
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer'
-import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled'
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled'
 import { GraphQLError, parse, validate, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql'
-import { INTERNAL_HEADER, verifyInternalToken } from '../../core/auth'
+import { INTERNAL_HEADER } from '../../core/auth'
 import type { Db } from '../../core/db'
-import { loadSession } from '../../core/session'
+import { SessionCache } from '../../core/session-cache'
 import { log } from '../../core/log'
 import { env } from '../../core/env'
 import { createContext, type GraphQLContext } from './context'
+import { SUBGRAPH_KEEP_ALIVE_MS } from '../../gateway/subgraph-http'
 
 export interface SubgraphServer {
   name: string
   app: express.Express
   httpServer: http.Server
   url: string
+  /** Verified internal tokens and sessions of this process (reloaded when the person's session version moves). */
+  sessions: SessionCache
   listen(port: number, host: string): Promise<string>
   close(): Promise<void>
 }
@@ -40,28 +43,32 @@ export function maskUnexpected(formatted: { message: string; extensions?: Record
 
 const formatWsError = (e: GraphQLError): GraphQLFormattedError => maskUnexpected(e.toJSON(), e)
 
-async function contextFor(db: Db, token: string | undefined | null): Promise<GraphQLContext> {
-  const identity = await verifyInternalToken(token)
-  const session = await loadSession(db, identity.userId)
-  return createContext(db, session, identity.requestId || randomUUID())
+async function contextFor(db: Db, sessions: SessionCache, token: string | undefined | null, requestId?: string): Promise<GraphQLContext> {
+  const identity = await sessions.identity(token)
+  const session = await sessions.session(identity.userId, identity.sessionVersion)
+  return createContext(db, session, requestId || identity.requestId || randomUUID())
 }
+
+const REQUEST_ID = /^[\w-]{1,64}$/
 
 export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema; db: Db }): SubgraphServer {
   const { name, schema, db } = opts
+  const sessions = new SessionCache(db)
   const app = express()
   app.disable('x-powered-by')
   const httpServer = http.createServer(app)
   // The gateway keeps sockets to a subgraph open between requests: the subgraph must not close an idle one first (Node's
-  // 5 s default), or a request sent on it as it closes fails with 'socket hang up' (seen after a few idle seconds).
-  httpServer.keepAliveTimeout = 65_000
-  httpServer.headersTimeout = 66_000
+  // 5 s default), or a request sent on it as it closes fails with 'socket hang up' (seen after a few idle seconds). The
+  // gateway closes its own idle sockets sooner (gateway/subgraph-http.ts).
+  httpServer.keepAliveTimeout = SUBGRAPH_KEEP_ALIVE_MS
+  httpServer.headersTimeout = SUBGRAPH_KEEP_ALIVE_MS + 1_000
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' })
   const wsCleanup = useServer<{ internalToken?: string }, { ctx?: GraphQLContext }>({
     schema,
     // The gateway's bridge sends its internal token in connection_init; nothing else may subscribe here.
     onConnect: async (ctx) => {
       try {
-        ctx.extra.ctx = await contextFor(db, ctx.connectionParams?.internalToken)
+        ctx.extra.ctx = await contextFor(db, sessions, ctx.connectionParams?.internalToken)
         return true
       } catch {
         return false
@@ -94,18 +101,23 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
     includeStacktraceInErrorResponses: env().NODE_ENV !== 'production' && env().GRAPHQL_STACK_TRACES,
     plugins: [
       ApolloServerPluginInlineTraceDisabled(), // no usage reporting: traces would only leak timings to callers
+      // No cache hints are set anywhere, and the plugin wraps every field resolver (a 50-item page: hundreds of calls)
+      ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer }),
       { async serverWillStart() { return { async drainServer() { await wsCleanup.dispose() } } } },
     ],
   })
   let started: Promise<void> | undefined
   const server: SubgraphServer = {
-    name, app, httpServer, url: '',
+    name, app, httpServer, url: '', sessions,
     async listen(port, host) {
       await (started ??= apollo.start())
       app.get('/healthz', (_req, res) => { res.json({ ok: true, subgraph: name }) })
       app.use('/graphql', express.json({ limit: '1mb' }), expressMiddleware(apollo, {
-        context: async ({ req }) => contextFor(db, req.header(INTERNAL_HEADER)),
+        context: async ({ req }) => {
+          const rid = req.header('x-request-id')
+          return contextFor(db, sessions, req.header(INTERNAL_HEADER), rid && REQUEST_ID.test(rid) ? rid : undefined)
+        },
       }))
       await new Promise<void>((resolve, reject) => {
         httpServer.once('error', reject)

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { mintDevToken } from '../../core/auth'
 import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
-import { useStack, gql, wsClient, collect } from '../helpers/stack'
+import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { createTwoOrganizations } from '../helpers/factories'
 
 const stack = useStack()
@@ -16,10 +16,6 @@ async function runWorkerInAnotherProcess() {
   })
 }
 
-const waitFor = async (check: () => boolean, ms = 5000) => {
-  const until = Date.now() + ms
-  while (!check()) { if (Date.now() > until) throw new Error('condition not reached'); await new Promise((r) => setTimeout(r, 25)) }
-}
 
 describe('federated GraphQL edge', () => {
   it('answers a query that crosses all three subgraphs through the gateway', async () => {

@@ -68,3 +68,12 @@ export function collect<T = any>(client: Client, query: string, count: number, t
   })
   return { received, finished, unsubscribe }
 }
+
+/** Polls until `check` holds (a condition another process or socket brings about), failing after `ms`. */
+export async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_000, what = 'condition'): Promise<void> {
+  const until = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`${what} not reached within ${ms} ms`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}

@@ -46,6 +46,8 @@ describe('caller tokens', () => {
   it('does not accept a caller token where the internal gateway token is required', async () => {
     expect((await codeOf(verifyInternalToken(await mintDevToken(user)))).code).toBe('UNAUTHENTICATED')
     const internal = await signInternalToken({ userId: user.id, organizationId: 'org-1', requestId: 'r1' })
-    expect(await verifyInternalToken(internal)).toEqual({ userId: user.id, organizationId: 'org-1', requestId: 'r1' })
+    expect(await verifyInternalToken(internal)).toMatchObject({ userId: user.id, organizationId: 'org-1', requestId: 'r1', sessionVersion: null })
+    const versioned = await signInternalToken({ userId: user.id, organizationId: 'org-1', sessionVersion: 7 })
+    expect(await verifyInternalToken(versioned)).toMatchObject({ userId: user.id, organizationId: 'org-1', requestId: '', sessionVersion: 7 })
   })
 })

@@ -6,7 +6,7 @@ import { env, setEnv } from '../../core/env'
 import { registerAuditHook } from '../../core/audit'
 import { applyRecordChange } from '../../subgraphs/workbench/domain/records'
 import { fileProposal } from '../../subgraphs/twins/domain/proposals'
-import { useStack, gql, wsClient, collect } from '../helpers/stack'
+import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { addMember, createProgram, createTenant, createTwoOrganizations, createUser, expectRowsExist, type Tenant } from '../helpers/factories'
 import { mintDevToken } from '../../core/auth'
 
@@ -64,10 +64,9 @@ describe('filing a proposal', () => {
   it('files a write_approval interrupt, the unsigned draft, the tool call with basis_hash and a decision item shown live over graphql-ws; approving changes the record with the footer', async () => {
     const w = await world()
     const client = wsClient(url(), await w.tenant.token('scientist'))
+    const subscribers = stack.current.subgraphs.twins.inboxEvents.subscriberCount
     const live = collect(client, 'subscription { inboxChanged { id kind status title proposal { id title card draft { label } } } }', 2)
-    // Subscribed before the write: wait for the twins subgraph to hold the subscription (a fixed sleep is too short
-    // for a cold gateway on a loaded machine).
-    for (const until = Date.now() + 20_000; stack.current.subgraphs.twins.inboxEvents.subscriberCount < 1 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20))
+    await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount > subscribers, 10_000, 'the subscription') // subscribed before the write
     const filed = await w.propose({ kind: 'update', recordId: w.hypothesis.recordId, fields: { confidence: 'high' } })
 
     const interrupt = await db().runInterrupt.findUniqueOrThrow({ where: { id: filed.proposalId } })

@@ -2,7 +2,7 @@
 // twin, whose harness calls tools over MCP and files a proposal; the person receives it live over graphql-ws and
 // approves it through the gateway; the record, audit trail and footers read as specified. Then the stale case.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { useStack, gql, wsClient, collect, startTestWorker } from '../helpers/stack'
+import { useStack, gql, wsClient, collect, startTestWorker, waitFor } from '../helpers/stack'
 import { createTenant } from '../helpers/factories'
 import { contextForUser } from '../../core/command'
 import { applyRecordChange } from '../../subgraphs/workbench/domain/records'
@@ -50,8 +50,9 @@ describe('a twin cycle from schedule to decision', () => {
     const w = await world('Cycle')
     const lead = w.t.users.program_lead
     const client = wsClient(url(), await w.t.token('program_lead'))
+    const subscribers = stack.current.subgraphs.twins.inboxEvents.subscriberCount
     const live = collect(client, 'subscription { inboxChanged { id kind status title proposal { id title card draft { label } } } }', 2, 60_000)
-    await new Promise((r) => setTimeout(r, 300)) // subscribed before the schedule fires
+    await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount > subscribers, 10_000, 'the subscription') // subscribed before the schedule fires
 
     const run = await fire(w)
     expect(run).toMatchObject({ status: 'succeeded', initiatedBy: 'schedule', outcome: { proposals_filed: 1 } })

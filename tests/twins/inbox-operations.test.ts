@@ -5,7 +5,7 @@ import { runOnce } from 'graphile-worker'
 import { closeItemsForSource, fileInboxItem, type FileInboxItem } from '../../subgraphs/twins/domain/inbox'
 import { enqueue } from '../../jobs/registry'
 import { createTaskList } from '../../jobs/worker'
-import { useStack, gql, wsClient, collect } from '../helpers/stack'
+import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, expectRowsExist, type Tenant } from '../helpers/factories'
 
 const stack = useStack()
@@ -20,10 +20,6 @@ const file = (tenant: Tenant, persona: keyof Tenant['users'], over: Partial<File
   kind: 'question', sourceType: 'thread', sourceId: `t-${Math.random()}`, title: 'Which species for the 28-day study?', ...over,
 }))
 
-const waitFor = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
-  const until = Date.now() + ms
-  while (!(await check())) { if (Date.now() > until) throw new Error('condition not reached'); await new Promise((r) => setTimeout(r, 25)) }
-}
 
 /** Runs one job through graphile-worker with the service's task list (the real worker, in this process). */
 async function runJob(task: 'inbox_expire') {

@@ -21,7 +21,7 @@ import { encryptSecrets } from './secrets'
 import { connectorRuntime } from './runtime'
 import { hookUrlFor } from './urls'
 import { readScopeRules } from './adapters/contract'
-import { keysetPage, type Page, type PageArgs } from '../../shared/pagination'
+import { keysetPage, type KeysetQuery, type Page, type PageArgs } from '../../shared/pagination'
 import { IdInput } from '../../../core/ids'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
@@ -106,9 +106,27 @@ const connectionWrite = {
 } as const
 
 /** A program's connections, newest first, in cursor pages (disconnected ones stay as history). */
-export async function listConnections(ctx: Ctx, programId: string, args: PageArgs = {}): Promise<Page<Connection>> {
+export async function listConnections(ctx: Ctx, programId: string, args: PageArgs = {}, rowsOf?: (q: KeysetQuery<'createdAt'>) => Promise<Connection[]>): Promise<Page<Connection>> {
   assertCan(ctx.session, READ, programId)
-  return keysetPage(args, 'createdAt', (q) => ctx.tdb.connection.findMany({ ...q, where: { programId, ...q.where } }))
+  return keysetPage(args, 'createdAt', (q) => rowsOf ? rowsOf(q) : ctx.tdb.connection.findMany({ ...q, where: { programId, ...q.where } }))
+}
+
+/**
+ * The rows of one page (the same `q`) for several programs: the positions of all of them in one query, then the rows
+ * of each program's page in a second; one program is one query, as listConnections alone.
+ */
+export async function connectionPagesOf(ctx: Ctx, programIds: readonly string[], q: KeysetQuery<'createdAt'>): Promise<Connection[][]> {
+  if (programIds.length === 1) return [await ctx.tdb.connection.findMany({ ...q, where: { programId: programIds[0], ...q.where } })]
+  const positions = await ctx.tdb.connection.findMany({
+    where: { programId: { in: [...programIds] }, ...q.where }, orderBy: q.orderBy, select: { id: true, programId: true },
+  })
+  const ids = new Map<string, string[]>()
+  for (const p of positions) {
+    const list = ids.get(p.programId) ?? []
+    if (list.length < q.take) ids.set(p.programId, [...list, p.id])
+  }
+  const rows = await ctx.tdb.connection.findMany({ where: { id: { in: [...ids.values()].flat() } }, orderBy: q.orderBy })
+  return programIds.map((id) => rows.filter((r) => r.programId === id))
 }
 
 /** Onboarding step (a). The caller consents to reads under one integration identity for the whole program. */

@@ -87,7 +87,9 @@ export function addConnections(builder: Builder, { ProgramRef, UserRef }: Connec
       type: Connections,
       description: "The program's connections, newest first (program.connections.read).",
       args: pageArgs(t.arg),
-      resolve: (p, args, ctx) => connections.listConnections(ctx, p.id, args),
+      // one DataLoader per page asked for: the programs of one entity fetch (all of `me`'s) are read together
+      resolve: (p, args, ctx) => connections.listConnections(ctx, p.id, args, (q) =>
+        ctx.loader(`Program.connections ${args.first ?? ''} ${args.after ?? ''}`, (ids: readonly string[]) => connections.connectionPagesOf(ctx, ids, q)).load(p.id)),
     }))
 
   const ScopeRulesInput = builder.inputType('ConnectionScopeRulesInput', {

@@ -7,7 +7,7 @@ import { FIXED_PHRASES } from '../../../core/copy'
 import { entityRef, result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import {
-  DECIDED_KINDS, INBOX_KINDS, INBOX_STATUSES, changeShownBy, countMyOpenInbox, dismissInboxItem, getMyInboxItem, inboxFeedback,
+  DECIDED_KINDS, INBOX_KINDS, INBOX_STATUSES, changeShownBy, countMyOpenInboxByProgram, dismissInboxItem, getMyInboxItem, inboxFeedback,
   listMyInbox, resolveInboxItem, snoozeInboxItem,
 } from '../domain/inbox'
 import { myBriefs, myInboxSummary, type Brief } from '../domain/brief'
@@ -146,7 +146,7 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
   builder.objectField(ProgramRef, 'myOpenInboxCount', (t) =>
     t.int({
       description: "How many of the caller's inbox items in this program are open.",
-      resolve: (p, _a, ctx) => countMyOpenInbox(ctx, p.id),
+      resolve: (p, _a, ctx) => ctx.loader('Program.myOpenInboxCount', (ids: readonly string[]) => countMyOpenInboxByProgram(ctx, ids)).load(p.id),
     }))
 
   builder.subscriptionType({

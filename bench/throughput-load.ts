@@ -1,0 +1,56 @@
+// Owns the throughput bench's load generator: autocannon in its own process (so its CPU is not the server's event
+// loop), one run per invocation. Reads one JSON argument, prints one JSON line with the result.
+// Used by bench/throughput.ts; run alone: tsx bench/throughput-load.ts '{"url":…,"query":…,"distinct":1000,"headers":{},"connections":10,"seconds":20}'
+// @ts-expect-error autocannon ships no types (and @types/autocannon is not installed)
+import autocannon from 'autocannon'
+
+interface LoadSpec {
+  url: string
+  query: string
+  /** how many different bodies to cycle through: each carries a variable `nonce` the query ignores, so no two
+   * requests in flight together are identical (in-flight de-duplication cannot merge them) */
+  distinct: number
+  headers: Record<string, string>
+  connections: number
+  seconds: number
+}
+
+const spec = JSON.parse(process.argv[2]) as LoadSpec
+let graphqlErrors = 0
+let firstError: string | undefined
+let next = 0
+const bodies = Array.from({ length: spec.distinct }, (_, i) => JSON.stringify({ query: spec.query, variables: { nonce: i } }))
+
+const instance = autocannon({
+  url: spec.url,
+  connections: spec.connections,
+  duration: spec.seconds,
+  pipelining: 1,
+  method: 'POST',
+  headers: { 'content-type': 'application/json', ...spec.headers },
+  requests: [{
+    setupRequest: (req: any) => ({ ...req, body: bodies[next++ % bodies.length] }),
+    // A GraphQL error answers 200: count it from the body (cheap: the bench's answers never contain the word otherwise).
+    onResponse: (_status: number, body: string) => {
+      if (body.includes('"errors"')) {
+        graphqlErrors++
+        firstError ??= body.slice(0, 400)
+      }
+    },
+  }],
+})
+
+instance.on('done', (r: any) => {
+  process.stdout.write(`${JSON.stringify({
+    requests: r.requests.total,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    max: r.latency.max,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    graphqlErrors,
+    firstError,
+  })}\n`)
+  process.exit(0)
+})

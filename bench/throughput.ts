@@ -1,0 +1,273 @@
+// Throughput of the federated edge (issue 20): the gateway and the three subgraphs each in their own process, as in
+// production, and the load generator (autocannon, bench/throughput-load.ts) in another. Runs each query at each
+// concurrency for BENCH_THROUGHPUT_SECONDS after a warm-up and prints rps, p50, p99, errors and the gateway/direct
+// ratio, beside the figures issue 20 measured before the work. Never asserts timings.
+//
+// Knobs: BENCH_THROUGHPUT_SECONDS (20), BENCH_THROUGHPUT_WARMUP_SECONDS (5), BENCH_THROUGHPUT_ROUNDS (1; rounds
+// alternate the queries, medians are reported), BENCH_THROUGHPUT_PROGRAMS (1: programs the caller belongs to),
+// BENCH_THROUGHPUT_QUERIES (direct,gateway,federated,console), BENCH_THROUGHPUT_CONCURRENCY (10,50),
+// BENCH_THROUGHPUT_ROOT (the checkout whose components are started: compare another version with the same bench),
+// BENCH_THROUGHPUT_PROFILE (a folder: the components run with --cpu-prof and write their profiles there).
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { Supergraph, operationFromDocument } from '@apollo/federation-internals'
+import { QueryPlanner, prettyFormatQueryPlan } from '@apollo/query-planner'
+import { parse } from 'graphql'
+import { provisionBenchDatabase } from './database'
+import { knobs, out, quietLogs, sleep } from './figures'
+import { createPrisma, type Db } from '../core/db'
+import { parseEnv, setEnv } from '../core/env'
+import { resetAuthKeys, signInternalToken, INTERNAL_HEADER } from '../core/auth'
+import { freePort } from '../core/postgres'
+import { fileInboxItem } from '../subgraphs/twins/domain/inbox'
+import { addMember, createProgram, createTenant } from '../tests/helpers/factories'
+
+const HERE = path.dirname(fileURLToPath(import.meta.url))
+
+export const THROUGHPUT_QUERIES = {
+  /** sent to the twins subgraph directly, with an internal token */
+  direct: '{ myInbox(first: 50) { nodes { id kind status title program { id } } } }',
+  /** the same through the gateway: one fetch to twins */
+  gateway: '{ myInbox(first: 50) { nodes { id kind status title program { id } } } }',
+  /** program fields from workbench: an entity fetch */
+  federated: '{ myInbox(first: 50) { nodes { id kind status title program { name slug } } } }',
+  /** the console's first screen: every subgraph */
+  console: `{
+  me { programs { program { name connections { nodes { id } } myOpenInboxCount } } }
+  myInbox(first: 50) { nodes { id kind status title program { name slug } } }
+}`,
+} as const
+type QueryName = keyof typeof THROUGHPUT_QUERIES
+
+/** What issue 20 measured on main before this work (2-core machine, concurrency 10). */
+const ISSUE_BEFORE: Partial<Record<QueryName, string>> = {
+  direct: '667 rps, p50 14 ms',
+  gateway: '462 rps, p50 20 ms, p99 47 ms',
+  federated: '255 rps, p50 38 ms, p99 75 ms',
+  console: '135 rps, p50 73 ms, p99 125 ms (c50: 141 rps, p50 351 ms)',
+}
+
+interface LoadResult { cpu?: Record<string, number>; requests: number; rps: number; p50: number; p99: number; max: number; non2xx: number; errors: number; graphqlErrors: number; firstError?: string }
+
+function tsxNode(root: string, file: string, args: string[], env: Record<string, string>, nodeFlags: string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeFlags, '--import', 'tsx', file, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+/** Starts one component (its main.ts) and resolves when it logs component.ready. */
+function startComponent(root: string, file: string, env: Record<string, string>, nodeFlags: string[], children: ChildProcess[]) {
+  const child = tsxNode(root, file, [], { ...env, LOG_LEVEL: 'info' }, nodeFlags)
+  children.push(child)
+  pids[path.basename(path.dirname(file)) as keyof typeof pids] = child.pid // <component>/main.ts
+  return new Promise<void>((resolve, reject) => {
+    let output = ''
+    let ready = false
+    const timer = setTimeout(() => reject(new Error(`${file} did not start:\n${output}`)), 120_000)
+    const onData = (chunk: Buffer) => {
+      if (ready) return // keep reading (a full pipe would block the child) but hold nothing
+      output += chunk.toString()
+      if (output.includes('"component.ready"')) { ready = true; output = ''; clearTimeout(timer); resolve() }
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', (c: Buffer) => { if (!ready) onData(c); else if (/error/i.test(c.toString())) process.stderr.write(c) })
+    child.once('exit', (code) => { clearTimeout(timer); if (!ready) reject(new Error(`${file} exited with ${code}:\n${output}`)) })
+  })
+}
+
+/** CPU milliseconds (user + system) a process has used so far, from /proc (Linux); 0 where unreadable. */
+function cpuMs(pid: number | undefined): number {
+  if (!pid) return 0
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return 0
+  }
+}
+
+const COMPONENTS = ['gateway', 'workbench', 'connectors', 'twins'] as const
+type Cpu = Record<(typeof COMPONENTS)[number], number> & { postgres: Map<number, number> }
+
+/**
+ * CPU used so far by each component and by the PostgreSQL backends of the bench's database. CPU per request, unlike
+ * latency and rps, hardly depends on what else the machine runs: the figure to compare versions on a shared machine.
+ */
+async function cpuSnapshot(db: Db, pids: Record<(typeof COMPONENTS)[number], number | undefined>): Promise<Cpu> {
+  const backends = await db.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`
+  return {
+    ...Object.fromEntries(COMPONENTS.map((c) => [c, cpuMs(pids[c])])) as Record<(typeof COMPONENTS)[number], number>,
+    postgres: new Map(backends.map((b) => [b.pid, cpuMs(b.pid)])),
+  }
+}
+
+/** CPU ms per request by component over a run (backends that exited during it are not counted: PostgreSQL is a lower bound). */
+function cpuPerRequest(before: Cpu, after: Cpu, requests: number) {
+  const per = (ms: number) => ms / Math.max(1, requests)
+  const pg = [...after.postgres].reduce((sum, [pid, ms]) => sum + ms - (before.postgres.get(pid) ?? 0), 0)
+  const parts = { ...Object.fromEntries(COMPONENTS.map((c) => [c, per(after[c] - before[c])])), postgres: per(pg) } as Record<string, number>
+  return { ...parts, total: Object.values(parts).reduce((a, b) => a + b, 0) }
+}
+
+function runLoad(spec: { url: string; query: string; distinct: number; headers: Record<string, string>; connections: number; seconds: number }): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = tsxNode(path.resolve(HERE, '..'), path.join(HERE, 'throughput-load.ts'), [JSON.stringify(spec)], {})
+    let stdout = ''
+    let stderr = ''
+    child.stdout!.on('data', (c: Buffer) => { stdout += c })
+    child.stderr!.on('data', (c: Buffer) => { stderr += c })
+    child.once('exit', (code) => {
+      const line = stdout.trim().split('\n').pop()
+      if (code !== 0 || !line) return reject(new Error(`load generator exited with ${code}: ${stderr.slice(0, 2000)}`))
+      resolve(JSON.parse(line) as LoadResult)
+    })
+  })
+}
+
+const pids: Record<(typeof COMPONENTS)[number], number | undefined> = { gateway: undefined, workbench: undefined, connectors: undefined, twins: undefined }
+/** How many subgraph fetches the gateway's query planner makes for each query, over `root`'s supergraph. */
+export function subgraphFetches(root: string): Record<string, number> {
+  const supergraph = Supergraph.build(readFileSync(path.join(root, 'schema', 'supergraph.graphql'), 'utf8'))
+  const planner = new QueryPlanner(supergraph)
+  return Object.fromEntries(Object.entries(THROUGHPUT_QUERIES).map(([name, query]) => {
+    const plan = prettyFormatQueryPlan(planner.buildQueryPlan(operationFromDocument(supergraph.schema, parse(query))))
+    return [name, name === 'direct' ? 1 : (plan.match(/Fetch\(service:/g) ?? []).length]
+  }))
+}
+
+const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN }
+const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' ')
+
+export async function benchThroughput(): Promise<void> {
+  const restoreLogs = quietLogs()
+  const { SECONDS, WARMUP_SECONDS, ROUNDS, PROGRAMS } = knobs('BENCH_THROUGHPUT', { SECONDS: 20, WARMUP_SECONDS: 5, ROUNDS: 1, PROGRAMS: 1 })
+  const list = (name: string, fallback: string) => (process.env[`BENCH_THROUGHPUT_${name}`] || fallback).split(',').map((s) => s.trim()).filter(Boolean)
+  const queries = list('QUERIES', 'direct,gateway,federated,console') as QueryName[]
+  for (const q of queries) if (!(q in THROUGHPUT_QUERIES)) throw new Error(`BENCH_THROUGHPUT_QUERIES: unknown query ${q}; known: ${Object.keys(THROUGHPUT_QUERIES).join(', ')}`)
+  const concurrencies = list('CONCURRENCY', '10,50').map(Number)
+  const root = path.resolve(process.env.BENCH_THROUGHPUT_ROOT || path.resolve(HERE, '..'))
+  const profileDir = process.env.BENCH_THROUGHPUT_PROFILE ? path.resolve(process.env.BENCH_THROUGHPUT_PROFILE) : undefined
+
+  const database = await provisionBenchDatabase('throughput')
+  setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
+  resetAuthKeys()
+  const writer: Db = createPrisma(database.url, 2)
+  const children: ChildProcess[] = []
+  try {
+    // ---- data: the bench caller is program lead of PROGRAMS programs, with 50 inbox items in the first ----
+    const tenant = await createTenant(writer, 'Bench')
+    const lead = tenant.users.program_lead
+    for (let i = 1; i < PROGRAMS; i++) {
+      const program = await createProgram(writer, tenant.organization.id)
+      await addMember(writer, program, lead.id, ['program_lead'])
+    }
+    await writer.$transaction(async (tx) => {
+      for (let i = 0; i < 50; i++) {
+        await fileInboxItem(tx, {
+          organizationId: tenant.organization.id, userId: lead.id, programId: tenant.program.id,
+          kind: 'decision', sourceType: 'bench', sourceId: `q-${i}`, title: `Bench item ${i}`,
+        })
+      }
+    })
+
+    // ---- the four components, each its own process, from `root` ----
+    const ports = { GATEWAY_PORT: await freePort(), CONNECTORS_PORT: await freePort(), WORKBENCH_PORT: await freePort(), TWINS_PORT: await freePort() }
+    const env: Record<string, string> = {
+      DATABASE_URL: database.url, DATA_DIR: database.dataDir, NODE_ENV: 'development',
+      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+    }
+    // one folder per component: tsx's loader thread writes a profile of its own beside the main thread's
+    const flags = (name: string) => profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []
+    await Promise.all(['connectors', 'workbench', 'twins'].map((n) => startComponent(root, `subgraphs/${n}/main.ts`, env, flags(n), children)))
+    await startComponent(root, 'gateway/main.ts', env, flags('gateway'), children)
+    const gatewayUrl = `http://127.0.0.1:${ports.GATEWAY_PORT}/graphql`
+    const twinsUrl = `http://127.0.0.1:${ports.TWINS_PORT}/graphql`
+
+    out('throughput.root', root)
+    out('throughput.cpus', os.cpus().length)
+    out('throughput.programs', PROGRAMS)
+    out('throughput.seconds', SECONDS)
+    for (const [q, n] of Object.entries(subgraphFetches(root))) out(`throughput.${q}.subgraph_fetches`, n)
+    out('throughput.load_average_before', `"${loadAverage()}"`)
+
+    const bearer = { authorization: `Bearer ${await tenant.token('program_lead')}` }
+    // A fresh internal token per run (they live 60 s); every request of a run carries it, as the gateway's would.
+    const headersFor = async (q: QueryName) => q === 'direct'
+      ? { [INTERNAL_HEADER]: await signInternalToken({ userId: lead.id, organizationId: tenant.organization.id, requestId: 'bench' }) }
+      : bearer
+    const urlFor = (q: QueryName) => q === 'direct' ? twinsUrl : gatewayUrl
+
+    // Check each query once: the answer must have 50 items and no errors (the load generator counts errors too).
+    for (const q of queries) {
+      const res = await fetch(urlFor(q), { method: 'POST', headers: { 'content-type': 'application/json', ...(await headersFor(q)) }, body: JSON.stringify({ query: THROUGHPUT_QUERIES[q], variables: { nonce: 0 } }) })
+      const body = await res.json() as any
+      if (body.errors || body.data?.myInbox?.nodes?.length !== 50) throw new Error(`${q}: unexpected answer ${JSON.stringify(body).slice(0, 500)}`)
+    }
+
+    const results = new Map<string, LoadResult[]>()
+    for (let round = 0; round < ROUNDS; round++) {
+      // alternate the order between rounds, so a slow phase of a shared machine does not always hit the same query
+      const order = round % 2 ? [...queries].reverse() : queries
+      for (const c of concurrencies) {
+        for (const q of order) {
+          // distinct: every request differs (a variable the query ignores), so no de-duplication could merge them
+          const spec = { url: urlFor(q), query: THROUGHPUT_QUERIES[q], distinct: 1000, headers: await headersFor(q), connections: c }
+          await runLoad({ ...spec, seconds: WARMUP_SECONDS }) // warm-up: JIT, pools, plan and session caches
+          const cpuBefore = await cpuSnapshot(writer, pids)
+          const r = await runLoad({ ...spec, seconds: SECONDS })
+          r.cpu = cpuPerRequest(cpuBefore, await cpuSnapshot(writer, pids), r.requests)
+          const key = `${q}.c${c}`
+          results.set(key, [...(results.get(key) ?? []), r])
+          process.stderr.write(`round ${round + 1} ${key}: ${r.rps.toFixed(0)} rps p50 ${r.p50} p99 ${r.p99} errors ${r.errors + r.non2xx + r.graphqlErrors}, CPU ms/request ${Object.entries(r.cpu).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' ')} (load ${loadAverage()})\n`)
+          if (r.firstError) process.stderr.write(`  first error: ${r.firstError}\n`)
+        }
+      }
+    }
+
+    // ---- figures and table ----
+    const rows: string[] = []
+    const med = (key: string, f: (r: LoadResult) => number) => median((results.get(key) ?? []).map(f))
+    for (const c of concurrencies) {
+      for (const q of queries) {
+        const key = `${q}.c${c}`
+        const rps = med(key, (r) => r.rps), p50 = med(key, (r) => r.p50), p99 = med(key, (r) => r.p99)
+        const errors = (results.get(key) ?? []).reduce((n, r) => n + r.errors + r.non2xx + r.graphqlErrors, 0)
+        out(`throughput.${key}.rps`, rps.toFixed(0))
+        out(`throughput.${key}.p50_ms`, p50)
+        out(`throughput.${key}.p99_ms`, p99)
+        out(`throughput.${key}.errors`, errors)
+        const cpu = Object.fromEntries(['gateway', 'workbench', 'connectors', 'twins', 'postgres', 'total'].map((k) => [k, med(key, (r) => r.cpu![k])]))
+        for (const [k, v] of Object.entries(cpu)) out(`throughput.${key}.cpu_ms_per_request.${k}`, v.toFixed(2))
+        // what two cores could serve if nothing else ran (the load generator left out): the figure that survives a busy machine
+        const capacity = (os.cpus().length * 1000) / cpu.total
+        out(`throughput.${key}.capacity_rps_all_cores`, capacity.toFixed(0))
+        rows.push(`| ${q} | ${c} | ${rps.toFixed(0)} | ${p50} | ${p99} | ${errors} | ${cpu.total.toFixed(2)} (gw ${cpu.gateway.toFixed(2)}, wb ${cpu.workbench.toFixed(2)}, co ${cpu.connectors.toFixed(2)}, tw ${cpu.twins.toFixed(2)}, pg ${cpu.postgres.toFixed(2)}) | ${capacity.toFixed(0)} | ${c === 10 ? ISSUE_BEFORE[q] ?? '' : ''} |`)
+      }
+      if (queries.includes('direct') && queries.includes('gateway')) {
+        // the gateway's time for the same query over the subgraph's own (p50 ratio; and rps ratio direct/gateway)
+        out(`throughput.gateway_direct_ratio.c${c}.p50`, (med(`gateway.c${c}`, (r) => r.p50) / med(`direct.c${c}`, (r) => r.p50)).toFixed(2))
+        out(`throughput.gateway_direct_ratio.c${c}.rps`, (med(`direct.c${c}`, (r) => r.rps) / med(`gateway.c${c}`, (r) => r.rps)).toFixed(2))
+      }
+    }
+    out('throughput.load_average_after', `"${loadAverage()}"`)
+    console.log(`\n| query | concurrency | rps | p50 ms | p99 ms | errors | CPU ms per request | rps the cores could serve | issue 20 before (c10) |\n|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}`)
+    console.log('Target (issue 20): console at c10 >= 400 rps with p99 < 60 ms; gateway within 1.2x of direct (p50 ratio).')
+  } finally {
+    await Promise.all(children.map((c) => new Promise<void>((resolve) => {
+      if (c.exitCode !== null) return resolve()
+      c.once('exit', () => resolve())
+      c.kill('SIGTERM')
+    })))
+    await writer.$disconnect()
+    await database.cleanup()
+    restoreLogs()
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  benchThroughput().then(() => process.exit(0), (e) => {
+    console.error(e)
+    process.exit(1)
+  })
+}
