@@ -136,13 +136,13 @@ function invoke(ctx: DomainContext, input: { programId: string; tool: string }, 
     audit: ['tool_call.invoke'],
     async run(w) {
       const scope: ToolCallScope = { ctx: session.ctx, run: session.run, turn: opts.turn, duty: opts.duty }
-      const { result, basisHash, toolCallId } = await tool.handler(scope, args as never, w)
+      const { result, basisHash, toolCallId, violations: found } = await tool.handler(scope, args as never, w)
       // A proposal's row is written by fileProposal (with its basis_hash); this call completes it. Reads write their own.
       const row = toolCallId
         ? await w.tx.toolCall.update({ where: { id: toolCallId }, data: { ...base, idempotencyKey, ...(basisHash ? { basisHash } : {}) } })
         : await w.tx.toolCall.create({ data: { ...base, status: 'ok', idempotencyKey, basisHash: basisHash ?? null } })
       await w.audit('tool_call.invoke', { type: 'tool_call', id: row.id }, { tool: tool.name, duty: opts.duty, run_id: session.run.id })
-      return { tool: tool.name, result: { ...result, toolCallId: row.id }, violations: opts.violations } as CallOutcome
+      return { tool: tool.name, result: { ...result, toolCallId: row.id }, violations: [...opts.violations, ...(found ?? [])] } as CallOutcome
     },
   })
   return write(ctx, input)

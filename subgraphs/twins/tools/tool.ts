@@ -46,7 +46,11 @@ export interface ToolCallScope {
 }
 
 /** A handler's answer; a propose_* tool names the tool_calls row fileProposal wrote (with its basis_hash). */
-export interface ToolResult { result: Record<string, unknown>; basisHash?: string | null; toolCallId?: string | null }
+export interface ToolResult {
+  result: Record<string, unknown>; basisHash?: string | null; toolCallId?: string | null
+  /** What the handler's own cleaning changed (outside text through the shared sanitiser), reported with the call's. */
+  violations?: import('./sanitise').Violation[]
+}
 
 interface ToolBase<S extends z.ZodType> {
   name: string
