@@ -198,7 +198,7 @@ describe('the harness reads memory', () => {
       ctx: await contextForUser(db(), r.user.id, t.organization.id, { twinId: r.twin.id }),
     }
     const outcome = await deterministicHarness.execute(rc)
-    expect(outcome.summary).toMatchObject({ memory_records: 1 })
+    expect(outcome.summary).toMatchObject({ memory_recalled: 1 })
     const call = await db().toolCall.findFirstOrThrow({ where: { runId: r.run.id, tool: 'memory.recall' } })
     expect(call.status).toBe('ok')
     // The brief the harness got is what memory.recall answers over MCP.

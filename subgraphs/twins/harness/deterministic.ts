@@ -52,7 +52,7 @@ export const deterministicHarness: Harness = {
       summary: {
         proposals_filed: sum('proposals_filed'), duplicates: sum('duplicates'), denied: sum('denied'), refused: sum('refused'),
         skills_run: sum('skills_run'), tool_calls: client.calls.length, proposal_ids: reports.flatMap((r) => r.proposal_ids),
-        duties, memory_records: memory?.records ?? 0, ...(backpressure.line ? { filing_paused: backpressure.line } : {}), ...(stopped ? { stopped } : {}),
+        duties, memory_recalled: memory?.records ?? 0, ...(backpressure.line ? { filing_paused: backpressure.line } : {}), ...(stopped ? { stopped } : {}),
       },
     }
   },
