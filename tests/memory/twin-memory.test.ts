@@ -166,6 +166,24 @@ describe('the memory tools over MCP', () => {
   })
 })
 
+describe('two organisations', () => {
+  it("never shows, answers or recalls another organisation's Keep question or note", async () => {
+    const a = await createTenant(db(), 'Memory org A')
+    const b = await createTenant(db(), 'Memory org B')
+    const { answer } = await propose(a, 'scientist', { kind: 'preference', summary: 'Prefers the dog study first.' })
+    const id = idOf(answer)
+    // The other tenant's rows exist: A's question is open and, once kept, A's record is there.
+    expect((await as(a, 'scientist', QUESTIONS, {})).body.data.memoryNoteQuestions.map((q: any) => q.id)).toEqual([id])
+    expect((await as(b, 'scientist', QUESTIONS, {})).body.data.memoryNoteQuestions).toEqual([])
+    expect((await as(b, 'scientist', ANSWER, { id, choice: 'KEEP' })).body.data.answerMemoryNote.__typename).toBe('NotFound')
+    expect(await db().runInterrupt.findUniqueOrThrow({ where: { id } })).toMatchObject({ answeredAt: null })
+    const kept = await as(a, 'scientist', ANSWER, { id, choice: 'KEEP' })
+    expect(await db().memoryRecord.count({ where: { id: kept.body.data.answerMemoryNote.answer.record.id } })).toBe(1)
+    expect((await recall(b, 'scientist', 'dog study')).records).toEqual([])
+    expect((await recall(a, 'scientist', 'dog study')).records).toHaveLength(1)
+  })
+})
+
 describe('the injection fixture through memory.propose_note over MCP', () => {
   let tenant: Tenant
   for (const c of INJECTION_FIXTURES) {
