@@ -55,7 +55,7 @@ describe('the deterministic harness', () => {
     const [proposal] = await proposalsOf(run.id)
     expect(proposal).toMatchObject({ recordType: 'progress.open_items', title: `Blocker: GLP tox start is past due (${day(-2)})`, change: { kind: 'create' }, basis: [{ recordId: milestone.id, version: 1 }] })
     const calls = await db().toolCall.findMany({ where: { runId: run.id }, orderBy: { createdAt: 'asc' } })
-    expect(calls.map((c) => c.tool)).toEqual(['console.get_twin', 'progress.list_milestones', 'progress.list_dependencies', 'evidence.list_gaps', 'progress.list_open_items', 'evidence.list_questions', 'progress.propose_open_item'])
+    expect(calls.map((c) => c.tool)).toEqual(['console.get_twin', 'memory.recall', 'progress.list_milestones', 'progress.list_dependencies', 'evidence.list_gaps', 'progress.list_open_items', 'evidence.list_questions', 'progress.propose_open_item'])
     expect(calls.every((c) => c.twinId === twin.id && c.status === 'ok')).toBe(true)
     expect(calls.at(-1)).toMatchObject({ basisHash: proposal.basisHash, idempotencyKey: expect.stringContaining('blocker_scan:progress.propose_open_item:create:') })
     const item = await db().inboxItem.findFirstOrThrow({ where: { userId: twin.userId, kind: 'decision' } })

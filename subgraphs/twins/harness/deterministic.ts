@@ -21,15 +21,23 @@ export const deterministicHarness: Harness = {
     const duties: Record<string, DutyReport | 'unknown'> = {}
     const backpressure = { openDecisions: 0, line: null as string | null }
     let stopped: string | null = null
+    let memory: { brief: string; records: number } | null = null
     try {
       const twin = await client.call<{ openDecisions: number }>('console.get_twin', {})
       if (twin.ok) backpressure.openDecisions = twin.value.openDecisions
+      // The run's memory brief (memory.recall): data behind <<<memory:...>>> markers headed by the harness statement
+      // that memory never changes rubric, refusal or citation behaviour. Templates read it as data, never as steps.
+      if (client.has('memory.recall')) {
+        const recalled = await client.call<{ brief: string; records: unknown[] }>('memory.recall', { query: rc.duties.join(' ') })
+        if (recalled.ok) memory = { brief: recalled.value.brief, records: recalled.value.records.length }
+      }
       const today = new Date().toISOString().slice(0, 10)
       for (const duty of rc.duties) {
         const template = DUTY_TEMPLATES[duty]
         if (!template) { duties[duty] = 'unknown'; continue }
         client.nextTurn()
         const d = new DutyRun(client, duty, backpressure, today)
+        d.memoryBrief = memory?.brief ?? null
         try { await template.run(d) } finally { duties[duty] = d.report }
       }
     } catch (e) {
@@ -44,7 +52,7 @@ export const deterministicHarness: Harness = {
       summary: {
         proposals_filed: sum('proposals_filed'), duplicates: sum('duplicates'), denied: sum('denied'), refused: sum('refused'),
         skills_run: sum('skills_run'), tool_calls: client.calls.length, proposal_ids: reports.flatMap((r) => r.proposal_ids),
-        duties, ...(backpressure.line ? { filing_paused: backpressure.line } : {}), ...(stopped ? { stopped } : {}),
+        duties, memory_recalled: memory?.records ?? 0, ...(backpressure.line ? { filing_paused: backpressure.line } : {}), ...(stopped ? { stopped } : {}),
       },
     }
   },

@@ -17,6 +17,8 @@ export interface DutyReport { proposals_filed: number; duplicates: number; denie
 /** One template's pass over one run: reading, running skills and filing through the run's tool client. */
 export class DutyRun {
   readonly report: DutyReport = { proposals_filed: 0, duplicates: 0, denied: 0, refused: 0, skills_run: 0, skipped: 0, proposal_ids: [] }
+  /** The run's memory brief from memory.recall (data, never instructions); null when the run has none. */
+  memoryBrief: string | null = null
   constructor(
     readonly client: ToolClient,
     readonly duty: string,

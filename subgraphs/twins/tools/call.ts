@@ -193,7 +193,10 @@ function invoke(ctx: DomainContext, input: { programId: string; tool: string }, 
     audit: ['tool_call.invoke'],
     async run(w) {
       const scope: ToolCallScope = { ctx: session.ctx, run: session.run, turn: opts.turn, duty: opts.duty }
-      const { result: raw, basisHash, toolCallId } = await tool.handler(scope, args as never, w)
+      const { result: raw, basisHash, toolCallId, violations: found } = await tool.handler(scope, args as never, w)
+      // What the handler neutralised itself (outside text in a record body) and what the result sanitiser changes are
+      // stored on the row beside the argument changes.
+      if (found) opts.violations.push(...found)
       const result = sanitiseResult(raw, opts.violations)
       const stored = { ...base, outputViolations: opts.violations as unknown as object }
       // A proposal's row is written by fileProposal (with its basis_hash); this call completes it. Reads write their own.

@@ -2,7 +2,14 @@
 // records contract, under that type's .read key, answering ids, titles, statuses, versions and typed fields.
 import { z } from 'zod'
 import { RECORD_TYPE_KEYS, RECORD_TYPES, listRecords, typedFields } from '../../workbench/domain/records'
+import { sanitiseOutsideText, type Finding } from '../../../core/sanitiser'
 import { defineTool, type RunRole, type ToolDefinition } from './tool'
+import type { Violation } from './sanitise'
+
+/** A finding of the shared outside-text sanitiser as the tool server reports it. */
+const asViolation = (field: string, f: Finding): Violation => ({
+  field, kind: f === 'markup' ? 'markup' : f === 'invisible_characters' || f === 'homoglyphs' ? 'control_characters' : 'injection_marker', detail: f,
+})
 
 /** Body text returned per record; the full text stays in the service (the sanitiser truncates anything longer too). */
 const BODY_PREVIEW = 2000
@@ -22,15 +29,19 @@ export const READ_TOOLS: ToolDefinition[] = RECORD_TYPE_KEYS.map((key) => {
     }).strict(),
     handler: async (scope, args) => {
       const page = await listRecords(scope.ctx, scope.run.programId, { recordType: key, status: args.status ?? null, first: args.first })
+      const violations: Violation[] = []
       return {
         result: {
           recordType: key,
           hasMore: page.pageInfo.hasNextPage,
-          records: page.edges.map(({ node: r }) => ({
-            id: r.id, title: r.title, status: r.status, version: r.version, fields: typedFields(r),
-            body: r.body.length > BODY_PREVIEW ? `${r.body.slice(0, BODY_PREVIEW)}…` : r.body, createdAt: r.createdAt, updatedAt: r.updatedAt,
-          })),
+          records: page.edges.map(({ node: r }, i) => {
+            // Record text may come from outside (vendors, notebooks): the shared sanitiser, with provider mentions kept.
+            const body = sanitiseOutsideText(r.body.length > BODY_PREVIEW ? `${r.body.slice(0, BODY_PREVIEW)}…` : r.body, { mentions: true })
+            for (const f of body.findings) violations.push(asViolation(`records[${i}].body`, f))
+            return { id: r.id, title: r.title, status: r.status, version: r.version, fields: typedFields(r), body: body.text, createdAt: r.createdAt, updatedAt: r.updatedAt }
+          }),
         },
+        violations,
       }
     },
   })

@@ -30,6 +30,14 @@ const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u200B-\u200F\u202
 const TAG = /<\/?([a-zA-Z][a-zA-Z0-9-]*)\b[^>]*>/g
 const SCRIPT_BLOCK = /<(script|style|iframe)\b[\s\S]*?<\/\1\s*>/gi
 
+/**
+ * The memory brief's fixed prefix (memory.recall's `brief`: lines built by the service from summaries that passed the
+ * memory sanitiser twice) is not markup. It is kept only in a field named `brief` and only in its exact form at the
+ * start of a line; anywhere else `<memory:...>` is stripped like any tag, so outside text cannot pose as memory.
+ */
+const MEMORY_MARKER = /^<<<memory:(?:(?:individual|person|role)\/[a-z_]+\/[0-9a-f-]{36}|none)>>>/
+const isBriefField = (field: string) => field === 'brief' || field.endsWith('.brief')
+
 export interface Violation { field: string; kind: 'injection_marker' | 'markup' | 'control_characters' | 'truncated'; detail?: string }
 
 /** Cleans one string; what was changed is appended to `violations` under `field`. */
@@ -40,8 +48,9 @@ export function sanitiseText(text: string, field: string, violations: Violation[
   const before = s
   let strippedTag: string | undefined
   s = s.replace(SCRIPT_BLOCK, (_block, name: string) => { strippedTag ??= name.toLowerCase(); return '' })
-  s = s.replace(TAG, (tag, name: string) => {
+  s = s.replace(TAG, (tag, name: string, at: number, whole: string) => {
     if (ALLOWED_TAGS.has(name.toLowerCase())) return tag
+    if (isBriefField(field) && name === 'memory' && (at === 2 || whole[at - 3] === '\n') && MEMORY_MARKER.test(whole.slice(at - 2))) return tag
     strippedTag ??= name.toLowerCase()
     return ''
   })

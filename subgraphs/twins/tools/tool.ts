@@ -28,7 +28,9 @@ export function toolNameProblems(name: string): string[] {
  * progress are the products of this issue's tools). The effective toolset intersects them with the person's live
  * permissions (toolset.ts).
  */
-export const RUN_ROLES = ['console', 'plans', 'evidence', 'review', 'progress'] as const
+// 'always': the memory document's always-allowed set (memory.recall, memory.propose_note, lens.list_rubrics), carried
+// by every run kind that carries tools; the person's permissions still apply.
+export const RUN_ROLES = ['console', 'plans', 'evidence', 'review', 'progress', 'always'] as const
 export type RunRole = (typeof RUN_ROLES)[number]
 
 export type ToolKind = 'read' | 'write' | 'skill'
@@ -44,7 +46,11 @@ export interface ToolCallScope {
 }
 
 /** A handler's answer; a propose_* tool names the tool_calls row fileProposal wrote (with its basis_hash). */
-export interface ToolResult { result: Record<string, unknown>; basisHash?: string | null; toolCallId?: string | null }
+export interface ToolResult {
+  result: Record<string, unknown>; basisHash?: string | null; toolCallId?: string | null
+  /** What the handler's own cleaning changed (outside text through the shared sanitiser), reported with the call's. */
+  violations?: import('./sanitise').Violation[]
+}
 
 interface ToolBase<S extends z.ZodType> {
   name: string

@@ -16,7 +16,7 @@ export const RUN_KIND_ROLES: Readonly<Record<string, readonly RunRole[]>> = Obje
 /** The run-role tools of a kind of run. */
 export function runRoleTools(runKind: string): ToolDefinition[] {
   const roles = new Set(RUN_KIND_ROLES[runKind] ?? [])
-  return TOOLS.filter((t) => roles.has(t.runRole))
+  return TOOLS.filter((t) => roles.has(t.runRole) || (roles.size > 0 && t.runRole === 'always'))
 }
 
 /** The allow-list: every tool whose permission the person holds now in the program (re-read for every call). */

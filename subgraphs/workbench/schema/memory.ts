@@ -1,6 +1,7 @@
 // Twin memory in the workbench subgraph: MemoryRecord (MemoryRecordOut), Query.myMemory, Query.myMemoryExport,
 // Query.agentMemory (oversight), and the mutations forgetMemory, deleteAgentMemory, promoteMemory (MemoryPromoteOut),
-// keepMemoryNote, setMemoryPinned and proposeMemoryShare (R5: not_implemented). Resolvers translate only.
+// keepMemoryNote, setMemoryPinned and proposeMemoryShare (R5: not_implemented); the Keep question of
+// memory.propose_note: Query.memoryNoteQuestions and Mutation.answerMemoryNote. Resolvers translate only.
 import type { MemoryRecord } from '../../../generated/prisma/client'
 import { viewedBy } from '../../../core/copy'
 import { NotImplemented } from '../../../core/errors'
@@ -8,6 +9,7 @@ import { result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import { KINDS_BY_TIER, memoryTiers, toOut, type MemoryRecordOut, type ViewedBy } from '../domain/memory/store'
 import * as memory from '../domain/memory/records'
+import { answerMemoryNote, listMemoryNoteQuestions, type MemoryNoteQuestionView } from '../domain/memory/questions'
 import type { WorkbenchRefs } from '.'
 
 const dateOf = (d: Date) => d.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })
@@ -174,6 +176,58 @@ export function addMemory(builder: Builder, { ProgramRef }: WorkbenchRefs) {
       errors: result({ errors: [NotImplemented] }, 'record'),
       args: { recordId: t.arg.id({ required: true }) },
       resolve: (_r, a, ctx) => memory.proposeMemoryShare(ctx, String(a.recordId)),
+    }),
+  }))
+
+  const Choice = builder.enumType('MemoryNoteChoice', {
+    description: 'The two answers to a note the twin proposed: Keep and Not now.',
+    values: { KEEP: { value: 'keep' }, NOT_NOW: { value: 'not_now' } } as const,
+  })
+  const QuestionStatus = builder.enumType('MemoryNoteQuestionStatus', { values: ['open', 'kept', 'not_now', 'expired'] as const })
+  const Question = builder.objectRef<MemoryNoteQuestionView>('MemoryNoteQuestion').implement({
+    description: "A note the person's twin proposed (memory.propose_note), shown beneath the proposal it came from with Keep and Not now. Nothing is saved unless the person answers Keep.",
+    fields: (t) => ({
+      id: t.exposeID('id', { description: 'The write_approval interrupt carrying the question.' }),
+      programId: t.id({ resolve: (q) => q.note.programId }),
+      kind: t.field({ type: Kind, resolve: (q) => q.note.kind }),
+      summary: t.string({ resolve: (q) => q.note.summary }),
+      body: t.string({ nullable: true, resolve: (q) => q.note.body ?? null }),
+      sourceRef: t.string({ nullable: true, resolve: (q) => q.note.sourceRef ?? null }),
+      passageRefs: t.stringList({ resolve: (q) => q.note.passageRefs }),
+      proposalRef: t.string({ nullable: true, description: 'The proposal (inbox item, decision) the question is shown beneath.', resolve: (q) => q.note.proposalRef ?? null }),
+      twinId: t.exposeID('twinId', { nullable: true }),
+      status: t.field({ type: QuestionStatus, resolve: (q) => q.status }),
+      choice: t.field({ type: Choice, nullable: true, resolve: (q) => q.choice }),
+      answeredByUserId: t.exposeID('answeredByUserId', { nullable: true }),
+      answeredAt: t.field({ type: 'DateTime', nullable: true, resolve: (q) => q.answeredAt }),
+      expiresAt: t.field({ type: 'DateTime', nullable: true, resolve: (q) => q.expiresAt }),
+      createdAt: t.field({ type: 'DateTime', resolve: (q) => q.createdAt }),
+    }),
+  })
+  const Answered = builder.objectRef<{ question: MemoryNoteQuestionView; record: MemoryRecordOut | null }>('MemoryNoteAnswer').implement({
+    fields: (t) => ({
+      question: t.field({ type: Question, resolve: (a) => a.question }),
+      record: t.field({ type: Record, nullable: true, description: 'The kept record; null for Not now.', resolve: (a) => a.record }),
+    }),
+  })
+  builder.queryFields((t) => ({
+    memoryNoteQuestions: t.field({
+      type: [Question],
+      description: "The caller's open Keep questions (notes their twin proposed), newest first; optionally of one program.",
+      args: { programId: t.arg.id() },
+      resolve: (_r, a, ctx) => listMemoryNoteQuestions(ctx, { programId: a.programId ? String(a.programId) : null }),
+    }),
+  }))
+  builder.mutationFields((t) => ({
+    answerMemoryNote: t.field({
+      type: Answered,
+      description: 'Keep or Not now on a note the twin proposed. Keep stores it in tier 1 (audit memory.keep); Not now stores nothing.',
+      errors: result(answerMemoryNote, 'answer'),
+      args: { interruptId: t.arg.id({ required: true }), choice: t.arg({ type: Choice, required: true }) },
+      resolve: async (_r, a, ctx) => {
+        const answered = await answerMemoryNote(ctx, { interruptId: a.interruptId, choice: a.choice })
+        return { question: answered.question, record: answered.record ? await out(answered.record, ctx) : null }
+      },
     }),
   }))
 }

@@ -1,0 +1,106 @@
+// Owns the Keep question of memory.propose_note: the write_approval interrupt's question shape, the person's list of
+// open questions (each shown beneath the proposal it came from, with Keep and Not now), and the answer. Keep stores
+// the note through keepNote in the same transaction; Not now (or expiry) stores nothing: "Your twin saves nothing
+// unless you say so."
+import { z } from 'zod'
+import { command, type DomainContext, type Write } from '../../../../core/command'
+import type { AuditAction } from '../../../../core/audit'
+import { FIXED_PHRASES } from '../../../../core/copy'
+import type { TenantTx } from '../../../../core/db'
+import { InvalidInput, InvalidTransition, MemoryNoteRefused, NotFoundError } from '../../../../core/errors'
+import { IdInput, isId } from '../../../../core/ids'
+import type { MemoryRecord, RunInterrupt } from '../../../../generated/prisma/client'
+import { keepNote, MemoryNoteProposal } from './records'
+
+export const MEMORY_NOTE_CHOICES = ['keep', 'not_now'] as const
+export type MemoryNoteChoice = (typeof MEMORY_NOTE_CHOICES)[number]
+
+/** What the interrupt carries: the vetted note, whose twin proposed it, and its type tag beside proposals'. */
+export interface MemoryNoteQuestion { type: 'memory_note'; memory_note: MemoryNoteProposal; userId: string; twinId: string | null }
+
+export const memoryNoteQuestion = (note: MemoryNoteProposal, who: { userId: string; twinId: string | null }): MemoryNoteQuestion =>
+  ({ type: 'memory_note', memory_note: note, userId: who.userId, twinId: who.twinId })
+
+export interface MemoryNoteQuestionView {
+  id: string
+  note: MemoryNoteProposal
+  twinId: string | null
+  status: 'open' | 'kept' | 'not_now' | 'expired'
+  choice: MemoryNoteChoice | null
+  answeredByUserId: string | null
+  answeredAt: Date | null
+  expiresAt: Date | null
+  createdAt: Date
+}
+
+function parseQuestion(i: RunInterrupt | null): (MemoryNoteQuestion & { note: MemoryNoteProposal }) | null {
+  const q = i?.question as Partial<MemoryNoteQuestion> | undefined
+  if (!i || i.kind !== 'write_approval' || q?.type !== 'memory_note') return null
+  const note = MemoryNoteProposal.safeParse(q.memory_note)
+  return note.success ? { ...(q as MemoryNoteQuestion), note: note.data } : null
+}
+
+export function viewQuestion(i: RunInterrupt, now = new Date()): MemoryNoteQuestionView {
+  const q = parseQuestion(i)!
+  const choice = ((i.answer as { choice?: MemoryNoteChoice } | null)?.choice ?? null)
+  const status = choice === 'keep' ? 'kept' : choice ?? (i.expiresAt && i.expiresAt <= now ? 'expired' : 'open')
+  return {
+    id: i.id, note: q.note, twinId: q.twinId ?? null, status, choice, answeredByUserId: i.answeredByUserId,
+    answeredAt: i.answeredAt, expiresAt: i.expiresAt, createdAt: i.createdAt,
+  }
+}
+
+/** The caller's own Keep questions still open (not answered, not expired), newest first; optionally one program. */
+export async function listMemoryNoteQuestions(ctx: Pick<DomainContext, 'session' | 'tdb'>, args: { programId?: string | null } = {}) {
+  if (args.programId && !isId(args.programId)) throw InvalidInput.of('programId', 'not an id this service gave out')
+  const now = new Date()
+  const rows = await ctx.tdb.runInterrupt.findMany({
+    where: {
+      kind: 'write_approval', answeredAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
+      AND: [
+        { question: { path: ['type'], equals: 'memory_note' } },
+        { question: { path: ['userId'], equals: ctx.session.userId } },
+        ...(args.programId ? [{ question: { path: ['memory_note', 'programId'], equals: args.programId } }] : []),
+      ],
+    },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: 100,
+  })
+  return rows.filter((r) => parseQuestion(r)).map((r) => viewQuestion(r, now))
+}
+
+async function ownQuestion(q: TenantTx, id: string, userId: string) {
+  const interrupt = await q.runInterrupt.findFirst({ where: { id } })
+  const question = parseQuestion(interrupt)
+  // Only the person whose twin proposed the note answers it; anyone else finds nothing.
+  if (!interrupt || !question || question.userId !== userId) throw new NotFoundError('Memory note', { field: 'interruptId' })
+  return { interrupt, question }
+}
+
+/**
+ * Keep or Not now on a memory.propose_note question. The answer goes on the interrupt ({ choice }, answered_by,
+ * answered_at); Keep then stores the note (keepNote, audit memory.keep) in the same transaction, so a refused note
+ * leaves the question open. The first answer stands; an expired question is refused and stores nothing.
+ */
+export const answerMemoryNote = command({
+  permission: 'program.agent_memory.manage',
+  input: z.object({ interruptId: IdInput, choice: z.enum(MEMORY_NOTE_CHOICES) }),
+  load: (q, input, ctx) => ownQuestion(q, input.interruptId, ctx.session.userId),
+  program: (_i, { question }) => question.note.programId,
+  audit: ['memory.keep'],
+  errors: [InvalidTransition, MemoryNoteRefused],
+  async run(w, input): Promise<{ question: MemoryNoteQuestionView; record: MemoryRecord | null }> {
+    const { session } = w.ctx
+    await w.tx.$executeRaw`SELECT 1 FROM run_interrupts WHERE id = ${input.interruptId}::uuid AND organization_id = ${session.organizationId}::uuid FOR UPDATE`
+    const { interrupt } = await ownQuestion(w.tx, input.interruptId, session.userId)
+    if (interrupt.answeredAt) return { question: viewQuestion(interrupt), record: null } // answered already: the first answer stands
+    const now = new Date()
+    if (interrupt.expiresAt && interrupt.expiresAt <= now) throw new InvalidTransition('expired', input.choice, FIXED_PHRASES.expiredNothingWritten)
+    const answered = await w.tx.runInterrupt.update({
+      where: { id: interrupt.id },
+      data: { answer: { choice: input.choice }, answeredByUserId: session.userId, answeredAt: now },
+    })
+    const record = input.choice === 'keep' ? await keepNote(w.ctx, { interruptId: interrupt.id }, { within: w as Write<AuditAction> }) : null
+    return { question: viewQuestion(answered, now), record }
+  },
+})
