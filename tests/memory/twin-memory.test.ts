@@ -253,7 +253,7 @@ describe('outside text through the tool server', () => {
     expect(q.body).toContain('See [entry:etr_123] for the raw data.')
     expect(q.body).not.toContain('<<<memory:')
     expect(q.title).not.toContain('<memory:')
-    expect(res.value.sanitised).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'records[0].body', detail: 'delimiter' })]))
+    expect(res.value.sanitised).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'result.records[0].body', detail: 'delimiter' })]))
   })
 
   it('refuses or neutralises every injection fixture case in record text a tool returns', async () => {

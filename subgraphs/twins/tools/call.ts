@@ -196,7 +196,7 @@ function invoke(ctx: DomainContext, input: { programId: string; tool: string }, 
       const { result: raw, basisHash, toolCallId, violations: found } = await tool.handler(scope, args as never, w)
       // What the handler neutralised itself (outside text in a record body) and what the result sanitiser changes are
       // stored on the row beside the argument changes.
-      if (found) opts.violations.push(...found)
+      if (found) opts.violations.push(...found.map((v) => ({ ...v, field: `result.${v.field}` })))
       const result = sanitiseResult(raw, opts.violations)
       const stored = { ...base, outputViolations: opts.violations as unknown as object }
       // A proposal's row is written by fileProposal (with its basis_hash); this call completes it. Reads write their own.
