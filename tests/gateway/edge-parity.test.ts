@@ -4,7 +4,7 @@ import WebSocket from 'ws'
 import { mintDevToken, signInternalToken } from '../../core/auth'
 import { createGateway, type Gateway } from '../../gateway/server'
 import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
-import { useStack, gql, wsClient, collect } from '../helpers/stack'
+import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 
 const stack = useStack()
@@ -58,10 +58,6 @@ function socket(url: string, bearer = token) {
 
 const codeOf = (a: { errors?: { extensions?: Record<string, any> }[] }) => a.errors?.[0]?.extensions?.code
 
-const waitFor = async (check: () => boolean, ms = 10_000) => {
-  const until = Date.now() + ms
-  while (!check()) { if (Date.now() > until) throw new Error('condition not reached'); await new Promise((r) => setTimeout(r, 25)) }
-}
 
 const deep = `query { __schema { types { fields { type { ${'ofType { '.repeat(30)}name${' }'.repeat(30)} } } } } }`
 const manyTokens = `{ me { user { ${'id '.repeat(4000)}} } }`
