@@ -47,7 +47,7 @@ export function namespaceFor(r: { organizationId: string; userId: string; tier: 
  * The organisation column plus namespace check: every row a memory read returns must carry the caller's organisation
  * in its column (forOrganization filters it) and at the start of its namespace. A row that does not is never shown.
  */
-export function assertOwnOrganisation<T extends { organizationId: string; namespace: string }>(ctx: Pick<DomainContext, 'session'>, rows: T[]): T[] {
+export function assertOwnOrganisation<T extends { organizationId: string; namespace: string }>(ctx: { session: { organizationId: string } }, rows: T[]): T[] {
   const org = ctx.session.organizationId
   for (const r of rows) {
     if (r.organizationId !== org || !r.namespace.startsWith(`org/${org}/`)) {
