@@ -1,16 +1,30 @@
 // Owns what outside and agent-written text must pass before an agent reads it: unicode clean-up, the markup allow-list,
 // the injection-pattern list, encoded payloads, exfiltration links, and (for memory) the tone lint. Pure functions.
+// This is the one shared outside-content module: provider handlers (notebook entry text and program record bodies
+// today, QMS SOP text and literature records as they land) and memory call it; nobody keeps a second copy.
 //
-// Two entry points, one pipeline:
-//   sanitiseOutsideText(text, { mentions })  for provider handlers (notebook entry text today, SOP text and literature records when
-//                              they land): never refuses (the vendor's text is what it is), neutralises and reports.
-//   checkMemorySummary(text)   for memory summaries, run when a note is proposed and again when it is injected into a
-//                              brief: refuses what it cannot make safe, else answers the neutralised summary.
+// Stable API (keep these signatures; add, never change):
+//   sanitiseOutsideText(text, { mentions? }): Sanitised
+//       For provider handlers: outside content before an agent can read it. Never refuses (the vendor's text is what
+//       it is): markup reduced to text, invisible characters and homoglyphs cleaned, links, delimiters and encoded
+//       runs removed, and each line (or shortest run of up to four lines) that reads as an instruction replaced by
+//       '[instruction-like text removed]'. `mentions: true` keeps a provider's `<type:id>` record links as `[type:id]`.
+//       Answers { text, findings } (findings: what was neutralised, each once; empty when the text was clean).
+//   checkMemorySummary(text, { people? }): MemorySummaryCheck
+//       For memory summaries, run twice: when a note is proposed or kept, and when it is injected into a brief.
+//       Answers { ok: true, summary, neutralised } (markup, links, invisible characters and homoglyphs may be
+//       neutralised) or { ok: false, reasons } (delimiters, instructions, encoded payloads, judgements about people,
+//       over MEMORY_SUMMARY_MAX characters, empty). `people`: member names for the tone lint.
+//   isEvaluative(text, people?): boolean          the tone lint alone (judgements about people).
+//   stripMarkup(text): string                     the markup allow-list alone (empty: text only).
+//   Finding, Sanitised, MemorySummaryCheck        the answer types; MEMORY_SUMMARY_MAX (600);
+//   INJECTION_PATTERNS, EVALUATIVE_PATTERNS       the pattern lists (ours), for reports and tests.
 //
-// The markup allow-list is empty: every tag, comment and entity is reduced to plain text (scripts and styles with
-// their content). The specification suggests a maintained sanitiser such as sanitize-html; it is not installed in this
-// workspace, so `stripMarkup` below is the seam where it goes (sanitizeHtml(text, { allowedTags: [], allowedAttributes:
-// {}, nonTextTags: ['script', 'style', 'textarea', 'noscript', 'iframe', 'object', 'template'] })). The pattern list is ours.
+// The markup allow-list is sanitize-html's (allowedTags: [], scripts, styles and embedded documents dropped with their
+// content); the injection-pattern list, the delimiter list and the tone lint are ours. A handler's tests run the shared
+// injection fixture (tests/fixtures/injection.ts, `describeInjectionFixture`) through it with one line.
+
+import sanitizeHtml from 'sanitize-html'
 
 export const MEMORY_SUMMARY_MAX = 600
 
@@ -82,16 +96,28 @@ function decodeEntities(text: string): string {
   })
 }
 
-/** The markup allow-list (empty): text only. Entities are decoded first so encoded tags are stripped too. */
+// The markup allow-list is enforced by sanitize-html (a maintained HTML parser and sanitiser), never by our own tag
+// patterns: no tag and no attribute is allowed, comments and CDATA go, and the elements below are dropped with their
+// content (what a script, style or embedded document holds is never text a reader sees).
+const MARKUP_OPTIONS: sanitizeHtml.IOptions = {
+  allowedTags: [],
+  allowedAttributes: {},
+  allowedSchemes: [],
+  disallowedTagsMode: 'discard',
+  nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'iframe', 'object', 'embed', 'template', 'svg', 'math', 'title', 'xmp', 'noembed', 'noframes', 'plaintext'],
+}
+
+/**
+ * The markup allow-list (empty): text only. Entities are decoded first so encoded tags are stripped too (up to three
+ * rounds, for double encoding); a tag becomes a space, so words on either side stay apart. Text without `<` never
+ * reaches the parser. The answer is plain text: sanitize-html's own escaping of `<`, `>`, `&` is decoded again.
+ */
 export function stripMarkup(text: string): string {
   let out = text
   for (let i = 0; i < 3; i++) {
     const before = out
     out = decodeEntities(out)
-      .replace(/<!--[\s\S]*?(-->|$)/g, ' ')
-      .replace(/<(script|style|textarea|noscript|iframe|object|template|svg|math)\b[\s\S]*?(<\/\1\s*>|$)/gi, ' ')
-      .replace(/<!\[CDATA\[[\s\S]*?(\]\]>|$)/g, ' ')
-      .replace(/<\/?[a-z!?][^<>]*(>|$)/gi, ' ')
+    if (out.includes('<')) out = decodeEntities(sanitizeHtml(out.replace(/<(?=[a-z/!?])/gi, ' <'), MARKUP_OPTIONS))
     if (out === before) break
   }
   return out

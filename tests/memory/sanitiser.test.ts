@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkMemorySummary, isEvaluative, sanitiseOutsideText, MEMORY_SUMMARY_MAX } from '../../core/sanitiser'
+import { checkMemorySummary, isEvaluative, sanitiseOutsideText, stripMarkup, MEMORY_SUMMARY_MAX } from '../../core/sanitiser'
 import { INJECTION_FIXTURES } from '../fixtures/injection'
 import { flattenEntry } from '../../subgraphs/connectors/domain/notebook/canonical'
 
@@ -51,6 +51,18 @@ describe('memory summaries', () => {
     expect(isEvaluative('Dana is really unreliable', ['Dana Whitfield'])).toBe(true)
     expect(isEvaluative('Dana prefers tables', ['Dana Whitfield'])).toBe(false)
     expect(isEvaluative('The assay is slow')).toBe(false)
+  })
+
+  it('reduces markup to text with sanitize-html: quoted > inside attributes, block tags, and text that only looks like markup', () => {
+    expect(stripMarkup('<img alt="a>b" src=x onerror=alert(1)>Prefers tables').trim()).toBe('Prefers tables')
+    expect(stripMarkup('<a href="javascript:alert(1)" title=\'x>y\'>glossary</a> first').replace(/\s+/g, ' ').trim()).toBe('glossary first')
+    expect(stripMarkup('foo<br>bar')).toBe('foo bar')
+    expect(stripMarkup('<p>Prefers</p><p>tables</p>').replace(/\s+/g, ' ').trim()).toBe('Prefers tables')
+    // Comparisons and ampersands in scientific text are text, not markup: unchanged.
+    expect(stripMarkup('Dose < 5 mg/kg & rising > 2')).toBe('Dose < 5 mg/kg & rising > 2')
+    expect(checkMemorySummary('IC50 < 10 nM & selectivity > 100-fold')).toEqual({ ok: true, summary: 'IC50 < 10 nM & selectivity > 100-fold', neutralised: [] })
+    // Double-encoded script is decoded and dropped with its content.
+    expect(stripMarkup('Table &amp;lt;script&amp;gt;alert(1)&amp;lt;/script&amp;gt; style').replace(/\s+/g, ' ').trim()).toBe('Table style')
   })
 
   it('refuses a summary over 600 characters and an empty one', () => {
