@@ -210,7 +210,7 @@ export const INJECTION_PATTERNS: readonly RegExp[] = [
   /\b(?:send|post|upload|forward|transmit|exfiltrate|email|e mail) (?:\w+ ){0,6}(?:to|at) (?:http|www|link removed|https|the following|this (?:url|address|endpoint))\b/,
   /\bexfiltrat/,
   /\b(?:always|automatically|silently) (?:approve|accept|sign|send|decide|keep|grant|agree)\b/,
-  /\b(?:approve|accept|sign) (?:every|all|any) (?:proposals?|decisions?|items?|requests?)\b/,
+  /\b(?:approve|accept|sign|decide|resolve|dismiss) (?:every|all|any|each)(?: \w+){0,2} (?:proposals?|decisions?|items?|requests?|changes?|plans?|deviations?|findings?|gates?)\b/,
   /\b(?:never|do not|don t|dont|stop) (?:cite|citing|refuse|refusing|flag|flagging|ask|asking|check|checking|mention|report)\b/,
   /\b(?:change|ignore|lower|relax|disable|skip|override|remove) (?:\w+ ){0,2}(?:rubric|refusals?|citations?|citation rules|safety|guardrails?)\b/,
   /\bwithout (?:citations?|citing|sources|evidence|asking|approval|review)\b/,

@@ -1,39 +1,22 @@
 import { describe, expect, it } from 'vitest'
 import { checkMemorySummary, isEvaluative, sanitiseOutsideText, stripMarkup, MEMORY_SUMMARY_MAX } from '../../core/sanitiser'
-import { INJECTION_FIXTURES } from '../fixtures/injection'
-import { flattenEntry } from '../../subgraphs/connectors/domain/notebook/canonical'
+import { INJECTION_FIXTURES, describeInjectionFixture } from '../fixtures/injection'
+import { entryTextForAgent } from '../../subgraphs/connectors/domain/notebook/agent-text'
+import { documentTextForAgent } from '../../subgraphs/connectors/domain/documents'
 
-// What a neutralised text may never contain: markup, invisible or bidi characters, links, memory markers, an instruction.
-function assertInert(text: string) {
-  expect(text).not.toMatch(/<[a-z/!]/i)
-  expect(text).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2060-\u206F\uFEFF]|\uDB40[\uDC00-\uDDEF]/)
-  expect(text).not.toMatch(/https?:|javascript:|data:|www\./i)
-  expect(text).not.toMatch(/<<<|>>>/)
-  expect(text.toLowerCase().replace(/[^a-z]/g, '')).not.toMatch(/ignorepreviousinstructions|systemprompt|youarenow/)
-}
+// The shared fixture, one test per case, through each handler that hands text to an agent (the tool-server handlers,
+// memory.propose_note and record bodies over MCP, are in twin-memory.test.ts).
+describeInjectionFixture('checkMemorySummary (a memory summary, when proposed and when injected)', (text) => {
+  const r = checkMemorySummary(text)
+  if (!r.ok) return { refused: true }
+  expect(r.neutralised.length).toBeGreaterThan(0)
+  return r.summary
+})
 
-describe('the injection fixture set', () => {
-  it('has at least 40 cases across every category', () => {
-    expect(INJECTION_FIXTURES.length).toBeGreaterThanOrEqual(40)
-    expect(new Set(INJECTION_FIXTURES.map((c) => c.category)).size).toBe(7)
-  })
-
-  for (const c of INJECTION_FIXTURES) {
-    it(`refuses or neutralises as a memory summary: ${c.category} / ${c.name}`, () => {
-      const r = checkMemorySummary(c.text)
-      if (r.ok) {
-        assertInert(r.summary)
-        expect(r.neutralised.length).toBeGreaterThan(0)
-      } else {
-        expect(r.reasons.length).toBeGreaterThan(0)
-      }
-    })
-    it(`neutralises as outside content read by an agent: ${c.category} / ${c.name}`, () => {
-      const r = sanitiseOutsideText(c.text)
-      assertInert(r.text)
-      expect(r.findings.length).toBeGreaterThan(0)
-    })
-  }
+describeInjectionFixture('sanitiseOutsideText (outside content read by an agent)', (text) => {
+  const r = sanitiseOutsideText(text)
+  expect(r.findings.length).toBeGreaterThan(0)
+  return r.text
 })
 
 describe('memory summaries', () => {
@@ -79,23 +62,19 @@ describe('memory summaries', () => {
   })
 })
 
-describe('the injection fixture through the notebook provider handler', () => {
-  // Entry text as the notebook provider stores it (flattenEntry), then what an agent may read of it.
-  const entry = (text: string) => flattenEntry({
-    id: 'etr_fixture', name: 'Fixture entry', modifiedAt: '2026-11-23T10:00:00Z',
-    days: [{ date: '2026-11-23', notes: [
-      { type: 'text', text: 'Weighed 12 mg of the salt form.', links: [{ id: 'etr_other', type: 'entry' }] },
-      { type: 'text', text: c_text },
-    ] }],
-  }).text
-  let c_text = ''
-  for (const c of INJECTION_FIXTURES) {
-    it(`neutralises ${c.category} / ${c.name} in notebook entry text, keeping the record's own content and mentions`, () => {
-      c_text = c.text
-      const r = sanitiseOutsideText(entry(c.text), { mentions: true })
-      assertInert(r.text)
-      expect(r.findings.length).toBeGreaterThan(0)
-      expect(r.text).toContain('Weighed 12 mg of the salt form. [entry:etr_other]')
-    })
-  }
+// The notebook provider handler: an entry as the vendor serves it, flattened as stored, read by an agent. The entry's
+// own content and its mentions survive; the case is neutralised.
+const entry = (text: string) => ({
+  id: 'etr_fixture', name: 'Fixture entry', modifiedAt: '2026-11-23T10:00:00Z',
+  days: [{ date: '2026-11-23', notes: [
+    { type: 'text', text: 'Weighed 12 mg of the salt form.', links: [{ id: 'etr_other', type: 'entry' }] },
+    { type: 'text', text },
+  ] }],
 })
+describeInjectionFixture('the notebook provider handler (entry text)', (text) => {
+  const r = entryTextForAgent(entry(text))
+  expect(r.findings.length).toBeGreaterThan(0)
+  return r.text
+}, { kept: 'Weighed 12 mg of the salt form. [entry:etr_other]' })
+
+describeInjectionFixture('stored document text read by an agent (documentTextForAgent)', (text) => documentTextForAgent(`Batch record.\n${text}`), { kept: 'Batch record.' })

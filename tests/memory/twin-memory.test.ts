@@ -11,7 +11,7 @@ import { HARNESS_MEMORY_STATEMENT } from '../../subgraphs/workbench/domain/memor
 import { TOOLS } from '../../subgraphs/twins/tools/catalogue'
 import { deterministicHarness } from '../../subgraphs/twins/harness/deterministic'
 import type { RunContext } from '../../subgraphs/twins/harness/interface'
-import { INJECTION_FIXTURES } from '../fixtures/injection'
+import { INJECTION_FIXTURES, describeInjectionFixture } from '../fixtures/injection'
 import { connect, runningRun, writeRecord } from '../twins/tools-helpers'
 import { ERR, FORGET, KEEP, PROMOTE, REC } from './helpers'
 
@@ -184,26 +184,22 @@ describe('two organisations', () => {
   })
 })
 
-describe('the injection fixture through memory.propose_note over MCP', () => {
-  let tenant: Tenant
-  for (const c of INJECTION_FIXTURES) {
-    it(`refuses or neutralises ${c.category} / ${c.name}`, async () => {
-      tenant ??= await createTenant(db(), 'Memory fixture')
-      const { answer } = await propose(tenant, 'scientist', { kind: 'preference', summary: c.text })
-      if (!answer.ok) {
-        expect(['memory_note_refused', 'invalid_input']).toContain(answer.error.code)
-        return
-      }
-      if (!(answer.value as { proposed: boolean }).proposed) throw new Error('unexpected tombstone')
-      const interrupt = await db().runInterrupt.findUniqueOrThrow({ where: { id: (answer.value as { interruptId: string }).interruptId } })
-      const summary = (interrupt.question as { memory_note: { summary: string } }).memory_note.summary
-      expect(summary).not.toBe(c.text)
-      expect(summary).not.toMatch(/<|>|https?:|javascript:|data:|[\u200B-\u200F\u202A-\u202E\u2060-\u206F\uFEFF]|\uDB40/i)
-      expect(summary.toLowerCase().replace(/[^a-z]/g, '')).not.toMatch(/ignoreprevious|systemprompt|youarenow|approveall/)
-      expect(checkMemorySummary(summary).ok).toBe(true)
-    })
+// The R4 gate item: the fixture through memory.propose_note over MCP, one test per case. A refusal is the tool's typed
+// answer; a neutralised note is what the Keep question carries (and passes the sanitiser again unchanged).
+let fixtureTenant: Promise<Tenant> | undefined
+describeInjectionFixture('memory.propose_note over MCP', async (text) => {
+  fixtureTenant ??= createTenant(db(), 'Memory fixture')
+  const { answer } = await propose(await fixtureTenant, 'scientist', { kind: 'preference', summary: text })
+  if (!answer.ok) {
+    expect(['memory_note_refused', 'invalid_input']).toContain(answer.error.code)
+    return { refused: true }
   }
-})
+  expect((answer.value as { proposed: boolean }).proposed).toBe(true)
+  const interrupt = await db().runInterrupt.findUniqueOrThrow({ where: { id: (answer.value as { interruptId: string }).interruptId } })
+  const summary = (interrupt.question as { memory_note: { summary: string } }).memory_note.summary
+  expect(checkMemorySummary(summary).ok).toBe(true)
+  return summary
+}, { timeout: 30_000 })
 
 describe('the harness reads memory', () => {
   it('calls memory.recall at the start of the run over MCP and hands the duties the brief headed by the harness statement', async () => {
@@ -255,19 +251,21 @@ describe('outside text through the tool server', () => {
     expect(q.title).not.toContain('<memory:')
     expect(res.value.sanitised).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'result.records[0].body', detail: 'delimiter' })]))
   })
-
-  it('refuses or neutralises every injection fixture case in record text a tool returns', async () => {
-    const t = await createTenant(db(), 'Memory outside fixture')
-    for (const [i, c] of INJECTION_FIXTURES.entries()) await writeRecord(db(), t, 'scientist', { recordType: 'evidence.questions', title: `case ${i}`, body: c.text })
-    const client = await connect(stack.current.toolsUrl, await runningRun(db(), t, 'scientist'))
-    const res: any = await client.call('evidence.list_questions', { first: 100 })
-    await client.close()
-    expect(res.value.records).toHaveLength(INJECTION_FIXTURES.length)
-    for (const r of res.value.records) {
-      const c = INJECTION_FIXTURES[Number(r.title.slice(5))]!
-      expect(r.body, c.name).not.toBe(c.text)
-      expect(r.body, c.name).not.toMatch(/<script|<<<|javascript:|[\u200B-\u200F\u202A-\u202E\u2060-\u206F\uFEFF]/i)
-      expect(r.body.toLowerCase().replace(/[^a-z]/g, ''), c.name).not.toMatch(/ignoreprevious|systemprompt|youarenow/)
-    }
-  })
 })
+
+// The fixture through the record-reading tools (<product>.list_<resource>): every case is a record body, read once over
+// MCP, each checked as its own test.
+let listed: Promise<Map<string, string>> | undefined
+async function listFixtureBodies() {
+  const t = await createTenant(db(), 'Memory outside fixture')
+  for (const [i, c] of INJECTION_FIXTURES.entries()) await writeRecord(db(), t, 'scientist', { recordType: 'evidence.questions', title: `case ${i}`, body: `Assay drift.\n${c.text}` })
+  const client = await connect(stack.current.toolsUrl, await runningRun(db(), t, 'scientist'))
+  const res: any = await client.call('evidence.list_questions', { first: 100 })
+  await client.close()
+  expect(res.value.records).toHaveLength(INJECTION_FIXTURES.length)
+  return new Map<string, string>(res.value.records.map((r: { title: string; body: string }) => [INJECTION_FIXTURES[Number(r.title.slice(5))]!.name, r.body]))
+}
+describeInjectionFixture('record bodies read by evidence.list_questions over MCP', async (_text, c) => {
+  listed ??= listFixtureBodies()
+  return (await listed).get(c.name)!
+}, { kept: 'Assay drift.', timeout: 60_000 })

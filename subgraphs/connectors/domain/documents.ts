@@ -1,6 +1,7 @@
 // Owns the DocumentIngestor: what a connector brings in becomes the service's own records (sources, documents,
 // experiments, attachment metadata), always naming the source system. Callers pass their transaction.
 import { asTx, type AnyTx } from '../../../core/db'
+import { sanitiseOutsideText, type Sanitised } from '../../../core/sanitiser'
 import type { AttachmentInput, DocumentIngestor, SourceInput } from './adapters/contract'
 
 export function createDocumentIngestor(scope: { organizationId: string; programId: string }): DocumentIngestor {
@@ -70,4 +71,14 @@ export function createDocumentIngestor(scope: { organizationId: string; programI
       return { attachmentId: row.id }
     },
   }
+}
+
+/**
+ * What an agent may read of an ingested document's text (a notebook entry today): the vendor's text is stored as it
+ * came (hashes and evidence are of the original), and every agent-facing read passes the shared outside-text
+ * sanitiser, the provider's `<type:id>` mentions kept as `[type:id]`. A tool that hands document text to an agent
+ * (documents.list_assets when it lands) calls this, never the raw column.
+ */
+export function documentTextForAgent(text: string): Sanitised {
+  return sanitiseOutsideText(text, { mentions: true })
 }

@@ -1,7 +1,8 @@
 // Twin memory in the workbench subgraph: MemoryRecord (MemoryRecordOut), Query.myMemory, Query.myMemoryExport,
 // Query.agentMemory (oversight), and the mutations forgetMemory, deleteAgentMemory, promoteMemory (MemoryPromoteOut),
 // keepMemoryNote, setMemoryPinned and proposeMemoryShare (R5: not_implemented); the Keep question of
-// memory.propose_note: Query.memoryNoteQuestions and Mutation.answerMemoryNote. Resolvers translate only.
+// memory.propose_note: Query.memoryNoteQuestions, InboxItem.memoryNotes (beneath the proposal) and Mutation.answerMemoryNote.
+// Resolvers translate only.
 import type { MemoryRecord } from '../../../generated/prisma/client'
 import { viewedBy } from '../../../core/copy'
 import { NotImplemented } from '../../../core/errors'
@@ -9,7 +10,7 @@ import { result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import { KINDS_BY_TIER, memoryTiers, toOut, type MemoryRecordOut, type ViewedBy } from '../domain/memory/store'
 import * as memory from '../domain/memory/records'
-import { answerMemoryNote, listMemoryNoteQuestions, type MemoryNoteQuestionView } from '../domain/memory/questions'
+import { answerMemoryNote, listMemoryNoteQuestions, memoryNotesBeneathInboxItems, type MemoryNoteQuestionView } from '../domain/memory/questions'
 import type { WorkbenchRefs } from '.'
 
 const dateOf = (d: Date) => d.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })
@@ -217,6 +218,15 @@ export function addMemory(builder: Builder, { ProgramRef }: WorkbenchRefs) {
       args: { programId: t.arg.id() },
       resolve: (_r, a, ctx) => listMemoryNoteQuestions(ctx, { programId: a.programId ? String(a.programId) : null }),
     }),
+  }))
+  // The Keep question beneath the proposal it came from: the inbox item (owned by the twins subgraph) gains the notes
+  // the person's twin proposed with it, each answered by answerMemoryNote (Keep, Not now).
+  const InboxItemRef = builder.objectRef<{ id: string }>('InboxItem').implement({ fields: (t) => ({ id: t.exposeID('id') }) })
+  builder.asEntity(InboxItemRef, { key: builder.selection<{ id: string }>('id'), resolveReference: (r) => ({ id: r.id }) })
+  builder.objectField(InboxItemRef, 'memoryNotes', (t) => t.field({
+    type: [Question],
+    description: "Notes the person's twin proposed with this proposal (memory.propose_note), shown beneath it with Keep and Not now (answerMemoryNote). Empty on items that are not proposals.",
+    resolve: (i, _a, ctx) => ctx.loader('InboxItem.memoryNotes', (ids: readonly string[]) => memoryNotesBeneathInboxItems(ctx, ids)).load(i.id),
   }))
   builder.mutationFields((t) => ({
     answerMemoryNote: t.field({

@@ -69,6 +69,44 @@ export async function listMemoryNoteQuestions(ctx: Pick<DomainContext, 'session'
   return rows.filter((r) => parseQuestion(r)).map((r) => viewQuestion(r, now))
 }
 
+/** How a Keep question names the proposal it is shown beneath (the proposal's write_approval interrupt id). */
+export const proposalRefOf = (proposalId: string) => `proposal:${proposalId}`
+
+/**
+ * The Keep questions shown beneath each of the caller's own inbox items (one list per id, in order): questions whose
+ * note names the item's proposal, every status (open ones carry Keep and Not now; answered and expired ones say so),
+ * oldest first. Another person's item, or an item that is not a proposal, has none.
+ */
+export async function memoryNotesBeneathInboxItems(ctx: Pick<DomainContext, 'session' | 'tdb'>, itemIds: readonly string[]): Promise<MemoryNoteQuestionView[][]> {
+  const ids = itemIds.filter(isId)
+  const items = ids.length
+    ? await ctx.tdb.inboxItem.findMany({ where: { id: { in: ids }, userId: ctx.session.userId, sourceType: 'proposal' }, select: { id: true, sourceId: true } })
+    : []
+  const refs = [...new Set(items.map((i) => proposalRefOf(i.sourceId)))]
+  const rows = refs.length
+    ? await ctx.tdb.runInterrupt.findMany({
+      where: {
+        kind: 'write_approval',
+        AND: [
+          { question: { path: ['type'], equals: 'memory_note' } },
+          { question: { path: ['userId'], equals: ctx.session.userId } },
+          { OR: refs.map((ref) => ({ question: { path: ['memory_note', 'proposalRef'], equals: ref } })) },
+        ],
+      },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    })
+    : []
+  const now = new Date()
+  const byRef = new Map<string, MemoryNoteQuestionView[]>()
+  for (const r of rows) {
+    const q = parseQuestion(r)
+    if (!q?.note.proposalRef) continue
+    byRef.set(q.note.proposalRef, [...(byRef.get(q.note.proposalRef) ?? []), viewQuestion(r, now)])
+  }
+  const refOfItem = new Map(items.map((i) => [i.id, proposalRefOf(i.sourceId)]))
+  return itemIds.map((id) => byRef.get(refOfItem.get(id) ?? '') ?? [])
+}
+
 async function ownQuestion(q: TenantTx, id: string, userId: string) {
   const interrupt = await q.runInterrupt.findFirst({ where: { id } })
   const question = parseQuestion(interrupt)
