@@ -70,7 +70,7 @@ describe('the memory tools over MCP', () => {
 
   it('proposes a note over MCP, stores nothing, and the person sees the question; Keep stores it and the next run recalls it behind the memory prefix', async () => {
     const t = await createTenant(db(), 'Memory keep')
-    const { r, answer } = await propose(t, 'scientist', { kind: 'preference', summary: 'Prefers the rat study first in dose tables.', proposalRef: 'inbox_item:abc' })
+    const { r, answer } = await propose(t, 'scientist', { kind: 'preference', summary: 'Prefers the rat study first in dose tables.' })
     expect(answer).toMatchObject({ ok: true, value: { proposed: true, choices: ['keep', 'not_now'] } })
     const interruptId = idOf(answer)
     // Your twin saves nothing unless you say so.
@@ -83,7 +83,7 @@ describe('the memory tools over MCP', () => {
 
     const seen = await as(t, 'scientist', QUESTIONS, { p: t.program.id })
     expect(seen.body.data.memoryNoteQuestions).toEqual([expect.objectContaining({
-      id: interruptId, kind: 'preference', summary: 'Prefers the rat study first in dose tables.', proposalRef: 'inbox_item:abc', twinId: r.twin.id, status: 'open', choice: null,
+      id: interruptId, kind: 'preference', summary: 'Prefers the rat study first in dose tables.', proposalRef: null, twinId: r.twin.id, status: 'open', choice: null,
     })])
     // Someone else's question is not theirs to answer, nor to see.
     expect((await as(t, 'program_lead', QUESTIONS, { p: t.program.id })).body.data.memoryNoteQuestions).toEqual([])
@@ -163,6 +163,111 @@ describe('the memory tools over MCP', () => {
     const listed = await client.call('lens.list_rubrics', {})
     await client.close()
     expect(listed).toMatchObject({ ok: true, value: { rubrics: [{ id: rubric.id, tier: 'individual', summary: 'Weights assay reproducibility above potency in reviews.' }], roleRubrics: { available: false } } })
+  })
+})
+
+// The Keep question as the person meets it: beneath the proposal it came from, in myInbox, with Keep and Not now.
+const INBOX = `query { myInbox(first: 50) { nodes { id kind sourceType sourceId title memoryNotes { id kind summary status choice proposalRef expiresAt } } } }`
+
+async function proposeWithProposal(t: Tenant, title: string, notes: Record<string, unknown>[]) {
+  const r = await runningRun(db(), t, 'scientist')
+  const client = await connect(stack.current.toolsUrl, r)
+  try {
+    const filed: any = await client.call('evidence.propose_question', { change: { kind: 'create', title }, draft: `The twin asks: ${title}` })
+    if (!filed.ok) throw new Error(JSON.stringify(filed.error))
+    const answers: any[] = []
+    for (const n of notes) answers.push(await client.call('memory.propose_note', n))
+    return { r, proposalId: filed.value.proposalId as string, inboxItemId: filed.value.inboxItemId as string, answers }
+  } finally { await client.close() }
+}
+
+const itemOf = async (t: Tenant, persona: keyof Tenant['users'], id: string) =>
+  (await as(t, persona, INBOX)).body.data.myInbox.nodes.find((n: any) => n.id === id)
+
+describe('the Keep question beneath the proposal it came from (myInbox)', () => {
+  it('shows a proposed note beneath its proposal in the inbox; Keep there stores it and the next run\'s brief has it; Not now stores nothing', async () => {
+    const t = await createTenant(db(), 'Memory beneath')
+    // No proposalRef: the note goes beneath the latest proposal of the run. A later run names it by its inbox item.
+    const { proposalId, inboxItemId, answers } = await proposeWithProposal(t, 'Is the rat NOAEL reproducible?', [
+      { kind: 'preference', summary: 'Prefers the rat study first in dose tables.' },
+    ])
+    const explicit = await propose(t, 'scientist', { kind: 'vocabulary', summary: 'DRF means dose-range finding.', proposalRef: `inbox_item:${inboxItemId}` })
+    expect(answers[0]).toMatchObject({ ok: true, value: { proposed: true, proposalRef: `proposal:${proposalId}` } })
+    expect(explicit.answer).toMatchObject({ ok: true, value: { proposed: true, proposalRef: `proposal:${proposalId}` } })
+    const [keepId, notNowId] = [answers[0].value.interruptId, idOf(explicit.answer)]
+    // A note never outlives the proposal it is shown beneath.
+    const proposal = await db().runInterrupt.findUniqueOrThrow({ where: { id: proposalId } })
+    expect(new Date(answers[0].value.expiresAt).getTime()).toBeLessThanOrEqual(proposal.expiresAt!.getTime())
+    // Your twin saves nothing unless you say so.
+    expect(await db().memoryRecord.count({ where: { organizationId: t.organization.id } })).toBe(0)
+
+    const item = await itemOf(t, 'scientist', inboxItemId)
+    expect(item).toMatchObject({ kind: 'decision', sourceType: 'proposal', sourceId: proposalId, title: 'Is the rat NOAEL reproducible?' })
+    expect(item.memoryNotes).toEqual([
+      expect.objectContaining({ id: keepId, kind: 'preference', summary: 'Prefers the rat study first in dose tables.', status: 'open', choice: null, proposalRef: `proposal:${proposalId}` }),
+      expect.objectContaining({ id: notNowId, kind: 'vocabulary', summary: 'DRF means dose-range finding.', status: 'open', choice: null }),
+    ])
+    // Another person's inbox shows neither the item nor its notes; asking for the item by reference finds no notes.
+    expect(await itemOf(t, 'program_lead', inboxItemId)).toBeUndefined()
+
+    expect((await as(t, 'scientist', ANSWER, { id: keepId, choice: 'KEEP' })).body.data.answerMemoryNote.answer.record).toMatchObject({ status: 'kept', origin: 'agent' })
+    expect((await as(t, 'scientist', ANSWER, { id: notNowId, choice: 'NOT_NOW' })).body.data.answerMemoryNote.answer.record).toBeNull()
+    expect((await itemOf(t, 'scientist', inboxItemId)).memoryNotes.map((n: any) => [n.id, n.status, n.choice])).toEqual([[keepId, 'kept', 'KEEP'], [notNowId, 'not_now', 'NOT_NOW']])
+    const records = await db().memoryRecord.findMany({ where: { organizationId: t.organization.id } })
+    expect(records.map((r) => r.summary)).toEqual(['Prefers the rat study first in dose tables.'])
+
+    // The next run's brief, read through the tool server, carries the kept note and the harness statement.
+    const next = await recall(t, 'scientist')
+    expect(next.brief.split('\n')[0]).toBe(HARNESS_MEMORY_STATEMENT)
+    expect(next.brief).toContain(`<<<memory:individual/preference/${records[0]!.id}>>> Prefers the rat study first in dose tables.`)
+    expect(next.brief).not.toContain('dose-range finding')
+  })
+
+  it('stores nothing when the question expires with its proposal: shown expired beneath it, Keep refused', async () => {
+    const t = await createTenant(db(), 'Memory beneath expired')
+    const { proposalId, inboxItemId, answers } = await proposeWithProposal(t, 'Which species first?', [{ kind: 'lesson', summary: 'Check the species before the dose table.' }])
+    const id = answers[0].value.interruptId
+    const past = new Date(Date.now() - 1000)
+    await db().runInterrupt.updateMany({ where: { id: { in: [id, proposalId] } }, data: { expiresAt: past } })
+    expect((await itemOf(t, 'scientist', inboxItemId)).memoryNotes).toEqual([expect.objectContaining({ id, status: 'expired', choice: null })])
+    const r = await as(t, 'scientist', ANSWER, { id, choice: 'KEEP' })
+    expect(r.body.data.answerMemoryNote).toMatchObject({ __typename: 'InvalidTransition', from: 'expired', message: 'Expired, nothing written' })
+    expect(await db().memoryRecord.count({ where: { organizationId: t.organization.id } })).toBe(0)
+    expect((await recall(t, 'scientist')).records).toEqual([])
+  })
+
+  it('forgets a kept note for good: gone from the brief and from beneath its proposal, and a re-proposal is refused by the tombstone', async () => {
+    const t = await createTenant(db(), 'Memory beneath forget')
+    const { inboxItemId, answers } = await proposeWithProposal(t, 'Is the assay drifting?', [{ kind: 'preference', summary: 'Prefers NOAEL tables first.' }])
+    const kept = await as(t, 'scientist', ANSWER, { id: answers[0].value.interruptId, choice: 'KEEP' })
+    const recordId = kept.body.data.answerMemoryNote.answer.record.id
+    expect((await recall(t, 'scientist')).records.map((x) => x.id)).toEqual([recordId])
+    expect((await as(t, 'scientist', FORGET, { id: recordId })).body.data.forgetMemory.__typename).toBe('MutationForgetMemorySuccess')
+    expect((await recall(t, 'scientist')).records).toEqual([])
+    // Nothing of the note's words stays beneath the proposal.
+    expect((await itemOf(t, 'scientist', inboxItemId)).memoryNotes).toEqual([])
+    const stored = await db().runInterrupt.findUniqueOrThrow({ where: { id: answers[0].value.interruptId } })
+    expect(JSON.stringify(stored.question)).not.toContain('NOAEL')
+    // The twin proposes the same thing again, beneath a new proposal: answered forgotten, no question filed.
+    const again = await proposeWithProposal(t, 'Is the assay drifting still?', [{ kind: 'preference', summary: 'prefers NOAEL tables FIRST' }])
+    expect(again.answers[0]).toMatchObject({ ok: true, value: { proposed: false, reason: 'forgotten' } })
+    expect((await itemOf(t, 'scientist', again.inboxItemId)).memoryNotes).toEqual([])
+    expect((await recall(t, 'scientist')).records).toEqual([])
+  })
+
+  it('refuses a proposalRef that is not a proposal of this program filed for the person', async () => {
+    const t = await createTenant(db(), 'Memory beneath refs')
+    const other = await createTenant(db(), 'Memory beneath other org')
+    const foreign = await proposeWithProposal(other, 'Another organisation asks', [])
+    const lead = await runningRun(db(), t, 'program_lead')
+    const client = await connect(stack.current.toolsUrl, lead)
+    const leads: any = await client.call('evidence.propose_question', { change: { kind: 'create', title: 'The lead asks' }, draft: 'x' })
+    await client.close()
+    for (const proposalRef of [`proposal:${foreign.proposalId}`, `inbox_item:${foreign.inboxItemId}`, `proposal:${leads.value.proposalId}`, 'inbox_item:abc', `record:${t.program.id}`]) {
+      const { answer } = await propose(t, 'scientist', { kind: 'preference', summary: 'Prefers tables.', proposalRef })
+      expect(answer, proposalRef).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
+    }
+    expect(await db().runInterrupt.count({ where: { organizationId: t.organization.id, question: { path: ['type'], equals: 'memory_note' } } })).toBe(0)
   })
 })
 

@@ -6,12 +6,41 @@ import { z } from 'zod'
 import { KINDS_BY_TIER, contentHash, isRef } from '../../workbench/domain/memory/store'
 import { buildMemoryBrief, HARNESS_MEMORY_STATEMENT } from '../../workbench/domain/memory/recall'
 import { proposeNote } from '../../workbench/domain/memory/records'
-import { memoryNoteQuestion } from '../../workbench/domain/memory/questions'
-import { PROPOSAL_EXPIRY_HOURS } from '../domain/proposals'
+import { memoryNoteQuestion, proposalRefOf } from '../../workbench/domain/memory/questions'
+import { PROPOSAL_EXPIRY_HOURS, asQuestion, isProposal } from '../domain/proposals'
+import { InvalidInput } from '../../../core/errors'
+import { isId } from '../../../core/ids'
+import type { TenantTx } from '../../../core/db'
+import type { RunInterrupt } from '../../../generated/prisma/client'
 import type { MemoryKind } from '../../../generated/prisma/client'
 import { defineTool, type ToolDefinition } from './tool'
 
 const Ref = z.string().max(200).refine(isRef, 'use a reference of the form type:id')
+
+/**
+ * The proposal a note is shown beneath. `proposalRef` may name the proposal (`proposal:<id>` or its id) or its inbox
+ * item (`inbox_item:<id>`); it must be a proposal of the run's program filed for the run's person. Without one, the
+ * note goes beneath the latest proposal this run filed; a run that filed none leaves the note on its own (listed by
+ * memoryNoteQuestions).
+ */
+async function proposalBeneath(tx: TenantTx, run: { id: string; programId: string }, userId: string, ref: string | undefined): Promise<RunInterrupt | null> {
+  if (!ref) {
+    const filed = await tx.runInterrupt.findMany({
+      where: { runId: run.id, kind: 'write_approval', question: { path: ['type'], equals: 'proposal' } },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: 1,
+    })
+    return filed[0] ?? null
+  }
+  const [type, id] = ref.includes(':') ? ref.split(':', 2) as [string, string] : ['proposal', ref]
+  const refused = () => InvalidInput.of('proposalRef', 'Name a proposal of this program filed for you: proposal:<id> or inbox_item:<id>.')
+  if (!isId(id) || (type !== 'proposal' && type !== 'inbox_item')) throw refused()
+  const proposalId = type === 'proposal' ? id : (await tx.inboxItem.findFirst({ where: { id, userId, sourceType: 'proposal' }, select: { sourceId: true } }))?.sourceId
+  const interrupt = proposalId ? await tx.runInterrupt.findFirst({ where: { id: proposalId } }) : null
+  if (!isProposal(interrupt)) throw refused()
+  const q = asQuestion(interrupt)
+  if (q.programId !== run.programId || q.proposer.userId !== userId) throw refused()
+  return interrupt
+}
 
 export const MEMORY_TOOLS: ToolDefinition[] = [
   defineTool({
@@ -46,16 +75,20 @@ export const MEMORY_TOOLS: ToolDefinition[] = [
       body: z.string().max(4000).optional(),
       sourceRef: Ref.optional(),
       passageRefs: z.array(Ref).max(20).optional(),
-      /** The proposal (inbox item or decision) the note is shown beneath. */
+      /** The proposal the note is shown beneath: proposal:<id> or inbox_item:<id>; default the run's latest proposal. */
       proposalRef: z.string().max(200).optional(),
     }).strict(),
     target: (args) => `note:${contentHash(args.summary)}`,
     handler: async (scope, args, w) => {
-      const answer = await proposeNote(scope.ctx, { ...args, programId: scope.run.programId })
+      const beneath = await proposalBeneath(w.tx, scope.run, scope.ctx.session.userId, args.proposalRef)
+      const proposalRef = beneath ? proposalRefOf(beneath.id) : undefined
+      const answer = await proposeNote(scope.ctx, { ...args, proposalRef, programId: scope.run.programId })
       if (!answer.proposed) {
         return { result: { proposed: false, reason: answer.reason, message: 'You asked to forget this; it is not proposed again.' } }
       }
-      const expiresAt = new Date(Date.now() + PROPOSAL_EXPIRY_HOURS * 3_600_000)
+      // The question lives as long as a proposal, and never longer than the proposal it is shown beneath.
+      const own = new Date(Date.now() + PROPOSAL_EXPIRY_HOURS * 3_600_000)
+      const expiresAt = beneath?.expiresAt && beneath.expiresAt < own ? beneath.expiresAt : own
       // Detached like a proposal: the run goes on while the Keep question waits for the person.
       const interrupt = await w.tx.runInterrupt.create({
         data: {
@@ -63,7 +96,7 @@ export const MEMORY_TOOLS: ToolDefinition[] = [
           question: memoryNoteQuestion(answer.note, { userId: scope.ctx.session.userId, twinId: scope.run.twinId }) as object,
         },
       })
-      return { result: { proposed: true, interruptId: interrupt.id, choices: ['keep', 'not_now'], expiresAt: expiresAt.toISOString() } }
+      return { result: { proposed: true, interruptId: interrupt.id, proposalRef: proposalRef ?? null, choices: ['keep', 'not_now'], expiresAt: expiresAt.toISOString() } }
     },
   }),
   defineTool({

@@ -210,6 +210,34 @@ const ownRecord = (q: TenantTx, id: string, userId: string) =>
 
 const erased = (now: Date) => ({ summary: '', body: null, forgottenAt: now, updatedAt: now })
 
+/**
+ * A forgotten or removed tier-1 record leaves no copy of its words in the Keep questions that proposed it (same
+ * words or same source_ref, in its program, for its person): their note is erased, so the question no longer shows
+ * beneath its proposal and cannot be kept again. 'Forgotten. Nothing from this record is used again.'
+ */
+async function eraseQuestionsOf(tx: TenantTx, record: MemoryRecord) {
+  if (record.tier !== 'individual' || !record.programId) return
+  const questions = await tx.runInterrupt.findMany({
+    where: {
+      kind: 'write_approval',
+      AND: [
+        { question: { path: ['type'], equals: 'memory_note' } },
+        { question: { path: ['userId'], equals: record.userId } },
+        { question: { path: ['memory_note', 'programId'], equals: record.programId } },
+      ],
+    },
+    select: { id: true, question: true },
+  })
+  for (const q of questions) {
+    const question = q.question as { memory_note?: { summary?: string; sourceRef?: string | null }; userId: string; twinId: string | null }
+    const note = question.memory_note
+    if (!note) continue
+    const same = (note.summary && contentHash(note.summary) === record.contentHash) || (record.sourceRef && note.sourceRef === record.sourceRef)
+    if (!same) continue
+    await tx.runInterrupt.update({ where: { id: q.id }, data: { question: { type: 'memory_note', userId: question.userId, twinId: question.twinId, erased: true } } })
+  }
+}
+
 /** DELETE /me/memory/{record_id}: the own record is forgotten (erased; its tombstone stops re-derivation). */
 export const forgetMemory = command({
   permission: 'self',
@@ -220,6 +248,7 @@ export const forgetMemory = command({
   errors: [InvalidTransition],
   async run(w, _input, record) {
     const row = await transition(w.tx, memoryRecordStatus, 'forget', record, erased(new Date()))
+    await eraseQuestionsOf(w.tx, record)
     await w.audit('memory.forget', { type: 'memory_record', id: record.id }, { tier: record.tier, kind: record.kind })
     return row
   },
@@ -358,6 +387,7 @@ export const removeMemory = command({
     if (!reason) throw new ReasonRequired('Give the person a reason for removing their note.', { field: 'reason' })
     const now = new Date()
     const row = await transition(w.tx, memoryRecordStatus, 'remove', record, { ...erased(now), removedByUserId: session.userId, removalReason: reason })
+    await eraseQuestionsOf(w.tx, record)
     await w.audit('memory.remove', { type: 'memory_record', id: record.id }, { user_id: record.userId, reason })
     return row
   },
