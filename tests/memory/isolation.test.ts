@@ -3,7 +3,7 @@
 // tier never stores, enforced by the database.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
-import { addMember, createProgram, createTenant, type Tenant } from '../helpers/factories'
+import { addMember, createProgram, createTenant, expectRowsExist, type Tenant } from '../helpers/factories'
 import { keepMemoryNote, promoteMemory } from '../../subgraphs/workbench/domain/memory/records'
 import { recallForRun, buildMemoryBrief } from '../../subgraphs/workbench/domain/memory/recall'
 import { namespaceFor } from '../../subgraphs/workbench/domain/memory/store'
@@ -32,6 +32,7 @@ beforeAll(async () => {
 describe('two organisations', () => {
   it("never shows one organisation's memory to the other, through any route", async () => {
     // The other organisation's rows exist.
+    expect(await expectRowsExist(db(), 'memory_records', b.organization.id)).toBe(3)
     expect(await db().memoryRecord.count({ where: { organizationId: b.organization.id, status: { in: ['kept', 'promoted'] } } })).toBe(3)
     const mine = (await as(a, 'scientist', MY)).body.data.myMemory.nodes
     expect(mine.map((n: any) => n.summary)).toEqual(['Alpha prefers compact tables.'])

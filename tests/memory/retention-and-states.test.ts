@@ -9,9 +9,9 @@ import { startTestWorker } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 import { enqueue } from '../../jobs/registry'
 import { memoryRecordStatus } from '../../core/states/memory'
-import { keepMemoryNote, promoteMemory, forgetMemory, removeMemory } from '../../subgraphs/workbench/domain/memory/records'
+import { keepMemoryNote, keepNote, promoteMemory, proposeNote, proposePromotion, forgetMemory, removeMemory } from '../../subgraphs/workbench/domain/memory/records'
 import { sweepMemory } from '../../subgraphs/workbench/domain/memory/retention'
-import { ctxOf } from './helpers'
+import { ctxOf, fileKeepQuestion } from './helpers'
 
 const t = useTestDatabase()
 const db = () => t.current.db
@@ -87,7 +87,15 @@ describe('the memory state table', () => {
     const seen = new Set<string>()
     const kept = await keepMemoryNote(ctx, { programId: tenant.program.id, kind: 'preference', summary: 'Prefers tables by month.' })
     expect(kept.status).toBe('kept'); seen.add('keep')
-    // discard: Not now stores nothing (keep-and-recall.test.ts files the interrupt); no row can be proposed.
+    // discard: a proposed note answered Not now (or expired with its run) stores nothing; no row is ever proposed.
+    const before = await db().memoryRecord.count({ where: { organizationId: tenant.organization.id } })
+    const proposed = await proposeNote(ctx, { programId: tenant.program.id, kind: 'vocabulary', summary: 'DRF means dose-range finding.' })
+    if (!proposed.proposed) throw new Error('not proposed')
+    const notNow = await fileKeepQuestion(db(), tenant, proposed.question, { by: tenant.users.scientist.id, choice: 'not_now' })
+    const expired = await fileKeepQuestion(db(), tenant, proposed.question, { by: tenant.users.scientist.id, choice: 'keep' }, { expiresAt: new Date(Date.now() - 60_000) })
+    expect(await keepNote(ctx, { interruptId: notNow.id })).toBeNull()
+    expect(await keepNote(ctx, { interruptId: expired.id })).toBeNull()
+    expect(await db().memoryRecord.count({ where: { organizationId: tenant.organization.id } })).toBe(before)
     expect(await db().memoryRecord.count({ where: { status: 'proposed' } })).toBe(0); seen.add('discard')
     const promoted = await promoteMemory(ctx, { programId: tenant.program.id, recordId: kept.id })
     expect([promoted.source.status, promoted.record.status]).toEqual(['promoted', 'kept']); seen.add('promote')
@@ -97,8 +105,12 @@ describe('the memory state table', () => {
     const third = await episodic(tenant, 6)
     await db().memoryRecord.update({ where: { id: third.id }, data: { expiresAt: new Date(Date.now() - 1000) } })
     expect((await sweepMemory(db())).episodicExpired).toBe(1); seen.add('expire')
-    // accept_promotion starts from promotion_requested, which only an R5 tier-3 copy can be; tier 3 rows are refused.
-    seen.add('accept_promotion')
+    // accept_promotion starts from promotion_requested, which only an R5 tier-3 copy can be: memory.propose_promotion
+    // answers not_implemented for every target tier, and no row is ever promotion_requested.
+    for (const targetTier of ['individual', 'person', 'role']) {
+      await expect(proposePromotion(ctx, { recordId: kept.id, targetTier })).rejects.toMatchObject({ code: 'not_implemented' })
+    }
+    expect(await db().memoryRecord.count({ where: { status: 'promotion_requested' } })).toBe(0); seen.add('accept_promotion')
     expect([...seen].sort()).toEqual(Object.keys(memoryRecordStatus.transitions).sort())
     await expect(forgetMemory(ctx, { recordId: kept.id })).resolves.toMatchObject({ status: 'forgotten' })
     await expect(promoteMemory(ctx, { programId: tenant.program.id, recordId: kept.id })).rejects.toMatchObject({ code: 'invalid_transition' })

@@ -3,7 +3,7 @@
 // run's recall, Not now, expiry, the tombstone, the injection fixture over MCP, and the harness reading the brief.
 import { describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
-import { createTenant, type Tenant } from '../helpers/factories'
+import { addMember, createProgram, createTenant, type Tenant } from '../helpers/factories'
 import { contextForUser } from '../../core/command'
 import { checkMemorySummary } from '../../core/sanitiser'
 import { keepMemoryNote } from '../../subgraphs/workbench/domain/memory/records'
@@ -268,6 +268,26 @@ describe('the Keep question beneath the proposal it came from (myInbox)', () => 
       expect(answer, proposalRef).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
     }
     expect(await db().runInterrupt.count({ where: { organizationId: t.organization.id, question: { path: ['type'], equals: 'memory_note' } } })).toBe(0)
+  })
+})
+
+describe('two programs', () => {
+  it("keeps one program's Keep questions and notes out of the other program: lists, proposalRef and recall", async () => {
+    const t = await createTenant(db(), 'Memory two programs')
+    const second = await createProgram(db(), t.organization.id, { name: 'Second program' })
+    await addMember(db(), second, t.users.scientist.id, ['scientist'])
+    const inSecond = { ...t, program: second } as Tenant
+    const other = await proposeWithProposal(inSecond, 'Second program question', [{ kind: 'preference', summary: 'Second program prefers dog studies.' }])
+    const id = other.answers[0].value.interruptId
+    // The other program's question exists.
+    expect((await as(t, 'scientist', QUESTIONS, { p: second.id })).body.data.memoryNoteQuestions.map((q: any) => q.id)).toEqual([id])
+    expect((await as(t, 'scientist', QUESTIONS, { p: t.program.id })).body.data.memoryNoteQuestions).toEqual([])
+    // A run of the first program cannot put a note beneath the second program's proposal.
+    const { answer } = await propose(t, 'scientist', { kind: 'preference', summary: 'Prefers tables.', proposalRef: `proposal:${other.proposalId}` })
+    expect(answer).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
+    await as(t, 'scientist', ANSWER, { id, choice: 'KEEP' })
+    expect((await recall(inSecond, 'scientist', 'dog studies')).records).toHaveLength(1)
+    expect((await recall(t, 'scientist', 'dog studies')).records).toEqual([])
   })
 })
 
