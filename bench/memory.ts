@@ -76,6 +76,11 @@ export async function benchMemory() {
     let s = performance.now()
     for (let i = 0; i < 20_000; i++) checkMemorySummary(notes[i % notes.length]!)
     out('memory.sanitiser.per_s', Math.round(20_000 / ((performance.now() - s) / 1000)))
+    // The same with markup in every note, so sanitize-html (the markup allow-list) parses each one.
+    const marked = notes.map((n, i) => `<p>${n}</p><b>${i}</b> <a href="https://x.example/${i}">glossary</a>`)
+    s = performance.now()
+    for (let i = 0; i < 5_000; i++) checkMemorySummary(marked[i % marked.length]!)
+    out('memory.sanitiser_markup.per_s', Math.round(5_000 / ((performance.now() - s) / 1000)))
     s = performance.now()
     for (let i = 0; i < k.PROPOSALS; i++) await proposeNote(ctx, { programId: programs[0]!.id, kind: 'preference', summary: notes[i % notes.length]! })
     out('memory.propose.per_s', Math.round(k.PROPOSALS / ((performance.now() - s) / 1000)))
