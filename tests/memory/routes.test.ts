@@ -247,3 +247,29 @@ describe('tier status', () => {
     ])
   })
 })
+
+describe('memory is never evidence', () => {
+  it('refuses an agent-origin episodic record as a citation, by any kind, and accepts the passage it carries', async () => {
+    const t = await createTenant(stack.db.db, 'NotEvidence')
+    const db = stack.db.db
+    const source = await db.source.create({ data: { organizationId: t.organization.id, programId: t.program.id, sourceType: 'eln_entry', sourceSystem: 'eln_provider', externalId: 'E-7', title: 'Rat DRF' } })
+    const doc = await db.document.create({ data: { organizationId: t.organization.id, programId: t.program.id, sourceId: source.id, sourceSystem: 'eln_provider', classification: 'customer_internal', title: 'Rat DRF', text: 'NOAEL 30 mg/kg', contentJson: {}, contentHash: 'h' } })
+    const { id: userId } = t.users.scientist
+    const record = await db.memoryRecord.create({ data: {
+      organizationId: t.organization.id, userId, programId: t.program.id, tier: 'individual', kind: 'episodic', origin: 'agent', status: 'kept',
+      summary: 'You decided the rat NOAEL is 30 mg/kg.', contentHash: 'e', passageRefs: [`document_passage:${doc.id}#day-2`],
+      namespace: `org/${t.organization.id}/programs/${t.program.id}/users/${userId}`,
+    } })
+    const mine = (await as(t, 'scientist', MY, { p: t.program.id })).body.data.myMemory.nodes
+    expect(mine).toEqual([expect.objectContaining({ id: record.id, citableAsEvidence: false, passageRefs: [`document_passage:${doc.id}#day-2`] })])
+    const CREATE = `mutation($i: CreateRecordInput!) { createRecord(input: $i) { ${ERR} ... on MutationCreateRecordSuccess { record { id citations { kind ref locator } } } } }`
+    const cite = (citations: unknown[]) => as(t, 'scientist', CREATE, { i: { programId: t.program.id, recordType: 'evidence.findings', title: 'NOAEL', fields: { kind: 'result' }, citations } })
+    for (const citation of [{ kind: 'memory_record', ref: record.id }, { kind: 'episodic', ref: record.id }, { kind: 'document_passage', ref: record.id, locator: 'day-2' }, { kind: 'eln_entry', ref: record.id }]) {
+      const r = await cite([citation])
+      expect(r.body.data.createRecord.__typename, citation.kind).toBe('InvalidInput')
+    }
+    const ok = await cite([{ kind: 'document_passage', ref: doc.id, locator: 'day-2' }])
+    expect(ok.body.data.createRecord.record.citations).toEqual([{ kind: 'document_passage', ref: doc.id, locator: 'day-2' }])
+    expect(await db.programRecord.count({ where: { programId: t.program.id } })).toBe(1)
+  })
+})
