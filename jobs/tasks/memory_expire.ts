@@ -7,5 +7,5 @@ import type { WorkerDeps } from '../worker'
 export const memoryExpire = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.memory_expire.parse(payload ?? {})
   const r = await sweepMemory(deps.db)
-  helpers.logger.info(`memory_expire membership_ended=${r.membershipEnded} episodic_expired=${r.episodicExpired}`)
+  helpers.logger.info(`memory_expire membership_ended=${r.membershipEnded} episodic_expired=${r.episodicExpired} questions_erased=${r.questionsErased}`)
 }

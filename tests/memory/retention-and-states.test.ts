@@ -64,10 +64,10 @@ describe('retention (memory_expire)', () => {
     const ended = new Date()
     await db().programMembership.updateMany({ where: { programId: tenant.program.id, userId: tenant.users.scientist.id }, data: { endedAt: ended } })
     const at = (days: number) => new Date(ended.getTime() + days * DAY)
-    expect(await sweepMemory(db(), at(89))).toEqual({ membershipEnded: 0, episodicExpired: 0 })
+    expect(await sweepMemory(db(), at(89))).toMatchObject({ membershipEnded: 0, episodicExpired: 0 })
     expect((await db().memoryRecord.findUniqueOrThrow({ where: { id: note.id } })).status).toBe('kept')
     // Membership ended 90 days ago: both of the person's tier-1 records of the program are soft-forgotten.
-    expect(await sweepMemory(db(), at(90))).toEqual({ membershipEnded: 2, episodicExpired: 0 })
+    expect(await sweepMemory(db(), at(90))).toMatchObject({ membershipEnded: 2, episodicExpired: 0 })
     expect((await db().memoryRecord.findUniqueOrThrow({ where: { id: ep.id } })).status).toBe('forgotten')
 
     const other = await createTenant(db(), 'Episodic180')
@@ -77,6 +77,27 @@ describe('retention (memory_expire)', () => {
     expect((await db().memoryRecord.findUniqueOrThrow({ where: { id: e2.id } })).status).toBe('kept')
     await sweepMemory(db(), new Date(created.getTime() + 180 * DAY))
     expect((await db().memoryRecord.findUniqueOrThrow({ where: { id: e2.id } })).status).toBe('forgotten')
+  })
+})
+
+describe('Keep questions that expire unanswered', () => {
+  it('lose their note at the sweep after they expire (controllable clock); answered and open ones are left alone', async () => {
+    const tenant = await createTenant(db(), 'QuestionsExpire')
+    const ctx = await ctxOf(db(), tenant, 'scientist')
+    const p = await proposeNote(ctx, { programId: tenant.program.id, kind: 'preference', summary: 'Prefers the hamster study first.' })
+    if (!p.proposed) throw new Error('not proposed')
+    const question = { type: 'memory_note', ...p.question, userId: tenant.users.scientist.id, twinId: null }
+    const expiresAt = new Date(Date.now() + DAY)
+    const open = await fileKeepQuestion(db(), tenant, question, null, { expiresAt })
+    const kept = await fileKeepQuestion(db(), tenant, question, { by: tenant.users.scientist.id, choice: 'keep' }, { expiresAt })
+    const before = await sweepMemory(db(), new Date(expiresAt.getTime() - 1000))
+    expect((await db().runInterrupt.findUniqueOrThrow({ where: { id: open.id } })).question).toMatchObject({ memory_note: { summary: 'Prefers the hamster study first.' } })
+    expect(before.questionsErased).toBe(0)
+    expect((await sweepMemory(db(), expiresAt)).questionsErased).toBeGreaterThanOrEqual(1)
+    const erased = await db().runInterrupt.findUniqueOrThrow({ where: { id: open.id } })
+    expect(erased.question).toEqual({ type: 'memory_note', userId: tenant.users.scientist.id, twinId: null, erased: true })
+    expect((await db().runInterrupt.findUniqueOrThrow({ where: { id: kept.id } })).question).toMatchObject({ memory_note: { summary: 'Prefers the hamster study first.' } })
+    expect(await db().memoryRecord.count({ where: { organizationId: tenant.organization.id } })).toBe(0)
   })
 })
 

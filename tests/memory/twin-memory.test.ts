@@ -119,7 +119,11 @@ describe('the memory tools over MCP', () => {
     const id = idOf(first.answer)
     const r = await as(t, 'scientist', ANSWER, { id, choice: 'NOT_NOW' })
     expect(r.body.data.answerMemoryNote.answer).toEqual({ question: expect.objectContaining({ status: 'not_now', choice: 'NOT_NOW' }), record: null })
-    expect(await db().runInterrupt.findUniqueOrThrow({ where: { id } })).toMatchObject({ answer: { choice: 'not_now' }, answeredByUserId: t.users.scientist.id })
+    const answered = await db().runInterrupt.findUniqueOrThrow({ where: { id } })
+    expect(answered).toMatchObject({ answer: { choice: 'not_now' }, answeredByUserId: t.users.scientist.id, question: { type: 'memory_note', erased: true } })
+    expect(JSON.stringify(answered.question)).not.toContain('DRF')
+    // Answering again finds nothing to answer: Not now stands.
+    expect((await as(t, 'scientist', ANSWER, { id, choice: 'KEEP' })).body.data.answerMemoryNote.__typename).toBe('NotFound')
     expect(await db().memoryRecord.count({ where: { organizationId: t.organization.id } })).toBe(0)
     expect(await db().auditEvent.count({ where: { organizationId: t.organization.id, action: 'memory.keep' } })).toBe(0)
     expect((await recall(t, 'scientist')).records).toEqual([])
@@ -212,7 +216,9 @@ describe('the Keep question beneath the proposal it came from (myInbox)', () => 
 
     expect((await as(t, 'scientist', ANSWER, { id: keepId, choice: 'KEEP' })).body.data.answerMemoryNote.answer.record).toMatchObject({ status: 'kept', origin: 'agent' })
     expect((await as(t, 'scientist', ANSWER, { id: notNowId, choice: 'NOT_NOW' })).body.data.answerMemoryNote.answer.record).toBeNull()
-    expect((await itemOf(t, 'scientist', inboxItemId)).memoryNotes.map((n: any) => [n.id, n.status, n.choice])).toEqual([[keepId, 'kept', 'KEEP'], [notNowId, 'not_now', 'NOT_NOW']])
+    // Kept stays beneath the proposal as kept; Not now leaves nothing, not even the note's words in the question.
+    expect((await itemOf(t, 'scientist', inboxItemId)).memoryNotes.map((n: any) => [n.id, n.status, n.choice])).toEqual([[keepId, 'kept', 'KEEP']])
+    expect(JSON.stringify((await db().runInterrupt.findUniqueOrThrow({ where: { id: notNowId } })).question)).not.toContain('dose-range')
     const records = await db().memoryRecord.findMany({ where: { organizationId: t.organization.id } })
     expect(records.map((r) => r.summary)).toEqual(['Prefers the rat study first in dose tables.'])
 

@@ -11,6 +11,7 @@ import { InvalidInput, InvalidTransition, MemoryNoteRefused, NotFoundError } fro
 import { IdInput, isId } from '../../../../core/ids'
 import type { MemoryRecord, RunInterrupt } from '../../../../generated/prisma/client'
 import { keepNote, MemoryNoteProposal } from './records'
+import { erasedNoteQuestion } from './store'
 
 export const MEMORY_NOTE_CHOICES = ['keep', 'not_now'] as const
 export type MemoryNoteChoice = (typeof MEMORY_NOTE_CHOICES)[number]
@@ -130,15 +131,18 @@ export const answerMemoryNote = command({
   async run(w, input): Promise<{ question: MemoryNoteQuestionView; record: MemoryRecord | null }> {
     const { session } = w.ctx
     await w.tx.$executeRaw`SELECT 1 FROM run_interrupts WHERE id = ${input.interruptId}::uuid AND organization_id = ${session.organizationId}::uuid FOR UPDATE`
-    const { interrupt } = await ownQuestion(w.tx, input.interruptId, session.userId)
+    const { interrupt, question } = await ownQuestion(w.tx, input.interruptId, session.userId)
     if (interrupt.answeredAt) return { question: viewQuestion(interrupt), record: null } // answered already: the first answer stands
     const now = new Date()
     if (interrupt.expiresAt && interrupt.expiresAt <= now) throw new InvalidTransition('expired', input.choice, FIXED_PHRASES.expiredNothingWritten)
-    const answered = await w.tx.runInterrupt.update({
-      where: { id: interrupt.id },
-      data: { answer: { choice: input.choice }, answeredByUserId: session.userId, answeredAt: now },
-    })
-    const record = input.choice === 'keep' ? await keepNote(w.ctx, { interruptId: interrupt.id }, { within: w as Write<AuditAction> }) : null
+    const answer = { answer: { choice: input.choice }, answeredByUserId: session.userId, answeredAt: now }
+    if (input.choice === 'not_now') {
+      // Not now stores nothing: the note's words leave the question too (it is no longer listed beneath the proposal).
+      await w.tx.runInterrupt.update({ where: { id: interrupt.id }, data: { ...answer, question: erasedNoteQuestion(question) } })
+      return { question: viewQuestion({ ...interrupt, ...answer }, now), record: null }
+    }
+    const answered = await w.tx.runInterrupt.update({ where: { id: interrupt.id }, data: answer })
+    const record = await keepNote(w.ctx, { interruptId: interrupt.id }, { within: w as Write<AuditAction> })
     return { question: viewQuestion(answered, now), record }
   },
 })

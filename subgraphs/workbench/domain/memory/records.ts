@@ -17,7 +17,7 @@ import { scrub, scrubTermsFor } from './scrubber'
 import './record-terms'
 import {
   DAY_MS, EPISODIC_DAYS, KINDS_BY_TIER, LIVE_STATUSES, PROMOTABLE_KINDS, assertNoSourceText, assertOwnDecision,
-  assertOwnOrganisation, contentHash, isRef, namespaceFor, toOut, type MemoryRecordOut,
+  assertOwnOrganisation, contentHash, erasedNoteQuestion, isRef, namespaceFor, toOut, type MemoryRecordOut,
 } from './store'
 
 // ---- what a note is ------------------------------------------------------------------------------------------------
@@ -234,7 +234,7 @@ async function eraseQuestionsOf(tx: TenantTx, record: MemoryRecord) {
     if (!note) continue
     const same = (note.summary && contentHash(note.summary) === record.contentHash) || (record.sourceRef && note.sourceRef === record.sourceRef)
     if (!same) continue
-    await tx.runInterrupt.update({ where: { id: q.id }, data: { question: { type: 'memory_note', userId: question.userId, twinId: question.twinId, erased: true } } })
+    await tx.runInterrupt.update({ where: { id: q.id }, data: { question: erasedNoteQuestion(question) } })
   }
 }
 

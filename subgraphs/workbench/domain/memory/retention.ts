@@ -1,13 +1,14 @@
 // Owns the retention windows memory_expire applies (memory document, Retention): tier 1 is soft-forgotten 90 days
 // after membership in the program ends; episodic records expire 180 days after they were kept unless pinned. Tier 2
-// goes with the user (memory_records.user_id cascades). Expired rows are erased tombstones, like forgotten ones.
+// goes with the user (memory_records.user_id cascades). Expired rows are erased tombstones, like forgotten ones, and
+// Keep questions that expired unanswered lose their note.
 import type { Db } from '../../../../core/db'
 import { transitionAll } from '../../../../core/state-machine'
 import { memoryRecordStatus } from '../../../../core/states/memory'
 import { DAY_MS, MEMBERSHIP_GRACE_DAYS } from './store'
 
 /** One sweep across organisations at `now` (a parameter, so tests move the clock). No audit: the job is the actor. */
-export async function sweepMemory(db: Db, now: Date = new Date()): Promise<{ membershipEnded: number; episodicExpired: number }> {
+export async function sweepMemory(db: Db, now: Date = new Date()): Promise<{ membershipEnded: number; episodicExpired: number; questionsErased: number }> {
   const cutoff = new Date(now.getTime() - MEMBERSHIP_GRACE_DAYS * DAY_MS)
   const erased = { summary: '', body: null, forgottenAt: now, updatedAt: now }
   return db.$transaction(async (tx) => {
@@ -20,6 +21,12 @@ export async function sweepMemory(db: Db, now: Date = new Date()): Promise<{ mem
       : 0
     const episodic = await transitionAll(tx, memoryRecordStatus, 'expire',
       { tier: 'individual', kind: 'episodic', pinned: false, expiresAt: { lte: now } }, erased)
-    return { membershipEnded, episodicExpired: episodic.length }
+    // Keep questions nobody answered before they expired kept nothing, so nothing of their note stays either (the
+    // shape of store.ts erasedNoteQuestion).
+    const questionsErased = await tx.$executeRaw`
+      UPDATE run_interrupts SET question = jsonb_build_object('type', 'memory_note', 'userId', question->'userId', 'twinId', question->'twinId', 'erased', true)
+      WHERE kind = 'write_approval' AND question->>'type' = 'memory_note' AND question ? 'memory_note'
+        AND answered_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ${now}`
+    return { membershipEnded, episodicExpired: episodic.length, questionsErased }
   })
 }

@@ -100,6 +100,15 @@ export async function assertNoSourceText(tx: TenantTx, organizationId: string, p
   if (found.length) throw InvalidInput.of('summary', 'Memory keeps what you concluded, not text retrieved from a source; reference the passage instead.')
 }
 
+// ---- Keep questions ------------------------------------------------------------------------------------------------
+
+/**
+ * A Keep question whose note must not stay anywhere (Not now, expired unanswered, or its record forgotten or removed):
+ * the write_approval interrupt keeps whose it was and that it was erased, never the note's words. A question in this
+ * shape is no longer listed or answerable. (retention.ts writes the same shape in SQL.)
+ */
+export const erasedNoteQuestion = (q: { userId: string; twinId: string | null }) => ({ type: 'memory_note', userId: q.userId, twinId: q.twinId, erased: true })
+
 // ---- the out shape ------------------------------------------------------------------------------------------------
 
 export interface ViewedBy { userId: string; name: string; at: Date }
