@@ -11,8 +11,7 @@ import { PROPOSAL_EXPIRY_HOURS, asQuestion, isProposal } from '../domain/proposa
 import { InvalidInput } from '../../../core/errors'
 import { isId } from '../../../core/ids'
 import type { TenantTx } from '../../../core/db'
-import type { RunInterrupt } from '../../../generated/prisma/client'
-import type { MemoryKind } from '../../../generated/prisma/client'
+import type { MemoryKind, RunInterrupt } from '../../../generated/prisma/client'
 import { defineTool, type ToolDefinition } from './tool'
 
 const Ref = z.string().max(200).refine(isRef, 'use a reference of the form type:id')

@@ -75,8 +75,8 @@ export const proposalRefOf = (proposalId: string) => `proposal:${proposalId}`
 
 /**
  * The Keep questions shown beneath each of the caller's own inbox items (one list per id, in order): questions whose
- * note names the item's proposal, every status (open ones carry Keep and Not now; answered and expired ones say so),
- * oldest first. Another person's item, or an item that is not a proposal, has none.
+ * note names the item's proposal, oldest first: open ones (Keep and Not now), kept and expired ones with their status.
+ * A question answered Not now or erased is gone. Another person's item, or an item that is not a proposal, has none.
  */
 export async function memoryNotesBeneathInboxItems(ctx: Pick<DomainContext, 'session' | 'tdb'>, itemIds: readonly string[]): Promise<MemoryNoteQuestionView[][]> {
   const ids = itemIds.filter(isId)
