@@ -230,4 +230,5 @@ export function addMemory(builder: Builder, { ProgramRef }: WorkbenchRefs) {
       },
     }),
   }))
+  return { MemoryRecordRef: Record }
 }
