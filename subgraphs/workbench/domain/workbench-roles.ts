@@ -7,8 +7,8 @@ import { z } from 'zod'
 import type { Actor } from '../../../core/audit'
 import { recordAudit } from '../../../core/audit'
 import { command, type DomainContext } from '../../../core/command'
-import type { AnyTx, TenantTx } from '../../../core/db'
-import { asTx } from '../../../core/db'
+import type { AnyTx, Db, TenantTx } from '../../../core/db'
+import { asTx, forOrganization } from '../../../core/db'
 import { NotFoundError, WorkbenchRoleNotHeld } from '../../../core/errors'
 import { IdInput } from '../../../core/ids'
 import { setBy } from '../../../core/copy'
@@ -200,3 +200,20 @@ export function myWorkbenchRoleSettings(ctx: Ctx, settings: unknown) {
   return [...ctx.session.programPersonas.keys()].filter((p) => stored[p]).map((programId) => ({ programId, workbenchRoleKey: stored[programId] }))
 }
 
+
+/**
+ * What a twin run of a person starts under in a program: their workbench role when set and held, else the neutral
+ * persona fallback (audited workbench_role.default_applied once, the twin as actor; the setting is never written).
+ */
+export async function runWornRole(db: Db, args: { organizationId: string; programId: string; userId: string; twinId: string }): Promise<WornRole> {
+  const tdb = forOrganization(db, args.organizationId)
+  const personas = await personasIn(tdb, args.programId, args.userId)
+  const worn = await wornRoleOf(tdb, { userId: args.userId, programId: args.programId, personas })
+  if (worn.fallback && !(await defaultAppliedBefore(tdb, args.programId, args.userId))) {
+    await tdb.$transaction((tx) => recordDefaultAppliedOnce(tx, {
+      organizationId: args.organizationId, programId: args.programId, userId: args.userId,
+      actor: { type: 'twin', userId: args.userId, twinId: args.twinId }, harnessKey: worn.harnessKey,
+    }))
+  }
+  return worn
+}
