@@ -185,7 +185,8 @@ describe('fallback', () => {
       for (let view = 0; view < 2; view++) {
         const r = await as(token, HOME, { p: t.program.id })
         expect(r.body.errors, personas.join('+')).toBeUndefined()
-        expect(r.body.data.workbench, personas.join('+')).toMatchObject({ workbenchRoleKey: null, fallback: true, harnessKey: harness, name, prompt: WORKBENCH.chooseYourWorkbenchRole })
+        // A viewer has no harness and no role to choose, so nothing prompts.
+        expect(r.body.data.workbench, personas.join('+')).toMatchObject({ workbenchRoleKey: null, fallback: true, harnessKey: harness, name, prompt: harness ? WORKBENCH.chooseYourWorkbenchRole : null })
       }
       expect(await settingsOf(person.id)).toEqual(before)
       const applied = await audits(t.program.id, person.id, 'workbench_role.default_applied')

@@ -9,7 +9,7 @@ import { Prisma } from '../../../core/db'
 import { WORKBENCH } from '../../../core/copy'
 import { can } from '../../../core/session'
 import type { PermissionKey } from '../../../core/permissions'
-import { FALLBACK_PERSONA_ORDER, workbenchRole, wornRole, type WornRole } from '../../../core/workbench-roles'
+import { FALLBACK_PERSONA_ORDER, workbenchRole, workbenchRolesAvailableTo, wornRole, type WornRole } from '../../../core/workbench-roles'
 import { RECORD_TYPES, RECORD_TYPE_KEYS, type RecordTypeKey } from './records'
 import { getProgram } from './programs'
 import { memorySummary } from './memory/summary'
@@ -143,7 +143,8 @@ export async function workbenchHome(ctx: Ctx, programId: string): Promise<Workbe
   return {
     programId: program.id, programSlug: program.slug, userId: session.userId, worn,
     name: worn.workingAs, personaKey: personaFor(worn, personas),
-    prompt: worn.fallback ? WORKBENCH.chooseYourWorkbenchRole : null,
+    // A viewer holds no persona any role maps to: there is nothing to choose, so nothing prompts.
+    prompt: worn.fallback && workbenchRolesAvailableTo(personas).length ? WORKBENCH.chooseYourWorkbenchRole : null,
     regions: WORKBENCH.homeRegions, recordTypes: types, questions, pins, statusLines: lines, memorySummary: memory, setBy,
   }
 }
