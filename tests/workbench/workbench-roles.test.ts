@@ -15,6 +15,8 @@ import { keepMemoryNote } from '../../subgraphs/workbench/domain/memory/records'
 import { fileProposal } from '../../subgraphs/twins/domain/proposals'
 import { runTwinCycle } from '../../subgraphs/twins/domain/run-cycle'
 import { effectiveToolset } from '../../subgraphs/twins/tools/toolset'
+import { mintRunToken } from '../../subgraphs/twins/tools/run-tokens'
+import { ToolClient } from '../../subgraphs/twins/harness/tool-client'
 import { recordingHarness, seedTwin } from '../twins/twin-helpers'
 
 const stack = useStack()
@@ -319,6 +321,18 @@ describe('runs and footers', () => {
       expect(await db().agentRun.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({ harnessKey: 'medicinal_chemist', workbenchRoleKey: 'medicinal_chemist' })
       expect(await toolsOf(run.id)).toContain('chem.sar_table_build')
       expect(await toolsOf(run.id)).not.toContain('tox.fih_dose_projection')
+      // The tool server answers from the same function: what the run lists and may call is the medicinal chemist's.
+      const runToken = await mintRunToken({ runId: run.id, twinId: twin.id, userId: t.users.scientist.id, organizationId: t.organization.id })
+      const client = await ToolClient.connect(new URL(`/runs/${run.id}/mcp`, stack.current.toolsUrl), runToken)
+      try {
+        expect(client.has('chem.sar_table_build')).toBe(true)
+        expect(client.has('tox.fih_dose_projection')).toBe(false)
+        expect(client.has('plans.propose_report')).toBe(false)
+        const denied = await client.call('tox.fih_dose_projection', { inputs: {} })
+        expect(denied).toMatchObject({ ok: false, error: { code: 'harness_denied' } })
+      } finally {
+        await client.close()
+      }
       release()
       expect(await cycle).toEqual({ ran: true, status: 'succeeded' })
       expect(await db().agentRun.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({ harnessKey: 'medicinal_chemist', workbenchRoleKey: 'medicinal_chemist' })
