@@ -38,6 +38,7 @@ export function addWorkbenchRoles(
       status: t.field({ type: Status, resolve: (r) => r.status }),
       labelMapKey: t.string({ resolve: (r) => r.label_map_key }),
       version: t.int({ description: `WORKBENCH_ROLE_VERSION (${WORKBENCH_ROLE_VERSION}).`, resolve: (r) => r.version }),
+      promotesSetup: t.boolean({ description: "The program manager promotes Setup on the rail; for everyone else Setup and Organization stay under 'More' by permission.", resolve: (r) => workbenchRole(r.key)!.promotes_setup }),
       decides: t.string({ description: 'Decision scope: what a person wearing the role decides.', resolve: (r) => workbenchRole(r.key)!.decides }),
       pickable: t.boolean({
         nullable: true,
