@@ -3,6 +3,7 @@
 // A workbench role selects what a person sees first (home, rail, toolset, skills, prompt, rubric, memory lenses).
 // It never grants a permission: nothing here is read by core/permissions.
 import type { ProgramPersona } from './permissions/catalogue'
+import { itemStatus } from './release'
 
 export const WORKBENCH_ROLE_VERSION = 1
 export const EXPECTED_WORKBENCH_ROLE_COUNT = 15
@@ -337,4 +338,103 @@ export function harnessKeyFor(
   if (!r || !isWorkbenchRoleHeld(r.key, personasHeld)) return fallbackHarness(personasHeld)
   if (r.harness_key !== null) return r.harness_key
   return firstByFallbackOrder(r.personas.filter((p) => personasHeld.includes(p)))
+}
+
+// ---- status, labels, folded roles, duty templates, persona names ----------------------------------------------
+
+/**
+ * Every workbench role is an R4 item: designed until the R4 gate list passes, then preview (DESIGN 5). The roles the
+ * table marks 'R5' are pickable now under the neutral harness the table names; what arrives in R5 is their own
+ * harness material (skills, prompts), which the harness catalogue keeps reserved.
+ */
+export function workbenchRoleStatus(flags: Parameters<typeof itemStatus>[1] = {}): 'designed' | 'preview' {
+  return (itemStatus('R4', flags) ?? 'designed') as 'designed' | 'preview'
+}
+
+/** The key of a role's label map (the record subtitle and rail labels; their texts are not shown in the document). */
+export const labelMapKey = (key: WorkbenchRoleKey) => `role_labels/${key}`
+
+/** Roles folded into a catalogue key: never keys of their own. */
+export const FOLDED_ROLES: Readonly<Record<string, WorkbenchRoleKey>> = {
+  'bioanalytical scientist': 'dmpk_tox_scientist',
+  'safety pharmacologist': 'dmpk_tox_scientist',
+  pharmacometrician: 'clinical_pharmacologist',
+  'clinical operations': 'clinical_pharmacologist',
+}
+
+/** Roadmap, not keys. */
+export const ROADMAP_NOT_KEYS: readonly string[] = ['clinical operations lead', 'pharmacovigilance physician', 'data manager', 'alliance / BD']
+
+export type RoleDutyTemplate = { key: string; role: WorkbenchRoleKey; release: 'R4' | 'R5'; reserved: boolean }
+
+/**
+ * Duty templates that belong to a workbench role. R4 ships sar_refresh and study_gate_check; the three R5 templates are
+ * reserved (listed, never run: no harness implements them and no twin may hold them). Which role each R5 template
+ * belongs to is the project's reading of its name (the document names the templates only).
+ */
+export const ROLE_DUTY_TEMPLATES: readonly RoleDutyTemplate[] = [
+  { key: 'sar_refresh', role: 'medicinal_chemist', release: 'R4', reserved: false },
+  { key: 'study_gate_check', role: 'dmpk_tox_scientist', release: 'R4', reserved: false },
+  { key: 'guidance_watch', role: 'regulatory_strategist', release: 'R5', reserved: true },
+  { key: 'stability_pull_reminder', role: 'analytical_qc_scientist', release: 'R5', reserved: true },
+  { key: 'shortage_watch', role: 'cmc_process_scientist', release: 'R5', reserved: true },
+]
+export const RESERVED_DUTY_TEMPLATES: readonly string[] = ROLE_DUTY_TEMPLATES.filter((d) => d.reserved).map((d) => d.key)
+
+/** Persona templates: they run whether or not the person wears a workbench role. */
+export const PERSONA_DUTY_TEMPLATES: readonly string[] = ['blocker_scan', 'pre_read']
+
+/** Persona names as a footer writes them ('working as <persona name>'). */
+export const PERSONA_NAMES: Readonly<Record<ProgramPersona, string>> = {
+  program_owner: 'Program owner',
+  program_lead: 'Program lead',
+  scientist: 'Scientist',
+  quality_reviewer: 'Quality reviewer',
+  manufacturing_specialist: 'Manufacturing specialist',
+  viewer: 'Viewer',
+}
+
+/** The five neutral persona harnesses (the viewer has none: read-only console). */
+export const NEUTRAL_PERSONA_HARNESSES: readonly ProgramPersona[] = ['scientist', 'quality_reviewer', 'program_lead', 'program_owner', 'manufacturing_specialist']
+
+/** WorkbenchRoleOut (memory document, Workbench DTOs). */
+export interface WorkbenchRoleOut {
+  key: WorkbenchRoleKey
+  name: string
+  personas: readonly ProgramPersona[]
+  record_types: readonly string[]
+  rail: readonly string[]
+  harness_key: string | null
+  status: 'designed' | 'preview'
+  label_map_key: string
+  version: number
+}
+
+export function workbenchRoleOut(r: WorkbenchRole): WorkbenchRoleOut {
+  return {
+    key: r.key, name: r.name, personas: r.personas, record_types: r.record_types, rail: r.rail, harness_key: r.harness_key,
+    status: workbenchRoleStatus(), label_map_key: labelMapKey(r.key), version: WORKBENCH_ROLE_VERSION,
+  }
+}
+
+/**
+ * What a run or a home works under: the workbench role worn (null under the fallback) and the harness it selects.
+ * `workingAs` is what a proposal footer names: the workbench role's name, or under the neutral persona harness of the
+ * fallback the persona's name (null for a viewer, who has no harness).
+ */
+export interface WornRole {
+  workbenchRoleKey: WorkbenchRoleKey | null
+  harnessKey: WorkbenchRoleKey | ProgramPersona | null
+  fallback: boolean
+  workingAs: string | null
+}
+
+/** Resolves the worn role from the stored key (which may be stale: a persona removed since) and the personas held. */
+export function wornRole(personasHeld: readonly string[], storedKey: string | null | undefined): WornRole {
+  const r = storedKey ? BY_KEY.get(storedKey) : undefined
+  if (r && isWorkbenchRoleHeld(r.key, personasHeld)) {
+    return { workbenchRoleKey: r.key, harnessKey: harnessKeyFor(personasHeld, r.key), fallback: false, workingAs: r.name }
+  }
+  const harness = fallbackHarness(personasHeld)
+  return { workbenchRoleKey: null, harnessKey: harness, fallback: true, workingAs: harness ? PERSONA_NAMES[harness] : null }
 }

@@ -27,11 +27,11 @@ describe('memorySummary', () => {
     await keepMemoryNote(await ctxOf(db(), b, 'scientist'), { programId: b.program.id, kind: 'preference', summary: 'Organisation B note.' })
     expect(await expectRowsExist(db(), 'memory_records', b.organization.id)).toBe(1)
 
-    const summary = await memorySummary(db(), { organizationId: a.organization.id, programId: a.program.id, userId: a.users.scientist.id })
+    const summary = await memorySummary(ctx, { programId: a.program.id, userId: a.users.scientist.id })
     expect(summary).toHaveLength(MEMORY_SUMMARY_LIMIT)
     expect(summary.map((r) => r.summary)).toEqual(['Preference number 4.', 'Preference number 3.', 'Preference number 2.'])
-    expect(summary[0]).toMatchObject({ kind: 'preference', origin: 'human', programId: a.program.id })
+    expect(summary[0]).toMatchObject({ kind: 'preference', tier: 'individual' })
     // Another organisation's program read with this organisation's id finds nothing.
-    expect(await memorySummary(db(), { organizationId: a.organization.id, programId: b.program.id, userId: b.users.scientist.id })).toEqual([])
+    expect(await memorySummary(ctx, { programId: b.program.id, userId: b.users.scientist.id })).toEqual([])
   })
 })

@@ -70,7 +70,8 @@ describe('a twin cycle from schedule to decision', () => {
     const decided = await gql(url(), DECIDE, { id: created.proposal.id }, await w.t.token('program_lead'))
     expect(decided.body.errors).toBeUndefined()
     const p = decided.body.data.decideProposal.proposal
-    expect(p).toMatchObject({ status: 'decided', decision: { outcome: 'approved', version: 1, footer: `Proposed by ${lead.name}'s twin (agent); decided by ${lead.name}` } })
+    expect(p).toMatchObject({ status: 'decided', decision: { outcome: 'approved', version: 1, footer: `Proposed by ${lead.name}'s twin (agent, working as Program lead); decided by ${lead.name}` } })
+    // The lead wears no workbench role: the run started under the neutral program_lead harness, named in the footer.
     await live.finished
     client.dispose()
     expect(live.received[1]?.data?.inboxChanged).toMatchObject({ id: created.id, status: 'done' })

@@ -2,7 +2,7 @@
 // workbench role) that may hold it. The templates themselves (what a duty reads and files) live with the harness;
 // they register here so a twin is refused a duty its person cannot hold (duty_unavailable).
 import type { ProgramPersona } from '../../../core/permissions/catalogue'
-import { USER_SETTING_WORKBENCH_ROLE } from '../../../core/workbench-roles'
+import { RESERVED_DUTY_TEMPLATES, USER_SETTING_WORKBENCH_ROLE } from '../../../core/workbench-roles'
 
 export interface DutyTemplate {
   key: string
@@ -42,6 +42,8 @@ export function dutyKeys(): string[] {
  * The twin's own persona is what counts: a twin acts as one persona.
  */
 export function dutyRefusal(key: string, persona: string, programId: string | null, settings: unknown): string | null {
+  // guidance_watch, stability_pull_reminder and shortage_watch are R5: listed in the catalogue as reserved, never held.
+  if (RESERVED_DUTY_TEMPLATES.includes(key)) return `The duty ${key} is reserved for R5.`
   const t = duties.get(key)
   if (!t) return `There is no duty ${key}.`
   if (!(t.personas as readonly string[]).includes(persona)) return `The duty ${key} is not available to the ${persona} persona.`

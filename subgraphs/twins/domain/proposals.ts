@@ -9,7 +9,9 @@ import type { TenantTx } from '../../../core/db'
 import { InvalidInput, NotFoundError } from '../../../core/errors'
 import { IdInput, isId } from '../../../core/ids'
 import type { PermissionKey } from '../../../core/permissions'
-import { FIXED_PHRASES, TWINS, proposedBy } from '../../../core/copy'
+import { FIXED_PHRASES, TWINS, proposedBy, proposedByWorkingAs } from '../../../core/copy'
+import { PERSONA_NAMES, workbenchRole } from '../../../core/workbench-roles'
+import type { ProgramPersona } from '../../../core/permissions/catalogue'
 import { RECORD_TYPES, currentVersions, decidePermission, parseRecordChange, type RecordChange, type RecordTypeKey } from '../../workbench/domain/records'
 import { canonicalSha256 } from './skills/hash'
 import { fileInboxItem } from './inbox'
@@ -30,7 +32,9 @@ export interface ProposalQuestion {
   basis: { recordId: string; version: number }[]
   basisHash: string
   draftArtifactId: string
-  proposer: { userId: string; name: string; twinId: string | null }
+  /** workingAs: what the twin worked as when it filed (the run's workbench role, or the persona of its neutral
+   *  harness); absent on proposals filed before runs recorded their harness, and on a person's own proposals. */
+  proposer: { userId: string; name: string; twinId: string | null; workingAs?: string | null }
   toolCallId: string | null
 }
 
@@ -149,7 +153,7 @@ export const fileProposal = command({
       : null
     const question: ProposalQuestion = {
       type: 'proposal', programId: t.programId, recordType: t.recordType, title: t.title, change: t.change, basis, basisHash: hash,
-      draftArtifactId: draft.id, proposer: { userId: session.userId, name: session.name, twinId }, toolCallId: toolCall?.id ?? null,
+      draftArtifactId: draft.id, proposer: { userId: session.userId, name: session.name, twinId, workingAs: twinId ? workingAsOf(t.run) : null }, toolCallId: toolCall?.id ?? null,
     }
     const expiresAt = new Date(Date.now() + PROPOSAL_EXPIRY_HOURS * 3_600_000)
     // Detached: the run goes on (and may succeed) while the proposal waits for a person.
@@ -181,9 +185,35 @@ export interface ProposalView {
 export const asQuestion = (i: RunInterrupt) => i.question as unknown as ProposalQuestion
 export const isProposal = (i: RunInterrupt | null): i is RunInterrupt => !!i && i.kind === 'write_approval' && (i.question as { type?: string })?.type === 'proposal'
 
-/** The footer of a record decided from a twin's proposal ('Proposed by <Name>'s twin (agent); decided by <Name>'). */
+/** What a twin run worked as: its workbench role's name, or under a neutral persona harness the persona's name. */
+export function workingAsOf(run: { harnessKey?: string | null; workbenchRoleKey?: string | null }): string | null {
+  const role = run.workbenchRoleKey ? workbenchRole(run.workbenchRoleKey) : undefined
+  if (role) return role.name
+  return run.harnessKey && run.harnessKey in PERSONA_NAMES ? PERSONA_NAMES[run.harnessKey as ProgramPersona] : null
+}
+
+/** The parts of a decision's footer. Extend here (a delegation line) rather than composing footers elsewhere. */
+export interface DecisionFooterParts {
+  proposerName: string
+  /** The workbench role, or the persona name under a neutral persona harness; null when the run recorded neither. */
+  workingAs: string | null
+  decidedByName: string
+}
+
+/**
+ * The one place a decision footer is composed: 'Proposed by <Name>'s twin (agent, working as <workbench role>);
+ * decided by <Name>' (memory and workbench roles document), or without the working-as part when the run recorded no
+ * harness ('Proposed by <Name>'s twin (agent); decided by <Name>', twins document).
+ */
+export function decisionFooter(p: DecisionFooterParts): string {
+  return p.workingAs ? proposedByWorkingAs(p.proposerName, p.workingAs, p.decidedByName) : proposedBy(p.proposerName, p.decidedByName)
+}
+
+/** The footer of a record decided from a twin's proposal; null for a declined one or a person's own proposal. */
 export const footerOf = (q: ProposalQuestion, a: ProposalAnswer | null) =>
-  a && a.outcome !== 'declined' && q.proposer.twinId ? proposedBy(q.proposer.name, a.decidedByName) : null
+  a && a.outcome !== 'declined' && q.proposer.twinId
+    ? decisionFooter({ proposerName: q.proposer.name, workingAs: q.proposer.workingAs ?? null, decidedByName: a.decidedByName })
+    : null
 
 /** A proposal as a card, its staleness computed now. */
 export async function viewProposal(q: TenantTx, interrupt: RunInterrupt, now = new Date()): Promise<ProposalView> {

@@ -8,6 +8,7 @@ import { DomainError, InvalidTransition } from '../../../core/errors'
 import { log } from '../../../core/log'
 import { getHarness, harnessKeyFor, type RunContext } from '../harness/interface'
 import { finishRun, interruptRun, runFooter, startRun } from './runs'
+import { runWornRole } from '../../workbench/domain/workbench-roles'
 import { transitionAll } from '../../../core/state-machine'
 import { agentRunStatus } from '../../../core/states'
 import { publish } from '../../../core/pubsub'
@@ -42,7 +43,9 @@ export async function runTwinCycle(db: Db, runId: string, opts: { timeLimitMs?: 
     await finishRun(db, run, 'failed', { error: `No harness is registered under ${harnessKeyFor(trigger)}.` })
     return { ran: false, why: 'no_harness' }
   }
-  const started = await startRun(db, run)
+  // The harness the run works under is fixed here, once: choosing another workbench role mid-run does not switch it.
+  const worn = run.programId ? await runWornRole(db, { organizationId: run.organizationId, programId: run.programId, userId: twin.userId, twinId: twin.id }) : null
+  const started = await startRun(db, run, worn ? { harnessKey: worn.harnessKey, workbenchRoleKey: worn.workbenchRoleKey } : null)
   let ctx
   try {
     ctx = await contextForUser(db, twin.userId, twin.organizationId, { twinId: twin.id })

@@ -71,8 +71,12 @@ async function move(db: Db | AnyTx, run: RunRow, name: keyof typeof agentRunStat
   return '$transaction' in db ? (db as Db).$transaction((tx) => apply(tx)) : apply(db)
 }
 
-/** queued -> running (started_at set): the worker picked the run up. */
-export const startRun = (db: Db | AnyTx, run: RunRow) => move(db, run, 'start', { startedAt: new Date() })
+/**
+ * queued -> running (started_at set): the worker picked the run up. The persona harness and workbench role it works
+ * under are recorded now and never change inside the run.
+ */
+export const startRun = (db: Db | AnyTx, run: RunRow, harness: { harnessKey: string | null; workbenchRoleKey: string | null } | null = null) =>
+  move(db, run, 'start', { startedAt: new Date(), ...(harness ? { harnessKey: harness.harnessKey, workbenchRoleKey: harness.workbenchRoleKey } : {}) })
 
 /** Ends a run: running (or queued / interrupted, for failed and cancelled) -> succeeded | failed | cancelled. */
 export function finishRun(db: Db | AnyTx, run: RunRow, status: 'succeeded' | 'failed' | 'cancelled', opts: { error?: string; outcome?: Record<string, unknown> } = {}) {

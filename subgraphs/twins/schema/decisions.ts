@@ -46,7 +46,7 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
       recordId: t.id({ nullable: true, resolve: (v) => v.answer!.recordId ?? null }),
       version: t.int({ nullable: true, resolve: (v) => v.answer!.version ?? null }),
       batchId: t.id({ nullable: true, resolve: (v) => v.answer!.batchId ?? null }),
-      footer: t.string({ nullable: true, description: "'Proposed by <Name>'s twin (agent); decided by <Name>' for an approved twin proposal.", resolve: (v) => v.footer }),
+      footer: t.string({ nullable: true, description: "'Proposed by <Name>'s twin (agent, working as <workbench role or persona name>); decided by <Name>' for an approved twin proposal (without the working-as part when its run recorded no harness).", resolve: (v) => v.footer }),
       signature: t.field({
         type: Signature, nullable: true,
         resolve: async (v, _a, ctx) => (v.answer!.signatureId ? ctx.tdb.signature.findFirst({ where: { id: v.answer!.signatureId } }) : null),

@@ -6,6 +6,7 @@ import { addInbox } from './inbox'
 import { addKinds } from './kinds'
 import { addSkills } from './skills'
 import { addTwins } from './twins'
+import { addWorkbenchHome } from './workbench'
 import type { TwinRunEvents } from '../domain/twin-run-events'
 
 export type TwinsRefs = ReturnType<typeof references>
@@ -21,6 +22,7 @@ export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents
   addDecisions(builder, refs, inbox)
   addSkills(builder)
   addKinds(builder)
-  addTwins(builder, refs, deps)
+  const { TwinRef } = addTwins(builder, refs, deps)
+  addWorkbenchHome(builder, { InboxItemRef: inbox.InboxItemRef, TwinRef })
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }

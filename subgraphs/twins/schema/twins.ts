@@ -243,4 +243,5 @@ export function addTwins(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
     }),
   }))
   void TriggerableAction
+  return { TwinRef }
 }

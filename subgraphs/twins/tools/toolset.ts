@@ -1,8 +1,10 @@
-// Owns the effective toolset of a run: the tools of the run's roles ∩ the allow-list computed from the person's live
-// permissions ∩ the workbench role's toolset (a seam: every tool until the workbench-roles issue lands).
+// Owns the effective toolset of a run (memory and workbench roles document: "the intersection of the workbench role's
+// toolset, the tools of the run role, and the allow-list computed from the person's live permissions. No workbench role
+// widens it"). One function, effectiveToolset, answers it for tools/list and for every call.
 import { can, type Session } from '../../../core/session'
 import type { RunRole, ToolDefinition } from './tool'
 import { TOOLS } from './catalogue'
+import { harnessToolset } from '../harness/persona-harnesses'
 
 /**
  * Run roles per run kind. A twin cycle carries every product role (its duty templates read, file and run skills);
@@ -24,17 +26,20 @@ export function allowList(session: Session, programId: string): ToolDefinition[]
   return TOOLS.filter((t) => can(session, t.permission, programId))
 }
 
+/** What a run works under: recorded on agent_runs when it started (a running harness never changes inside a run). */
+export interface RunHarness { harnessKey?: string | null; workbenchRoleKey?: string | null }
+
 /**
- * Seam for the workbench role's toolset (memory and workbench roles document: 'No workbench role widens it').
- * Until that issue lands every tool passes; it will return the role's toolset for the person in the program.
+ * The workbench role's toolset of the run: its harness's (the persona harness catalogue). It reads only what the run
+ * recorded when it started, never the person's setting now, so picking another role mid-run changes nothing.
  */
-export function workbenchRoleToolset(_session: Session, _programId: string): ((tool: ToolDefinition) => boolean) {
-  return () => true
+export function workbenchRoleToolset(run: RunHarness): (tool: ToolDefinition) => boolean {
+  return harnessToolset({ harnessKey: run.harnessKey ?? null, workbenchRoleKey: run.workbenchRoleKey ?? null })
 }
 
-/** What a run may call now, in catalogue order. */
-export function effectiveToolset(session: Session, run: { kind: string; programId: string }): ToolDefinition[] {
+/** What a run may call now, in catalogue order: run-role tools ∩ allow-list ∩ the workbench role's toolset. */
+export function effectiveToolset(session: Session, run: { kind: string; programId: string } & RunHarness): ToolDefinition[] {
   const allowed = new Set(allowList(session, run.programId).map((t) => t.name))
-  const byRole = workbenchRoleToolset(session, run.programId)
+  const byRole = workbenchRoleToolset(run)
   return runRoleTools(run.kind).filter((t) => allowed.has(t.name) && byRole(t))
 }

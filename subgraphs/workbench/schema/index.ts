@@ -1,5 +1,6 @@
 // Workbench subgraph schema: composes people (people.ts), programs (programs.ts) and membership (members.ts) over the
-// shared entities it resolves, program records (records.ts) and their signatures (record-signatures.ts).
+// shared entities it resolves, program records (records.ts) and their signatures (record-signatures.ts), memory
+// (memory.ts) and workbench roles with the role home (workbench-roles.ts).
 import { createBuilder, defineCoreEntities } from '../../shared/builder'
 import { addMembers } from './members'
 import { addMemory } from './memory'
@@ -7,6 +8,7 @@ import { addPeople } from './people'
 import { addPrograms } from './programs'
 import { addRecords } from './records'
 import { addRecordSignatures } from './record-signatures'
+import { addWorkbenchRoles } from './workbench-roles'
 
 export type WorkbenchRefs = ReturnType<typeof defineCoreEntities>
 
@@ -14,11 +16,12 @@ export function buildWorkbenchSchema() {
   const builder = createBuilder()
   const refs = defineCoreEntities(builder)
   builder.mutationType({})
-  addPeople(builder, refs)
+  const { Me } = addPeople(builder, refs)
   addPrograms(builder, refs)
   addMembers(builder, refs)
   const { RecordRef } = addRecords(builder, refs)
   addRecordSignatures(builder, refs, RecordRef)
-  addMemory(builder, refs)
+  const { MemoryRecordRef } = addMemory(builder, refs)
+  addWorkbenchRoles(builder, refs, { Me, MemoryRecord: MemoryRecordRef, ProgramRecord: RecordRef as never })
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }

@@ -240,4 +240,5 @@ export function addMemory(builder: Builder, { ProgramRef }: WorkbenchRefs) {
       },
     }),
   }))
+  return { MemoryRecordRef: Record }
 }

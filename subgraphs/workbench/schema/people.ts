@@ -29,4 +29,5 @@ export function addPeople(builder: Builder, { OrganizationRef, ProgramRef, UserR
   builder.queryFields((t) => ({
     me: t.field({ type: Me, description: 'The caller, their organisation, programs with personas held, and settings (GET /me).', resolve: (_r, _a, ctx) => programs.getMe(ctx) }),
   }))
+  return { Me }
 }
