@@ -14,6 +14,7 @@ import { log } from '../../core/log'
 import { env } from '../../core/env'
 import { createContext, type GraphQLContext } from './context'
 import { createGraphQLHandler } from './graphql-http'
+import type { DocumentCache } from './documents'
 import { maskUnexpected } from './errors'
 import { SUBGRAPH_KEEP_ALIVE_MS } from '../../gateway/subgraph-http'
 
@@ -26,6 +27,8 @@ export interface SubgraphServer {
   url: string
   /** Verified internal tokens and sessions of this process (reloaded when the person's session version moves). */
   sessions: SessionCache
+  /** Parsed and validated documents of this process (hits and misses are read by tests). */
+  documents: DocumentCache
   listen(port: number, host: string): Promise<string>
   close(): Promise<void>
 }
@@ -105,7 +108,7 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
 
   let listening = false
   const server: SubgraphServer = {
-    name, app, httpServer, url: '', sessions,
+    name, app, httpServer, url: '', sessions, documents: graphql.documents,
     async listen(port, host) {
       if (!listening) app.get('/healthz', (_req, res) => { res.json({ ok: true, subgraph: name }) })
       listening = true
