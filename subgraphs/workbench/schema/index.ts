@@ -9,6 +9,7 @@ import { addPrograms } from './programs'
 import { addRecords } from './records'
 import { addRecordSignatures } from './record-signatures'
 import { addWorkbenchRoles } from './workbench-roles'
+import { addMyOpenInboxCount } from '../../shared/open-inbox-count'
 
 export type WorkbenchRefs = ReturnType<typeof defineCoreEntities>
 
@@ -23,5 +24,7 @@ export function buildWorkbenchSchema() {
   addRecordSignatures(builder, refs, RecordRef)
   const { MemoryRecordRef } = addMemory(builder, refs)
   addWorkbenchRoles(builder, refs, { Me, MemoryRecord: MemoryRecordRef, ProgramRecord: RecordRef as never })
+  // the console lists `me { programs { program { myOpenInboxCount } } }`: answered here, no fetch to twins for it
+  addMyOpenInboxCount(builder, refs.ProgramRef)
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }
