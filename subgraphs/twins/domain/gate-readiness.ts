@@ -12,6 +12,7 @@ import { FIXED_PHRASES, requiredRecordsPresent } from '../../../core/copy'
 import { IdInput } from '../../../core/ids'
 import { RECORD_TYPE_KEYS } from '../../workbench/domain/records'
 import { finishRun, startRun } from './runs'
+import { acceptedRequirementSets } from '../../connectors/domain/requirement-set-reads'
 
 /**
  * What counts as decided per record type: the statuses a person moved the record to by deciding it. Sources have no
@@ -35,8 +36,8 @@ export const DECIDED_STATUSES: Readonly<Partial<Record<(typeof RECORD_TYPE_KEYS)
 }
 const DECIDABLE = Object.keys(DECIDED_STATUSES) as [string, ...string[]]
 
-/** The kinds of required record (README "Stage gates", required_records). requirement_set: see QMS below. */
-export const REQUIRED_RECORD_KINDS = ['decided_record', 'skill_result', 'critical_milestones'] as const
+/** The kinds of required record (README "Stage gates", required_records). */
+export const REQUIRED_RECORD_KINDS = ['decided_record', 'requirement_set', 'skill_result', 'critical_milestones'] as const
 export type RequiredRecordKind = (typeof REQUIRED_RECORD_KINDS)[number]
 
 /** One requirement as given when a gate is opened (or superseded). */
@@ -47,6 +48,12 @@ export const RequirementInput = z.discriminatedUnion('kind', [
     recordType: z.enum(DECIDABLE, { error: () => `use a record type with a decision: ${DECIDABLE.join(', ')}` }),
     recordId: IdInput.optional(),
     min: z.number().int().min(1).max(100).optional(),
+    label: z.string().trim().min(1).max(200).optional(),
+  }).strict(),
+  z.object({
+    kind: z.literal('requirement_set'),
+    /** With requirementSetId, that set must be accepted; without, at least one accepted set in the program. */
+    requirementSetId: IdInput.optional(),
     label: z.string().trim().min(1).max(200).optional(),
   }).strict(),
   z.object({
@@ -94,6 +101,7 @@ function labelOf(q: Requirement): string {
   if (q.label) return q.label
   if (q.kind === 'decided_record') return q.recordId ? `${q.recordType} record ${q.recordId}` : `${q.min ?? 1} decided ${q.recordType}`
   if (q.kind === 'skill_result') return `skill result ${q.skillKey}`
+  if (q.kind === 'requirement_set') return q.requirementSetId ? `requirement set ${q.requirementSetId} accepted` : 'an accepted requirement set'
   return 'gate-critical milestones done'
 }
 
@@ -117,7 +125,8 @@ export async function computeReadinessForProgram(anyTx: AnyTx | Db, organization
   const types = [...new Set(reqs.flatMap((q) => (q.kind === 'decided_record' ? [q.recordType] : [])))]
   const skills = [...new Set(reqs.flatMap((q) => (q.kind === 'skill_result' ? [q.skillKey] : [])))]
   const wantsMilestones = reqs.some((q) => q.kind === 'critical_milestones')
-  const [records, artifacts, program] = await Promise.all([
+  const wantsSets = reqs.some((q) => q.kind === 'requirement_set')
+  const [records, artifacts, program, sets] = await Promise.all([
     types.length
       ? tx.programRecord.findMany({ where: { organizationId, programId, recordType: { in: types } }, select: { id: true, recordType: true, status: true, fields: true } })
       : Promise.resolve([]),
@@ -128,6 +137,7 @@ export async function computeReadinessForProgram(anyTx: AnyTx | Db, organization
             AND content->>'skill_key' = ANY(${skills}::text[])`
       : Promise.resolve([]),
     wantsMilestones ? tx.program.findFirst({ where: { id: programId, organizationId }, select: { settings: true } }) : Promise.resolve(null),
+    wantsSets ? acceptedRequirementSets(tx, organizationId, programId) : Promise.resolve([]),
   ])
   const milestones = wantsMilestones
     ? await tx.programRecord.findMany({ where: { organizationId, programId, recordType: 'progress.milestones' }, select: { id: true, status: true, fields: true, title: true } })
@@ -143,6 +153,10 @@ export async function computeReadinessForProgram(anyTx: AnyTx | Db, organization
         const found = records.filter((r) => r.recordType === q.recordType && decided.includes(r.status) && (!q.recordId || r.id === q.recordId)).map((r) => r.id)
         const need = q.recordId ? 1 : q.min ?? 1
         return { ...q, present: found.length >= need, found, missing: found.length >= need ? null : q.recordId ? `not decided (${decided.join(' or ')})` : `${found.length} of ${need} decided` }
+      }
+      if (q.kind === 'requirement_set') {
+        const found = sets.filter((r) => !q.requirementSetId || r.id === q.requirementSetId).map((r) => r.id)
+        return { ...q, present: found.length > 0, found, missing: found.length ? null : q.requirementSetId ? 'not accepted' : 'no accepted requirement set in this program' }
       }
       if (q.kind === 'skill_result') {
         const found = artifacts.filter((a) => a.skill_key === q.skillKey).map((a) => a.id)

@@ -7,6 +7,8 @@ import { addKinds } from './kinds'
 import { addSkills } from './skills'
 import { addTwins } from './twins'
 import type { TwinRunEvents } from '../domain/twin-run-events'
+import type { StageGateEvents } from '../domain/gate-events'
+import { addStageGates } from './gates'
 
 export type TwinsRefs = ReturnType<typeof references>
 
@@ -14,7 +16,7 @@ function references(builder: ReturnType<typeof createBuilder>) {
   return { ProgramRef: referenceEntity(builder, 'Program'), UserRef: referenceEntity(builder, 'User') }
 }
 
-export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents: TwinRunEvents }) {
+export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents: TwinRunEvents; stageGateEvents: StageGateEvents }) {
   const builder = createBuilder()
   const refs = references(builder)
   const inbox = addInbox(builder, refs, deps)
@@ -22,5 +24,6 @@ export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents
   addSkills(builder)
   addKinds(builder)
   addTwins(builder, refs, deps)
+  addStageGates(builder, refs, deps)
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }
