@@ -2,11 +2,12 @@
 // Query.stageGate, Query.stageGateBrief, Mutation.openStageGate, markStageGateReady, reviewStageGate (signature),
 // closeStageGate (signature and approval), and the operations reopen and supersede; Program.currentStage and
 // Program.stagePlan; Subscription.stageGateReadinessChanged(programId). Resolvers translate; domain/gates.ts decides.
-import type { Artifact, ProgramStage, Signature, StageGate } from '../../../generated/prisma/client'
+import type { Artifact, ProgramStage, ReviewAuditReview, Signature, StageGate } from '../../../generated/prisma/client'
 import { entityRef, result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import { can } from '../../../core/session'
 import * as gates from '../domain/gates'
+import * as reviewAudit from '../domain/review-audit'
 import { REQUIRED_RECORD_KINDS, asRequiredRecords, type RequirementState } from '../domain/gate-readiness'
 import { manifestation } from '../../workbench/domain/signatures'
 import type { StageGateEvents } from '../domain/gate-events'
@@ -193,6 +194,40 @@ export function addStageGates(builder: Builder, { ProgramRef, UserRef }: TwinsRe
   builder.objectField(ProgramRef, 'stagePlan', (t) => t.field({
     type: [Stage], description: "The program's stages in order (empty where stage gates may not be read).",
     resolve: (p, _a, ctx) => (can(ctx.session, 'progress.stages.read', p.id) ? ctx.tdb.programStage.findMany({ where: { programId: p.id }, orderBy: { position: 'asc' } }) : []),
+  }))
+
+  // ---- review_audit_reviews: the monthly QA oversight summary (counts and ids only) --------------------------------
+  const AuditReview = builder.objectRef<ReviewAuditReview>('ReviewAuditReview').implement({
+    description: "A program's QA oversight summary for a period: counts and ids only, accepted by a quality reviewer.",
+    fields: (t) => ({
+      id: t.exposeID('id'),
+      program: t.field({ type: ProgramRef, resolve: (r) => entityRef(r.programId) }),
+      periodStart: t.field({ type: 'DateTime', resolve: (r) => r.periodStart }),
+      periodEnd: t.field({ type: 'DateTime', resolve: (r) => r.periodEnd }),
+      summary: t.field({ type: 'JSON', description: 'actions (count and target ids per audit action), signatures (per meaning), stage_gates (by status, closed in the period).', resolve: (r) => r.summary }),
+      artifactId: t.id({ nullable: true, resolve: (r) => r.artifactId }),
+      acceptedBy: t.field({ type: UserRef, nullable: true, resolve: (r) => (r.acceptedBy ? entityRef(r.acceptedBy) : null) }),
+      acceptedAt: t.field({ type: 'DateTime', nullable: true, resolve: (r) => r.acceptedAt }),
+    }),
+  })
+  builder.queryFields((t) => ({
+    reviewAuditReviews: t.field({
+      type: [AuditReview], description: "The program's QA oversight summaries, latest period first (program.audit.read; at most 24).",
+      args: { programId: t.arg.id({ required: true }) }, resolve: (_r, { programId }, ctx) => reviewAudit.listReviewAuditReviews(ctx, String(programId)),
+    }),
+  }))
+  builder.mutationFields((t) => ({
+    produceReviewAuditReview: t.field({
+      type: AuditReview, errors: result(reviewAudit.produceReviewAuditReview, 'review'),
+      description: 'Produces the QA oversight summary of a period (default last calendar month, UTC; program.audit.read).',
+      args: { programId: t.arg.id({ required: true }), periodStart: t.arg.string(), periodEnd: t.arg.string() },
+      resolve: (_r, { programId, periodStart, periodEnd }, ctx) => reviewAudit.produceReviewAuditReview(ctx, { programId, periodStart: periodStart ?? undefined, periodEnd: periodEnd ?? undefined }),
+    }),
+    acceptReviewAuditReview: t.field({
+      type: AuditReview, errors: result(reviewAudit.acceptReviewAuditReview, 'review'),
+      description: 'A quality reviewer accepts the summary (reviewer_role_required for anyone else).',
+      args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => reviewAudit.acceptReviewAuditReview(ctx, { id }),
+    }),
   }))
 
   builder.subscriptionFields((t) => ({
