@@ -259,6 +259,20 @@ describe('a stage gate through the gateway', () => {
     expect(after.stageGate.requiredRecords[1].missing).toBe('1 tagged gate-critical not done')
     await call(t, 'program_owner', `mutation($i: DecideRecordInput!) { decideRecord(input: $i) { __typename } }`, { i: { id: m.createRecord.record.id, outcome: 'complete' } })
     expect((await call(t, 'viewer', `query($id: ID!) { stageGate(id: $id) { card } }`, { id: opened.gate.id })).stageGate.card).toBe('2 of 3 required records present')
+    // An accepted requirement set (QMS contract tables, written here as the QMS acceptance would leave them).
+    const org = t.organization.id
+    const sop = await db().sop.create({ data: { organizationId: org, programId: t.program.id, origin: 'local', documentNumber: 'SOP-QA-001', documentType: 'sop', title: 'Study conduct' } })
+    const version = await db().sopVersion.create({ data: { organizationId: org, programId: t.program.id, sopId: sop.id, major: 1, minor: 0, lifecycleState: 'effective' } as never })
+    const draft = { organizationId: org, programId: t.program.id, sopVersionId: version.id, title: 'Requirements', textHash: 'h', extractedFrom: 'text', createdByUserId: t.users.quality_reviewer.id }
+    await db().requirementSet.create({ data: { ...draft, version: 1 } })
+    await gql(url(), `mutation($i: CreateRecordInput!) { createRecord(input: $i) { __typename } }`, { i: { programId: t.program.id, recordType: 'evidence.questions', title: 'Touch', fields: { due_on: '2026-12-15' } } }, await t.token('program_owner'))
+    expect((await call(t, 'viewer', `query($id: ID!) { stageGate(id: $id) { card } }`, { id: opened.gate.id })).stageGate.card).toBe('2 of 3 required records present')
+    const sig = await db().signature.create({ data: { organizationId: org, programId: t.program.id, signerUserId: t.users.quality_reviewer.id, printedName: 'Q', meaning: 'approval', targetType: 'sop_version', targetId: version.id } })
+    const accepted = await db().requirementSet.create({ data: { ...draft, version: 2, status: 'accepted', acceptedByUserId: t.users.quality_reviewer.id, acceptedAt: new Date(), signatureId: sig.id, signatureMeaning: 'approval' } })
+    await gql(url(), `mutation($i: CreateRecordInput!) { createRecord(input: $i) { __typename } }`, { i: { programId: t.program.id, recordType: 'evidence.questions', title: 'Touch again', fields: { due_on: '2026-12-15' } } }, await t.token('program_owner'))
+    const done = await call(t, 'viewer', `query($id: ID!) { stageGate(id: $id) { card requiredRecords { found } } }`, { id: opened.gate.id })
+    expect(done.stageGate.card).toBe('3 of 3 required records present')
+    expect(done.stageGate.requiredRecords[2].found).toEqual([accepted.id])
   })
 })
 
