@@ -2,7 +2,7 @@
 // monthly QA oversight summary (review_audit_reviews: counts and ids only, accepted by a quality reviewer), and the R4
 // pins the issue lists.
 import { describe, expect, it } from 'vitest'
-import { useStack, gql } from '../helpers/stack'
+import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, expectRowsExist, type Tenant } from '../helpers/factories'
 import { connect, runningRun } from './tools-helpers'
 import { PERMISSIONS_BY_VERSION, PERSONA_BUNDLES, PROGRAM_PERSONAS } from '../../core/permissions'
@@ -41,6 +41,34 @@ describe('stage gate tools over MCP', () => {
       expect((list as any).value.gates.map((g: { id: string }) => g.id)).toEqual([mine])
     } finally { await client.close() }
     expect(TOOLS.slice(-2).map((t) => t.name)).toEqual(['console.get_stage_gate', 'progress.list_stage_gates'])
+  })
+})
+
+describe('the readiness stream checks permission for every event', () => {
+  it('stops delivering to a person who left the program, while others keep receiving', async () => {
+    const t = await createTenant(db(), 'Per event')
+    const stages = await Promise.all(['s0', 's1'].map((key, position) =>
+      db().programStage.create({ data: { organizationId: t.organization.id, programId: t.program.id, key, name: key, position } })))
+    const created = await gql(url(), `mutation($i: CreateRecordInput!) { createRecord(input: $i) { ... on MutationCreateRecordSuccess { record { id } } } }`,
+      { i: { programId: t.program.id, recordType: 'evidence.findings', title: 'F', fields: { kind: 'result' } } }, await t.token('program_owner'))
+    const recordId = created.body.data.createRecord.record.id
+    await gql(url(), `mutation($i: OpenStageGateInput!) { openStageGate(input: $i) { __typename } }`,
+      { i: { programId: t.program.id, stageId: stages[0].id, nextStageId: stages[1].id, requiredRecords: [{ kind: 'decided_record', recordType: 'evidence.findings', recordId }] } }, await t.token('program_owner'))
+    const stays = wsClient(url(), await t.token('scientist'))
+    const leaves = wsClient(url(), await t.token('viewer'))
+    try {
+      const before = stack.current.subgraphs.twins.stageGateEvents.subscriberCount
+      const kept = collect(stays, `subscription { stageGateReadinessChanged(programId: "${t.program.id}") { card } }`, 1, 15_000)
+      const gone = collect(leaves, `subscription { stageGateReadinessChanged(programId: "${t.program.id}") { card } }`, 1, 15_000)
+      await waitFor(() => stack.current.subgraphs.twins.stageGateEvents.subscriberCount >= before + 2, 10_000, 'both subscribers')
+      await db().programMembership.update({ where: { programId_userId: { programId: t.program.id, userId: t.users.viewer.id } }, data: { endedAt: new Date() } })
+      await gql(url(), `mutation($i: DecideRecordInput!) { decideRecord(input: $i) { __typename } }`, { i: { id: recordId, outcome: 'confirm' } }, await t.token('program_owner'))
+      await kept.finished
+      expect(kept.received[0].data?.stageGateReadinessChanged.card).toBe('1 of 1 required records present')
+      await new Promise((r) => setTimeout(r, 500))
+      expect(gone.received.filter((m) => m.data)).toEqual([])
+      kept.unsubscribe(); gone.unsubscribe()
+    } finally { await stays.dispose(); await leaves.dispose() }
   })
 })
 
