@@ -1,6 +1,6 @@
 // Owns signatures: the one way a signature (and the approval it backs) is written, and how a signature manifests
 // (printed name, date and time, meaning, as 21 CFR 11.50 requires). Decisions on records (twins domain/decisions.ts)
-// and stage gates (twins domain/gates.ts) both sign through signTarget; records and gates read the manifestation here.
+// and stage gates (twins domain/gates.ts) sign through signTarget (built on sign, which the QMS acceptance uses too); records and gates read the manifestation here.
 import type { Signature } from '../../../generated/prisma/client'
 import type { DomainContext, Write } from '../../../core/command'
 import type { ApprovalTargetType, SignatureTargetType } from '../../../core/kinds'
@@ -39,16 +39,8 @@ export interface SignInput {
 export async function signTarget(w: Write<'signature.create' | 'approval.create'>, input: SignInput) {
   const { session } = w.ctx
   const at = input.at ?? new Date()
-  const signature = input.unsigned ? null : await w.tx.signature.create({
-    data: {
-      organizationId: session.organizationId, programId: input.programId, signerUserId: session.userId,
-      printedName: session.name, signedAt: at, meaning: input.meaning, targetType: input.targetType, targetId: input.targetId,
-    },
-  })
-  if (signature) {
-    await w.audit('signature.create', { type: 'signature', id: signature.id },
-      { meaning: input.meaning, target_type: input.targetType, target_id: input.targetId }, { signatureId: signature.id })
-  }
+  const signature = input.unsigned ? null
+    : await sign(w as unknown as Write<'signature.create'>, { programId: input.programId, meaning: input.meaning, targetType: input.targetType, targetId: input.targetId, signedAt: at })
   const approval = input.approval ? await w.tx.approval.create({
     data: {
       organizationId: session.organizationId, programId: input.programId, targetType: input.targetType, targetId: input.targetId,
@@ -60,4 +52,17 @@ export async function signTarget(w: Write<'signature.create' | 'approval.create'
       { approval_id: approval.id, ...input.approval!.details }, signature ? { signatureId: signature.id } : {})
   }
   return { signature, approval }
+}
+
+/** Signs `target` as the session's person with `meaning`, in the caller's transaction, and audits signature.create. */
+export async function sign(w: Write<'signature.create'>, input: { programId: string | null; meaning: SignatureMeaning; targetType: string; targetId: string; signedAt?: Date }): Promise<Signature> {
+  const { session } = w.ctx
+  const signature = await w.tx.signature.create({
+    data: {
+      organizationId: session.organizationId, programId: input.programId, signerUserId: session.userId, printedName: session.name,
+      signedAt: input.signedAt ?? new Date(), meaning: input.meaning, targetType: input.targetType, targetId: input.targetId,
+    },
+  })
+  await w.audit('signature.create', { type: 'signature', id: signature.id }, { meaning: input.meaning, target_type: input.targetType, target_id: input.targetId }, { signatureId: signature.id })
+  return signature
 }
