@@ -99,6 +99,17 @@ describe('review_audit_reviews (monthly QA oversight)', () => {
   })
 })
 
+describe('the illustrative seed', () => {
+  it('opens one stage gate for the illustrative program, once, at its first stage', async () => {
+    const { seedIllustrative } = await import('../../core/seed')
+    const seed = await seedIllustrative(db())
+    await seedIllustrative(db())
+    const gates = await db().stageGate.findMany({ where: { programId: seed.program.id }, include: { stage: true, nextStage: true } })
+    expect(gates.map((g) => [g.stage.key, g.nextStage.key, g.status, (g.requiredRecords as { total: number }).total])).toEqual([['discovery', 'lead_optimisation', 'open', 3]])
+    expect(await db().auditEvent.count({ where: { targetId: gates[0].id, action: 'stage_gate.open' } })).toBe(1)
+  })
+})
+
 describe('R4 pins for stage gates', () => {
   it('holds 91 permissions with the R4 groups and persona v4 counts, target types 4 and 6, tone map 62, notification kinds 13, artifact kinds 12, and the seven routes available', () => {
     const v4 = PERMISSIONS_BY_VERSION[4]
