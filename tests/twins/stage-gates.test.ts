@@ -166,7 +166,7 @@ describe('a stage gate through the gateway', () => {
     expect((await db().stageGate.findUniqueOrThrow({ where: { id: gate.id } })).status).toBe('reviewed')
   })
 
-  it('refuses a gate for a stage other than the current one, or to a stage the plan does not allow next (gate_stage_restricted)', async () => {
+  it('refuses a gate for a stage other than the current one, to a stage the plan does not allow next, or a close once its stage is no longer current (gate_stage_restricted)', async () => {
     const t = await createTenant(db(), 'Restricted')
     const s = await withStages(t)
     const rec = [{ kind: 'critical_milestones' }]
@@ -177,6 +177,17 @@ describe('a stage gate through the gateway', () => {
     expect(await open(t, 'program_owner', { programId: t.program.id, stageId: s.discovery.id, nextStageId: s.preclinical.id, requiredRecords: [{ kind: 'decided_record', recordType: 'evidence.sources' }] }))
       .toMatchObject({ __typename: 'InvalidInput', field: 'requiredRecords.0.recordType' })
     expect(await db().stageGate.count({ where: { programId: t.program.id } })).toBe(0)
+
+    // Close: only while the gate's stage is still the program's current stage. A program without a stage is at the
+    // first stage of its plan; a stage added before it afterwards makes the reviewed gate's stage no longer current.
+    const opened = await open(t, 'program_owner', { programId: t.program.id, stageId: s.discovery.id, nextStageId: s.preclinical.id, requiredRecords: [{ kind: 'decided_record', recordType: 'evidence.findings' }] })
+    await confirm(t, await finding(t, 'Any finding'))
+    await ready(t, 'program_lead', opened.gate.id)
+    await review(t, 'quality_reviewer', opened.gate.id)
+    await db().programStage.create({ data: { organizationId: t.organization.id, programId: t.program.id, key: 'target_id', name: 'Target identification', position: -1 } })
+    expect(await close(t, 'program_owner', opened.gate.id)).toMatchObject({ __typename: 'GateStageRestricted', code: 'gate_stage_restricted', field: 'id' })
+    expect(await counts(opened.gate.id)).toEqual({ signatures: 1, approvals: 0 })
+    expect((await db().stageGate.findUniqueOrThrow({ where: { id: opened.gate.id } })).status).toBe('reviewed')
   })
 
   it('follows the transition table: illegal moves are invalid_transition with nothing written, reopen goes back to open, a second live gate is refused', async () => {

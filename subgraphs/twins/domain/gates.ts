@@ -8,7 +8,7 @@ import type { Program, ProgramStage, Signature, StageGate } from '../../../gener
 import { command, type DomainContext, type Write } from '../../../core/command'
 import type { TenantTx } from '../../../core/db'
 import {
-  GateIncomplete, GateStageRestricted, InvalidInput, InvalidTransition, NotFoundError, ReviewerRoleRequired, SameSigner,
+  GateIncomplete, GateStageRestricted, InvalidTransition, NotFoundError, ReviewerRoleRequired, SameSigner,
 } from '../../../core/errors'
 import { IdInput } from '../../../core/ids'
 import { gateClosedBy } from '../../../core/copy'
@@ -256,12 +256,11 @@ export const reviewStageGate = command({
       throw new ReviewerRoleRequired('Reviewing a stage gate needs review.stage_reviews.approve (quality reviewer, program lead or owner).', { field: 'id' })
     }
     const now = new Date()
-    const reviewed = await transition(w.tx, stageGateStatus, 'review', gate)
+    await transition(w.tx, stageGateStatus, 'review', gate)
     const { signature } = await signTarget(w as unknown as Write<'signature.create' | 'approval.create'>, { programId: gate.programId, meaning: 'review', targetType: 'stage_gate', targetId: gate.id, at: now })
     const done = await w.tx.stageGate.update({ where: { id: gate.id }, data: { reviewSignatureId: signature!.id } })
     await closeItemsForSource(w.tx, { organizationId: gate.organizationId, sourceType: 'stage_gate', sourceId: gate.id }, w.ctx.session.userId)
     await w.audit('stage_gate.review', { type: 'stage_gate', id: gate.id }, { comment: input.comment ?? null }, { signatureId: signature!.id })
-    void reviewed
     await announce(w, done)
     return done
   },
@@ -350,4 +349,3 @@ export const supersedeStageGate = command({
 })
 
 export type { RequiredRecords }
-export { InvalidInput }
