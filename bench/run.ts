@@ -19,6 +19,7 @@ const BENCHES: BenchModule[] = [
   { name: 'twins', file: 'twins.ts', fn: 'benchTwins' },
   { name: 'throughput', file: 'throughput.ts', fn: 'benchThroughput' },
   { name: 'roles', file: 'roles.ts', fn: 'benchRoles' },
+  { name: 'gates', file: 'gates.ts', fn: 'benchGates' },
 ]
 
 type Outcome = { name: string; status: 'ok' | 'crashed' | 'absent'; seconds?: number; figures?: number; error?: string }

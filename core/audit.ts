@@ -52,6 +52,8 @@ export const AUDIT_ACTIONS = [
   'inbox.resolve',
   // ours, tool server (issue 12): a harness_denied refusal leaves a refused tool_calls row and this row (no effect)
   'tool_call.deny',
+  // ours, stage gates (issue 18): the monthly QA oversight summary produced and accepted (review_audit_reviews)
+  'review_audit_review.create', 'review_audit_review.accept',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

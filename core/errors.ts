@@ -105,6 +105,17 @@ export class HandoffExists extends DomainError {
 }
 BY_CODE.set('handoff_exists', (m, e) => new HandoffExists(String(e.details?.handoffId ?? ''), m))
 
+/** gate_incomplete names what is missing: one line per required record not present ('<label>: <why>'). */
+export class GateIncomplete extends DomainError {
+  static readonly code = 'gate_incomplete' as const
+  readonly missing: string[]
+  constructor(message?: string, extra: { field?: string; missing?: string[] } = {}) {
+    super('gate_incomplete', message, { field: extra.field })
+    this.missing = extra.missing ?? []
+  }
+}
+BY_CODE.set('gate_incomplete', (m, e) => new GateIncomplete(m, { field: e.field, missing: (e.details?.missing as string[] | undefined) ?? [] }))
+
 // Codes whose object carries code, message and field only.
 export const SopExternal = plain('sop_external')
 export const NotSupportedError = plain('not_supported')
@@ -120,7 +131,6 @@ export const DelegationInvalid = plain('delegation_invalid')
 export const BatchItemForbidden = plain('batch_item_forbidden')
 export const BoundUserOnly = plain('bound_user_only')
 export const BaselineMissing = plain('baseline_missing')
-export const GateIncomplete = plain('gate_incomplete')
 export const GateStageRestricted = plain('gate_stage_restricted')
 export const ReviewerRoleRequired = plain('reviewer_role_required')
 export const SameSigner = plain('same_signer')

@@ -41,8 +41,8 @@ export async function notify(anyTx: AnyTx, input: NotifyInput) {
   return notification
 }
 
-/** The notification kinds of the twins document this service writes (R3). */
-export type PersonNotificationKind = 'handoff_received' | 'digest' | 'twin_paused' | 'mention' | 'decision_reminder'
+/** The notification kinds of the twins document this service writes (R3; stage_ready at R4, by stage gates). */
+export type PersonNotificationKind = 'handoff_received' | 'digest' | 'twin_paused' | 'mention' | 'decision_reminder' | 'stage_ready'
 
 export interface NotifyPersonInput {
   organizationId: string

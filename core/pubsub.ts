@@ -12,6 +12,8 @@ export interface Channels {
   twin_run_updated: { id: string; programId: string; organizationId: string }
   /** A program record was created or changed (subgraphs/workbench/domain/records). */
   record_changed: { id: string; programId: string; organizationId: string; version: number }
+  /** A stage gate's readiness or status changed (subgraphs/twins/domain/gates.ts); audience: its program. */
+  stage_gate_readiness_changed: { id: string; programId: string; organizationId: string }
 }
 export type Channel = keyof Channels
 

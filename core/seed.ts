@@ -30,6 +30,9 @@ export async function seedIllustrative(db: Db) {
   // A few program records, written through the records write path (imported here only: the domain imports this module).
   const { seedIllustrativeRecords } = await import('../subgraphs/workbench/domain/records/seed')
   await seedIllustrativeRecords(db, seed)
+  // An open stage gate from the first stage to the next (R4), opened by the lead through the gate's write path.
+  const { seedIllustrativeGate } = await import('../subgraphs/twins/domain/gate-seed')
+  await seedIllustrativeGate(db, seed)
   return seed
 }
 

@@ -25,6 +25,7 @@ export const SUPERGRAPH_FILE = path.join(SCHEMA_DIR, 'supergraph.graphql')
 const printingOnly = {
   get inboxEvents(): never { throw new Error('schema printing does not run resolvers') },
   get twinRunEvents(): never { throw new Error('schema printing does not run resolvers') },
+  get stageGateEvents(): never { throw new Error('schema printing does not run resolvers') },
 }
 
 export function printSubgraphs(): Record<SubgraphName, string> {

@@ -32,6 +32,9 @@ export const TaskPayloads = {
   twin_evaluate: cronTask({}),
   // Persona briefs and digests at each twin's digest moments (twins document, Worker jobs: 60 s).
   twin_digest: cronTask({}),
+  // Stage gates (twins document, Worker jobs, R4: 3600 s): recompute required_records of open gates only; gateId
+  // narrows it to one gate (enqueued when a gate opens, so its first readiness_brief is written at once).
+  stage_readiness_refresh: cronTask({ gateId: z.string().uuid().optional() }),
 } as const
 
 export type TaskName = keyof typeof TaskPayloads

@@ -24,6 +24,7 @@ import { twinEventsReconcile } from './tasks/twin_events_reconcile'
 import { twinEvaluate } from './tasks/twin_evaluate'
 import { installTwinAuditHooks } from '../subgraphs/twins/domain/twin-events'
 import { twinDigest } from './tasks/twin_digest'
+import { stageReadinessRefresh } from './tasks/stage_readiness_refresh'
 import { WorkerLease, recoverJobsOfGoneWorkers } from './leases'
 
 export interface WorkerDeps { db: Db; databaseUrl: string }
@@ -48,6 +49,7 @@ export function createTaskList(deps: WorkerDeps): TaskList {
     twin_events_reconcile: twinEventsReconcile(deps),
     twin_evaluate: twinEvaluate(deps),
     twin_digest: twinDigest(deps),
+    stage_readiness_refresh: stageReadinessRefresh(deps),
   }
 }
 

@@ -8,7 +8,7 @@
 
 /** A data field of an error object: its GraphQL type and whether it may be null. */
 export interface ErrorDataField {
-  readonly type: 'String' | 'Int' | 'ID' | '[InputIssue]'
+  readonly type: 'String' | 'Int' | 'ID' | '[InputIssue]' | '[String]'
   readonly nullable?: boolean
   readonly description?: string
 }
@@ -63,7 +63,9 @@ export const ERROR_CATALOGUE = {
   batch_item_forbidden: s('BatchItemForbidden', 403, 'twins', 'You may not act on an item of this batch.'),
   bound_user_only: s('BoundUserOnly', 403, 'twins', 'Only the person this twin is bound to may do this.'),
   baseline_missing: s('BaselineMissing', 409, 'twins', 'There is no baseline to compare against.'),
-  gate_incomplete: s('GateIncomplete', 409, 'twins', 'The stage gate is not complete.'),
+  gate_incomplete: s('GateIncomplete', 409, 'twins', 'The stage gate is not complete.', {
+    missing: { type: '[String]', description: "What is missing: one line per required record not present ('<label>: <why>')." },
+  }),
   gate_stage_restricted: s('GateStageRestricted', 409, 'twins', 'The stage gate does not allow this at the current stage.'),
   reviewer_role_required: s('ReviewerRoleRequired', 403, 'twins', 'A reviewer role is required.'),
   same_signer: s('SameSigner', 409, 'twins', 'The same person cannot sign twice.'),

@@ -2,6 +2,7 @@
 import type { Machine } from '../state-machine'
 import { connectionStatus, launchIdLifecycle, sopLifecycle, webhookOutcome } from './connectors'
 import { memoryRecordStatus } from './memory'
+import { requirementSetStatus } from './qms'
 import { agentRunStatus, toolCallStatus } from './runs'
 import { RECORD_MACHINES } from './records'
 import { delegationStatus, handoffStatus, inboxItemStatus, proposalStatus, skillStatus, stageGateStatus, twinStatus } from './twins'
@@ -11,13 +12,14 @@ export * from './memory'
 export * from './runs'
 export * from './twins'
 export * from './records'
+export * from './qms'
 
 export const MACHINES: readonly Machine[] = [
   // Applied: a status column with a database enum, changed only through transition()/transitionAll().
   connectionStatus, inboxItemStatus, agentRunStatus, toolCallStatus,
-  memoryRecordStatus, twinStatus,
+  memoryRecordStatus, twinStatus, requirementSetStatus, stageGateStatus,
   // Declared for the tables later releases add (or derived from other columns).
-  handoffStatus, delegationStatus, stageGateStatus, proposalStatus, skillStatus,
+  handoffStatus, delegationStatus, proposalStatus, skillStatus,
   sopLifecycle, webhookOutcome, launchIdLifecycle,
   // Program records: one machine per record type, applied by subgraphs/workbench/domain/records.
   ...RECORD_MACHINES,

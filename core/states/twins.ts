@@ -85,13 +85,13 @@ export const stageGateStatus = defineMachine({
   initial: ['open'],
   source: `${SETS} (R4)`,
   quote: { doc: '002', text: 'stage_gates.status (open, ready, reviewed, closed)' },
-  storage: { model: null, column: 'status', note: 'R4 table, not created yet' },
+  storage: { model: 'stageGate', column: 'status', dbType: 'enum stage_gate_status' },
   transitions: {
-    ready: { from: ['open'], to: 'ready', by: 'ready: required records present (ready_by, ready_at)', basis: 'designed', source: designed('ready') },
-    reopen: { from: ['ready', 'reviewed'], to: 'open', by: 'reopen', basis: 'designed', source: designed('reopen') },
-    review: { from: ['ready'], to: 'reviewed', by: 'review, signed (review_signature_id)', basis: 'designed', source: designed('review') },
+    ready: { from: ['open'], to: 'ready', by: 'ready: every required record present, else gate_incomplete naming what is missing (ready_by, ready_at)', basis: 'designed', source: designed('ready') },
+    reopen: { from: ['ready', 'reviewed'], to: 'open', by: 'reopen: back to open for more records (the review signature, if any, stays in the audit trail and is cleared from the gate)', basis: 'designed', source: designed('reopen') },
+    review: { from: ['ready'], to: 'reviewed', by: 'review under review.stage_reviews.approve, signed with meaning review (review_signature_id)', basis: 'designed', source: designed('review') },
     close: {
-      from: ['reviewed'], to: 'closed', by: 'close, approved and signed; moves programs.current_stage_id to next_stage_id',
+      from: ['reviewed'], to: 'closed', by: 'close under progress.stages.approve by someone other than the reviewer, approved and signed with meaning approval; moves programs.current_stage_id to next_stage_id in the same transaction',
       basis: 'designed', source: designed('close'),
     },
     supersede: {

@@ -107,6 +107,7 @@ export function defineErrorTypes(builder: AnyBuilder, classes: readonly ErrorCla
           const options = { nullable: f.nullable ?? false, shareable: true, description: f.description }
           const field = f.type === '[InputIssue]'
             ? t.field({ ...options, type: [InputIssueRef], resolve: (e) => read(e) as InputIssue[] })
+            : f.type === '[String]' ? t.stringList({ ...options, resolve: (e) => read(e) as string[] })
             : f.type === 'Int' ? t.int({ ...options, resolve: (e) => read(e) as number })
               : f.type === 'ID' ? t.id({ ...options, resolve: (e) => read(e) as string })
                 : t.string({ ...options, resolve: (e) => read(e) as string })

@@ -4,6 +4,7 @@ import type { PgListener } from '../../core/pubsub'
 import { createSubgraphServer } from '../shared/server'
 import { InboxEvents } from './domain/inbox-events'
 import { TwinRunEvents } from './domain/twin-run-events'
+import { StageGateEvents } from './domain/gate-events'
 import { installTwinAuditHooks } from './domain/twin-events'
 import { createInboxLinkRoutes } from './http/links'
 import { buildTwinsSchema } from './schema'
@@ -14,9 +15,10 @@ export function createTwinsSubgraph(db: Db, listener: PgListener) {
   installTwinAuditHooks()
   const inboxEvents = new InboxEvents(db, listener)
   const twinRunEvents = new TwinRunEvents(db, listener)
-  const server = createSubgraphServer({ name: 'twins', schema: buildTwinsSchema({ inboxEvents, twinRunEvents }), db })
+  const stageGateEvents = new StageGateEvents(db, listener)
+  const server = createSubgraphServer({ name: 'twins', schema: buildTwinsSchema({ inboxEvents, twinRunEvents, stageGateEvents }), db })
   server.app.use(createInboxLinkRoutes(db))
   const close = server.close
-  server.close = async () => { inboxEvents.close(); twinRunEvents.close(); await close() }
-  return Object.assign(server, { inboxEvents, twinRunEvents })
+  server.close = async () => { inboxEvents.close(); twinRunEvents.close(); stageGateEvents.close(); await close() }
+  return Object.assign(server, { inboxEvents, twinRunEvents, stageGateEvents })
 }

@@ -9,7 +9,7 @@ import { useStack, gql } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, type Tenant } from '../helpers/factories'
 import { DomainError, InvalidTransition } from '../../core/errors'
 import { defineMachine, renderStateTables, transition, transitionAll, STATE_TABLES_END, STATE_TABLES_START, type Machine } from '../../core/state-machine'
-import { MACHINES, agentRunStatus, connectionStatus, inboxItemStatus, toolCallStatus } from '../../core/states'
+import { MACHINES, agentRunStatus, connectionStatus, inboxItemStatus, requirementSetStatus, toolCallStatus } from '../../core/states'
 import { runQueuedSkill } from '../../subgraphs/twins/domain/skill-runs'
 import { sweepInbox } from '../../subgraphs/twins/domain/inbox'
 
@@ -34,6 +34,11 @@ const inboxItemIn = (t: Tenant, status: 'open' | 'snoozed' | 'done', extra: { du
   data: { organizationId: t.organization.id, userId: t.users.scientist.id, programId: t.program.id, kind: 'information', sourceType: 'test', sourceId: 'x', status, ...extra },
 })
 const agentRunIn = (t: Tenant, status: 'queued' | 'succeeded') => db().agentRun.create({ data: { organizationId: t.organization.id, programId: t.program.id, kind: 'chat', status } })
+async function requirementSetIn(t: Tenant, status: 'draft' | 'superseded') {
+  const sop = await db().sop.create({ data: { organizationId: t.organization.id, programId: t.program.id, origin: 'local', documentNumber: 'SOP-T', documentType: 'sop', title: 'T' } })
+  const version = await db().sopVersion.create({ data: { organizationId: t.organization.id, programId: t.program.id, sopId: sop.id, major: 1, minor: 0, lifecycleState: 'draft' } })
+  return db().requirementSet.create({ data: { organizationId: t.organization.id, programId: t.program.id, sopVersionId: version.id, status, title: 'T', textHash: 'h', extractedFrom: 'local', createdByUserId: t.users.quality_reviewer.id } })
+}
 const toolCallIn = (t: Tenant, status: 'running' | 'refused', tool = 'tox.fih_dose_projection', args: object = {}) => db().toolCall.create({
   data: { organizationId: t.organization.id, programId: t.program.id, userId: t.users.scientist.id, tool, status, arguments: args },
 })
@@ -57,6 +62,8 @@ const APPLIED = [
     forbidden: (t: Tenant) => agentRunIn(t, 'succeeded'), allowed: (t: Tenant) => agentRunIn(t, 'queued') },
   { machine: toolCallStatus, model: 'toolCall', illegal: ['complete', 'refused'], legal: ['complete', 'running'],
     forbidden: (t: Tenant) => toolCallIn(t, 'refused'), allowed: (t: Tenant) => toolCallIn(t, 'running') },
+  { machine: requirementSetStatus, model: 'requirementSet', illegal: ['accept', 'superseded'], legal: ['supersede', 'draft'],
+    forbidden: (t: Tenant) => requirementSetIn(t, 'superseded'), allowed: (t: Tenant) => requirementSetIn(t, 'draft') },
 ] as const
 
 const reread = (model: string, id: string) => (db() as unknown as Record<string, { findUniqueOrThrow(a: object): Promise<Record<string, unknown>> }>)[model].findUniqueOrThrow({ where: { id } })
@@ -201,7 +208,7 @@ describe('state machine declarations', () => {
 
   it('keep each applied status column a database enum holding exactly the declared states', async () => {
     const applied = MACHINES.filter((m) => m.storage.model)
-    expect(applied.map((m) => m.name)).toEqual(['connections.status', 'inbox_items.status', 'agent_runs.status', 'tool_calls.status', 'memory_records.status', 'twin_definitions.status'])
+    expect(applied.map((m) => m.name)).toEqual(['connections.status', 'inbox_items.status', 'agent_runs.status', 'tool_calls.status', 'memory_records.status', 'twin_definitions.status', 'requirement_sets.status', 'stage_gates.status'])
     for (const m of applied) {
       const [table, column] = m.name.split('.')
       const rows = await db().$queryRaw<{ label: string }[]>`

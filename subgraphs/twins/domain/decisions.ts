@@ -18,6 +18,7 @@ import { transitionAll } from '../../../core/state-machine'
 import { inboxItemStatus } from '../../../core/states'
 import { publish } from '../../../core/pubsub'
 import { applyRecordChange, type RecordChange } from '../../workbench/domain/records'
+import { signTarget } from '../../workbench/domain/signatures'
 import {
   asQuestion, currentBasis, decideKey, isProposal, parseChangeAt, viewProposal, type Outcome, type ProposalAnswer, type ProposalView,
 } from './proposals'
@@ -132,26 +133,13 @@ export const decideProposal = command({
       })
       Object.assign(answer, { recordId: applied.recordId, version: applied.version })
       if (rule) {
-        const signature = rule.signed
-          ? await w.tx.signature.create({
-            data: {
-              organizationId: session.organizationId, programId: question.programId, signerUserId: session.userId,
-              printedName: session.name, signedAt: now, meaning: 'approval', targetType: rule.target, targetId: applied.recordId,
-            },
-          })
-          : null
-        const approval = await w.tx.approval.create({
-          data: {
-            organizationId: session.organizationId, programId: question.programId, targetType: rule.target, targetId: applied.recordId,
-            approverUserId: session.userId, decision: 'approved', comment: input.edits?.note ?? null, signatureId: signature?.id ?? null,
-          },
+        // The one signatures implementation (workbench domain/signatures.ts): signature with meaning approval where
+        // the type is signed, and the approval pointing at it.
+        const { signature, approval } = await signTarget(w, {
+          programId: question.programId, meaning: 'approval', targetType: rule.target, targetId: applied.recordId, unsigned: !rule.signed, at: now,
+          approval: { decision: 'approved', comment: input.edits?.note ?? null, details: { proposal_id: interrupt.id } },
         })
-        if (signature) {
-          await w.audit('signature.create', { type: 'signature', id: signature.id }, { meaning: 'approval', target_type: rule.target, target_id: applied.recordId }, { signatureId: signature.id })
-        }
-        await w.audit('approval.create', { type: rule.target, id: applied.recordId }, { approval_id: approval.id, proposal_id: interrupt.id },
-          signature ? { signatureId: signature.id } : {})
-        Object.assign(answer, { signatureId: signature?.id ?? null, approvalId: approval.id })
+        Object.assign(answer, { signatureId: signature?.id ?? null, approvalId: approval!.id })
       }
     }
     const answered = await w.tx.runInterrupt.updateManyAndReturn({

@@ -12,6 +12,8 @@ import { enqueue } from '../../../jobs/registry'
 /** AGENT_RUN_KINDS added by the twins document (R3); R4 adds stage_readiness. */
 export const TWIN_RUN_KINDS = ['twin_cycle', 'twin_handoff'] as const
 export type TwinRunKind = (typeof TWIN_RUN_KINDS)[number]
+/** AGENT_RUN_KINDS added at R4: the run that writes a stage gate's readiness_brief (domain/gate-readiness.ts). */
+export const STAGE_READINESS_RUN_KIND = 'stage_readiness' as const
 /** agent_runs.initiated_by (null for runs that are not twin runs); a CHECK constraint holds the same list. */
 export const INITIATED_BY = ['schedule', 'event', 'handoff', 'user'] as const
 export type InitiatedBy = (typeof INITIATED_BY)[number]

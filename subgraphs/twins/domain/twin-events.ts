@@ -10,6 +10,7 @@ import { createTwinRun } from './runs'
 import { clock } from './schedules'
 import { isFilingPaused, openDecisionCount } from './backpressure'
 import { pauseTwin, pauseTwinsFor } from './twins'
+import { onProgramEventForGates } from './gate-readiness'
 
 const triggerable = new Set<string>(TRIGGERABLE_ACTIONS)
 const pausing = new Set<string>(PAUSE_ACTIONS)
@@ -87,10 +88,12 @@ export async function onPauseEvent(tx: Tx, event: AuditEvent) {
   }
 }
 
-/** Registers both hooks (idempotent: by name). Every process that records audit rows calls this at start. */
+/** Registers the hooks (idempotent: by name). Every process that records audit rows calls this at start. */
 export function installTwinAuditHooks() {
   registerAuditHook('twins.events', onTriggerableEvent)
   registerAuditHook('twins.pause_causes', onPauseEvent)
+  // Stage gates: a write in a program with open gates recomputes their readiness in the same transaction.
+  registerAuditHook('gates.readiness', onProgramEventForGates)
 }
 
 export interface ReconcileReport { triggers: number; queued: number; coalesced: number; deferred: number }

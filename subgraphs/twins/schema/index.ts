@@ -8,6 +8,8 @@ import { addSkills } from './skills'
 import { addTwins } from './twins'
 import { addWorkbenchHome } from './workbench'
 import type { TwinRunEvents } from '../domain/twin-run-events'
+import type { StageGateEvents } from '../domain/gate-events'
+import { addStageGates } from './gates'
 
 export type TwinsRefs = ReturnType<typeof references>
 
@@ -16,7 +18,7 @@ function references(builder: ReturnType<typeof createBuilder>) {
   return { ProgramRef: programReferenceWithNames(builder), UserRef: referenceEntity(builder, 'User') }
 }
 
-export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents: TwinRunEvents }) {
+export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents: TwinRunEvents; stageGateEvents: StageGateEvents }) {
   const builder = createBuilder()
   const refs = references(builder)
   const inbox = addInbox(builder, refs, deps)
@@ -25,5 +27,6 @@ export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents
   addKinds(builder)
   const { TwinRef } = addTwins(builder, refs, deps)
   addWorkbenchHome(builder, { InboxItemRef: inbox.InboxItemRef, TwinRef })
+  addStageGates(builder, refs, deps)
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }

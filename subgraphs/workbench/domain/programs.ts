@@ -1,6 +1,6 @@
 // Owns people and programs: the caller's own view, program lookup, creation, membership and persona assignment.
 import { z } from 'zod'
-import { InvalidInput, LastOwner, NotAMember, NotAssigned, NotFoundError, SlugTaken } from '../../../core/errors'
+import { InvalidInput, LastOwner, NotAMember, NotAssigned, NotFoundError, SlugTaken, StageViaGate } from '../../../core/errors'
 import { assertCan, can } from '../../../core/session'
 import { command, type DomainContext, type Write } from '../../../core/command'
 import type { TenantTx } from '../../../core/db'
@@ -222,6 +222,43 @@ export const deactivateUser = command({
     if (user.id === w.ctx.session.userId) throw InvalidInput.of('userId', 'You cannot deactivate yourself.')
     const updated = await w.tx.user.update({ where: { id: user.id }, data: { deactivatedAt: new Date() } })
     await w.audit('user.deactivate', { type: 'user', id: user.id }, { user_id: user.id })
+    return updated
+  },
+})
+
+// ---- program.settings.update: 'Update program settings' -----------------------------------------------------------
+
+/** Keys that would move the program's stage: only its stage gate does that (twins domain/gates.ts, stage_via_gate). */
+const STAGE_KEYS = ['current_stage_id', 'currentStageId', 'current_stage', 'currentStage', 'stage_id', 'stageId']
+
+const SettingsPatch = z.object({
+  evidence_query_budget: z.number().int().min(0).max(1000).optional(),
+  twin_defaults: z.record(z.string(), z.unknown()).optional(),
+  escalation_days: z.number().int().min(0).max(365).optional(),
+  gate_critical_milestone_tag: z.string().trim().min(1).max(100).optional(),
+}).strict()
+
+/**
+ * Updates program settings (program.settings.update, described 'Update program settings' from R4): a patch of the
+ * known keys. The stage is not a setting: naming it answers stage_via_gate, nothing written (the database trigger
+ * programs_stage_via_gate refuses it too, whoever writes).
+ */
+export const updateProgramSettings = command({
+  permission: 'program.settings.update',
+  input: z.object({ programId: UUID, settings: z.record(z.string(), z.unknown()) }),
+  load: (q, input, ctx) => getProgram(ctx, { id: input.programId }, q),
+  program: (input) => input.programId,
+  audit: ['program.update'],
+  errors: [StageViaGate],
+  async run(w, input, program) {
+    const stageKey = Object.keys(input.settings).find((k) => STAGE_KEYS.includes(k))
+    if (stageKey) throw new StageViaGate("The program's stage changes only when its stage gate closes.", { field: `settings.${stageKey}` })
+    const parsed = SettingsPatch.safeParse(input.settings)
+    if (!parsed.success) throw new InvalidInput(parsed.error.issues.map((i) => ({ field: ['settings', ...i.path].join('.'), message: i.message })))
+    const patch = parsed.data
+    const settings = { ...(program.settings as Record<string, unknown>), ...patch }
+    const updated = await w.tx.program.update({ where: { id: program.id }, data: { settings: settings as object } })
+    await w.audit('program.update', { type: 'program', id: program.id }, { settings: Object.keys(patch) })
     return updated
   },
 })

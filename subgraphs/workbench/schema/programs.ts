@@ -2,6 +2,9 @@
 // Mutation.createProgram.
 import { result, type Builder } from '../../shared/builder'
 import * as programs from '../domain/programs'
+import { TWINS } from '../../../core/copy'
+
+const UPDATE_PROGRAM_SETTINGS = TWINS.updateProgramSettings
 import type { WorkbenchRefs } from '.'
 
 export function addPrograms(builder: Builder, { ProgramRef }: WorkbenchRefs) {
@@ -29,6 +32,14 @@ export function addPrograms(builder: Builder, { ProgramRef }: WorkbenchRefs) {
       errors: result(programs.createProgram, 'program'),
       args: { input: t.arg({ type: CreateProgramInput, required: true }) },
       resolve: (_r, { input }, ctx) => programs.createProgram(ctx, input),
+    }),
+    updateProgramSettings: t.field({
+      type: ProgramRef,
+      errors: result(programs.updateProgramSettings, 'program'),
+      // program.settings.update's description since R4: the gate is the only writer of the stage.
+      description: `${UPDATE_PROGRAM_SETTINGS} (program.settings.update): a patch of evidence_query_budget, twin_defaults, escalation_days, gate_critical_milestone_tag. The stage is not a setting: naming it answers StageViaGate.`,
+      args: { programId: t.arg.id({ required: true }), settings: t.arg({ type: 'JSON', required: true }) },
+      resolve: (_r, { programId, settings }, ctx) => programs.updateProgramSettings(ctx, { programId, settings }),
     }),
   }))
 }

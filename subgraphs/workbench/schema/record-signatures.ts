@@ -3,7 +3,7 @@
 import type { InterfaceRef } from '@pothos/core'
 import type { ProgramRecord, Signature } from '../../../generated/prisma/client'
 import type { Builder, SchemaTypes } from '../../shared/builder'
-import { recordSignatures } from '../domain/signatures'
+import { manifestation, recordSignatures } from '../domain/signatures'
 import type { WorkbenchRefs } from '.'
 
 export function addRecordSignatures(builder: Builder, { UserRef }: WorkbenchRefs, RecordRef: InterfaceRef<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>, ProgramRecord>) {
@@ -18,7 +18,7 @@ export function addRecordSignatures(builder: Builder, { UserRef }: WorkbenchRefs
       signer: t.field({ type: UserRef, nullable: true, resolve: (s, _a, ctx) => ctx.loaders.user.load(s.signerUserId) }),
       manifestation: t.string({
         description: 'The line printed with the record: "<printed name>, <ISO date and time>, <meaning>".',
-        resolve: (s) => `${s.printedName}, ${s.signedAt.toISOString()}, ${s.meaning}`,
+        resolve: (s) => manifestation(s),
       }),
     }),
   })
