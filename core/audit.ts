@@ -52,6 +52,9 @@ export const AUDIT_ACTIONS = [
   'inbox.resolve',
   // ours, tool server (issue 12): a harness_denied refusal leaves a refused tool_calls row and this row (no effect)
   'tool_call.deny',
+  // ours, QMS/SOP (issue 15): local SOPs, requirement sets (accept is the binding decision), checks and their rows
+  'sop.create', 'sop.approve', 'requirement_set.create', 'requirement_set.accept', 'sop_check.create', 'sop_check_row.update',
+  'connection.qms_configure',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

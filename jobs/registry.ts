@@ -32,6 +32,9 @@ export const TaskPayloads = {
   twin_evaluate: cronTask({}),
   // Persona briefs and digests at each twin's digest moments (twins document, Worker jobs: 60 s).
   twin_digest: cronTask({}),
+  // QMS/SOP connector (connector document, Events): the delta poll every 15 minutes and the nightly reconciliation.
+  poll_qms: cronTask({ connectionId: z.string().uuid().optional() }),
+  reconcile_qms: cronTask({ connectionId: z.string().uuid().optional() }),
 } as const
 
 export type TaskName = keyof typeof TaskPayloads

@@ -171,6 +171,8 @@ export interface ClientInput {
   credentials: ConnectionSecrets
   /** Source name, clock, timeout, budget draw before every attempt, rate headers to the budget, egress policy. */
   http: Omit<VendorHttpOptions, 'baseUrl'> & { baseUrl: string }
+  /** The auth endpoint's own window (QMS: one minute), when the provider's budget names one. */
+  authGate?: BudgetGate
 }
 
 // ---------------------------------------------------------------------------------------------------------------
