@@ -8,6 +8,7 @@ import { addConnectorObjects } from './connector-objects'
 import { addDeliveries } from './deliveries'
 import { addLaunch } from './launch'
 import { addProviders } from './providers'
+import { addQms } from './qms'
 
 export type ConnectorsRefs = ReturnType<typeof defineCoreEntities>
 
@@ -23,6 +24,7 @@ export function buildConnectorsSchema() {
   addDeliveries(builder, connections)
   addBudgets(builder, connections)
   addLaunch(builder, refs)
+  addQms(builder, refs, connections)
 
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }
