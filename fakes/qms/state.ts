@@ -82,6 +82,8 @@ export class FakeQmsState {
   burst = { startedAt: 0, used: 0 }
   authBurst = { startedAt: 0, used: 0 }
   faults: FakeQmsFaults = { ...NO_QMS_FAULTS }
+  /** Rows per query page (the vault's is 1000; tests page with fewer). */
+  pageSize = PAGE_SIZE
   log: RequestLogEntry[] = []
   private seq = 0
   readonly clock: () => number

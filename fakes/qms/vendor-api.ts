@@ -143,8 +143,7 @@ export function vendorApiRouter(state: FakeQmsState) {
 
   r.post('/:version/query', (req, res) => {
     const q = String((req.body ?? {}).q ?? '')
-    const size = Math.min(PAGE_SIZE, Math.max(1, Number(req.headers['x-vaultapi-pagesize'] ?? PAGE_SIZE) || PAGE_SIZE))
-    runQuery(req, res, q, 0, size)
+    runQuery(req, res, q, 0, Math.min(PAGE_SIZE, state.pageSize))
   })
 
   r.get('/:version/query/:token', (req, res) => {
