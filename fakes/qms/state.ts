@@ -43,6 +43,8 @@ export interface FakeQmsFaults {
   textUnavailableNext: number
   /** The next N rendition downloads break after half the bytes. */
   renditionBreakNext: number
+  /** Every download of this version ('docId/major/minor') breaks after half the bytes. */
+  renditionBreakFor: string | null
   /** The ALLVERSIONS query is not available to the integration user. */
   allVersionsUnavailable: boolean
   /** The next N authenticated calls answer INVALID_SESSION_ID (a session expired on the vault side). */
@@ -52,7 +54,7 @@ export interface FakeQmsFaults {
 }
 
 export const NO_QMS_FAULTS: FakeQmsFaults = {
-  responseDelayMs: 0, textUnavailableNext: 0, renditionBreakNext: 0, allVersionsUnavailable: false, expireSessionsNext: 0, authBroken: false,
+  responseDelayMs: 0, textUnavailableNext: 0, renditionBreakNext: 0, renditionBreakFor: null, allVersionsUnavailable: false, expireSessionsNext: 0, authBroken: false,
 }
 
 export interface FakeQmsOptions {

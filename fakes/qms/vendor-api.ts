@@ -183,8 +183,9 @@ export function vendorApiRouter(state: FakeQmsState) {
     if (!v) return
     res.setHeader('content-type', 'application/octet-stream')
     res.setHeader('content-length', String(v.rendition.length))
-    if (state.faults.renditionBreakNext > 0) {
-      state.faults.renditionBreakNext -= 1
+    const broken = state.faults.renditionBreakFor === `${req.params.id}/${req.params.major}/${req.params.minor}`
+    if (broken || state.faults.renditionBreakNext > 0) {
+      if (!broken) state.faults.renditionBreakNext -= 1
       res.flushHeaders()
       res.write(v.rendition.subarray(0, Math.floor(v.rendition.length / 2)))
       setTimeout(() => res.destroy(), 20)
