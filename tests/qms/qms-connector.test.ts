@@ -54,6 +54,10 @@ describe('QMS connection configuration and health', () => {
     expect(failed.all_versions_query).toMatch(/ALLVERSIONS/)
     expect(h.checks.find((k: { name: string }) => k.name === 'query_template.modified').ok).toBe(true)
     expect((await health(c.id)).status).toBe('failing')
+    // A poll anyway: the vault refuses the query; a health entry with its words, no version written.
+    expect(await runQmsSync(db(), c.id, 'poll')).toMatchObject({ status: 'failed', error: expect.stringMatching(/No such field \[title__x\]/) })
+    expect((await health(c.id)).checks.find((k) => k.name === 'sync.poll')).toMatchObject({ ok: false })
+    expect(await db().sopVersion.count({ where: { connectionId: c.id } })).toBe(0)
   })
 
   it('reports wrong credentials as a failing credentials entry and names the checks it could not run', async () => {
@@ -67,6 +71,18 @@ describe('QMS connection configuration and health', () => {
     const run = await runQmsSync(db(), c.id, 'poll')
     expect(run.status).toBe('failed')
     expect(await db().sopVersion.count({ where: { connectionId: c.id } })).toBe(0)
+  })
+
+  it('runs the health check before the first sync and does not sync a connection whose check fails', async () => {
+    await using vault = await freshVault({ vaultId: 900 })
+    seedSop(vault)
+    const t = await createTenant(db(), 'QmsFirst')
+    const c = await connectQms(url(), t, vault, { configure: { instanceId: '901' } })
+    const run = await runQmsSync(db(), c.id, 'poll')
+    expect(run).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/instance_id/) })
+    expect(await db().sopVersion.count({ where: { connectionId: c.id } })).toBe(0)
+    expect(await health(c.id)).toMatchObject({ status: 'failing' })
+    expect(vault.state.log.some((l) => l.path.includes('/text'))).toBe(false)
   })
 
   it('passes the health check on a well-configured connection with the unmapped label surfaced', async () => {
@@ -224,12 +240,11 @@ describe('QMS ingestion', () => {
     seedSop(vault)
     const t = await createTenant(db(), 'QmsBurst')
     const c = await connectQms(url(), t, vault)
-    // The first poll spends the vault's burst window (its answers say how much is left).
-    expect(await runQmsSync(db(), c.id, 'poll')).toMatchObject({ status: 'synced' })
-    vault.state.addVersion('201', { major: 3, minor: 0, status: 'Draft', text: 'x shall y.' })
+    // The health check before the first sync and the poll's query spend the vault's burst window (its answers say how
+    // much is left): the poll stops before its page is written.
     const run = await runQmsSync(db(), c.id, 'poll')
     expect(run.status).toBe('rescheduled')
-    expect(await db().sopVersion.count({ where: { connectionId: c.id } })).toBe(3)
+    expect(await db().sopVersion.count({ where: { connectionId: c.id } })).toBe(0)
     const rows = await db().rateBudget.findMany({ where: { scopeKey: c.id } })
     expect(rows.map((r) => [r.providerId, r.scope, r.windowSeconds]).sort()).toEqual([['qms_provider', 'connection', 300], ['qms_provider.auth', 'connection', 60]])
     const burst = rows.find((r) => r.providerId === 'qms_provider')!
@@ -254,9 +269,8 @@ describe('QMS ingestion', () => {
     expect(run.report.delayedAnswers).toBeGreaterThan(3)
     // The answers take 120 ms and the client then waits 120 ms: consecutive requests are at least 240 ms apart.
     const log = vault.state.log
-    const auth = log.findIndex((l) => l.path === '/auth')
-    expect(log[auth + 1].path).toBe('/query')
-    expect(log[auth + 1].at - log[auth].at).toBeGreaterThanOrEqual(230)
+    const query = log.findIndex((l, i) => l.path === '/query' && i > 0 && log[i - 1].path !== '/query')
+    expect(log[query].at - log[query - 1].at).toBeGreaterThanOrEqual(230)
     clearQmsFaults(vault.state)
   })
 

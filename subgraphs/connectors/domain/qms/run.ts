@@ -36,6 +36,18 @@ export async function runQmsSync(db: Db, connectionId: string, kind: 'poll' | 'r
   const previous = (connection.health ?? {}) as Health
   const entry = `sync.${kind}`
   const now = () => new Date()
+  // The health check runs before the first sync (the R1c exit gate): a connection whose check fails is not synced.
+  if (!connection.healthCheckedAt) {
+    const report = await qmsAdapter.healthCheck(ctx)
+    const at = new Date(report.checkedAt)
+    await db.connection.update({ where: { id: connectionId }, data: { healthCheckedAt: at, health: { ...previous, status: report.status, checked_at: report.checkedAt, checks: report.checks, note: null, last_error: null } as object } })
+    previous.status = report.status
+    previous.checks = report.checks
+    if (report.status === 'failing') {
+      await ctx.budget.flush()
+      return { status: 'skipped', reason: `health check failing: ${report.checks.filter((k) => !k.ok).map((k) => k.name).join(', ')}` }
+    }
+  }
   try {
     const report = await qmsAdapter.sync(ctx, { mode: kind === 'reconcile' ? 'full' : 'incremental' }) as QmsSyncReport
     const unmapped = await db.sopVersion.groupBy({ by: ['vendorLabel'], where: { connectionId, lifecycleState: 'unmapped', deletedAt: null }, _count: { _all: true } })
