@@ -10,7 +10,7 @@ import { providerSpec } from '../providers'
 import type { ConnectionSecrets } from '../secrets'
 import { QmsClient, QmsFailure } from './client'
 import { QMS_API_VERSION, OPTIONAL_ROLES, mapLabel, qmsSettingsOf, type TemplateRole } from './settings'
-import { pollVersions, reconcileVersions, versionsQuery } from './sync'
+import { pollVersions, reconcileVersions } from './sync'
 
 export class QmsAdapter extends BaseAdapter {
   constructor() {
@@ -120,7 +120,6 @@ export class QmsAdapter extends BaseAdapter {
         } catch (e) {
           checks.push({ name: 'all_versions_query', ok: false, detail: describeFailure(e) })
         }
-        void versionsQuery
       }
     }
     const unmappedRows = await ctx.db.sopVersion.groupBy({ by: ['vendorLabel'], where: { connectionId: c.id, lifecycleState: 'unmapped', deletedAt: null }, _count: { _all: true } })
