@@ -137,7 +137,7 @@ class ConnectorRuntime {
     if (entry.client === undefined) {
       const adapter = adapterFor(c.providerId)
       if (!adapter) throw new DomainError('unknown_provider', `Provider ${c.providerId} is not in the registry.`)
-      entry.client = adapter.createClient({ connection: c, credentials, http: { ...this.httpOptions(c, entry.gate), baseUrl: c.baseUrl }, authGate: entry.authGate })
+      entry.client = adapter.createClient({ connection: c, credentials, http: { ...this.httpOptions(c, entry.gate), baseUrl: c.baseUrl }, authGate: entry.authGate, budget: entry.gate })
     }
     return entry.client
   }

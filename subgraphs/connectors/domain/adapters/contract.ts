@@ -173,6 +173,8 @@ export interface ClientInput {
   http: Omit<VendorHttpOptions, 'baseUrl'> & { baseUrl: string }
   /** The auth endpoint's own window (QMS: one minute), when the provider's budget names one. */
   authGate?: BudgetGate
+  /** The connection's budget gate, for clients that draw several requests at a time (http.beforeRequest draws one). */
+  budget?: BudgetGate
 }
 
 // ---------------------------------------------------------------------------------------------------------------

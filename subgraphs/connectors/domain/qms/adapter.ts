@@ -17,11 +17,11 @@ export class QmsAdapter extends BaseAdapter {
     super(providerSpec('qms_provider')!)
   }
 
-  override createClient({ connection, credentials, http, authGate }: ClientInput): QmsClient {
+  override createClient({ connection, credentials, http, authGate, budget }: ClientInput): QmsClient {
     const s = qmsSettingsOf(connection)
     if (!s) throw new DomainError('connection_not_ready', 'Configure the QMS connection first (client id, instance id, query template, lifecycle map).', { field: 'providerSettings' })
     return new QmsClient({
-      http, authGate, apiVersion: connection.apiVersion, username: credentials.clientId, password: credentials.clientSecret,
+      http, authGate, budget, apiVersion: connection.apiVersion, username: credentials.clientId, password: credentials.clientSecret,
       clientId: s.client_id, clientIdHeader: s.client_id_header,
     })
   }

@@ -15,8 +15,17 @@ export const RESPONSE_DELAY_HEADER = 'x-vaultapi-responsedelay'
 /** Renditions above this are not downloaded (the rendition is a viewable copy; the text endpoint is preferred). */
 export const RENDITION_MAX_BYTES = 25 * 1024 * 1024
 
+/**
+ * Requests drawn from the budget row at a time: one locking statement per few requests instead of one per request.
+ * At most this many minus one are counted and not sent when a sync ends; the gate refuses this many before the vault's
+ * advertised remainder reaches its reserve.
+ */
+export const BUDGET_DRAW = 4
+
 export interface QmsClientOptions {
   http: Omit<VendorHttpOptions, 'baseUrl'> & { baseUrl: string }
+  /** The connection's burst budget (drawn BUDGET_DRAW requests at a time); without it, http.beforeRequest per request. */
+  budget?: BudgetGate
   authGate?: BudgetGate
   apiVersion: string
   username: string
@@ -50,13 +59,25 @@ export class QmsClient {
   readonly delays = { count: 0, waitedMs: 0 }
   authentications = 0
 
+  private allowance = 0
+
   constructor(private readonly o: QmsClientOptions) {
-    this.main = new VendorHttpClient(o.http)
+    this.main = new VendorHttpClient(o.budget ? { ...o.http, beforeRequest: () => this.draw() } : o.http)
     // The auth endpoint draws from its own one-minute window, not the burst window.
     this.authHttp = new VendorHttpClient({
       ...o.http, beforeRequest: o.authGate ? () => o.authGate!.take() : undefined,
       onRateHeaders: o.authGate ? (h) => o.authGate!.observe({ ...h, resetSeconds: h.resetSeconds ?? 60 }) : undefined,
     })
+  }
+
+  /** One request's share of the budget, drawn BUDGET_DRAW at a time. */
+  private async draw() {
+    if (this.allowance > 0) {
+      this.allowance -= 1
+      return
+    }
+    await this.o.budget!.take(BUDGET_DRAW)
+    this.allowance += BUDGET_DRAW - 1
   }
 
   get source() {
@@ -208,7 +229,7 @@ export class QmsClient {
     for (let attempt = 0; ; attempt++) {
       const sid = await this.sessionId()
       await this.pace()
-      await this.o.http.beforeRequest?.()
+      await (this.o.budget ? this.draw() : this.o.http.beforeRequest?.())
       const url = new URL(this.path(`objects/documents/${encodeURIComponent(documentId)}/versions/${major}/${minor}/renditions/${encodeURIComponent(type)}`), this.main.base)
       const stream = got.stream(url, {
         headers: this.headers({ authorization: sid, accept: '*/*' }), retry: { limit: 0 }, followRedirect: false, throwHttpErrors: false,

@@ -151,12 +151,19 @@ async function commitPage(ctx: IntegrationContext, s: QmsSettings, items: { v: V
   const c = ctx.connection
   await ctx.db.$transaction(async (tx: Tx) => {
     const touchedSops = new Set<string>()
+    // One upsert per document of the page (its versions share it).
+    const sops = new Map<string, { id: string }>()
     for (const { v, existing, fetched } of items) {
-      const sop = await tx.sop.upsert({
-        where: { connectionId_externalDocumentId: { connectionId: c.id, externalDocumentId: v.documentId } },
-        create: { organizationId: c.organizationId, programId: c.programId, origin: 'connector', connectionId: c.id, externalDocumentId: v.documentId, documentNumber: v.number, documentType: v.documentType, title: v.title },
-        update: { documentNumber: v.number, documentType: v.documentType, title: v.title, deletedAt: null },
-      })
+      let sop = sops.get(v.documentId)
+      if (!sop) {
+        sop = await tx.sop.upsert({
+          where: { connectionId_externalDocumentId: { connectionId: c.id, externalDocumentId: v.documentId } },
+          create: { organizationId: c.organizationId, programId: c.programId, origin: 'connector', connectionId: c.id, externalDocumentId: v.documentId, documentNumber: v.number, documentType: v.documentType, title: v.title },
+          update: { documentNumber: v.number, documentType: v.documentType, title: v.title, deletedAt: null },
+          select: { id: true },
+        })
+        sops.set(v.documentId, sop)
+      }
       touchedSops.add(sop.id)
       const state: QmsState = mapLabel(s, v.label)
       if (state === 'unmapped') report.unmapped += 1
