@@ -220,6 +220,21 @@ describe('QMS ingestion', () => {
     expect((await health(c.id)).checks.find((k) => k.name === 'sync.reconcile')!.ok).toBe(true)
   })
 
+  it('lets a poll and a reconciliation of the same connection run at once without a duplicate or a failed page', async () => {
+    await using vault = await freshVault()
+    seedSop(vault)
+    const t = await createTenant(db(), 'QmsRace')
+    const c = await connectQms(url(), t, vault)
+    await gql(url(), HEALTH, { id: c.id }, c.token)
+    const [a, b] = await Promise.all([runQmsSync(db(), c.id, 'poll'), runQmsSync(db(), c.id, 'reconcile')])
+    expect([a.status, b.status]).toEqual(['synced', 'synced'])
+    const stored = await versions(c.id)
+    expect(stored).toHaveLength(3)
+    // Each version was created once (one creation audit row each), whichever run wrote it.
+    const created = await db().auditEvent.findMany({ where: { action: 'sop_version.update', targetId: { in: stored.map((v) => v.id) } } })
+    expect(created.filter((e) => (e.details as { created?: boolean }).created)).toHaveLength(3)
+  })
+
   it('re-authenticates once when the session expired; when that fails too, health says so and nothing is written', async () => {
     await using vault = await freshVault()
     seedSop(vault)

@@ -150,10 +150,18 @@ type Tx = Prisma.TransactionClient
 async function commitPage(ctx: IntegrationContext, s: QmsSettings, items: { v: VaultVersion; existing?: SopVersion; fetched: Fetched | null }[], watermark: string | null, report: QmsSyncReport, observedAt: Date) {
   const c = ctx.connection
   await ctx.db.$transaction(async (tx: Tx) => {
+    // A poll and a reconciliation of the same connection commit one page at a time, in turn; each writes against the
+    // rows as they are now (another run may have written some of them since they were read).
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`qms_sync:${c.id}`}, 0))`
+    const current = items.length
+      ? await tx.sopVersion.findMany({ where: { connectionId: c.id, OR: items.map(({ v }) => ({ documentId: v.documentId, major: v.major, minor: v.minor })) } })
+      : []
+    const now = new Map(current.map((e) => [`${e.documentId}|${e.major}|${e.minor}`, e]))
     const touchedSops = new Set<string>()
     // One upsert per document of the page (its versions share it).
     const sops = new Map<string, { id: string }>()
-    for (const { v, existing, fetched } of items) {
+    for (const { v, fetched } of items) {
+      const existing = now.get(`${v.documentId}|${v.major}|${v.minor}`)
       let sop = sops.get(v.documentId)
       if (!sop) {
         sop = await tx.sop.upsert({
