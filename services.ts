@@ -78,6 +78,8 @@ export async function startServices(ctx: ServiceContext) {
     await seedIllustrativeTwins(ctx.db, ctx.seed).catch((error) => log.warn('demo.twins_not_seeded', { error }))
   }
   if (notebook) stack.stoppables.push({ name: 'fake notebook', stop: notebook.close })
+  const qms = e.NODE_ENV === 'production' ? null : await startIllustrativeQms(ctx, e.FAKE_QMS_PORT)
+  if (qms) stack.stoppables.push({ name: 'fake QMS', stop: qms.close })
   const urls: [string, string][] = [
     ['gateway (GraphQL + ws)', `${stack.gatewayUrl}/graphql`],
     ...(e.NODE_ENV === 'production' ? [] : [['GraphiQL', `${stack.gatewayUrl}/graphiql`] as [string, string]]),
@@ -85,6 +87,7 @@ export async function startServices(ctx: ServiceContext) {
     ...Object.entries(stack.subgraphUrls).map(([n, u]) => [`subgraph ${n}`, u] as [string, string]),
     ['tool server (MCP, run tokens only)', `${stack.toolsUrl}/runs/{run_id}/mcp`],
     ...(notebook ? [['fake notebook', `${notebook.url} (illustrative; connection ${notebook.connectionId})`] as [string, string]] : []),
+    ...(qms ? [['fake QMS', `${qms.url} (illustrative; connection ${qms.connectionId})`] as [string, string]] : []),
   ]
   return { stoppables: stack.stoppables, urls }
 }
@@ -117,6 +120,35 @@ async function startIllustrativeNotebook(ctx: ServiceContext, port: number, gate
     return { url: fake.url, connectionId: connection.id, close: fake.close }
   } catch (error) {
     log.warn('fake_notebook.not_connected', { error })
+    await fake.close()
+    return null
+  }
+}
+
+/**
+ * Demo only: the fake QMS on FAKE_QMS_PORT with illustrative SOPs, connected to the illustrative program (configured,
+ * credentials, health check) and a first poll queued for the worker. A taken port skips it instead of failing start-up.
+ */
+async function startIllustrativeQms(ctx: ServiceContext, port: number) {
+  const { startFakeQms } = await import('./fakes/qms/server')
+  const { seedIllustrativeQms, ILLUSTRATIVE_QMS_USER, ILLUSTRATIVE_CLIENT_ID } = await import('./fakes/qms/seed')
+  const { connectIllustrativeQms } = await import('./subgraphs/connectors/domain/qms/demo')
+  let fake: Awaited<ReturnType<typeof startFakeQms>>
+  try {
+    fake = await startFakeQms({ port, host: '127.0.0.1' })
+  } catch (error) {
+    log.warn('fake_qms.not_started', { port, error })
+    return null
+  }
+  try {
+    seedIllustrativeQms(fake.state)
+    const connection = await connectIllustrativeQms(ctx.db, {
+      programId: ctx.seed.program.id, ownerUserId: ctx.seed.users.program_owner.id, qmsUrl: fake.url, instanceId: String(fake.state.vaultId),
+      clientId: ILLUSTRATIVE_CLIENT_ID, username: ILLUSTRATIVE_QMS_USER.username, password: ILLUSTRATIVE_QMS_USER.password,
+    })
+    return { url: fake.url, connectionId: connection.id, close: fake.close }
+  } catch (error) {
+    log.warn('fake_qms.not_connected', { error })
     await fake.close()
     return null
   }

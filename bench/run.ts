@@ -20,6 +20,7 @@ const BENCHES: BenchModule[] = [
   { name: 'throughput', file: 'throughput.ts', fn: 'benchThroughput' },
   { name: 'roles', file: 'roles.ts', fn: 'benchRoles' },
   { name: 'gates', file: 'gates.ts', fn: 'benchGates' },
+  { name: 'qms', file: 'qms.ts', fn: 'benchQms' },
 ]
 
 type Outcome = { name: string; status: 'ok' | 'crashed' | 'absent'; seconds?: number; figures?: number; error?: string }

@@ -54,6 +54,9 @@ export const AUDIT_ACTIONS = [
   'tool_call.deny',
   // ours, stage gates (issue 18): the monthly QA oversight summary produced and accepted (review_audit_reviews)
   'review_audit_review.create', 'review_audit_review.accept',
+  // ours, QMS/SOP (issue 15): local SOPs, requirement sets (accept is the binding decision), checks and their rows
+  'sop.create', 'sop.approve', 'requirement_set.create', 'requirement_set.accept', 'sop_check.create', 'sop_check_row.update',
+  'connection.qms_configure',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

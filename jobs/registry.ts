@@ -35,6 +35,9 @@ export const TaskPayloads = {
   // Stage gates (twins document, Worker jobs, R4: 3600 s): recompute required_records of open gates only; gateId
   // narrows it to one gate (enqueued when a gate opens, so its first readiness_brief is written at once).
   stage_readiness_refresh: cronTask({ gateId: z.string().uuid().optional() }),
+  // QMS/SOP connector (connector document, Events): the delta poll every 15 minutes and the nightly reconciliation.
+  poll_qms: cronTask({ connectionId: z.string().uuid().optional() }),
+  reconcile_qms: cronTask({ connectionId: z.string().uuid().optional() }),
 } as const
 
 export type TaskName = keyof typeof TaskPayloads

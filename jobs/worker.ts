@@ -14,6 +14,8 @@ import { notebookProcessDelivery } from './tasks/notebook_process_delivery'
 import { connectorDrainDeliveries } from './tasks/connector_drain_deliveries'
 import { connectorSync } from './tasks/connector_sync'
 import { launchIdsSweep } from './tasks/launch_ids_sweep'
+import { pollQms } from './tasks/poll_qms'
+import { reconcileQms } from './tasks/reconcile_qms'
 import { webhookRetention } from './tasks/webhook_retention'
 import { memoryExpire } from './tasks/memory_expire'
 import { twinCycle } from './tasks/twin_cycle'
@@ -50,6 +52,8 @@ export function createTaskList(deps: WorkerDeps): TaskList {
     twin_evaluate: twinEvaluate(deps),
     twin_digest: twinDigest(deps),
     stage_readiness_refresh: stageReadinessRefresh(deps),
+    poll_qms: pollQms(deps),
+    reconcile_qms: reconcileQms(deps),
   }
 }
 

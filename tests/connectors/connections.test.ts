@@ -68,7 +68,8 @@ describe('connections', () => {
     }
     expect(await codes({ consent: false })).toEqual(['consent_required', 'consent'])
     expect(await codes({ scopeRules: { projectIds: [] } })).toEqual(['scope_rules_required', 'scopeRules.projectIds'])
-    expect(await codes({ providerId: 'qms_provider', scopeRules: { documentTypes: ['sop'] } })).toEqual(['not_supported', 'providerId'])
+    expect(await codes({ providerId: 'qms_provider', scopeRules: {} })).toEqual(['scope_rules_required', 'scopeRules.documentTypes'])
+    expect(await codes({ providerId: 'literature_search', scopeRules: {} })).toEqual(['not_supported', 'providerId'])
     expect(await codes({ providerId: 'nope' })).toEqual(['unknown_provider', 'providerId'])
     expect((await create(tenant, {})).body.data.createConnection.connection.status).toBe('active')
     expect(await codes({})).toEqual(['connection_exists', 'providerId'])

@@ -61,7 +61,7 @@ export class PgBudgetGate implements BudgetGate {
     if (now < this.refusedUntil) throw new BudgetExhausted(this.source, Math.max(1, Math.ceil((this.refusedUntil - now) / 1000)))
     for (let attempt = 0; ; attempt++) {
       const [v] = await this.drawStatement(requests, now)
-      if (Number(v.rows) < 2 && attempt === 0) {
+      if (Number(v.rows) < this.rowCount && attempt === 0) {
         await this.ensureRows()
         continue
       }
@@ -70,7 +70,7 @@ export class PgBudgetGate implements BudgetGate {
         this.refusedUntil = now + Math.max(1, retryAfter) * 1000
         throw new BudgetExhausted(this.source, Math.max(1, retryAfter))
       }
-      if (Number(v.rows) < 2) throw new Error('rate_budgets rows are missing')
+      if (Number(v.rows) < this.rowCount) throw new Error('rate_budgets rows are missing')
       return
     }
   }
@@ -109,15 +109,27 @@ export class PgBudgetGate implements BudgetGate {
           remote_remaining = CASE WHEN s.remote_reset_at > ${now}::timestamptz AND s.remote_remaining IS NOT NULL
                                   THEN s.remote_remaining - ${requests}::int ELSE s.remote_remaining END
         FROM state s, verdict v
-        WHERE r.id = s.id AND v.rows = 2 AND COALESCE(v.retry, 0) = 0
+        WHERE r.id = s.id AND v.rows = ${this.rowCount} AND COALESCE(v.retry, 0) = 0
         RETURNING r.id
       )
       SELECT v.retry, v.rows, (SELECT count(*) FROM updated) AS updated FROM verdict v`
   }
 
+  /** Connection and organisation rows, or the connection row alone when the provider has no organisation budget (QMS). */
+  private get rowCount(): number {
+    return this.o.spec.organizationLimit === null ? 1 : 2
+  }
+
   private async ensureRows() {
     const { providerId, organizationId, connectionId } = this.o
     const { connectionLimit, organizationLimit, windowSeconds } = this.o.spec
+    if (organizationLimit === null) {
+      await this.db.$executeRaw`
+        INSERT INTO rate_budgets (organization_id, provider_id, scope, scope_key, limit_per_window, window_seconds)
+        VALUES (${organizationId}::uuid, ${providerId}, 'connection', ${connectionId}, ${connectionLimit}, ${windowSeconds})
+        ON CONFLICT (provider_id, scope, scope_key) DO NOTHING`
+      return
+    }
     await this.db.$executeRaw`
       INSERT INTO rate_budgets (organization_id, provider_id, scope, scope_key, limit_per_window, window_seconds)
       VALUES (${organizationId}::uuid, ${providerId}, 'organization', ${organizationId}, ${organizationLimit}, ${windowSeconds}),

@@ -6,8 +6,13 @@ export type ProviderId = 'eln_provider' | 'qms_provider' | 'literature_search'
 export interface BudgetSpec {
   /** Per connection, drawn from the organisation's budget (notebook: 250 per 30 s from 900 per 30 s). */
   connectionLimit: number
-  organizationLimit: number
+  /** null: the connection row alone (QMS: a connection-scoped row following the vendor's burst window). */
+  organizationLimit: number | null
   windowSeconds: number
+  /** A separate window for the provider's auth endpoint (QMS: its own one-minute window), drawn before each auth call. */
+  auth?: { limit: number; windowSeconds: number }
+  /** Vendor rate header names (lower case) and the window the vendor's remainder applies to when it sends no reset. */
+  headers?: { limit: string; remaining: string; reset: string; windowSeconds: number }
 }
 
 export interface ProviderSpec {
@@ -42,7 +47,13 @@ export const PROVIDERS: readonly ProviderSpec[] = [
     id: 'qms_provider', displayName: 'QMS / SOP vault', category: 'documents', credentialClass: 'service',
     eventVerification: 'none', events: 'none; 15-minute delta poll plus nightly reconciliation', launchable: false,
     apiVersionDefault: 'v26.2', writePolicy: 'read_only', budgetScope: 'connection', pollIntervalSeconds: 900,
-    budget: null, scopeRuleKeys: ['document_types'],
+    // The vault's burst window: 2,000 requests per 5 minutes by default; the remote headers narrow it. The auth window's
+    // request limit is not shown in the specification: 20 a minute is ours.
+    budget: {
+      connectionLimit: 2000, organizationLimit: null, windowSeconds: 300, auth: { limit: 20, windowSeconds: 60 },
+      headers: { limit: 'x-vaultapi-burstlimit', remaining: 'x-vaultapi-burstlimitremaining', reset: 'x-vaultapi-burstlimitreset', windowSeconds: 300 },
+    },
+    scopeRuleKeys: ['document_types'],
   },
   {
     id: 'literature_search', displayName: 'Open literature and knowledge', category: 'literature', credentialClass: 'platform_keys',

@@ -17,6 +17,8 @@ import { decryptSecrets, type ConnectionSecrets } from './secrets'
 interface Entry {
   fingerprint: string
   gate: BudgetGate
+  /** The provider's auth endpoint window (QMS), when it has one. */
+  authGate?: BudgetGate
   /** Built on first use by the adapter's createClient (undefined until then; null when the provider has none). */
   client?: unknown
 }
@@ -68,12 +70,15 @@ class ConnectorRuntime {
    * VendorHttpClient applies `dnsLookup` / `agent` to every request and download.
    */
   private httpOptions(c: Connection, gate: BudgetGate): Omit<VendorHttpOptions, 'baseUrl'> {
+    // A vendor whose headers carry no reset (the QMS burst window) has its remainder held for the documented window.
+    const names = providerSpec(c.providerId)?.budget?.headers
     return {
       source: c.providerId,
       clock: () => this.clock(),
       timeoutMs: env().NOTEBOOK_HTTP_TIMEOUT_MS,
       beforeRequest: () => gate.take(),
-      onRateHeaders: (h) => gate.observe(h),
+      onRateHeaders: (h) => gate.observe(names && h.resetSeconds === null ? { ...h, resetSeconds: names.windowSeconds } : h),
+      ...(names ? { rateHeaderNames: { limit: names.limit, remaining: names.remaining, reset: names.reset } } : {}),
       agent: egressAgents(), // private and reserved addresses are refused at connect time (core/egress.ts)
     }
   }
@@ -95,7 +100,9 @@ class ConnectorRuntime {
   private readonly webhookViews = new Map<string, { view: unknown; until: number }>()
 
   private fingerprint(c: Connection): string {
-    return [c.baseUrl, c.secretsKeyId, c.secretsUpdatedAt?.toISOString(), c.apiVersion].join('|')
+    // The client-facing provider settings (the QMS client id header) rebuild the client too; other settings do not.
+    const ps = (c.providerSettings ?? {}) as { client_id?: string; client_id_header?: string }
+    return [c.baseUrl, c.secretsKeyId, c.secretsUpdatedAt?.toISOString(), c.apiVersion, ps.client_id, ps.client_id_header].join('|')
   }
 
   private entry(db: Db, c: Connection): Entry {
@@ -106,7 +113,12 @@ class ConnectorRuntime {
     const gate = spec?.budget
       ? new PgBudgetGate(db, { providerId: c.providerId, organizationId: c.organizationId, connectionId: c.id, spec: spec.budget, clock: () => this.clock() })
       : unmetered
-    const entry: Entry = { fingerprint: fp, gate }
+    const auth = spec?.budget?.auth
+    const authGate = auth
+      ? new PgBudgetGate(db, { providerId: `${c.providerId}.auth`, source: `${c.providerId} auth`, organizationId: c.organizationId, connectionId: c.id,
+        spec: { connectionLimit: auth.limit, organizationLimit: null, windowSeconds: auth.windowSeconds }, clock: () => this.clock() })
+      : undefined
+    const entry: Entry = { fingerprint: fp, gate, authGate }
     this.entries.set(c.id, entry)
     return entry
   }
@@ -125,7 +137,7 @@ class ConnectorRuntime {
     if (entry.client === undefined) {
       const adapter = adapterFor(c.providerId)
       if (!adapter) throw new DomainError('unknown_provider', `Provider ${c.providerId} is not in the registry.`)
-      entry.client = adapter.createClient({ connection: c, credentials, http: { ...this.httpOptions(c, entry.gate), baseUrl: c.baseUrl } })
+      entry.client = adapter.createClient({ connection: c, credentials, http: { ...this.httpOptions(c, entry.gate), baseUrl: c.baseUrl }, authGate: entry.authGate, budget: entry.gate })
     }
     return entry.client
   }

@@ -9,6 +9,7 @@ import { addDeliveries } from './deliveries'
 import { addLaunch } from './launch'
 import { addProviders } from './providers'
 import { addWorkbenchSources } from './workbench-sources'
+import { addQms } from './qms'
 
 export type ConnectorsRefs = ReturnType<typeof defineCoreEntities>
 
@@ -25,6 +26,7 @@ export function buildConnectorsSchema() {
   addBudgets(builder, connections)
   addLaunch(builder, refs)
   addWorkbenchSources(builder)
+  addQms(builder, refs, connections)
 
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }

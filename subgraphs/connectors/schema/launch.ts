@@ -16,6 +16,8 @@ export function addLaunch(builder: Builder, { ProgramRef }: ConnectorsRefs) {
       sourceId: t.id({ nullable: true, resolve: (l) => l.sourceId }),
       experimentId: t.id({ nullable: true, resolve: (l) => l.experimentId }),
       targetRef: t.string({ nullable: true, resolve: (l) => l.targetRef }),
+      checkId: t.id({ nullable: true, description: 'The SOP check this launch opened (Query.sopCheck).', resolve: (l) => l.checkId }),
+      checkNote: t.string({ nullable: true, description: 'Why no check was opened, when none was.', resolve: (l) => l.checkNote }),
     }),
   })
 

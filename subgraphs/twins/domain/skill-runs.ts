@@ -1,6 +1,7 @@
 // Owns skill runs for a person: permission, the class A run in the API process or the class B run awaited
 // from the worker, and the record: a skill_result artifact (run_id null), a tool_calls row, audit skill_run.start.
 import { z } from 'zod'
+import { checkReadinessInput } from '../../connectors/domain/qms/review'
 import type { Db } from '../../../core/db'
 import { asTx, type AnyTx } from '../../../core/db'
 import {
@@ -106,11 +107,21 @@ const startSkillRun = command({
 })
 
 /**
+ * qa.check_readiness reads a check's rows: inputs `{ check_id }` become the check (rows met as evidence) and its accepted
+ * requirement set with SOP anchors (connectors domain/qms/review.ts); the resolved inputs are what the run records.
+ */
+async function checkRowsAsInput(ctx: DomainContext, input: SkillRunIn): Promise<SkillRunIn> {
+  const ref = input.inputs as { check_id?: unknown } | null
+  if (input.skillKey !== 'qa.check_readiness' || !ref || typeof ref !== 'object' || Object.keys(ref).length !== 1 || typeof ref.check_id !== 'string') return input
+  return { ...input, inputs: await checkReadinessInput(ctx, ref.check_id) }
+}
+
+/**
  * POST /programs/{program_id}/skill-runs. Synchronous for the caller. Runs are allowed while the skill's
  * status is designed: the status is what the catalogue shows, and flipping R4_GATE_PASSED is the release act.
  */
 export const runSkillForPerson = Object.assign(async (ctx: DomainContext, input: SkillRunIn): Promise<SkillResultOut> => {
-  const started = await startSkillRun(ctx, input)
+  const started = await startSkillRun(ctx, await checkRowsAsInput(ctx, input))
   if (started.done) return started.done
   const deadline = Date.now() + CLASS_B_TIMEOUT_MS
   for (;;) {

@@ -171,6 +171,10 @@ export interface ClientInput {
   credentials: ConnectionSecrets
   /** Source name, clock, timeout, budget draw before every attempt, rate headers to the budget, egress policy. */
   http: Omit<VendorHttpOptions, 'baseUrl'> & { baseUrl: string }
+  /** The auth endpoint's own window (QMS: one minute), when the provider's budget names one. */
+  authGate?: BudgetGate
+  /** The connection's budget gate, for clients that draw several requests at a time (http.beforeRequest draws one). */
+  budget?: BudgetGate
 }
 
 // ---------------------------------------------------------------------------------------------------------------

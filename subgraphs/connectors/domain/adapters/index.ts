@@ -1,15 +1,10 @@
 // Owns the adapter registry: one adapter per provider of the registry, the only generic module that names providers.
-// The QMS and literature adapters are registered with their specs; their operations raise NotSupported until their own
-// issues complete them.
+// The literature adapter is registered with its spec; its operations raise NotSupported until its own issue completes it.
 import type { Db } from '../../../../core/db'
 import { notebookAdapter } from '../notebook/adapter'
+import { qmsAdapter } from '../qms/adapter'
 import { PROVIDERS, providerSpec, type ProviderId } from '../providers'
 import { BaseAdapter, type ConnectorAdapter } from './contract'
-
-/** QMS/SOP vault (qms_provider): delta poll and nightly reconciliation arrive with the QMS issue. */
-export class QmsAdapter extends BaseAdapter {
-  constructor() { super(providerSpec('qms_provider')!) }
-}
 
 /** Open literature and knowledge (literature_search): platform keys, arrives with the literature issue. */
 export class LiteratureAdapter extends BaseAdapter {
@@ -18,7 +13,7 @@ export class LiteratureAdapter extends BaseAdapter {
 
 const ADAPTERS: Record<ProviderId, ConnectorAdapter> = {
   eln_provider: notebookAdapter,
-  qms_provider: new QmsAdapter(),
+  qms_provider: qmsAdapter,
   literature_search: new LiteratureAdapter(),
 }
 

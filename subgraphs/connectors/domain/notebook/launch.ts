@@ -6,6 +6,7 @@ import { LaunchExpired, LaunchNotFound, LaunchUsed } from '../../../../core/erro
 import { command } from '../../../../core/command'
 import { PROVIDER_ID } from './canonical'
 import { isId } from '../../../../core/ids'
+import { checkForLaunch } from '../qms/review'
 
 export const LAUNCH_TTL_MS = 10 * 60_000
 export const LAUNCH_SWEEP_AFTER_MS = 24 * 60 * 60_000
@@ -35,6 +36,9 @@ export interface LaunchTarget {
   sourceId: string | null
   experimentId: string | null
   targetRef: string | null
+  /** The check the launch opened ("Check this entry against the effective SOP"), or null with the reason. */
+  checkId: string | null
+  checkNote: string | null
 }
 
 /**
@@ -52,7 +56,7 @@ export const openLaunch = command({
   },
   program: (_input, launch) => launch.programId,
   errors: [LaunchNotFound, LaunchUsed, LaunchExpired],
-  audit: ['launch.open'],
+  audit: ['launch.open', 'sop_check.create'],
   async run(w, _input, launch): Promise<LaunchTarget> {
     const now = new Date()
     const consumed = await w.tx.launchId.updateMany({
@@ -72,6 +76,8 @@ export const openLaunch = command({
     const experiment = source ? await w.tx.experiment.findFirst({ where: { elnSourceId: source.id } }) : null
     await w.audit('launch.open', { type: 'launch_id', id: launch.id },
       { connection_id: launch.connectionId, entry_id: launch.entryExternalId, source_system: PROVIDER_ID })
+    // The launch is the act of a person who clicked the check prompt on a verified canvas: it opens the check.
+    const check = await checkForLaunch(w, { id: launch.id, programId: launch.programId, sourceId: source?.id ?? null })
     return {
       launchId: launch.id,
       programId: launch.programId,
@@ -82,6 +88,8 @@ export const openLaunch = command({
       sourceId: source?.id ?? null,
       experimentId: experiment?.id ?? null,
       targetRef: source?.targetRef ?? null,
+      checkId: check.checkId,
+      checkNote: check.reason,
     }
   },
 })
