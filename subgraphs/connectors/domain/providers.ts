@@ -1,5 +1,6 @@
 // Owns the provider registry data of the connector specification (Provider registry table, ProviderSpec fields).
 import { itemStatus } from '../../../core/release'
+import { EXCLUDED_SOURCES } from './literature/sources'
 
 export type ProviderId = 'eln_provider' | 'qms_provider' | 'literature_search'
 
@@ -28,6 +29,8 @@ export interface ProviderSpec {
   budget: BudgetSpec | null
   /** What scope_rules must name for this provider. */
   scopeRuleKeys: ReadonlyArray<'project_ids' | 'document_types'>
+  /** Literature: source kinds left out, each with its stated reason (describe lists them). */
+  excludedSources?: readonly { kind: string; reason: string }[]
 }
 
 export const PROVIDERS: readonly ProviderSpec[] = [
@@ -48,6 +51,7 @@ export const PROVIDERS: readonly ProviderSpec[] = [
     id: 'literature_search', displayName: 'Open literature and knowledge', category: 'literature', credentialClass: 'platform_keys',
     eventVerification: 'none', events: 'none', launchable: false, apiVersionDefault: 'per source', writePolicy: 'read_only',
     budgetScope: 'platform', pollIntervalSeconds: null, budget: null, scopeRuleKeys: [],
+    excludedSources: EXCLUDED_SOURCES,
   },
 ]
 

@@ -7,6 +7,7 @@ import { addConnections } from './connections'
 import { addConnectorObjects } from './connector-objects'
 import { addDeliveries } from './deliveries'
 import { addLaunch } from './launch'
+import { addLiterature } from './literature'
 import { addProviders } from './providers'
 
 export type ConnectorsRefs = ReturnType<typeof defineCoreEntities>
@@ -23,6 +24,7 @@ export function buildConnectorsSchema() {
   addDeliveries(builder, connections)
   addBudgets(builder, connections)
   addLaunch(builder, refs)
+  addLiterature(builder, refs)
 
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }

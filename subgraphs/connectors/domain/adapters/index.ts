@@ -1,8 +1,8 @@
 // Owns the adapter registry: one adapter per provider of the registry, the only generic module that names providers.
-// The QMS and literature adapters are registered with their specs; their operations raise NotSupported until their own
-// issues complete them.
+// The QMS adapter is registered with its spec; its operations raise NotSupported until its own issue completes it.
 import type { Db } from '../../../../core/db'
 import { notebookAdapter } from '../notebook/adapter'
+import { literatureAdapter } from '../literature/adapter'
 import { PROVIDERS, providerSpec, type ProviderId } from '../providers'
 import { BaseAdapter, type ConnectorAdapter } from './contract'
 
@@ -11,15 +11,11 @@ export class QmsAdapter extends BaseAdapter {
   constructor() { super(providerSpec('qms_provider')!) }
 }
 
-/** Open literature and knowledge (literature_search): platform keys, arrives with the literature issue. */
-export class LiteratureAdapter extends BaseAdapter {
-  constructor() { super(providerSpec('literature_search')!) }
-}
 
 const ADAPTERS: Record<ProviderId, ConnectorAdapter> = {
   eln_provider: notebookAdapter,
   qms_provider: new QmsAdapter(),
-  literature_search: new LiteratureAdapter(),
+  literature_search: literatureAdapter,
 }
 
 export function adapterFor(providerId: string): ConnectorAdapter | undefined {
