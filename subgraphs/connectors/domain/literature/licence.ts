@@ -71,7 +71,7 @@ export function readCitationGraphLicence(work: unknown): LicenceReading {
 
 /** Full-text archive bucket metadata (metadata/PMCxxxx.N.json): license_code, is_pmc_openaccess and is_manuscript. */
 export interface ArchiveReading extends LicenceReading {
-  /** The version may be taken from the open-access bucket: open-access flag set, not an author manuscript, open licence. */
+  /** Full text may be shown for the version: open-access flag set, not an author manuscript, no non-open licence code. */
   fullTextEligible: boolean
 }
 
@@ -82,7 +82,9 @@ export function readArchiveLicence(meta: unknown): ArchiveReading {
   const shapeOk = code.present && (code.value === null || typeof code.value === 'string') && typeof oa.value === 'boolean' && typeof manuscript.value === 'boolean'
   if (!shapeOk) return { source: 'fulltext_archive', licence: 'unknown', field: 'license_code', unreadable: true, fullTextEligible: false }
   const licence = normaliseLicence(code.value)
-  return { source: 'fulltext_archive', licence, field: 'license_code', fullTextEligible: oa.value === true && manuscript.value === false && isOpen(licence) }
+  // A version without a licence code does not veto what the other sources state; a non-open code, a version outside
+  // the open-access set or an author manuscript does.
+  return { source: 'fulltext_archive', licence, field: 'license_code', fullTextEligible: oa.value === true && manuscript.value === false && (licence === 'unknown' || isOpen(licence)) }
 }
 
 /** The most restrictive of the licences stated; `unknown` when none is. */
