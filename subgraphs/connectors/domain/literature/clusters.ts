@@ -79,9 +79,8 @@ export function keyOf(ids: WorkIds): string | null {
 
 const SCHEME: Record<string, string> = { pmid: 'PMID', pmcid: 'PMCID', ppr: 'PPR' }
 
-function provenanceIds(ids: WorkIds): Record<string, string> {
+function provenanceIds(k: { doi: string | null; others: string[] }): Record<string, string> {
   const out: Record<string, string> = {}
-  const k = idKeys(ids)
   if (k.doi) out.DOI = k.doi
   for (const o of k.others) {
     const i = o.indexOf(':')
@@ -103,9 +102,11 @@ export function clusterRecords(records: readonly SourceRecord[]): Cluster[] {
   }
   const owner = new Map<string, number>()
   const keys: string[][] = []
-  records.forEach((r, i) => {
+  // Each record's identifiers are normalised once (the regexes dominate the cost over thousands of records).
+  const norm = records.map((r) => idKeys(r.ids))
+  records.forEach((_r, i) => {
     parent[i] = i
-    const k = idKeys(r.ids)
+    const k = norm[i]
     const all = k.doi ? [k.doi, ...k.others] : k.others
     keys[i] = all
     for (const key of all) {
@@ -126,7 +127,7 @@ export function clusterRecords(records: readonly SourceRecord[]): Cluster[] {
     else groups.set(root, [i])
   })
   const clusters: Cluster[] = []
-  for (const members of groups.values()) clusters.push(buildCluster(members.map((i) => records[i])))
+  for (const members of groups.values()) clusters.push(buildCluster(members.map((i) => records[i]), members.map((i) => norm[i])))
   // Successor keys point at the successor's cluster when it is among the results (its DOI may be one of its aliases).
   const byAlias = new Map<string, string>()
   for (const c of clusters) for (const a of [c.clusterKey, ...c.aliases]) byAlias.set(a, c.clusterKey)
@@ -136,22 +137,22 @@ export function clusterRecords(records: readonly SourceRecord[]): Cluster[] {
 
 const first = <T>(xs: readonly (T | null | undefined)[]): T | null => xs.find((x) => x !== null && x !== undefined && x !== '') ?? null
 
-function buildCluster(members: SourceRecord[]): Cluster {
-  const doi = first(members.map((m) => idKeys(m.ids).doi))
+function buildCluster(members: SourceRecord[], norm: { doi: string | null; others: string[] }[]): Cluster {
+  const doi = first(norm.map((k) => k.doi))
   const aliasSet = new Set<string>()
-  for (const m of members) for (const o of idKeys(m.ids).others) aliasSet.add(o)
+  for (const k of norm) for (const o of k.others) aliasSet.add(o)
   const others = [...aliasSet]
   const order = (k: string) => (k.startsWith('pmid:') ? 0 : k.startsWith('pmcid:') ? 1 : k.startsWith('ppr:') ? 2 : 3)
-  others.sort((a, b) => order(a) - order(b) || a.localeCompare(b))
+  others.sort((a, b) => order(a) - order(b) || (a < b ? -1 : a > b ? 1 : 0))
   const clusterKey = doi ?? others[0]
   const aliases = doi ? others : others.slice(1)
   // Provenance: one entry per provider (a provider seen twice merges its ids, keeps its first stamp).
   const byProvider = new Map<string, Provenance>()
-  for (const m of members) {
+  members.forEach((m, i) => {
     const p = byProvider.get(m.source)
-    if (p) Object.assign(p.ids, provenanceIds(m.ids))
-    else byProvider.set(m.source, { provider: m.source, ids: provenanceIds(m.ids), snapshot: m.snapshot, licence: m.licence })
-  }
+    if (p) Object.assign(p.ids, provenanceIds(norm[i]))
+    else byProvider.set(m.source, { provider: m.source, ids: provenanceIds(norm[i]), snapshot: m.snapshot, licence: m.licence })
+  })
   const successor = first(members.map((m) => (m.successor ? keyOf(m.successor) : null)))
   return {
     clusterKey,
