@@ -5,7 +5,8 @@
 import type { Db, TenantTx } from '../../../../core/db'
 import { Prisma } from '../../../../core/db'
 import type { DomainContext } from '../../../../core/command'
-import { DomainError, InvalidInput, NotFoundError } from '../../../../core/errors'
+import { InvalidInput, NotFoundError } from '../../../../core/errors'
+import { EvidenceQueryBudgetExhausted } from '../adapters/errors'
 import { assertCan } from '../../../../core/session'
 import type { Edge, Page } from '../../../shared/pagination'
 import { literatureClients } from './clients'
@@ -61,7 +62,7 @@ export async function assertTurnBudget(tx: TenantTx, run: { id: string; programI
   const budget = queriesPerTurn(program?.settings)
   const used = await tx.toolCall.count({ where: { runId: run.id, turn, tool, status: 'ok' } })
   if (used >= budget) {
-    throw new DomainError('evidence_query_budget_exhausted', `This turn has used its ${budget} literature queries (programs.settings.evidence_query_budget).`, { details: { budget, used } })
+    throw new EvidenceQueryBudgetExhausted(budget, used)
   }
 }
 
