@@ -70,6 +70,10 @@ describe('Program.literatureSearch', () => {
     const otherQuery = (await searchAs(t, 'scientist', { q: 'kinase', first: 2 })).body.data.program.literatureSearch.pageInfo.endCursor
     const reused = await searchAs(t, 'scientist', { q: 'hERG', after: otherQuery })
     expect(reused.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', field: 'after' })
+    // Another organisation's scientist reaches no search in this program.
+    const other = await createTenant(db(), 'People search outsider')
+    const outsider = await gql(url(), SEARCH, { id: t.program.id, q: 'kinase' }, await other.token('scientist'))
+    expect(outsider.body.data?.program?.literatureSearch ?? null).toBeNull()
     expect(fake.current.control.requests('literature-index').filter((l) => l.path === '/search')).toHaveLength(1)
   })
 

@@ -47,7 +47,7 @@ describe('licence reading', () => {
     expect(readCitationGraphLicence({ open_access: { is_oa: true, oa_status: 'gold' }, primary_location: { license: null }, best_oa_location: null }).licence).toBe('unknown')
     expect(readCitationGraphLicence({ open_access: { is_oa: true }, primary_location: { license: 'cc-by' }, best_oa_location: { license: 'cc-by-nc' } }).licence).toBe('cc_by_nc')
     expect(readCitationGraphLicence({ primary_location: { license: null }, best_oa_location: { license: 'cc-by' } }).licence).toBe('cc_by')
-    expect(readCitationGraphLicence({ primary_location: { licence_id: 'cc-by' } }).licence).toBe('unknown')
+    expect(readCitationGraphLicence({ primary_location: { licence_id: 'cc-by' } })).toMatchObject({ licence: 'unknown', unreadable: true })
     expect(readCitationGraphLicence({ primary_location: 'cc-by' })).toMatchObject({ licence: 'unknown', unreadable: true })
   })
 

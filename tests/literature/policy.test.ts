@@ -128,7 +128,10 @@ describe('licences', () => {
       expect(c.licence).toBe('unknown')
       expect(c.rendering.mode).toBe('metadata')
     }
-    expect(cluster(o, '10.5555/ill.2024.001').provenance.find((p) => p.provider === 'literature_index')!.licence).toMatchObject({ licence: 'unknown' })
+    expect(cluster(o, '10.5555/ill.2024.001').provenance.find((p) => p.provider === 'literature_index')!.licence).toMatchObject({ licence: 'unknown', unreadable: true })
+    for (const source of ['literature_index', 'citation_graph']) {
+      expect(o.sources.find((s) => s.source === source)).toMatchObject({ status: 'ok', detail: 'licence field unreadable (the source changed its shape); read as unknown' })
+    }
     expect(fake.current.control.log.some((l) => l.path.includes('fullTextXML'))).toBe(false)
   })
 
@@ -188,14 +191,22 @@ describe('rate rules', () => {
     expect(e.retryAfterSeconds).toBeGreaterThan(50)
   })
 
-  it('paces the index at its self-cap of 5 per second instead of refusing', async () => {
-    const org = await createTenant(db(), 'Pace')
-    const b = new SourceBudget(db(), 'literature_index', org.organization.id)
-    for (let i = 0; i < 7; i++) await b.take()
-    const [platform] = await rows('literature_index')
-    expect(platform).toMatchObject({ scope: 'platform', limit_per_window: 5, window_seconds: 1 })
-    expect(platform.used).toBeLessThanOrEqual(5)
-  })
+  for (const [source, perSecond] of [['literature_index', 5], ['fulltext_archive', 8], ['trial_registry', 3]] as const) {
+    it(`paces ${source} at its ${perSecond} per second instead of refusing`, async () => {
+      const org = await createTenant(db(), `Pace ${source}`)
+      const b = new SourceBudget(db(), source, org.organization.id)
+      const windows = new Set<number>()
+      for (let i = 0; i < perSecond + 2; i++) {
+        await b.take()
+        const [platform] = await rows(source)
+        expect(platform).toMatchObject({ scope: 'platform', limit_per_window: perSecond, window_seconds: 1 })
+        expect(platform.used).toBeLessThanOrEqual(perSecond)
+        windows.add(platform.used === 1 ? i : -1)
+      }
+      // The draws beyond the cap started a new window rather than failing.
+      expect([...windows].filter((i) => i > 0).length).toBeGreaterThanOrEqual(1)
+    })
+  }
 
   it('follows the DOI registry headers for its window', async () => {
     const org = await createTenant(db(), 'DOI headers')

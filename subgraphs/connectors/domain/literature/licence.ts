@@ -48,6 +48,10 @@ const field = (obj: unknown, key: string): { present: boolean; value: unknown } 
 export function readIndexLicence(record: unknown): LicenceReading {
   const f = field(record, 'license')
   if (f.present && f.value !== null && typeof f.value !== 'string') return { source: 'literature_index', licence: 'unknown', field: 'license', unreadable: true }
+  // No license field but another licence-like one: the source changed its schema. Unknown, and said so.
+  if (!f.present && record && typeof record === 'object' && Object.keys(record).some((k) => /^licen[cs]e/i.test(k))) {
+    return { source: 'literature_index', licence: 'unknown', field: 'license', unreadable: true }
+  }
   return { source: 'literature_index', licence: normaliseLicence(f.value), field: 'license' }
 }
 
@@ -64,6 +68,7 @@ export function readCitationGraphLicence(work: unknown): LicenceReading {
     if (typeof l.value !== 'object') { unreadable = true; continue }
     const lic = field(l.value, 'license')
     if (lic.present && lic.value !== null && typeof lic.value !== 'string') { unreadable = true; continue }
+    if (!lic.present && Object.keys(l.value as object).some((k) => /^licen[cs]e/i.test(k))) { unreadable = true; continue }
     readings.push(normaliseLicence(lic.value))
   }
   return { source: 'citation_graph', licence: mostRestrictive(readings), field: 'primary_location.license, best_oa_location.license', ...(unreadable ? { unreadable } : {}) }

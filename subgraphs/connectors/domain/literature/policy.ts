@@ -206,6 +206,16 @@ export async function runPolicy(clients: LiteratureClients, args: SearchArgs): P
     return { ...c, title, abstract, rendering: renderForLicence(c.licence, fullText, c.url ?? c.oaUrl), sanitised }
   })
 
+  // A licence field a source changed is read as unknown; its status says so (an operator should look).
+  for (const r of records) {
+    if (!r.licence?.unreadable) continue
+    const s = status.get(r.source as SourceId)
+    if (s && s.status === 'ok') s.detail = 'licence field unreadable (the source changed its shape); read as unknown'
+  }
+  for (const c of found) for (const p of c.provenance) {
+    const s = status.get(p.provider as SourceId)
+    if (p.licence?.unreadable && s && s.status === 'ok') s.detail = 'licence field unreadable (the source changed its shape); read as unknown'
+  }
   const sources = [...status.values()]
   // An exhausted budget is never a silent empty result.
   if (!out.length) {
