@@ -11,6 +11,7 @@ import { SourceBudget, ensureSourceBudgets, PROVIDER, parseInterval } from '../.
 import { SOURCES, SOURCE_IDS, EXCLUDED_SOURCES } from '../../subgraphs/connectors/domain/literature/sources'
 import { adapterFor } from '../../subgraphs/connectors/domain/adapters'
 import { RateLimited } from '../../subgraphs/connectors/domain/adapters/errors'
+import type { IntegrationContext } from '../../subgraphs/connectors/domain/adapters/contract'
 import { CONTACT, setWindow, useFakeLiterature } from './helpers'
 
 const t = useTestDatabase()
@@ -50,6 +51,23 @@ describe('the literature_search provider', () => {
   })
 })
 
+describe('the literature_search adapter operations', () => {
+  it('checks health, searches, fetches a kept cluster and reports its budgets, drawing from the same rows', async () => {
+    const org = await createTenant(db(), 'Adapter')
+    const adapter = adapterFor('literature_search')!
+    const ctx = { db: db(), connection: { organizationId: org.organization.id }, now: () => new Date() } as unknown as IntegrationContext
+    expect(await adapter.healthCheck(ctx)).toMatchObject({ status: 'ok', checks: [{ name: 'literature_index', ok: true }, { name: 'citation_graph', ok: true }] })
+    const found = await adapter.search(ctx, { text: 'hERG liability', limit: 5 }) as { clusterKey: string }[]
+    expect(found.map((c) => c.clusterKey)).toEqual(['10.5555/ill.2023.002'])
+    expect(await adapter.fetchObject(ctx, { externalType: 'literature_cluster', externalId: 'W4000000002' })).toMatchObject({ clusterKey: '10.5555/ill.2023.002', organizationId: org.organization.id })
+    const budgets = await adapter.budget(ctx)
+    expect(budgets.filter((b) => b.scope === 'platform')).toHaveLength(8)
+    expect(budgets.filter((b) => b.scope === 'organization')).toHaveLength(8)
+    fake.current.control.setFaults('citation-graph', { malformedNext: 4 })
+    expect(await adapter.healthCheck(ctx)).toMatchObject({ status: 'degraded', checks: [{ ok: true }, { name: 'citation_graph', ok: false }] })
+  })
+})
+
 describe('the query policy', () => {
   it('runs the index first, then the DOI registry, the citation graph, the archive metadata and full text, as steps', async () => {
     const org = await createTenant(db(), 'Order')
@@ -72,7 +90,10 @@ describe('the query policy', () => {
     await search(org.organization.id)
     const doi = fake.current.control.requests('doi-registry')
     expect(doi.length).toBeGreaterThan(0)
-    for (const r of doi) expect(r.query.mailto).toBe(CONTACT)
+    for (const r of doi) {
+      expect(r.query.mailto).toBe(CONTACT)
+      expect(r.userAgent).toContain(`mailto:${CONTACT}`)
+    }
     expect(fake.current.control.requests('citation-graph')[0].query.api_key).toBe('illustrative-graph-key')
   })
 

@@ -37,10 +37,10 @@ class SourceClient {
   }
 
   /** GET with the budget drawn per attempt; rate headers go to the budget, a 429 holds the source for everyone. */
-  protected async get(path: string, searchParams: Record<string, string>, resource: string, accept = 'application/json'): Promise<RawAnswer | null> {
+  protected async get(path: string, searchParams: Record<string, string>, resource: string, accept = 'application/json', headers: Record<string, string> = {}): Promise<RawAnswer | null> {
     let answer: RawAnswer
     try {
-      answer = await this.http.send('GET', path, { searchParams, headers: { accept } })
+      answer = await this.http.send('GET', path, { searchParams, headers: { accept, ...headers } })
     } catch (e) {
       if (e instanceof RateLimited) await this.budget.backOff(e.retryAfterSeconds)
       throw e
@@ -51,8 +51,8 @@ class SourceClient {
     return answer
   }
 
-  protected async getJson(path: string, searchParams: Record<string, string>, resource: string): Promise<unknown> {
-    const answer = await this.get(path, searchParams, resource)
+  protected async getJson(path: string, searchParams: Record<string, string>, resource: string, headers: Record<string, string> = {}): Promise<unknown> {
+    const answer = await this.get(path, searchParams, resource, 'application/json', headers)
     return answer ? this.http.parseJson(answer) : null
   }
 }
@@ -128,7 +128,9 @@ export class DoiRegistryClient extends SourceClient {
   async works(dois: readonly string[], contact: string): Promise<SourceRecord[]> {
     const valid = dois.filter((d) => DOI_PATTERN.test(d))
     if (!valid.length) return []
-    const body = obj(await this.getJson('works', { filter: valid.map((d) => `doi:${d}`).join(','), rows: String(valid.length), mailto: contact }, 'works'))
+    // The contact address travels as mailto (the polite pool) and in the User-Agent, which the registry also accepts.
+    const body = obj(await this.getJson('works', { filter: valid.map((d) => `doi:${d}`).join(','), rows: String(valid.length), mailto: contact }, 'works',
+      { 'user-agent': `evidence-workspace/1 (mailto:${contact})` }))
     const items = obj(body.message).items
     if (!Array.isArray(items)) throw new VendorResponseInvalid(this.source, 'message.items is not a list')
     return items.map(obj).map((w) => {

@@ -1,6 +1,7 @@
 // Owns the literature sources of the connector specification (Literature sources, Limits, Literature connector
 // behaviour item 6): the eight sources by kind with their key, provenance schemes, snapshot stamp and rate rule, and
 // the four excluded source kinds with their stated reasons. Data only; clients.ts calls the sources the policy uses.
+import { EXCLUDED_LITERATURE_SOURCES } from '../providers'
 
 export const SOURCE_IDS = [
   'literature_index', 'doi_registry', 'citation_graph', 'fulltext_archive',
@@ -91,13 +92,8 @@ export const SOURCES: Readonly<Record<SourceId, SourceSpec>> = Object.freeze({
   },
 })
 
-/** Licence-gated sources are excluded in phase 2, each with its stated reason (spec item 6). */
-export const EXCLUDED_SOURCES: readonly { kind: string; reason: string }[] = Object.freeze([
-  { kind: 'a citation search engine', reason: 'licence-gated: excluded in phase 2; when added it takes tenant-supplied keys through connection secrets, never a shared platform key' },
-  { kind: 'a commercial drug database', reason: 'licence-gated: excluded in phase 2; when added it takes tenant-supplied keys through connection secrets, never a shared platform key' },
-  { kind: 'a patent and scholarly index', reason: 'licence-gated: excluded in phase 2; when added it takes tenant-supplied keys through connection secrets, never a shared platform key' },
-  { kind: 'a preprint server', reason: 'preprint successors are resolved from the PPR records of the European literature index instead' },
-])
+/** The four excluded source kinds with their stated reasons (kept with the provider registry). */
+export const EXCLUDED_SOURCES = EXCLUDED_LITERATURE_SOURCES
 
 /** Defaults of the Limits table: 25 results per query, three queries per turn (programs.settings.evidence_query_budget overrides). */
 export const RESULTS_PER_QUERY = 25
