@@ -196,7 +196,7 @@ describe('program records', () => {
     expect(ok.body.data.createRecord.record.citations).toEqual([
       { kind: 'eln_entry', ref: entry.id, locator: null, title: 'hERG patch clamp', sourceSystem: 'eln_provider', targetRef: 'eln_provider:entry:E-1@abcdef012345' },
       { kind: 'document_passage', ref: doc.id, locator: 'day 2, note 1', title: 'hERG patch clamp', sourceSystem: 'eln_provider', targetRef: null },
-      { kind: 'literature_cluster', ref: '10.1038/nrd.2016.1', locator: null, title: null, sourceSystem: 'literature_search', targetRef: null },
+      { kind: 'literature_cluster', ref: '10.1038/nrd.2016.1', locator: null, title: 'A review', sourceSystem: 'literature_search', targetRef: null },
     ])
     expect(ok.body.data.createRecord.record.history[0].citations).toHaveLength(3)
     const cite = (citations: unknown[]) => create(t, 'scientist', { programId: t.program.id, recordType: 'evidence.findings', title: 'F', fields: { kind: 'result' }, citations })
