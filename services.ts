@@ -80,6 +80,8 @@ export async function startServices(ctx: ServiceContext) {
   if (notebook) stack.stoppables.push({ name: 'fake notebook', stop: notebook.close })
   const qms = e.NODE_ENV === 'production' ? null : await startIllustrativeQms(ctx, e.FAKE_QMS_PORT)
   if (qms) stack.stoppables.push({ name: 'fake QMS', stop: qms.close })
+  const literature = e.NODE_ENV === 'production' ? null : await startIllustrativeLiterature(e.FAKE_LITERATURE_PORT, e.LITERATURE_BASE_URL)
+  if (literature) stack.stoppables.push({ name: 'fake literature sources', stop: literature.close })
   const urls: [string, string][] = [
     ['gateway (GraphQL + ws)', `${stack.gatewayUrl}/graphql`],
     ...(e.NODE_ENV === 'production' ? [] : [['GraphiQL', `${stack.gatewayUrl}/graphiql`] as [string, string]]),
@@ -88,6 +90,7 @@ export async function startServices(ctx: ServiceContext) {
     ['tool server (MCP, run tokens only)', `${stack.toolsUrl}/runs/{run_id}/mcp`],
     ...(notebook ? [['fake notebook', `${notebook.url} (illustrative; connection ${notebook.connectionId})`] as [string, string]] : []),
     ...(qms ? [['fake QMS', `${qms.url} (illustrative; connection ${qms.connectionId})`] as [string, string]] : []),
+    ...(literature ? [['fake literature sources', `${literature.url} (illustrative; Program.literatureSearch reads them)`] as [string, string]] : []),
   ]
   return { stoppables: stack.stoppables, urls }
 }
@@ -150,6 +153,24 @@ async function startIllustrativeQms(ctx: ServiceContext, port: number) {
   } catch (error) {
     log.warn('fake_qms.not_connected', { error })
     await fake.close()
+    return null
+  }
+}
+
+/**
+ * Demo only: the fake literature sources on FAKE_LITERATURE_PORT, and the literature connector pointed at them (unless
+ * LITERATURE_BASE_URL names other sources). A taken port leaves the connector on its configured sources.
+ */
+async function startIllustrativeLiterature(port: number, configured: string | undefined) {
+  if (configured) return null
+  const { startFakeLiterature } = await import('./fakes/literature/server')
+  const { configureLiterature } = await import('./subgraphs/connectors/domain/literature/config')
+  try {
+    const fake = await startFakeLiterature({ port, host: '127.0.0.1' })
+    configureLiterature({ baseUrl: fake.url })
+    return fake
+  } catch (error) {
+    log.warn('fake_literature.not_started', { port, error })
     return null
   }
 }

@@ -21,6 +21,7 @@ const BENCHES: BenchModule[] = [
   { name: 'roles', file: 'roles.ts', fn: 'benchRoles' },
   { name: 'gates', file: 'gates.ts', fn: 'benchGates' },
   { name: 'qms', file: 'qms.ts', fn: 'benchQms' },
+  { name: 'literature', file: 'literature.ts', fn: 'benchLiterature' },
 ]
 
 type Outcome = { name: string; status: 'ok' | 'crashed' | 'absent'; seconds?: number; figures?: number; error?: string }

@@ -67,6 +67,11 @@ const EnvSchema = z.object({
   TOOLS_PORT: port(4004),
   TOOLS_URL: optionalUrl,
   RUN_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(900),
+  // Literature connector (issue 16): where its sources are reached (unset: their public addresses; npm start points it
+  // at the fake), per-attempt timeout, and the platform secrets file holding <product>/<env>/providers/literature_search.
+  LITERATURE_BASE_URL: optionalUrl,
+  LITERATURE_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(8_000),
+  PLATFORM_SECRETS_FILE: z.string().optional(),
 })
 
 export type Env = z.infer<typeof EnvSchema>

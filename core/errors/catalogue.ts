@@ -143,6 +143,11 @@ export const ERROR_CATALOGUE = {
   inbox_link_invalid: s('InboxLinkInvalid', 404, 'ours', 'This link is not valid.'),
   inbox_link_used: s('InboxLinkUsed', 409, 'ours', 'This link was used already.'),
   inbox_link_expired: s('InboxLinkExpired', 410, 'ours', 'This link expired. Open the inbox instead.'),
+  // ---- ours: literature connector ---------------------------------------------------------------------------
+  evidence_query_budget_exhausted: s('EvidenceQueryBudgetExhausted', 429, 'ours', 'This turn has used its literature queries (programs.settings.evidence_query_budget).', {
+    budget: { type: 'Int', description: 'Queries allowed per turn in this program.' },
+    used: { type: 'Int', description: 'Queries this turn has run.' },
+  }),
 } as const satisfies Record<string, ErrorSpec>
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE

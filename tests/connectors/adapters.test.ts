@@ -30,8 +30,10 @@ describe('provider registry and adapter contract', () => {
     }
   })
 
-  it('raises NotSupported for every literature operation, and for the QMS operations a polled, webhook-free vault does not have', async () => {
+  it('raises NotSupported for the QMS operations a polled, webhook-free vault does not have, and for the literature operations that do not apply', async () => {
     const ctx = {} as IntegrationContext
+    // literature_search implements describe, health_check, search, fetch_object and budget (tests/literature/).
+    const literatureImplements = new Set(['health_check', 'fetch_object', 'search', 'budget'])
     for (const id of ['qms_provider', 'literature_search']) {
       const adapter = adapterFor(id)!
       const calls: Array<[string, () => unknown]> = [
@@ -50,7 +52,7 @@ describe('provider registry and adapter contract', () => {
       ]
       // The QMS connector (issue 15) implements connect, health, sync, disconnect and budget; it has no webhooks,
       // launches, search or per-object fetch.
-      const implemented = id === 'qms_provider' ? ['begin_connect', 'complete_connect', 'health_check', 'sync', 'disconnect', 'budget'] : []
+      const implemented = id === 'qms_provider' ? ['begin_connect', 'complete_connect', 'health_check', 'sync', 'disconnect', 'budget'] : [...literatureImplements]
       for (const [op, call] of calls.filter(([op]) => !implemented.includes(op))) {
         const outcome = await Promise.resolve().then(call).then(() => null, (e) => e)
         expect(outcome, `${id}.${op}`).toBeInstanceOf(NotSupported)

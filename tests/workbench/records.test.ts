@@ -7,7 +7,7 @@ import { contextForUser } from '../../core/command'
 import { INTERNAL_HEADER, signInternalToken } from '../../core/auth'
 import { applyRecordChange, RECORD_TYPES, RECORD_TYPE_KEYS, type RecordTypeKey } from '../../subgraphs/workbench/domain/records'
 import { useStack, gql } from '../helpers/stack'
-import { addMember, createProgram, createTenant, type Tenant } from '../helpers/factories'
+import { addMember, createProgram, createTenant, expectRowsExist, type Tenant } from '../helpers/factories'
 
 const stack = useStack()
 const db = () => stack.db.db
@@ -186,6 +186,9 @@ describe('program records', () => {
     const doc = await db().document.create({ data: { organizationId: t.organization.id, programId: t.program.id, sourceId: entry.id, sourceSystem: 'eln_provider', classification: 'customer_internal', title: 'hERG patch clamp', text: 'IC50 12 µM', contentJson: {}, contentHash: 'h' } })
     const artifact = await db().artifact.create({ data: { organizationId: t.organization.id, programId: t.program.id, kind: 'persona_brief', content: { text: 'twin text' }, agentGenerated: true } })
     const foreign = await db().source.create({ data: { organizationId: other.organization.id, programId: other.program.id, sourceType: 'eln_entry', sourceSystem: 'eln_provider', externalId: 'E-9', title: 'foreign' } })
+    // Literature clusters are what the organisation's literature searches found (the literature connector keeps them).
+    await db().literatureCluster.create({ data: { organizationId: t.organization.id, clusterKey: '10.1038/nrd.2016.1', aliases: ['pmid:26888229'], title: 'A review', licence: 'cc_by' } })
+    await db().literatureCluster.create({ data: { organizationId: other.organization.id, clusterKey: '10.1038/foreign.1', title: 'Foreign', licence: 'cc_by' } })
     const ok = await call(t, 'scientist', `mutation($i: CreateRecordInput!) { createRecord(input: $i) { ${ERR} ... on MutationCreateRecordSuccess { record { id citations { kind ref locator title sourceSystem targetRef } history { citations } } } } }`, { i: {
       programId: t.program.id, recordType: 'evidence.findings', title: 'hERG IC50 12 µM', fields: { kind: 'result' },
       citations: [{ kind: 'eln_entry', ref: entry.id }, { kind: 'document_passage', ref: doc.id, locator: 'day 2, note 1' }, { kind: 'literature_cluster', ref: '10.1038/nrd.2016.1' }],
@@ -193,7 +196,7 @@ describe('program records', () => {
     expect(ok.body.data.createRecord.record.citations).toEqual([
       { kind: 'eln_entry', ref: entry.id, locator: null, title: 'hERG patch clamp', sourceSystem: 'eln_provider', targetRef: 'eln_provider:entry:E-1@abcdef012345' },
       { kind: 'document_passage', ref: doc.id, locator: 'day 2, note 1', title: 'hERG patch clamp', sourceSystem: 'eln_provider', targetRef: null },
-      { kind: 'literature_cluster', ref: '10.1038/nrd.2016.1', locator: null, title: null, sourceSystem: 'literature_search', targetRef: null },
+      { kind: 'literature_cluster', ref: '10.1038/nrd.2016.1', locator: null, title: 'A review', sourceSystem: 'literature_search', targetRef: null },
     ])
     expect(ok.body.data.createRecord.record.history[0].citations).toHaveLength(3)
     const cite = (citations: unknown[]) => create(t, 'scientist', { programId: t.program.id, recordType: 'evidence.findings', title: 'F', fields: { kind: 'result' }, citations })
@@ -206,9 +209,16 @@ describe('program records', () => {
     expect(recordAsEntry.body.data.createRecord).toMatchObject({ __typename: 'InvalidInput', field: 'citations.0.ref' })
     const foreignEntry = await cite([{ kind: 'eln_entry', ref: foreign.id }])
     expect(foreignEntry.body.data.createRecord).toMatchObject({ __typename: 'InvalidInput', field: 'citations.0.ref' })
+    await expectRowsExist(db(), 'literature_clusters', other.organization.id)
+    const foreignCluster = await cite([{ kind: 'literature_cluster', ref: '10.1038/foreign.1' }])
+    expect(foreignCluster.body.data.createRecord).toMatchObject({ __typename: 'InvalidInput', field: 'citations.0.ref' })
+    const unknownCluster = await cite([{ kind: 'literature_cluster', ref: 'pmid:1' }])
+    expect(unknownCluster.body.data.createRecord).toMatchObject({ __typename: 'InvalidInput', field: 'citations.0.ref' })
+    const byAlias = await cite([{ kind: 'literature_cluster', ref: 'pmid:26888229' }])
+    expect(byAlias.body.data.createRecord.record.id).toBeTruthy()
     const noLocator = await cite([{ kind: 'document_passage', ref: doc.id }])
     expect(noLocator.body.data.createRecord).toMatchObject({ __typename: 'InvalidInput', field: 'citations.0.locator' })
-    expect(await db().recordCitation.count({ where: { organizationId: t.organization.id } })).toBe(3)
+    expect(await db().recordCitation.count({ where: { organizationId: t.organization.id } })).toBe(4)
   })
 
   it('keeps the link of records from a connector and names their source system', async () => {

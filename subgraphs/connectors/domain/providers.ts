@@ -33,7 +33,17 @@ export interface ProviderSpec {
   budget: BudgetSpec | null
   /** What scope_rules must name for this provider. */
   scopeRuleKeys: ReadonlyArray<'project_ids' | 'document_types'>
+  /** Literature: source kinds left out, each with its stated reason (describe lists them). */
+  excludedSources?: readonly { kind: string; reason: string }[]
 }
+
+/** literature_search: licence-gated sources are excluded in phase 2, each with its stated reason (spec item 6). */
+export const EXCLUDED_LITERATURE_SOURCES: readonly { kind: string; reason: string }[] = Object.freeze([
+  { kind: 'a citation search engine', reason: 'licence-gated: excluded in phase 2; when added it takes tenant-supplied keys through connection secrets, never a shared platform key' },
+  { kind: 'a commercial drug database', reason: 'licence-gated: excluded in phase 2; when added it takes tenant-supplied keys through connection secrets, never a shared platform key' },
+  { kind: 'a patent and scholarly index', reason: 'licence-gated: excluded in phase 2; when added it takes tenant-supplied keys through connection secrets, never a shared platform key' },
+  { kind: 'a preprint server', reason: 'preprint successors are resolved from the PPR records of the European literature index instead' },
+])
 
 export const PROVIDERS: readonly ProviderSpec[] = [
   {
@@ -59,6 +69,7 @@ export const PROVIDERS: readonly ProviderSpec[] = [
     id: 'literature_search', displayName: 'Open literature and knowledge', category: 'literature', credentialClass: 'platform_keys',
     eventVerification: 'none', events: 'none', launchable: false, apiVersionDefault: 'per source', writePolicy: 'read_only',
     budgetScope: 'platform', pollIntervalSeconds: null, budget: null, scopeRuleKeys: [],
+    excludedSources: EXCLUDED_LITERATURE_SOURCES,
   },
 ]
 

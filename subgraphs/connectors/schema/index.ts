@@ -7,6 +7,7 @@ import { addConnections } from './connections'
 import { addConnectorObjects } from './connector-objects'
 import { addDeliveries } from './deliveries'
 import { addLaunch } from './launch'
+import { addLiterature } from './literature'
 import { addProviders } from './providers'
 import { addWorkbenchSources } from './workbench-sources'
 import { addQms } from './qms'
@@ -27,6 +28,7 @@ export function buildConnectorsSchema() {
   addLaunch(builder, refs)
   addWorkbenchSources(builder)
   addQms(builder, refs, connections)
+  addLiterature(builder, refs)
 
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }

@@ -18,6 +18,10 @@ export function addProviders(builder: Builder) {
       budgetScope: t.exposeString('budgetScope'),
       pollIntervalSeconds: t.int({ nullable: true, resolve: (p) => p.pollIntervalSeconds }),
       status: t.string({ description: 'designed until the R1 gates pass', resolve: () => providerStatus() ?? 'designed' }),
+      excludedSources: t.field({
+        type: 'JSON', nullable: true, description: 'literature_search: the source kinds left out, each with its stated reason.',
+        resolve: (p) => p.excludedSources ?? null,
+      }),
     }),
   })
 

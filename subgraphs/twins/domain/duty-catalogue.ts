@@ -29,6 +29,9 @@ registerDuty({ key: 'pre_read', personas: ALL_BUT_VIEWER, description: 'Prepares
 registerDuty({ key: 'sar_refresh', personas: ['scientist', 'program_owner', 'program_lead'], workbenchRole: 'medicinal_chemist', description: 'Runs chem.sar_table_build on new compounds.' })
 registerDuty({ key: 'study_gate_check', personas: ['scientist', 'program_owner', 'program_lead'], workbenchRole: 'dmpk_tox_scientist', description: 'Checks a study against its gate.' })
 
+// The seeded capability console.twin_literature_watch: those who may search the literature (evidence.literature.search).
+registerDuty({ key: 'twin_literature_watch', personas: ['program_owner', 'program_lead', 'scientist'], description: 'Searches the open literature for open hypotheses and questions and proposes findings citing what it found.' })
+
 export function dutyTemplate(key: string): DutyTemplate | undefined {
   return duties.get(key)
 }

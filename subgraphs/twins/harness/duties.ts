@@ -306,9 +306,49 @@ const studyGateCheck: DutyTemplate = {
   },
 }
 
+/**
+ * twin_literature_watch (the seeded capability console.twin_literature_watch): searches the open literature for the
+ * program's open hypotheses and questions, within the turn's query budget, and proposes one observation finding per
+ * topic citing the clusters found (citation kind literature_cluster). A refused search (turn budget, RateLimited) is
+ * counted and the watch goes on with what it has.
+ */
+const literatureWatch: DutyTemplate = {
+  key: 'twin_literature_watch', kind: 'persona',
+  reads: ['evidence.list_hypotheses', 'evidence.list_questions', 'evidence.search_literature', 'evidence.list_findings'],
+  files: ['evidence.propose_finding'],
+  description: 'Literature watch: searches the open literature for open hypotheses and questions and proposes a finding citing what it found.',
+  async run(d) {
+    const topics = [...(await d.records('evidence.list_hypotheses')), ...(await d.records('evidence.list_questions', { status: 'open' }))]
+    const findings = await d.records('evidence.list_findings')
+    for (const topic of topics) {
+      const query = topic.title.replace(/\(illustrative\)/gi, '').replace(/[^\p{L}\p{N}\s-]/gu, ' ').split(/\s+/).filter((w) => w.length > 3).slice(0, 4).join(' ')
+      if (!query) continue
+      const r = await d.client.call<{ clusters: { clusterKey: string; title: string | null; licence: string }[] }>('evidence.search_literature', { query, first: 5 }, { duty: d.duty })
+      if (!r.ok) {
+        if (r.error.code === 'harness_denied') d.report.denied++
+        else d.report.refused++
+        if (r.error.code === 'evidence_query_budget_exhausted') break
+        continue
+      }
+      if (!r.value.clusters.length) continue
+      const title = `Literature watch: ${topic.title.slice(0, 250)}`
+      if (titled(findings, title)) continue
+      await d.propose('evidence.propose_finding', {
+        change: {
+          kind: 'create', title, fields: { kind: 'observation' },
+          body: r.value.clusters.map((c) => `- ${c.title ?? c.clusterKey} (${c.clusterKey}; licence ${c.licence})`).join('\n'),
+          citations: r.value.clusters.map((c) => ({ kind: 'literature_cluster', ref: c.clusterKey })),
+        },
+        basisRecordIds: [topic.id],
+        draft: `Searched the open literature for '${query}' (${r.value.clusters.length} works). Outside text; the licences decide what may be shown.`,
+      })
+    }
+  },
+}
+
 /** Every duty template by key. */
 export const DUTY_TEMPLATES: Readonly<Record<string, DutyTemplate>> = Object.freeze(Object.fromEntries(
-  [blockerScan, preRead, qaCheckTriage, qaDeviationFollowup, qaOosIntake, qaAssertionAudit, sarRefresh, studyGateCheck].map((t) => [t.key, t]),
+  [blockerScan, preRead, qaCheckTriage, qaDeviationFollowup, qaOosIntake, qaAssertionAudit, sarRefresh, studyGateCheck, literatureWatch].map((t) => [t.key, t]),
 ))
 
 /** The four QA templates (persona templates of the quality reviewer). */

@@ -110,9 +110,21 @@ export class AttachmentTooLarge extends VendorError {
   }
 }
 
+/** A twin run's turn used its literature queries (programs.settings.evidence_query_budget, default three). */
+export class EvidenceQueryBudgetExhausted extends DomainError {
+  static readonly code = 'evidence_query_budget_exhausted' as const
+  constructor(
+    readonly budget: number,
+    readonly used: number,
+  ) {
+    super('evidence_query_budget_exhausted', `This turn has used its ${budget} literature queries (programs.settings.evidence_query_budget).`)
+  }
+}
+
 export const VENDOR_ERROR_CLASSES: readonly ErrorClass[] = [
   RateLimited, VendorUnavailable, VendorAuthFailed, VendorNotFound, VendorRequestRejected, VendorResponseInvalid, AttachmentTooLarge,
   EgressRefused, // the egress policy refused the vendor address (core/egress.ts)
+  EvidenceQueryBudgetExhausted, // the literature connector's per-turn query budget
 ]
 
 // `new DomainError('RateLimited', ...)` from code that only knows the code still becomes the typed class.
@@ -125,3 +137,4 @@ registerErrorFactory('VendorNotFound', (_m, e) => new VendorNotFound(str(e.detai
 registerErrorFactory('VendorRequestRejected', (m, e) => new VendorRequestRejected(str(e.details?.source), num(e.details?.status), str(e.details?.vendorMessage, m)))
 registerErrorFactory('VendorResponseInvalid', (m, e) => new VendorResponseInvalid(str(e.details?.source), str(e.details?.detail, m)))
 registerErrorFactory('AttachmentTooLarge', (_m, e) => new AttachmentTooLarge(str(e.details?.fileId), num(e.details?.size), num(e.details?.limit), str(e.details?.source, 'unknown')))
+registerErrorFactory('evidence_query_budget_exhausted', (_m, e) => new EvidenceQueryBudgetExhausted(num(e.details?.budget), num(e.details?.used)))

@@ -1,20 +1,15 @@
 // Owns the adapter registry: one adapter per provider of the registry, the only generic module that names providers.
-// The literature adapter is registered with its spec; its operations raise NotSupported until its own issue completes it.
 import type { Db } from '../../../../core/db'
 import { notebookAdapter } from '../notebook/adapter'
 import { qmsAdapter } from '../qms/adapter'
-import { PROVIDERS, providerSpec, type ProviderId } from '../providers'
-import { BaseAdapter, type ConnectorAdapter } from './contract'
-
-/** Open literature and knowledge (literature_search): platform keys, arrives with the literature issue. */
-export class LiteratureAdapter extends BaseAdapter {
-  constructor() { super(providerSpec('literature_search')!) }
-}
+import { literatureAdapter } from '../literature/adapter'
+import { PROVIDERS, type ProviderId } from '../providers'
+import type { ConnectorAdapter } from './contract'
 
 const ADAPTERS: Record<ProviderId, ConnectorAdapter> = {
   eln_provider: notebookAdapter,
   qms_provider: qmsAdapter,
-  literature_search: new LiteratureAdapter(),
+  literature_search: literatureAdapter,
 }
 
 export function adapterFor(providerId: string): ConnectorAdapter | undefined {

@@ -1,5 +1,6 @@
 // Owns what a record may cite: source-system objects only, by reference (a notebook entry, a literature cluster, a
-// document passage, an SOP version), checked to exist in the record's program. Agent-origin text (artifacts, record
+// document passage, an SOP version), checked to exist in the record's program (literature clusters: found by the
+// organisation's literature searches, by cluster key or alias). Agent-origin text (artifacts, record
 // versions a twin proposed, run output) has no citation kind, so it can never be cited (spec 001: agent-origin records
 // are never citable as evidence; only the passage references they carry are).
 import { z } from 'zod'
@@ -55,21 +56,35 @@ export async function resolveCitations(q: TenantTx, programId: string, citations
   const issues: InputIssue[] = []
   const sourceIds = citations.filter((c) => KIND_SOURCE_TYPE[c.kind]).map((c) => c.ref)
   const documentIds = citations.filter((c) => c.kind === 'document_passage').map((c) => c.ref)
-  const [sources, documents] = await Promise.all([
+  const clusterRefs = citations.filter((c) => c.kind === 'literature_cluster').map((c) => canonicalClusterRef(c.ref))
+  const [sources, documents, clusters] = await Promise.all([
     sourceIds.length ? q.source.findMany({ where: { id: { in: sourceIds }, programId }, select: { id: true, sourceType: true } }) : [],
     documentIds.length ? q.document.findMany({ where: { id: { in: documentIds }, programId }, select: { id: true } }) : [],
+    // Literature clusters are the organisation's (the literature connector keeps what its searches found), by key or alias.
+    clusterRefs.length ? q.literatureCluster.findMany({ where: { OR: [{ clusterKey: { in: clusterRefs } }, { aliases: { hasSome: clusterRefs } }] }, select: { clusterKey: true, aliases: true } }) : [],
   ])
   const sourceType = new Map(sources.map((s) => [s.id, s.sourceType]))
   const docs = new Set(documents.map((d) => d.id))
+  const clusterOf = new Map<string, string>()
+  for (const c of clusters) for (const k of [c.clusterKey, ...c.aliases]) clusterOf.set(k, c.clusterKey)
   const rows = citations.map((c, i): ResolvedCitation => {
-    const ok = c.kind === 'literature_cluster' || (c.kind === 'document_passage' ? docs.has(c.ref) : sourceType.get(c.ref) === KIND_SOURCE_TYPE[c.kind])
-    if (!ok) issues.push({ field: `citations.${i}.ref`, message: `no ${NOUN[c.kind]} of this program has that id` })
+    const cluster = c.kind === 'literature_cluster' ? clusterOf.get(canonicalClusterRef(c.ref)) ?? null : null
+    const ok = c.kind === 'literature_cluster' ? cluster !== null : c.kind === 'document_passage' ? docs.has(c.ref) : sourceType.get(c.ref) === KIND_SOURCE_TYPE[c.kind]
+    if (!ok) {
+      issues.push({ field: `citations.${i}.ref`, message: c.kind === 'literature_cluster' ? 'no literature cluster your organisation has found has that key' : `no ${NOUN[c.kind]} of this program has that id` })
+    }
     return {
       kind: c.kind, ref: c.ref, locator: c.locator ?? null,
       sourceId: KIND_SOURCE_TYPE[c.kind] ? c.ref : null,
       documentId: c.kind === 'document_passage' ? c.ref : null,
-      clusterKey: c.kind === 'literature_cluster' ? c.ref : null,
+      clusterKey: cluster,
     }
   })
   return { rows, issues }
+}
+
+/** A cluster key as the literature connector writes it: DOIs lower case, pmcid:PMC<n>, ppr:PPR<n>, W<n>. */
+function canonicalClusterRef(ref: string): string {
+  if (/^10\./.test(ref)) return ref.toLowerCase()
+  return ref.replace(/^pmid:/i, 'pmid:').replace(/^pmcid:pmc/i, 'pmcid:PMC').replace(/^ppr:ppr/i, 'ppr:PPR').replace(/^w(?=\d)/i, 'W')
 }

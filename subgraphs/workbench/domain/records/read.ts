@@ -82,11 +82,15 @@ function createLoaders(ctx: Ctx) {
         where: { recordId: { in: [...recordIds] } }, orderBy: [{ recordId: 'asc' }, { position: 'asc' }],
         include: { source: { select: { title: true, sourceSystem: true, targetRef: true } }, document: { select: { title: true, sourceSystem: true, targetRef: true } } },
       })
+      // Literature clusters are the organisation's (what its literature searches found): their title, read in one query.
+      const keys = [...new Set(rows.map((r) => r.clusterKey).filter((k): k is string => !!k))]
+      const clusters = keys.length ? await ctx.tdb.literatureCluster.findMany({ where: { clusterKey: { in: keys } }, select: { clusterKey: true, title: true } }) : []
+      const clusterTitle = new Map(clusters.map((c) => [c.clusterKey, c.title]))
       return recordIds.map((id) => rows.filter((r) => r.recordId === id).map((r) => {
         const target = r.source ?? r.document
         return {
           kind: r.citedKind, ref: r.sourceId ?? r.documentId ?? r.clusterKey ?? '', locator: r.locator,
-          title: target?.title ?? null, sourceSystem: target?.sourceSystem ?? (r.citedKind === 'literature_cluster' ? 'literature_search' : null),
+          title: target?.title ?? (r.clusterKey ? clusterTitle.get(r.clusterKey) ?? null : null), sourceSystem: target?.sourceSystem ?? (r.citedKind === 'literature_cluster' ? 'literature_search' : null),
           targetRef: target?.targetRef ?? null,
         }
       }))

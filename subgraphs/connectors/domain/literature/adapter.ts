@@ -1,0 +1,58 @@
+// Owns the literature_search adapter (category literature, platform keys, events none, read only): describe (with the
+// sources and the four excluded source kinds), health_check, search, fetch_object and budget; every other operation
+// stays NotSupported (no connect flow, no sync of its own, no webhooks, no launch). Budgets are platform-scoped, so
+// the connection in the context only names the organisation whose fair share is drawn.
+import type { BudgetState, HealthReport, IntegrationContext } from '../adapters/contract'
+import { BaseAdapter } from '../adapters/contract'
+import { isVendorError } from '../adapters/errors'
+import { providerSpec, type ProviderSpec } from '../providers'
+import { SourceBudget } from './budget'
+import { literatureClients } from './clients'
+import { getCluster, searchPage } from './search'
+import { SOURCES, SOURCE_IDS, type SourceId } from './sources'
+
+export class LiteratureAdapter extends BaseAdapter {
+  constructor() { super(providerSpec('literature_search')!) }
+
+  override describe(): ProviderSpec & { sources: typeof SOURCES } {
+    return { ...this.spec, sources: SOURCES }
+  }
+
+  /** One small index search and one archive metadata read: each called source answers, or says why not. */
+  override async healthCheck(ctx: IntegrationContext): Promise<HealthReport> {
+    const clients = literatureClients(ctx.db, ctx.connection.organizationId)
+    const checks: HealthReport['checks'] = []
+    const probe = async (name: string, run: () => Promise<unknown>) => {
+      try {
+        await run()
+        checks.push({ name, ok: true, detail: 'answered' })
+      } catch (e) {
+        if (!isVendorError(e)) throw e
+        checks.push({ name, ok: false, detail: e.message })
+      }
+    }
+    await probe('literature_index', () => clients.index.search('kinase', { pageSize: 1 }))
+    await probe('citation_graph', () => clients.citations.search('kinase'))
+    const failing = checks.filter((c) => !c.ok).length
+    return { status: failing === 0 ? 'ok' : failing === checks.length ? 'failing' : 'degraded', checkedAt: ctx.now().toISOString(), checks }
+  }
+
+  override async search(ctx: IntegrationContext, query: { text: string; limit?: number }): Promise<unknown[]> {
+    const page = await searchPage(ctx.db, ctx.connection.organizationId, { query: query.text, first: query.limit ?? null })
+    return page.edges.map((e) => e.node)
+  }
+
+  /** A cluster the organisation has seen, by cluster key or alias (externalType literature_cluster). */
+  override async fetchObject(ctx: IntegrationContext, ref: { externalType: string; externalId: string }): Promise<unknown> {
+    return getCluster(ctx.db, ctx.connection.organizationId, ref.externalId)
+  }
+
+  /** The platform rows of every source and the organisation's fair share of each. */
+  override async budget(ctx: IntegrationContext): Promise<BudgetState[]> {
+    const out: BudgetState[] = []
+    for (const id of SOURCE_IDS) out.push(...(await new SourceBudget(ctx.db, id as SourceId, ctx.connection.organizationId).state()))
+    return out
+  }
+}
+
+export const literatureAdapter = new LiteratureAdapter()
