@@ -427,7 +427,9 @@ describe('live Keep questions beneath an inbox item (inboxChanged over graphql-w
     const again = await connect(stack.current.toolsUrl, await runningRun(db(), t, 'scientist'))
     try { expiringId = await step(6, async () => idOf(await again.call('memory.propose_note', { kind: 'vocabulary', summary: 'QTc means corrected QT.', proposalRef: `inbox_item:${item}` }))) } finally { await again.close() }
     await db().runInterrupt.update({ where: { id: expiringId }, data: { expiresAt: new Date(Date.now() - 1000) } })
-    expect(await step(7, () => sweepMemory(db(), new Date()))).toMatchObject({ questionsErased: 1 })
+    // The sweep covers every organisation (other tests' expired questions too): at least this one is erased.
+    expect((await step(7, () => sweepMemory(db(), new Date()))).questionsErased).toBeGreaterThanOrEqual(1)
+    expect(JSON.stringify((await db().runInterrupt.findUniqueOrThrow({ where: { id: expiringId } })).question)).not.toContain('QTc')
     // Forgetting the kept record erases its question beneath the item.
     await step(8, () => as(t, 'scientist', FORGET, { id: kept.body.data.answerMemoryNote.answer.record.id }))
     await sub.finished
