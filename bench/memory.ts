@@ -72,7 +72,7 @@ export async function benchMemory() {
       const read = recallStatement({ organizationId: org.id, userId: people[0]!.id }, programs[0]!.id, query(), BRIEF_LIMITS)!
       const plan = await db.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(`EXPLAIN (ANALYZE, COSTS OFF) ${read.sql}`, ...read.params)
       const lines = plan.map((r) => r['QUERY PLAN'])
-      for (const name of lines.join(' ').match(/memory_records_\w+/g) ?? []) indexes.add(name)
+      for (const name of lines.join(' ').match(/memory_records_[a-z]\w*/g) ?? []) indexes.add(name)
       server.push(Number(lines.find((l) => l.startsWith('Execution Time'))?.replace(/[^\d.]/g, '') ?? NaN))
     }
     out('memory.recall.indexes', [...indexes].sort().join(','))
