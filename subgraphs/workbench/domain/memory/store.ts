@@ -1,5 +1,6 @@
 // Owns how memory records are stored and read back: namespaces and the organisation check on every read, what each
-// tier admits and never stores, tombstones, and the MemoryRecordOut shape. Every memory module reads through here.
+// tier admits and never stores, tombstones, the erased and announced shapes of Keep questions, and the MemoryRecordOut
+// shape. Every memory module reads through here.
 import { createHash } from 'node:crypto'
 import type { DomainContext } from '../../../../core/command'
 import { asTx, TenancyViolation, type AnyTx, type TenantTx } from '../../../../core/db'
