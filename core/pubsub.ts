@@ -18,7 +18,8 @@ export interface Channels {
 export type Channel = keyof Channels
 
 /** What an inbox_changed event announces (Subscription.inboxChanged). */
-export const INBOX_CHANGES = ['created', 'resolved', 'snoozed', 'reopened', 'dismissed', 'expired', 'reminded', 'feedback'] as const
+// memory_note: a Keep question beneath the item (InboxItem.memoryNotes) was added, answered, or erased.
+export const INBOX_CHANGES = ['created', 'resolved', 'snoozed', 'reopened', 'dismissed', 'expired', 'reminded', 'feedback', 'memory_note'] as const
 export type InboxChange = (typeof INBOX_CHANGES)[number]
 
 /** Sends the event in the caller's transaction, so nothing is announced that was not committed. */

@@ -2,11 +2,12 @@
 // real path: toolset, tool_calls row, sanitiser, audit), the Keep question answered through the gateway, the next
 // run's recall, Not now, expiry, the tombstone, the injection fixture over MCP, and the harness reading the brief.
 import { describe, expect, it } from 'vitest'
-import { useStack, gql } from '../helpers/stack'
+import { useStack, gql, collect, waitFor, wsClient } from '../helpers/stack'
 import { addMember, createProgram, createTenant, type Tenant } from '../helpers/factories'
 import { contextForUser } from '../../core/command'
 import { checkMemorySummary } from '../../core/sanitiser'
 import { keepMemoryNote } from '../../subgraphs/workbench/domain/memory/records'
+import { sweepMemory } from '../../subgraphs/workbench/domain/memory/retention'
 import { HARNESS_MEMORY_STATEMENT } from '../../subgraphs/workbench/domain/memory/recall'
 import { TOOLS } from '../../subgraphs/twins/tools/catalogue'
 import { deterministicHarness } from '../../subgraphs/twins/harness/deterministic'
@@ -400,3 +401,52 @@ describeInjectionFixture('record bodies read by evidence.list_questions over MCP
   listed ??= listFixtureBodies()
   return (await listed).get(c.name)!
 }, { kept: 'Assay drift.', timeout: 60_000 })
+
+// A console listing InboxItem.memoryNotes learns of every change beneath an item live, without a refetch.
+describe('live Keep questions beneath an inbox item (inboxChanged over graphql-ws)', () => {
+  it('announces memory_note when a note is added beneath the item, kept, answered Not now, erased by expiry and by forgetting its record', async () => {
+    const t = await createTenant(db(), 'Memory live')
+    const ws = wsClient(url(), await t.token('scientist'))
+    const sub = collect(ws, 'subscription { inboxChanged { id change memoryNotes { id status summary } } }', 8, 60_000)
+    await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount >= 1)
+    const events = () => sub.received.map((m) => { if (m.errors) throw new Error(JSON.stringify(m.errors)); return m.data!.inboxChanged })
+    const step = async <T,>(n: number, act: () => Promise<T>): Promise<T> => { const out = await act(); await waitFor(() => sub.received.length >= n, 15_000, `event ${n}`); return out }
+
+    const client = await connect(stack.current.toolsUrl, await runningRun(db(), t, 'scientist'))
+    const note = async (summary: string) => idOf(await client.call('memory.propose_note', { kind: 'preference', summary }))
+    let keepId = '', notNowId = '', expiringId = ''
+    let item = ''
+    try {
+      const filed: any = await step(1, () => client.call('evidence.propose_question', { change: { kind: 'create', title: 'Is the dog QT margin enough?' }, draft: 'The twin asks.' }))
+      item = filed.value.inboxItemId
+      keepId = await step(2, () => note('Prefers the dog study first in QT tables.'))
+      notNowId = await step(3, () => note('Calls the margin the safety window.'))
+    } finally { await client.close() }
+    const kept = await step(4, () => as(t, 'scientist', ANSWER, { id: keepId, choice: 'KEEP' }))
+    await step(5, () => as(t, 'scientist', ANSWER, { id: notNowId, choice: 'NOT_NOW' }))
+    const again = await connect(stack.current.toolsUrl, await runningRun(db(), t, 'scientist'))
+    try { expiringId = await step(6, async () => idOf(await again.call('memory.propose_note', { kind: 'vocabulary', summary: 'QTc means corrected QT.', proposalRef: `inbox_item:${item}` }))) } finally { await again.close() }
+    await db().runInterrupt.update({ where: { id: expiringId }, data: { expiresAt: new Date(Date.now() - 1000) } })
+    // The sweep covers every organisation (other tests' expired questions too): at least this one is erased.
+    expect((await step(7, () => sweepMemory(db(), new Date()))).questionsErased).toBeGreaterThanOrEqual(1)
+    expect(JSON.stringify((await db().runInterrupt.findUniqueOrThrow({ where: { id: expiringId } })).question)).not.toContain('QTc')
+    // Forgetting the kept record erases its question beneath the item.
+    await step(8, () => as(t, 'scientist', FORGET, { id: kept.body.data.answerMemoryNote.answer.record.id }))
+    await sub.finished
+    await ws.dispose()
+
+    const got = events()
+    expect(got.map((e) => [e.id, e.change])).toEqual([[item, 'created'], ...Array.from({ length: 7 }, () => [item, 'memory_note'])])
+    // Each event carries the notes as they stand after the change, so the console needs no refetch.
+    const notes = got.map((e) => e.memoryNotes.map((n: any) => [n.id, n.status]))
+    expect(notes.slice(1)).toEqual([
+      [[keepId, 'open']],
+      [[keepId, 'open'], [notNowId, 'open']],
+      [[keepId, 'kept'], [notNowId, 'open']],
+      [[keepId, 'kept']],
+      [[keepId, 'kept'], [expiringId, 'open']],
+      [[keepId, 'kept']],
+      [],
+    ])
+  })
+})

@@ -19,7 +19,7 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
   const InboxKind = builder.enumType('InboxItemKind', { values: INBOX_KINDS })
   const InboxStatus = builder.enumType('InboxItemStatus', { values: INBOX_STATUSES })
   const InboxChange = builder.enumType('InboxChange', {
-    description: 'What happened to an inbox item: filed, resolved (done), snoozed, reopened (snooze ended), dismissed, expired, reminded, feedback given.',
+    description: 'What happened to an inbox item: filed, resolved (done), snoozed, reopened (snooze ended), dismissed, expired, reminded, feedback given, or a Keep question beneath it (memoryNotes) added, answered or erased.',
     values: INBOX_CHANGES,
   })
   const InboxFeedback = builder.enumType('InboxFeedback', { values: ['none', 'helpful', 'not_useful'] as const })

@@ -3,7 +3,7 @@
 // Not now; nothing is stored until the person answers Keep) and lens.list_rubrics. memory.propose_promotion is a
 // specification only (proposePromotion answers not_implemented) and is deliberately in no toolset.
 import { z } from 'zod'
-import { KINDS_BY_TIER, contentHash, isRef } from '../../workbench/domain/memory/store'
+import { KINDS_BY_TIER, announceNotesBeneath, contentHash, isRef } from '../../workbench/domain/memory/store'
 import { buildMemoryBrief, HARNESS_MEMORY_STATEMENT } from '../../workbench/domain/memory/recall'
 import { proposeNote } from '../../workbench/domain/memory/records'
 import { memoryNoteQuestion, proposalRefOf } from '../../workbench/domain/memory/questions'
@@ -95,6 +95,7 @@ export const MEMORY_TOOLS: ToolDefinition[] = [
           question: memoryNoteQuestion(answer.note, { userId: scope.ctx.session.userId, twinId: scope.run.twinId }) as object,
         },
       })
+      await announceNotesBeneath(w.tx, [{ organizationId: scope.ctx.session.organizationId, userId: scope.ctx.session.userId, proposalRef }])
       return { result: { proposed: true, interruptId: interrupt.id, proposalRef: proposalRef ?? null, choices: ['keep', 'not_now'], expiresAt: expiresAt.toISOString() } }
     },
   }),

@@ -11,7 +11,7 @@ import { InvalidInput, InvalidTransition, MemoryNoteRefused, NotFoundError } fro
 import { IdInput, isId } from '../../../../core/ids'
 import type { MemoryRecord, RunInterrupt } from '../../../../generated/prisma/client'
 import { keepNote, MemoryNoteProposal } from './records'
-import { erasedNoteQuestion } from './store'
+import { announceNotesBeneath, erasedNoteQuestion } from './store'
 
 export const MEMORY_NOTE_CHOICES = ['keep', 'not_now'] as const
 export type MemoryNoteChoice = (typeof MEMORY_NOTE_CHOICES)[number]
@@ -139,10 +139,12 @@ export const answerMemoryNote = command({
     if (input.choice === 'not_now') {
       // Not now stores nothing: the note's words leave the question too (it is no longer listed beneath the proposal).
       await w.tx.runInterrupt.update({ where: { id: interrupt.id }, data: { ...answer, question: erasedNoteQuestion(question) } })
+      await announceNotesBeneath(w.tx, [{ organizationId: session.organizationId, userId: question.userId, proposalRef: question.note.proposalRef }])
       return { question: viewQuestion({ ...interrupt, ...answer }, now), record: null }
     }
     const answered = await w.tx.runInterrupt.update({ where: { id: interrupt.id }, data: answer })
     const record = await keepNote(w.ctx, { interruptId: interrupt.id }, { within: w as Write<AuditAction> })
+    await announceNotesBeneath(w.tx, [{ organizationId: session.organizationId, userId: question.userId, proposalRef: question.note.proposalRef }])
     return { question: viewQuestion(answered, now), record }
   },
 })

@@ -50,29 +50,17 @@ const COLUMNS = `id, organization_id AS "organizationId", namespace, tier, kind,
 type Row = Pick<MemoryRecord, 'id' | 'organizationId' | 'namespace' | 'tier' | 'kind' | 'origin' | 'summary' | 'sourceRef' | 'passageRefs' | 'createdAt'>
 
 /**
- * The caller's records of tier 1 (the run's program) and tier 2 in one round trip: per tier, text matches first (GIN
- * index on the summary, ranked), then the most recent, each capped at the tier's limit. The status list is literal so
- * the partial text index applies.
+ * The caller's records of tier 1 (the run's program) and tier 2 in one round trip: per tier, text matches first, then
+ * the most recent, each capped at the tier's limit. The status list is literal so the partial indexes apply.
+ * Text pass: the GIN index memory_records_recall_text holds (user_id, search), so PostgreSQL intersects the owner's
+ * posting list with each query word's and fetches only the owner's matches; ranking reads the stored vector `search`
+ * (generated from the summary), never recomputing to_tsvector. Words common to the whole organisation stay cheap.
+ * Recency pass: memory_records_recall_recent (organization_id, user_id, tier, program_id, created_at DESC, id DESC).
  */
 async function readTiers(ctx: Ctx, programId: string | null, query: string, limits: { individual: number; person: number }): Promise<{ individual: Row[]; person: Row[] }> {
-  const { organizationId, userId } = ctx.session
-  const params: unknown[] = [organizationId, userId]
-  const param = (value: unknown) => `$${params.push(value)}`
-  const program = programId ? param(programId) : null
-  const q = query ? param(query) : null
-  const scope = (tier: 'individual' | 'person') => `organization_id = $1::uuid AND user_id = $2::uuid AND tier = '${tier}'::memory_tier
-    AND status IN ('kept', 'promoted') AND ${tier === 'individual' ? `program_id = ${program}::uuid` : 'program_id IS NULL'}`
-  const match = `to_tsvector('english', summary) @@ websearch_to_tsquery('english', ${q})`
-  const rank = `ts_rank(to_tsvector('english', summary), websearch_to_tsquery('english', ${q}))`
-  const parts: string[] = []
-  for (const tier of ['individual', 'person'] as const) {
-    const limit = Math.max(0, Math.floor(limits[tier]))
-    if (!limit || (tier === 'individual' && !programId)) continue
-    if (query) parts.push(`(SELECT ${COLUMNS}, '${tier}' AS part, 0 AS pass FROM memory_records WHERE ${scope(tier)} AND ${match} ORDER BY ${rank} DESC, created_at DESC, id DESC LIMIT ${limit})`)
-    parts.push(`(SELECT ${COLUMNS}, '${tier}' AS part, 1 AS pass FROM memory_records WHERE ${scope(tier)} ORDER BY created_at DESC, id DESC LIMIT ${limit})`)
-  }
-  if (!parts.length) return { individual: [], person: [] }
-  const rows = await ctx.tdb.$queryRawUnsafe<(Row & { part: 'individual' | 'person'; pass: number })[]>(parts.join(' UNION ALL '), ...params)
+  const read = recallStatement(ctx.session, programId, query, limits)
+  if (!read) return { individual: [], person: [] }
+  const rows = await ctx.tdb.$queryRawUnsafe<(Row & { part: 'individual' | 'person'; pass: number })[]>(read.sql, ...read.params)
   const pick = (tier: 'individual' | 'person') => {
     const seen = new Set<string>()
     const out: Row[] = []
@@ -81,6 +69,29 @@ async function readTiers(ctx: Ctx, programId: string | null, query: string, limi
     return out.slice(0, limits[tier])
   }
   return { individual: pick('individual'), person: pick('person') }
+}
+
+/** The one statement recall sends (exported so the memory bench can EXPLAIN exactly it); null when nothing to read. */
+export function recallStatement(owner: { organizationId: string; userId: string }, programId: string | null, query: string, limits: { individual: number; person: number }): { sql: string; params: unknown[] } | null {
+  const { organizationId, userId } = owner
+  const params: unknown[] = [organizationId, userId]
+  const param = (value: unknown) => `$${params.push(value)}`
+  const program = programId ? param(programId) : null
+  const q = query ? param(query) : null
+  const scope = (tier: 'individual' | 'person') => `organization_id = $1::uuid AND user_id = $2::uuid AND tier = '${tier}'::memory_tier
+    AND status IN ('kept', 'promoted') AND ${tier === 'individual' ? `program_id = ${program}::uuid` : 'program_id IS NULL'}`
+  const match = `search @@ websearch_to_tsquery('english', ${q})`
+  const rank = `ts_rank(search, websearch_to_tsquery('english', ${q}))`
+  const parts: string[] = []
+  for (const tier of ['individual', 'person'] as const) {
+    const limit = Math.max(0, Math.floor(limits[tier]))
+    if (!limit || (tier === 'individual' && !programId)) continue
+    if (query) parts.push(`(SELECT ${COLUMNS}, '${tier}' AS part, 0 AS pass FROM memory_records WHERE ${scope(tier)} AND ${match} ORDER BY ${rank} DESC, created_at DESC, id DESC LIMIT ${limit})`)
+    // program_id leads the order (one value per part) so the IS NULL of tier 2 still reads the recency index in order
+    // and stops at the limit: PostgreSQL treats only `=` as fixing a column's order, not IS NULL.
+    parts.push(`(SELECT ${COLUMNS}, '${tier}' AS part, 1 AS pass FROM memory_records WHERE ${scope(tier)} ORDER BY program_id, created_at DESC, id DESC LIMIT ${limit})`)
+  }
+  return parts.length ? { sql: parts.join(' UNION ALL '), params } : null
 }
 
 /**

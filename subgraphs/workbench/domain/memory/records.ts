@@ -17,7 +17,7 @@ import { scrub, scrubTermsFor } from './scrubber'
 import './record-terms'
 import {
   DAY_MS, EPISODIC_DAYS, KINDS_BY_TIER, LIVE_STATUSES, PROMOTABLE_KINDS, assertNoSourceText, assertOwnDecision,
-  assertOwnOrganisation, contentHash, erasedNoteQuestion, isRef, namespaceFor, toOut, type MemoryRecordOut,
+  announceNotesBeneath, assertOwnOrganisation, contentHash, erasedNoteQuestion, isRef, namespaceFor, toOut, type MemoryRecordOut,
 } from './store'
 
 // ---- what a note is ------------------------------------------------------------------------------------------------
@@ -229,12 +229,13 @@ async function eraseQuestionsOf(tx: TenantTx, record: MemoryRecord) {
     select: { id: true, question: true },
   })
   for (const q of questions) {
-    const question = q.question as { memory_note?: { summary?: string; sourceRef?: string | null }; userId: string; twinId: string | null }
+    const question = q.question as { memory_note?: { summary?: string; sourceRef?: string | null; proposalRef?: string | null }; userId: string; twinId: string | null }
     const note = question.memory_note
     if (!note) continue
     const same = (note.summary && contentHash(note.summary) === record.contentHash) || (record.sourceRef && note.sourceRef === record.sourceRef)
     if (!same) continue
     await tx.runInterrupt.update({ where: { id: q.id }, data: { question: erasedNoteQuestion(question) } })
+    await announceNotesBeneath(tx, [{ organizationId: record.organizationId, userId: question.userId, proposalRef: note.proposalRef }])
   }
 }
 

@@ -5,7 +5,7 @@
 import type { Db } from '../../../../core/db'
 import { transitionAll } from '../../../../core/state-machine'
 import { memoryRecordStatus } from '../../../../core/states/memory'
-import { DAY_MS, MEMBERSHIP_GRACE_DAYS } from './store'
+import { announceNotesBeneath, DAY_MS, MEMBERSHIP_GRACE_DAYS, type NoteBeneath } from './store'
 
 /** One sweep across organisations at `now` (a parameter, so tests move the clock). No audit: the job is the actor. */
 export async function sweepMemory(db: Db, now: Date = new Date()): Promise<{ membershipEnded: number; episodicExpired: number; questionsErased: number }> {
@@ -23,10 +23,17 @@ export async function sweepMemory(db: Db, now: Date = new Date()): Promise<{ mem
       { tier: 'individual', kind: 'episodic', pinned: false, expiresAt: { lte: now } }, erased)
     // Keep questions nobody answered before they expired kept nothing, so nothing of their note stays either (the
     // shape of store.ts erasedNoteQuestion).
-    const questionsErased = await tx.$executeRaw`
-      UPDATE run_interrupts SET question = jsonb_build_object('type', 'memory_note', 'userId', question->'userId', 'twinId', question->'twinId', 'erased', true)
-      WHERE kind = 'write_approval' AND question->>'type' = 'memory_note' AND question ? 'memory_note'
-        AND answered_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ${now}`
-    return { membershipEnded, episodicExpired: episodic.length, questionsErased }
+    // The proposal each note was shown beneath is read before the erasure, so its inbox item is announced.
+    const questions = await tx.$queryRaw<NoteBeneath[]>`
+      WITH expired AS (
+        SELECT id, question->'memory_note'->>'proposalRef' AS proposal_ref FROM run_interrupts
+        WHERE kind = 'write_approval' AND question->>'type' = 'memory_note' AND question ? 'memory_note'
+          AND answered_at IS NULL AND expires_at IS NOT NULL AND expires_at <= ${now}
+        FOR UPDATE)
+      UPDATE run_interrupts r SET question = jsonb_build_object('type', 'memory_note', 'userId', r.question->'userId', 'twinId', r.question->'twinId', 'erased', true)
+      FROM expired WHERE r.id = expired.id
+      RETURNING r.organization_id::text AS "organizationId", r.question->>'userId' AS "userId", expired.proposal_ref AS "proposalRef"`
+    await announceNotesBeneath(tx, questions)
+    return { membershipEnded, episodicExpired: episodic.length, questionsErased: questions.length }
   })
 }

@@ -1,10 +1,12 @@
 // Owns how memory records are stored and read back: namespaces and the organisation check on every read, what each
-// tier admits and never stores, tombstones, and the MemoryRecordOut shape. Every memory module reads through here.
+// tier admits and never stores, tombstones, the erased and announced shapes of Keep questions, and the MemoryRecordOut
+// shape. Every memory module reads through here.
 import { createHash } from 'node:crypto'
 import type { DomainContext } from '../../../../core/command'
-import type { TenantTx } from '../../../../core/db'
-import { TenancyViolation } from '../../../../core/db'
+import { asTx, TenancyViolation, type AnyTx, type TenantTx } from '../../../../core/db'
 import { InvalidInput } from '../../../../core/errors'
+import { isId } from '../../../../core/ids'
+import { publishMany } from '../../../../core/pubsub'
 import { itemStatus } from '../../../../core/release'
 import type { MemoryKind, MemoryRecord, MemoryTier } from '../../../../generated/prisma/client'
 
@@ -108,6 +110,27 @@ export async function assertNoSourceText(tx: TenantTx, organizationId: string, p
  * shape is no longer listed or answerable. (retention.ts writes the same shape in SQL.)
  */
 export const erasedNoteQuestion = (q: { userId: string; twinId: string | null }) => ({ type: 'memory_note', userId: q.userId, twinId: q.twinId, erased: true })
+
+/** A note's place beneath a proposal: whose question it is and the proposal (`proposal:<id>`) it is shown beneath. */
+export interface NoteBeneath { organizationId: string; userId: string; proposalRef: string | null | undefined }
+
+/**
+ * Announces inbox_changed (change memory_note) for the inbox items the notes are shown beneath, in the caller's
+ * transaction: a console that lists InboxItem.memoryNotes sees a question added, answered or erased without a refetch.
+ * Only the note owner's own items of those proposals; notes beneath no proposal announce nothing.
+ */
+export async function announceNotesBeneath(tx: AnyTx, notes: readonly NoteBeneath[]): Promise<void> {
+  const wanted = notes.filter((n) => n.proposalRef?.startsWith('proposal:') && isId(n.proposalRef.slice('proposal:'.length)))
+  if (!wanted.length) return
+  const items = await asTx(tx).inboxItem.findMany({
+    where: {
+      sourceType: 'proposal',
+      OR: wanted.map((n) => ({ organizationId: n.organizationId, userId: n.userId, sourceId: n.proposalRef!.slice('proposal:'.length) })),
+    },
+    select: { id: true, userId: true, organizationId: true },
+  })
+  await publishMany(tx, 'inbox_changed', items.map((i) => ({ ...i, change: 'memory_note' as const })))
+}
 
 // ---- the out shape ------------------------------------------------------------------------------------------------
 
