@@ -15,9 +15,9 @@ export * from './records'
 export const MACHINES: readonly Machine[] = [
   // Applied: a status column with a database enum, changed only through transition()/transitionAll().
   connectionStatus, inboxItemStatus, agentRunStatus, toolCallStatus,
-  memoryRecordStatus, twinStatus,
+  memoryRecordStatus, twinStatus, handoffStatus, delegationStatus,
   // Declared for the tables later releases add (or derived from other columns).
-  handoffStatus, delegationStatus, stageGateStatus, proposalStatus, skillStatus,
+  stageGateStatus, proposalStatus, skillStatus,
   sopLifecycle, webhookOutcome, launchIdLifecycle,
   // Program records: one machine per record type, applied by subgraphs/workbench/domain/records.
   ...RECORD_MACHINES,

@@ -61,6 +61,8 @@ export interface FileInboxItem {
   triggerId?: string | null
   /** The run interrupt the item waits on (a proposal's write_approval). */
   interruptId?: string | null
+  /** Routed under delegation: the person the item was routed from (subgraphs/twins/domain/delegations.ts). */
+  delegatedFromUserId?: string | null
 }
 
 /**
