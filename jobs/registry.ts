@@ -32,6 +32,8 @@ export const TaskPayloads = {
   twin_evaluate: cronTask({}),
   // Persona briefs and digests at each twin's digest moments (twins document, Worker jobs: 60 s).
   twin_digest: cronTask({}),
+  // Delegations past ends_at expire (ours: the twins document names the operation expire, not its job; hourly).
+  delegation_expire: cronTask({}),
 } as const
 
 export type TaskName = keyof typeof TaskPayloads

@@ -22,6 +22,7 @@ import '../subgraphs/twins/harness/deterministic'
 import { twinSchedule } from './tasks/twin_schedule'
 import { twinEventsReconcile } from './tasks/twin_events_reconcile'
 import { twinEvaluate } from './tasks/twin_evaluate'
+import { delegationExpire } from './tasks/delegation_expire'
 import { installTwinAuditHooks } from '../subgraphs/twins/domain/twin-events'
 import { twinDigest } from './tasks/twin_digest'
 import { WorkerLease, recoverJobsOfGoneWorkers } from './leases'
@@ -47,6 +48,7 @@ export function createTaskList(deps: WorkerDeps): TaskList {
     twin_schedule: twinSchedule(deps),
     twin_events_reconcile: twinEventsReconcile(deps),
     twin_evaluate: twinEvaluate(deps),
+    delegation_expire: delegationExpire(deps),
     twin_digest: twinDigest(deps),
   }
 }

@@ -116,3 +116,8 @@ ALTER TABLE "delegations" ADD CONSTRAINT "delegations_at_most_30_days" CHECK ("e
 
 -- One active delegation per person and program (a null program is every program: its own slot).
 CREATE UNIQUE INDEX "delegations_one_active" ON "delegations"("user_id", COALESCE("program_id", '00000000-0000-0000-0000-000000000000'::uuid)) WHERE "status" = 'active';
+
+-- Decision metrics read proposals (detached write_approval interrupts) by the program their question names.
+CREATE INDEX "run_interrupts_proposal_program" ON "run_interrupts"("organization_id", ("question"->>'programId'), "created_at") WHERE "kind" = 'write_approval';
+-- The board reads a program's open decision items.
+CREATE INDEX "inbox_items_program_open_decisions" ON "inbox_items"("program_id", "created_at") WHERE "kind" = 'decision' AND "status" IN ('open', 'snoozed');
