@@ -15,6 +15,7 @@ import { sanitiseOutsideText } from '../../../core/sanitiser'
 import { hasPermission, type PermissionKey } from '../../../core/permissions'
 import { currentPersonaVersion } from '../../../core/release'
 import { transition } from '../../../core/state-machine'
+import { assertCan, can } from '../../../core/session'
 import { handoffStatus } from '../../../core/states'
 import { RECORD_TYPES, type RecordTypeKey } from '../../workbench/domain/records'
 import { keysetPage, type PageArgs } from '../../shared/pagination'
@@ -120,18 +121,19 @@ export function isRecipient(session: DomainContext['session'], h: HandoffRequest
   return (session.programPersonas.get(h.programId) ?? []).includes(h.toPersonaKey)
 }
 
-/** The program's hand-offs, newest first, in cursor pages (GET P/handoffs); program.handoffs.read is checked by the caller. */
+/** The program's hand-offs, newest first, in cursor pages (GET P/handoffs), under program.handoffs.read. */
 export function listHandoffs(ctx: Ctx, programId: string, args: PageArgs & { status?: HandoffRequest['status'][] | null }) {
+  assertCan(ctx.session, 'program.handoffs.read', programId)
   return keysetPage(args, 'createdAt', (q) => ctx.tdb.handoffRequest.findMany({
     ...q, where: { programId, ...(args.status?.length ? { status: { in: args.status } } : {}), ...q.where },
   }))
 }
 
 /** One hand-off of a program the caller holds program.handoffs.read in; anything else is null. */
-export async function getHandoff(ctx: Ctx, id: string, can: (programId: string) => boolean) {
+export async function getHandoff(ctx: Ctx, id: string) {
   if (!isId(id)) return null
   const h = await ctx.tdb.handoffRequest.findFirst({ where: { id } })
-  return h && can(h.programId) ? h : null
+  return h && can(ctx.session, 'program.handoffs.read', h.programId) ? h : null
 }
 
 // ---- sending --------------------------------------------------------------------------------------------------------

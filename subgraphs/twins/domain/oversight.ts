@@ -5,7 +5,7 @@
 // hand-offs and runs only.
 import type { DomainContext } from '../../../core/command'
 import { BaselineMissing, InvalidInput } from '../../../core/errors'
-import { can } from '../../../core/session'
+import { assertCan, can } from '../../../core/session'
 import { decodeCursor, encodeCursor, pageSize, type Page, type PageArgs } from '../../shared/pagination'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
@@ -30,9 +30,10 @@ type BoardRow = { kind: BoardItem['kind']; id: string; title: string; status: st
 /**
  * GET P/board: what a lead looks at daily, newest first in cursor pages. Decisions are the program's open or snoozed
  * decision items (titles only), hand-offs those sent or accepted, twins every twin not retired. program.twins.read
- * (oversight) is checked by the caller.
+ * (oversight).
  */
 export async function programBoard(ctx: Ctx, programId: string, args: PageArgs): Promise<Page<BoardItem>> {
+  assertCan(ctx.session, 'program.twins.read', programId)
   const first = pageSize(args.first)
   const after = args.after ? decodeCursor(args.after) : null
   const org = ctx.session.organizationId
@@ -148,11 +149,11 @@ const perPersona = (data: Awaited<ReturnType<typeof counts>>): PersonaMetrics[] 
   [...fold(data, (r) => r.persona_key)].map(([personaKey, c]) => ({ personaKey, ...c })).sort((a, b) => a.personaKey.localeCompare(b.personaKey))
 
 /**
- * GET P/metrics/decisions: per-persona aggregates of twin proposals filed in the window (program.audit.read, checked by
- * the caller); by_user[] only when the caller also holds program.twins.read. With a baseline window, the same
+ * GET P/metrics/decisions: per-persona aggregates of twin proposals filed in the window (program.audit.read); by_user[] only when the caller also holds program.twins.read. With a baseline window, the same
  * aggregates for it; a baseline window with no proposal filed answers baseline_missing (there is nothing to compare).
  */
 export async function decisionMetrics(ctx: Ctx, programId: string, args: { since?: Date | null; until?: Date | null; baselineSince?: Date | null; baselineUntil?: Date | null }, now = new Date()): Promise<DecisionMetrics> {
+  assertCan(ctx.session, 'program.audit.read', programId)
   const until = args.until ?? now
   const since = args.since ?? new Date(until.getTime() - METRICS_DEFAULT_DAYS * DAY)
   if (since >= until) throw InvalidInput.of('since', 'The window starts before it ends.')
@@ -189,12 +190,13 @@ export const EXPORT_PAGE_MAX = 1000
 type ExportDbRow = { kind: ExportRow['kind']; id: string; program_id: string | null; status: string | null; created_at: Date; metadata: Record<string, unknown> }
 
 /**
- * GET /orgs/current/twins/export (org.audit.read, checked by the caller): the organisation's twins, triggers, twin
+ * GET /orgs/current/twins/export (org.audit.read): the organisation's twins, triggers, twin
  * runs, their tool calls, hand-offs and delegations as metadata rows, newest first in keyset pages of up to 1,000: a
  * large organisation streams it page by page (constant memory on both sides, each page one indexed read), no artifact
  * is written. Columns are listed explicitly: tool_calls.arguments, message_md and reasons are never selected.
  */
 export async function twinsExport(ctx: Ctx, args: PageArgs): Promise<Page<ExportRow>> {
+  assertCan(ctx.session, 'org.audit.read')
   const first = args.first == null ? EXPORT_PAGE_MAX : args.first
   if (!Number.isInteger(first) || first < 1 || first > EXPORT_PAGE_MAX) throw InvalidInput.of('first', `Ask for 1 to ${EXPORT_PAGE_MAX} rows a page.`)
   const after = args.after ? decodeCursor(args.after) : null

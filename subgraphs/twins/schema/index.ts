@@ -6,6 +6,7 @@ import { addInbox } from './inbox'
 import { addKinds } from './kinds'
 import { addSkills } from './skills'
 import { addTwins } from './twins'
+import { addHandoffs } from './handoffs'
 import type { TwinRunEvents } from '../domain/twin-run-events'
 
 export type TwinsRefs = ReturnType<typeof references>
@@ -22,5 +23,6 @@ export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents
   addSkills(builder)
   addKinds(builder)
   addTwins(builder, refs, deps)
+  addHandoffs(builder, refs)
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }
