@@ -76,21 +76,29 @@ export async function redactMessage(q: AnyTx, raw: string, opts: { organizationI
   const redactions: Redaction[] = []
   const secrets = redactSecrets(raw)
   if (secrets.count) redactions.push({ kind: 'secret', count: secrets.count })
-  const cleaned = sanitiseOutsideText(secrets.text, { mentions: true })
+  // Record ids are set aside before the outside-text pass (which takes long hex runs for encoded payloads), then put
+  // back: readable ones as they were, the others as a label.
+  const ids: string[] = []
+  const held = secrets.text.replace(UUID_G, (id) => `recordref${ids.push(id.toLowerCase()) - 1}x`)
+  const cleaned = sanitiseOutsideText(held, { mentions: true })
   for (const f of cleaned.findings) redactions.push({ kind: f, count: 1 })
-  const ids = [...new Set((cleaned.text.match(UUID_G) ?? []).map((s) => s.toLowerCase()))]
-  let text = cleaned.text
+  let hidden = new Set<string>()
   if (ids.length) {
-    const records = await tx.programRecord.findMany({ where: { id: { in: ids }, organizationId: opts.organizationId }, select: { id: true, programId: true, recordType: true } })
+    const records = await tx.programRecord.findMany({ where: { id: { in: [...new Set(ids)] }, organizationId: opts.organizationId }, select: { id: true, programId: true, recordType: true } })
     const personas = await tx.roleAssignment.findMany({ where: { organizationId: opts.organizationId, programId: opts.programId, userId: { in: opts.recipients } }, select: { userId: true, personaKey: true } })
     const grantsOf = (userId: string) => ({ programPersonas: new Map([[opts.programId, personas.filter((p) => p.userId === userId).map((p) => p.personaKey)]]), orgPersonas: [] })
     const readable = (r: { programId: string; recordType: string }) => r.programId === opts.programId && opts.recipients.every((u) =>
       hasPermission(grantsOf(u), RECORD_TYPES[r.recordType as RecordTypeKey]?.permissions.read ?? ('program.audit.read' as PermissionKey), opts.programId, currentPersonaVersion()))
-    const hidden = new Set(records.filter((r) => !readable(r)).map((r) => r.id))
-    let count = 0
-    text = text.replace(UUID_G, (id) => (hidden.has(id.toLowerCase()) ? (count++, REDACTED_RECORD) : id))
-    if (count) redactions.push({ kind: 'unreadable_record', count })
+    hidden = new Set(records.filter((r) => !readable(r)).map((r) => r.id))
   }
+  let count = 0
+  const text = cleaned.text.replace(/recordref(\d+)x/g, (m, i) => {
+    const id = ids[Number(i)]
+    if (id === undefined) return m
+    if (hidden.has(id)) { count++; return REDACTED_RECORD }
+    return id
+  })
+  if (count) redactions.push({ kind: 'unreadable_record', count })
   return { text, redactions }
 }
 
@@ -217,7 +225,7 @@ export const createHandoff = command({
   permission: 'program.handoffs.manage',
   input: HandoffDraft,
   program: (i) => i.programId,
-  errors: [HandoffExists, SelfHandoff],
+  errors: [HandoffExists, SelfHandoff, NotFoundError],
   audit: ['handoff.send'],
   run: (w, input) => sendHandoff(w as Write<AuditAction>, input),
 })
