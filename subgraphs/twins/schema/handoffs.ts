@@ -272,7 +272,7 @@ export function addHandoffs(builder: Builder, { ProgramRef, UserRef }: TwinsRefs
     }),
     postMessage: t.field({
       type: MessageRef, description: "Post to a thread; mentions notify (audit mention.create). In a private thread: 'Share this thread to mention colleagues.'",
-      errors: result(postMessage, 'message'),
+      errors: result(postMessage, 'posted'),
       args: { threadId: t.arg.id({ required: true }), bodyMd: t.arg.string({ required: true }), mentions: t.arg.idList() },
       resolve: (_r, a, ctx) => postMessage(ctx, { threadId: a.threadId, bodyMd: a.bodyMd, mentions: a.mentions ?? [] }),
     }),
