@@ -18,6 +18,7 @@ const BENCHES: BenchModule[] = [
   { name: 'tools', file: 'tools.ts', fn: 'benchTools' },
   { name: 'twins', file: 'twins.ts', fn: 'benchTwins' },
   { name: 'throughput', file: 'throughput.ts', fn: 'benchThroughput' },
+  { name: 'handoffs', file: 'handoffs.ts', fn: 'benchHandoffs' },
 ]
 
 type Outcome = { name: string; status: 'ok' | 'crashed' | 'absent'; seconds?: number; figures?: number; error?: string }

@@ -90,32 +90,26 @@ export interface DecisionMetrics {
 export const METRICS_DEFAULT_DAYS = 30
 const DAY = 86_400_000
 
-type CountRow = { persona_key: string; user_id: string; filed: number; approved: number; edited: number; declined: number; expired: number }
-type ReasonRow = { persona_key: string; user_id: string; reason: string; n: number }
+type OutcomeRow = { persona_key: string; user_id: string; outcome: string | null; reason: string | null; expired: boolean; n: number }
 type RefusedRow = { persona_key: string; user_id: string; refused: number }
 
 /** The counts of twin proposals filed in [since, until) in a program, per twin persona and person. */
 async function counts(ctx: Ctx, programId: string, since: Date, until: Date, now: Date) {
   const org = ctx.session.organizationId
   // Proposals are detached write_approval interrupts naming their program and proposing twin (domain/proposals.ts).
-  const main = await ctx.db.$queryRaw<CountRow[]>`
-    SELECT d.persona_key, d.user_id::text AS user_id, count(*)::int AS filed,
-      count(*) FILTER (WHERE i.answer->>'outcome' = 'approved')::int AS approved,
-      count(*) FILTER (WHERE i.answer->>'outcome' = 'approved_with_edits')::int AS edited,
-      count(*) FILTER (WHERE i.answer->>'outcome' = 'declined')::int AS declined,
-      count(*) FILTER (WHERE i.answer IS NULL AND i.expires_at <= ${now})::int AS expired
-    FROM run_interrupts i
-    JOIN twin_definitions d ON d.id::text = i.question->'proposer'->>'twinId' AND d.organization_id = i.organization_id
-    WHERE i.organization_id = ${org}::uuid AND i.kind = 'write_approval' AND (i.question->>'programId') = ${programId}
-      AND i.question->>'type' = 'proposal' AND i.created_at >= ${since} AND i.created_at < ${until}
-    GROUP BY 1, 2`
-  const reasons = await ctx.db.$queryRaw<ReasonRow[]>`
-    SELECT d.persona_key, d.user_id::text AS user_id, COALESCE(i.answer->'reason'->>'code', 'unspecified') AS reason, count(*)::int AS n
-    FROM run_interrupts i
-    JOIN twin_definitions d ON d.id::text = i.question->'proposer'->>'twinId' AND d.organization_id = i.organization_id
-    WHERE i.organization_id = ${org}::uuid AND i.kind = 'write_approval' AND (i.question->>'programId') = ${programId}
-      AND i.question->>'type' = 'proposal' AND i.created_at >= ${since} AND i.created_at < ${until} AND i.answer->>'outcome' = 'declined'
-    GROUP BY 1, 2, 3 ORDER BY 3`
+  // One scan: grouped by twin, outcome and reason first, then joined to the (few) twins for persona and person.
+  const outcomes = await ctx.db.$queryRaw<OutcomeRow[]>`
+    WITH g AS (
+      SELECT i.question->'proposer'->>'twinId' AS twin_id, i.answer->>'outcome' AS outcome,
+        CASE WHEN i.answer->>'outcome' = 'declined' THEN COALESCE(i.answer->'reason'->>'code', 'unspecified') END AS reason,
+        (i.answer IS NULL AND i.expires_at <= ${now}) AS expired, count(*)::int AS n
+      FROM run_interrupts i
+      WHERE i.organization_id = ${org}::uuid AND i.kind = 'write_approval' AND (i.question->>'programId') = ${programId}
+        AND i.question->>'type' = 'proposal' AND i.created_at >= ${since} AND i.created_at < ${until}
+      GROUP BY 1, 2, 3, 4
+    )
+    SELECT d.persona_key, d.user_id::text AS user_id, g.outcome, g.reason, g.expired, g.n
+    FROM g JOIN twin_definitions d ON d.id::text = g.twin_id AND d.organization_id = ${org}::uuid`
   const refused = await ctx.db.$queryRaw<RefusedRow[]>`
     SELECT d.persona_key, d.user_id::text AS user_id, count(*)::int AS refused
     FROM tool_calls c JOIN twin_definitions d ON d.id = c.twin_id
@@ -123,7 +117,7 @@ async function counts(ctx: Ctx, programId: string, since: Date, until: Date, now
       AND c.created_at >= ${since} AND c.created_at < ${until}
       AND NOT c.output_violations @> '[{"code": "harness_denied"}]'::jsonb
     GROUP BY 1, 2`
-  return { main, reasons, refused }
+  return { outcomes, refused }
 }
 
 const empty = (): DecisionCounts => ({ filed: 0, approvedUnchanged: 0, edited: 0, declined: 0, declinedByReason: [], refused: 0, expired: 0 })
@@ -131,16 +125,20 @@ const empty = (): DecisionCounts => ({ filed: 0, approvedUnchanged: 0, edited: 0
 function fold<K extends string>(data: Awaited<ReturnType<typeof counts>>, key: (r: { persona_key: string; user_id: string }) => K) {
   const out = new Map<K, DecisionCounts>()
   const at = (k: K) => out.get(k) ?? (out.set(k, empty()), out.get(k)!)
-  for (const r of data.main) {
+  for (const r of data.outcomes) {
     const c = at(key(r))
-    c.filed += r.filed; c.approvedUnchanged += r.approved; c.edited += r.edited; c.declined += r.declined; c.expired += r.expired
+    c.filed += r.n
+    if (r.outcome === 'approved') c.approvedUnchanged += r.n
+    else if (r.outcome === 'approved_with_edits') c.edited += r.n
+    else if (r.outcome === 'declined') {
+      c.declined += r.n
+      const reason = r.reason ?? 'unspecified'
+      const e = c.declinedByReason.find((x) => x.reason === reason)
+      if (e) e.count += r.n
+      else c.declinedByReason.push({ reason, count: r.n })
+    } else if (r.expired) c.expired += r.n
   }
-  for (const r of data.reasons) {
-    const c = at(key(r))
-    const e = c.declinedByReason.find((x) => x.reason === r.reason)
-    if (e) e.count += r.n
-    else c.declinedByReason.push({ reason: r.reason, count: r.n })
-  }
+  for (const c of out.values()) c.declinedByReason.sort((a, b) => a.reason.localeCompare(b.reason))
   for (const r of data.refused) at(key(r)).refused += r.refused
   return out
 }
