@@ -182,16 +182,16 @@ export interface ExportRow {
   metadata: Record<string, unknown>
 }
 
-/** An export page holds up to this many rows (a page of the download). */
-export const EXPORT_PAGE_MAX = 1000
+/** An export page holds up to this many rows (a page of the download; every field of 300 rows stays under the gateway's query cost limit). */
+export const EXPORT_PAGE_MAX = 300
 
 type ExportDbRow = { kind: ExportRow['kind']; id: string; program_id: string | null; status: string | null; created_at: Date; metadata: Record<string, unknown> }
 
 /**
  * GET /orgs/current/twins/export (org.audit.read): the organisation's twins, triggers, twin
- * runs, their tool calls, hand-offs and delegations as metadata rows, newest first in keyset pages of up to 1,000: a
+ * runs, their tool calls, hand-offs and delegations as metadata rows, newest first in keyset pages of up to 300: a
  * large organisation streams it page by page (constant memory on both sides, each page one indexed read), no artifact
- * is written. Columns are listed explicitly: tool_calls.arguments, message_md and reasons are never selected.
+ * is written (the gateway streams the pages as one NDJSON download: gateway/export-routes.ts). Columns are listed explicitly: tool_calls.arguments, message_md and reasons are never selected.
  */
 export async function twinsExport(ctx: Ctx, args: PageArgs): Promise<Page<ExportRow>> {
   assertCan(ctx.session, 'org.audit.read')

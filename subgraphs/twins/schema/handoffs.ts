@@ -163,7 +163,7 @@ export function addHandoffs(builder: Builder, { ProgramRef, UserRef }: TwinsRefs
       metadata: t.field({ type: 'JSON', resolve: (r) => r.metadata }),
     }),
   })
-  const ExportConnection = connectionType(builder, 'TwinsExportRow', ExportRowRef, 'A page of the twins export (up to 1,000 rows), newest first; follow endCursor to stream the rest.')
+  const ExportConnection = connectionType(builder, 'TwinsExportRow', ExportRowRef, 'A page of the twins export (up to 300 rows), newest first; follow endCursor to stream the rest.')
 
   builder.queryFields((t) => ({
     handoffs: t.field({
@@ -206,7 +206,7 @@ export function addHandoffs(builder: Builder, { ProgramRef, UserRef }: TwinsRefs
     }),
     twinsExport: t.field({
       type: ExportConnection,
-      description: 'GET /orgs/current/twins/export (org.audit.read): metadata rows in keyset pages of up to 1,000; never tool_calls.arguments.',
+      description: 'GET /orgs/current/twins/export (org.audit.read): metadata rows in keyset pages of up to 300 (REST download: GET /orgs/current/twins/export, NDJSON); never tool_calls.arguments.',
       args: { first: t.arg.int(), after: t.arg.string() },
       resolve: (_r, a, ctx) => twinsExport(ctx, { first: a.first, after: a.after }),
     }),
