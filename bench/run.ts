@@ -22,6 +22,7 @@ const BENCHES: BenchModule[] = [
   { name: 'gates', file: 'gates.ts', fn: 'benchGates' },
   { name: 'qms', file: 'qms.ts', fn: 'benchQms' },
   { name: 'literature', file: 'literature.ts', fn: 'benchLiterature' },
+  { name: 'handoffs', file: 'handoffs.ts', fn: 'benchHandoffs' },
 ]
 
 type Outcome = { name: string; status: 'ok' | 'crashed' | 'absent'; seconds?: number; figures?: number; error?: string }

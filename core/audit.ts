@@ -101,6 +101,15 @@ export function inAuditBatch<T>(batchId: string, f: () => Promise<T>): Promise<T
   return batchScope.run({ batchId }, f)
 }
 
+// A decision taken under delegation (subgraphs/twins/domain/delegations.ts) runs inside this scope, so every audit row
+// it writes, the record change's included, carries delegated_from_user_id (never on signature rows: the CHECK).
+const delegationScope = new AsyncLocalStorage<{ fromUserId: string }>()
+
+/** Runs `f` with `fromUserId` as delegated_from_user_id on every audit row it records (except signature rows). */
+export function underDelegation<T>(fromUserId: string | null, f: () => Promise<T>): Promise<T> {
+  return fromUserId ? delegationScope.run({ fromUserId }, f) : f()
+}
+
 /**
  * Writes one audit row in the caller's transaction, then runs each post-flush hook in a savepoint:
  * a failing hook is rolled back to its savepoint and logged, and never fails or undoes the record write.
@@ -119,7 +128,7 @@ export async function recordAudit(anyTx: AnyTx, input: AuditInput): Promise<Audi
       batchId: input.batchId ?? (input.signatureId ? null : batchScope.getStore()?.batchId) ?? null,
       twinId: input.twinId ?? (input.actor.type === 'twin' ? input.actor.twinId : null),
       triggerId: input.triggerId ?? null,
-      delegatedFromUserId: input.delegatedFromUserId ?? null,
+      delegatedFromUserId: input.delegatedFromUserId ?? (input.signatureId ? null : delegationScope.getStore()?.fromUserId) ?? null,
       signatureId: input.signatureId ?? null,
       details: (input.actor.type === 'system' ? { ...input.details, system: input.actor.name } : input.details ?? {}) as object,
     },

@@ -1,6 +1,6 @@
 // Owns state machines as data: a state set with its named transitions, the guarded update that applies one
 // (race-safe: the status check is in the UPDATE's WHERE), the invalid_transition refusal, and the rendered tables.
-import type { AgentRun, Connection, InboxItem, MemoryRecord, Prisma, RequirementSet, StageGate, ToolCall, TwinDefinition } from '../generated/prisma/client'
+import type { AgentRun, Connection, Delegation, HandoffRequest, InboxItem, MemoryRecord, Prisma, RequirementSet, StageGate, ToolCall, TwinDefinition } from '../generated/prisma/client'
 import type { AnyTx, Db, TenantDb } from './db'
 import { InvalidTransition, NotFoundError } from './errors'
 
@@ -18,7 +18,10 @@ export interface TransitionSpec<S extends string> {
 }
 
 /** Rows that carry a state machine in a table today, keyed by Prisma model. */
-export interface StatefulRows { connection: Connection; inboxItem: InboxItem; agentRun: AgentRun; toolCall: ToolCall; memoryRecord: MemoryRecord; twinDefinition: TwinDefinition; requirementSet: RequirementSet; stageGate: StageGate }
+export interface StatefulRows {
+  connection: Connection; inboxItem: InboxItem; agentRun: AgentRun; toolCall: ToolCall; memoryRecord: MemoryRecord; twinDefinition: TwinDefinition
+  requirementSet: RequirementSet; stageGate: StageGate; handoffRequest: HandoffRequest; delegation: Delegation
+}
 interface StatefulData {
   connection: Prisma.ConnectionUncheckedUpdateManyInput
   inboxItem: Prisma.InboxItemUncheckedUpdateManyInput
@@ -28,6 +31,8 @@ interface StatefulData {
   twinDefinition: Prisma.TwinDefinitionUncheckedUpdateManyInput
   requirementSet: Prisma.RequirementSetUncheckedUpdateManyInput
   stageGate: Prisma.StageGateUncheckedUpdateManyInput
+  handoffRequest: Prisma.HandoffRequestUncheckedUpdateManyInput
+  delegation: Prisma.DelegationUncheckedUpdateManyInput
 }
 export type StatefulModel = keyof StatefulRows
 

@@ -27,7 +27,8 @@ import { SubscriptionBridge } from './subscription-bridge'
 import { readSupergraph, SUBGRAPH_NAMES, type SubgraphName } from './supergraph'
 import { forwardToConnectors } from './rest-edge'
 import { postJson } from './subgraph-http'
-import { inboxRestRoutes } from './inbox-routes'
+import { inboxRestRoutes, type ExecuteAs } from './inbox-routes'
+import { exportRestRoutes } from './export-routes'
 import { checkDocumentSize, checkInputSize, edgeValidationRules, formatEdgeError, LIMITS, parseLimited, EDGE_CODES, type EdgeMode } from './edge-limits'
 
 export { LIMITS } from './edge-limits'
@@ -127,14 +128,14 @@ export async function createGateway(opts: GatewayOptions) {
 
   // The inbox's REST shim: GET /me/brief and POST /me/inbox/{item_id}/resolve (bearer, through the GraphQL pipeline,
   // or a signed link forwarded to the twins subgraph).
-  app.use(inboxRestRoutes({
-    twinsBase: new URL(opts.subgraphUrls.twins).origin,
-    execute: async (authorization, query, variables) => {
-      const identity = await identities.resolve(authorization)
-      const r = await apollo.executeOperation({ query, variables }, { contextValue: { identity } })
-      return r.body.kind === 'single' ? r.body.singleResult : { errors: [{ message: 'Incremental delivery is not supported here.' }] }
-    },
-  }))
+  const executeAs: ExecuteAs = async (authorization, query, variables) => {
+    const identity = await identities.resolve(authorization)
+    const r = await apollo.executeOperation({ query, variables }, { contextValue: { identity } })
+    return r.body.kind === 'single' ? r.body.singleResult : { errors: [{ message: 'Incremental delivery is not supported here.' }] }
+  }
+  app.use(inboxRestRoutes({ twinsBase: new URL(opts.subgraphUrls.twins).origin, execute: executeAs }))
+  // The twins export as a streamed NDJSON download (GET /orgs/current/twins/export, bearer, org.audit.read).
+  app.use(exportRestRoutes({ execute: executeAs }))
 
   app.get('/healthz', (_req, res) => { res.json({ ok: true }) })
   app.get('/readyz', async (_req, res) => {

@@ -38,6 +38,8 @@ export const TaskPayloads = {
   // QMS/SOP connector (connector document, Events): the delta poll every 15 minutes and the nightly reconciliation.
   poll_qms: cronTask({ connectionId: z.string().uuid().optional() }),
   reconcile_qms: cronTask({ connectionId: z.string().uuid().optional() }),
+  // Delegations past ends_at expire (ours: the twins document names the operation expire, not its job; hourly).
+  delegation_expire: cronTask({}),
 } as const
 
 export type TaskName = keyof typeof TaskPayloads

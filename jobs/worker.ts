@@ -24,6 +24,7 @@ import '../subgraphs/twins/harness/deterministic'
 import { twinSchedule } from './tasks/twin_schedule'
 import { twinEventsReconcile } from './tasks/twin_events_reconcile'
 import { twinEvaluate } from './tasks/twin_evaluate'
+import { delegationExpire } from './tasks/delegation_expire'
 import { installTwinAuditHooks } from '../subgraphs/twins/domain/twin-events'
 import { twinDigest } from './tasks/twin_digest'
 import { stageReadinessRefresh } from './tasks/stage_readiness_refresh'
@@ -50,6 +51,7 @@ export function createTaskList(deps: WorkerDeps): TaskList {
     twin_schedule: twinSchedule(deps),
     twin_events_reconcile: twinEventsReconcile(deps),
     twin_evaluate: twinEvaluate(deps),
+    delegation_expire: delegationExpire(deps),
     twin_digest: twinDigest(deps),
     stage_readiness_refresh: stageReadinessRefresh(deps),
     poll_qms: pollQms(deps),

@@ -17,9 +17,9 @@ export * from './qms'
 export const MACHINES: readonly Machine[] = [
   // Applied: a status column with a database enum, changed only through transition()/transitionAll().
   connectionStatus, inboxItemStatus, agentRunStatus, toolCallStatus,
-  memoryRecordStatus, twinStatus, requirementSetStatus, stageGateStatus,
+  memoryRecordStatus, twinStatus, requirementSetStatus, stageGateStatus, handoffStatus, delegationStatus,
   // Declared for the tables later releases add (or derived from other columns).
-  handoffStatus, delegationStatus, proposalStatus, skillStatus,
+  proposalStatus, skillStatus,
   sopLifecycle, webhookOutcome, launchIdLifecycle,
   // Program records: one machine per record type, applied by subgraphs/workbench/domain/records.
   ...RECORD_MACHINES,

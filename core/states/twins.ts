@@ -54,12 +54,18 @@ export const handoffStatus = defineMachine({
   initial: ['sent'],
   source: `${SETS} (created in sent on approval of the sending proposal, audit handoff.send)`,
   quote: { doc: '002', text: 'handoff_requests.status (sent, accepted, declined, done, withdrawn)' },
-  storage: { model: null, column: 'status', note: 'R3 table, not created yet' },
+  storage: { model: 'handoffRequest', column: 'status', dbType: 'enum handoff_status' },
   transitions: {
-    accept: { from: ['sent'], to: 'accepted', by: 'accept by the receiving persona', basis: 'designed', source: designed('accept') },
-    decline: { from: ['sent'], to: 'declined', by: 'decline, with a reason stored as evaluation data', basis: 'designed', source: designed('decline') },
-    complete: { from: ['accepted'], to: 'done', by: 'complete', basis: 'designed', source: designed('complete') },
-    withdraw: { from: ['sent', 'accepted'], to: 'withdrawn', by: 'withdraw by the sender', basis: 'designed', source: designed('withdraw') },
+    accept: {
+      from: ['sent'], to: 'accepted', by: "accept, by a recipient only (a holder of to_persona_key in the program, or to_user_id); audit handoff.accept (triggerable); starts a twin_handoff run of the recipient's twin when it has a handoff trigger",
+      basis: 'designed', source: designed('accept'),
+    },
+    decline: {
+      from: ['sent'], to: 'declined', by: "decline, by a recipient only, with a reason ('Declining needs a reason; it is stored as evaluation data.'); audit handoff.decline",
+      basis: 'shown', source: `${SETS}, Rules (declining needs a reason)`,
+    },
+    complete: { from: ['accepted'], to: 'done', by: 'complete, by the recipient who accepted; audit handoff.complete', basis: 'designed', source: designed('complete') },
+    withdraw: { from: ['sent', 'accepted'], to: 'withdrawn', by: 'withdraw, by the sender only; audit handoff.withdraw', basis: 'designed', source: designed('withdraw') },
   },
 })
 
@@ -70,11 +76,14 @@ export const delegationStatus = defineMachine({
   initial: ['active'],
   source: SETS,
   quote: { doc: '002', text: 'delegations.status (active, expired, revoked)' },
-  storage: { model: null, column: 'status', note: 'R3 table, not created yet' },
+  storage: { model: 'delegation', column: 'status', dbType: 'enum delegation_status' },
   transitions: {
-    renew: { from: ['active'], to: 'active', by: 'renew (ends_at moved, at most 30 days; renewal_count + 1)', basis: 'designed', source: designed('renew') },
-    expire: { from: ['active'], to: 'expired', by: 'ends_at passed', basis: 'designed', source: designed('expire') },
-    revoke: { from: ['active'], to: 'revoked', by: 'revoke by the delegator (revoked_at set)', basis: 'designed', source: designed('revoke') },
+    renew: {
+      from: ['active'], to: 'active', by: 'renew: createDelegation again for the same delegate and program starts a new period (starts_at now, ends_at at most 30 days later), renewal_count + 1; audit delegation.renew',
+      basis: 'designed', source: designed('renew'),
+    },
+    expire: { from: ['active'], to: 'expired', by: 'job delegation_expire: ends_at passed (routing already stops at ends_at); audit delegation.expire', basis: 'designed', source: designed('expire') },
+    revoke: { from: ['active'], to: 'revoked', by: 'revoke by the delegator (revoked_at set); routing stops at once; audit delegation.revoke', basis: 'designed', source: designed('revoke') },
   },
 })
 

@@ -208,7 +208,7 @@ describe('state machine declarations', () => {
 
   it('keep each applied status column a database enum holding exactly the declared states', async () => {
     const applied = MACHINES.filter((m) => m.storage.model)
-    expect(applied.map((m) => m.name)).toEqual(['connections.status', 'inbox_items.status', 'agent_runs.status', 'tool_calls.status', 'memory_records.status', 'twin_definitions.status', 'requirement_sets.status', 'stage_gates.status'])
+    expect(applied.map((m) => m.name)).toEqual(['connections.status', 'inbox_items.status', 'agent_runs.status', 'tool_calls.status', 'memory_records.status', 'twin_definitions.status', 'requirement_sets.status', 'stage_gates.status', 'handoff_requests.status', 'delegations.status'])
     for (const m of applied) {
       const [table, column] = m.name.split('.')
       const rows = await db().$queryRaw<{ label: string }[]>`

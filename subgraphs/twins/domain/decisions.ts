@@ -6,10 +6,11 @@ import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import type { RunInterrupt } from '../../../generated/prisma/client'
 import { command, type DomainContext, type Write } from '../../../core/command'
-import { inAuditBatch, type AuditAction } from '../../../core/audit'
+import { inAuditBatch, underDelegation, type AuditAction } from '../../../core/audit'
 import type { TenantTx } from '../../../core/db'
 import {
-  BatchItemForbidden, DomainError, InvalidInput, InvalidTransition, NotFoundError, ReasonRequired, StaleProposal, isGraphQLError, parseInput,
+  BatchItemForbidden, BoundUserOnly, DomainError, HandoffExists, InvalidInput, InvalidTransition, NotFoundError, ReasonRequired, SelfHandoff,
+  StaleProposal, isGraphQLError, parseInput,
 } from '../../../core/errors'
 import { IdInput } from '../../../core/ids'
 import { FIXED_PHRASES, TWINS } from '../../../core/copy'
@@ -19,8 +20,9 @@ import { inboxItemStatus } from '../../../core/states'
 import { publish } from '../../../core/pubsub'
 import { applyRecordChange, type RecordChange } from '../../workbench/domain/records'
 import { signTarget } from '../../workbench/domain/signatures'
+import { sendHandoff } from './handoffs'
 import {
-  asQuestion, currentBasis, decideKey, isProposal, parseChangeAt, viewProposal, type Outcome, type ProposalAnswer, type ProposalView,
+  asQuestion, currentBasis, decideKeyOf, isProposal, parseChangeAt, viewProposal, type Outcome, type ProposalAnswer, type ProposalView,
 } from './proposals'
 
 export const DECISIONS = ['approve', 'approve_with_edits', 'decline'] as const
@@ -61,7 +63,7 @@ const DecideInput = z.object({
   batchId: IdInput.nullish(),
 })
 
-const DECISION_AUDIT = ['proposal.approve', 'proposal.decline', 'signature.create', 'approval.create'] as const satisfies readonly AuditAction[]
+const DECISION_AUDIT = ['proposal.approve', 'proposal.decline', 'signature.create', 'approval.create', 'handoff.send'] as const satisfies readonly AuditAction[]
 
 /** A proposal of a program the person is a member of; any other answers not found, never telling it exists. */
 async function loadProposal(q: TenantTx, id: string, ctx: Pick<DomainContext, 'session'>, field = 'id'): Promise<RunInterrupt> {
@@ -94,9 +96,9 @@ async function resolveItems(w: Write<AuditAction>, interruptId: string, now: Dat
 export const decideProposal = command({
   input: DecideInput,
   load: (q, input, ctx) => loadProposal(q, input.id, ctx),
-  permission: (_i, interrupt) => decideKey(asQuestion(interrupt).recordType),
+  permission: (_i, interrupt) => decideKeyOf(asQuestion(interrupt)),
   program: (_i, interrupt) => asQuestion(interrupt).programId,
-  errors: [StaleProposal, ReasonRequired, InvalidTransition],
+  errors: [StaleProposal, ReasonRequired, InvalidTransition, BoundUserOnly, HandoffExists, SelfHandoff],
   audit: DECISION_AUDIT,
   async run(w, input, loaded): Promise<ProposalView> {
     const { session } = w.ctx
@@ -104,10 +106,29 @@ export const decideProposal = command({
     const interrupt = await loadProposal(w.tx, loaded.id, w.ctx)
     const question = asQuestion(interrupt)
     if (interrupt.answer != null) return viewProposal(w.tx, interrupt) // decided already: the first outcome stands
+    // A hand-off goes out in its author's name: only the person the twin is bound to decides it (bound_user_only).
+    if (question.handoff && session.userId !== question.proposer.userId) {
+      throw new BoundUserOnly('Only the person whose twin proposed this hand-off may send or decline it; it is never routed under delegation.', { field: 'id' })
+    }
+    // Decided by a delegate: the item was routed to the caller from the proposer (one hop). Every audit row of the
+    // decision carries delegated_from_user_id; the delegate decides under their own live permissions.
+    const routed = await w.tx.inboxItem.findFirst({ where: { interruptId: interrupt.id, userId: session.userId, delegatedFromUserId: { not: null } }, select: { delegatedFromUserId: true } })
+    const from = routed?.delegatedFromUserId ?? null
+    const fromName = from ? (await w.tx.user.findFirst({ where: { id: from }, select: { name: true } }))?.name ?? null : null
+    return underDelegation(from, () => decide(w, input, interrupt, question, from ? { userId: from, name: fromName ?? '' } : null))
+  },
+})
+
+async function decide(
+  w: Write<(typeof DECISION_AUDIT)[number]>, input: z.output<typeof DecideInput>, interrupt: RunInterrupt, question: ReturnType<typeof asQuestion>,
+  delegation: { userId: string; name: string } | null,
+): Promise<ProposalView> {
+    const { session } = w.ctx
     const now = new Date()
     if (interrupt.expiresAt && interrupt.expiresAt <= now) throw new InvalidTransition('expired', OUTCOME[input.decision], FIXED_PHRASES.expiredNothingWritten)
     if (input.decision === 'decline' && !input.reason) throw new ReasonRequired(TWINS.declineNeedsReason, { field: 'reason' })
     if (input.decision === 'approve_with_edits' && !input.edits) throw InvalidInput.of('edits', 'Approving with edits needs the edits.')
+    if (question.handoff && input.decision === 'approve_with_edits') throw InvalidInput.of('decision', 'A hand-off is sent as proposed or declined; send your own hand-off to change it.')
     const rule = APPROVAL_RULES[question.recordType]
     if (input.batchId && input.decision !== 'decline' && rule?.signed) {
       throw new BatchItemForbidden('This approval needs your signature; decide it on its own.', { field: 'id' })
@@ -123,8 +144,13 @@ export const decideProposal = command({
       outcome: OUTCOME[input.decision], decidedByUserId: session.userId, decidedByName: session.name, decidedAt: now.toISOString(),
       edits: input.edits ?? null, batchId: input.batchId ?? null,
       reason: input.decision === 'decline' ? { code: input.reasonCode ?? 'other', text: input.reason! } : null,
+      ...(delegation ? { delegatedFromUserId: delegation.userId, delegatedFromName: delegation.name } : {}),
     }
-    if (input.decision !== 'decline') {
+    if (question.handoff && input.decision === 'approve') {
+      // The author's approval sends it: created in sent (audit handoff.send), under the author's name.
+      const sent = await sendHandoff(w as unknown as Write<AuditAction>, question.handoff, { fromTwinId: question.proposer.twinId, proposalId: interrupt.id })
+      answer.handoffId = sent.id
+    } else if (input.decision !== 'decline') {
       const change = input.decision === 'approve_with_edits' ? edited(question.change, input.edits!, question.recordType) : question.change
       // Applied as the deciding person: applyRecordChange checks their live permission for the record write.
       const applied = await applyRecordChange(w.ctx, change, {
@@ -154,10 +180,10 @@ export const decideProposal = command({
       // evaluation data: what twin_evaluate reports as "declined by reason"
       ...(answer.reason ? { reason_code: answer.reason.code, reason: answer.reason.text } : {}),
       ...(input.decision === 'approve_with_edits' ? { edited: true } : {}),
+      ...(answer.handoffId ? { handoff_id: answer.handoffId } : {}),
     })
     return viewProposal(w.tx, answered[0])
-  },
-})
+}
 
 const BatchInput = z.object({
   items: z.array(z.object({

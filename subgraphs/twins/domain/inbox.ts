@@ -73,6 +73,8 @@ export interface FileInboxItem {
   triggerId?: string | null
   /** The run interrupt the item waits on (a proposal's write_approval). */
   interruptId?: string | null
+  /** Routed under delegation: the person the item was routed from (subgraphs/twins/domain/delegations.ts). */
+  delegatedFromUserId?: string | null
 }
 
 /**

@@ -15,6 +15,9 @@ import type { ProgramPersona } from '../../../core/permissions/catalogue'
 import { RECORD_TYPES, currentVersions, decidePermission, parseRecordChange, type RecordChange, type RecordTypeKey } from '../../workbench/domain/records'
 import { canonicalSha256 } from './skills/hash'
 import { fileInboxItem } from './inbox'
+import { delegationLine, routeDecision } from './delegations'
+import { checkSendable, HandoffDraft, redactSecrets } from './handoffs'
+import { HandoffExists, SelfHandoff } from '../../../core/errors'
 
 /** A twin proposal waits this long for a person (twin_definitions.expiry_hours, 72), then expires unwritten. */
 export const PROPOSAL_EXPIRY_HOURS = 72
@@ -36,6 +39,8 @@ export interface ProposalQuestion {
    *  harness); absent on proposals filed before runs recorded their harness, and on a person's own proposals. */
   proposer: { userId: string; name: string; twinId: string | null; workingAs?: string | null }
   toolCallId: string | null
+  /** A console.propose_handoff proposal: the hand-off its author's approval sends (recordType 'handoff'). */
+  handoff?: HandoffDraft
 }
 
 /** How it was answered (run_interrupts.answer). The decline reason is evaluation data, never used to rate people. */
@@ -51,6 +56,11 @@ export interface ProposalAnswer {
   signatureId?: string | null
   approvalId?: string | null
   batchId?: string | null
+  /** Decided by a delegate: the person the item was routed from, and their name (the decision record's line). */
+  delegatedFromUserId?: string | null
+  delegatedFromName?: string | null
+  /** The hand-off an approved console.propose_handoff proposal sent. */
+  handoffId?: string | null
 }
 
 /** The hash of exactly these record versions: sha256 of canonical JSON of the (recordId, version) pairs sorted by id. */
@@ -79,6 +89,9 @@ async function targetOf(q: TenantTx, change: RecordChange) {
 export function decideKey(recordType: string): PermissionKey {
   return decidePermission(RECORD_TYPES[recordType as RecordTypeKey])
 }
+
+/** The same for a proposal's question: a hand-off proposal is decided under program.handoffs.manage. */
+export const decideKeyOf = (q: Pick<ProposalQuestion, 'recordType' | 'handoff'>): PermissionKey => (q.handoff ? 'program.handoffs.manage' : decideKey(q.recordType))
 
 /** Filing needs what writing the record needs: the record type's manage key (a twin acts under its person's keys). */
 export function fileKey(recordType: string): PermissionKey {
@@ -160,12 +173,68 @@ export const fileProposal = command({
     const interrupt = await w.tx.runInterrupt.create({
       data: { organizationId: session.organizationId, runId: t.run.id, kind: 'write_approval', detached: true, question: question as object, expiresAt },
     })
+    // Routed one hop under an active delegation of the person (delegated_from_user_id on the item).
+    const route = await routeDecision(w.tx, { organizationId: session.organizationId, userId: session.userId, programId: t.programId })
     const item = await fileInboxItem(w.tx, {
-      organizationId: session.organizationId, userId: session.userId, programId: t.programId, kind: 'decision',
+      organizationId: session.organizationId, userId: route.userId, programId: t.programId, kind: 'decision',
       sourceType: 'proposal', sourceId: interrupt.id, interruptId: interrupt.id, title: t.title, dueAt: expiresAt, priority: 'now', twinId,
+      delegatedFromUserId: route.delegatedFromUserId,
     })
     await w.audit('proposal.file', { type: 'proposal', id: interrupt.id }, { record_type: t.recordType, change: t.change.kind, basis_hash: hash, run_id: t.run.id })
     return { proposalId: interrupt.id, basisHash: hash, inboxItemId: item.id, draftArtifactId: draft.id, toolCallId: toolCall?.id ?? null }
+  },
+})
+
+const FileHandoffInput = z.object({ runId: IdInput, draft: HandoffDraft, twinId: IdInput.nullish() })
+
+/**
+ * console.propose_handoff: the twin proposes a hand-off; nothing is sent. What a send would refuse is refused now
+ * (self_handoff, handoff_exists, no recipient, the linked item); the proposal is a detached write_approval interrupt
+ * (question.handoff) with an agent-generated draft and a decision item for the author only: a hand-off goes out in its
+ * author's name, so it is never routed under delegation and only the author may approve it (bound_user_only).
+ * Approval sends it (decisions.ts, audit handoff.send); the linked record, when it is one, is the proposal's basis.
+ */
+export const fileHandoffProposal = command({
+  input: FileHandoffInput,
+  async load(q, input) {
+    const run = await q.agentRun.findFirst({ where: { id: input.runId } })
+    if (!run) throw new NotFoundError('AgentRun', { field: 'runId' })
+    if (run.programId !== input.draft.programId) throw InvalidInput.of('runId', 'The run belongs to another program than the hand-off.')
+    return run
+  },
+  permission: 'program.handoffs.manage',
+  program: (i) => i.draft.programId,
+  errors: [HandoffExists, SelfHandoff],
+  audit: ['proposal.file'],
+  async run(w, input, run) {
+    const { session, actor } = w.ctx
+    const twinId = actor.type === 'twin' ? actor.twinId : input.twinId ?? null
+    // Secrets never reach the proposal either; the recipients' read check runs again when it is sent.
+    const draft: HandoffDraft = { ...input.draft, messageMd: redactSecrets(input.draft.messageMd).text }
+    const { linked } = await checkSendable(w.tx, w.ctx, draft)
+    const { basis, hash } = basisHash(draft.linkedType === 'program_record' ? await currentVersions(w.tx, [draft.linkedId]) : [])
+    const title = `Hand-off to ${draft.toPersonaKey.replace(/_/g, ' ')} (${draft.kind}): ${linked.title}`
+    const artifact = await w.tx.artifact.create({
+      data: {
+        organizationId: session.organizationId, programId: draft.programId, runId: run.id, kind: 'draft', agentGenerated: twinId !== null,
+        content: { text: draft.messageMd, label: FIXED_PHRASES.agentGeneratedDraft, recordType: 'handoff' }, createdByUserId: session.userId,
+      },
+    })
+    const question: ProposalQuestion = {
+      type: 'proposal', programId: draft.programId, recordType: 'handoff', title,
+      change: { kind: 'handoff', toPersonaKey: draft.toPersonaKey, toUserId: draft.toUserId ?? null, handoffKind: draft.kind, linkedType: draft.linkedType, linkedId: draft.linkedId } as unknown as RecordChange,
+      basis, basisHash: hash, draftArtifactId: artifact.id, proposer: { userId: session.userId, name: session.name, twinId }, toolCallId: null, handoff: draft,
+    }
+    const expiresAt = new Date(Date.now() + PROPOSAL_EXPIRY_HOURS * 3_600_000)
+    const interrupt = await w.tx.runInterrupt.create({
+      data: { organizationId: session.organizationId, runId: run.id, kind: 'write_approval', detached: true, question: question as object, expiresAt },
+    })
+    const item = await fileInboxItem(w.tx, {
+      organizationId: session.organizationId, userId: session.userId, programId: draft.programId, kind: 'decision',
+      sourceType: 'proposal', sourceId: interrupt.id, interruptId: interrupt.id, title, dueAt: expiresAt, priority: 'now', twinId,
+    })
+    await w.audit('proposal.file', { type: 'proposal', id: interrupt.id }, { record_type: 'handoff', change: 'handoff', basis_hash: hash, run_id: run.id, handoff_kind: draft.kind, to_persona_key: draft.toPersonaKey })
+    return { proposalId: interrupt.id, basisHash: hash, inboxItemId: item.id, draftArtifactId: artifact.id }
   },
 })
 
@@ -179,7 +248,10 @@ export interface ProposalView {
   currentBasisHash: string
   /** The card's fixed text: 'Changed since proposed' when stale, 'Expired, nothing written' when expired. */
   card: string | null
+  /** The decision record: the proposal footer and, decided under delegation, the delegation line (one per line). */
   footer: string | null
+  /** 'Routed under delegation from <Name>; decided by <Name> in their own right.' when a delegate decided it. */
+  delegation: string | null
 }
 
 export const asQuestion = (i: RunInterrupt) => i.question as unknown as ProposalQuestion
@@ -215,6 +287,9 @@ export const footerOf = (q: ProposalQuestion, a: ProposalAnswer | null) =>
     ? decisionFooter({ proposerName: q.proposer.name, workingAs: q.proposer.workingAs ?? null, decidedByName: a.decidedByName })
     : null
 
+/** The decision record's lines: the footer above (whatever form it takes), then the delegation line when there is one. */
+export const decisionRecordOf = (q: ProposalQuestion, a: ProposalAnswer | null) => [footerOf(q, a), delegationLine(a)].filter(Boolean).join('\n') || null
+
 /** A proposal as a card, its staleness computed now. */
 export async function viewProposal(q: TenantTx, interrupt: RunInterrupt, now = new Date()): Promise<ProposalView> {
   const question = asQuestion(interrupt)
@@ -223,7 +298,7 @@ export async function viewProposal(q: TenantTx, interrupt: RunInterrupt, now = n
   const stale = current.hash !== question.basisHash
   const status = answer ? 'decided' : interrupt.expiresAt && interrupt.expiresAt <= now ? 'expired' : 'open'
   const card = status === 'expired' ? FIXED_PHRASES.expiredNothingWritten : status === 'open' && stale ? TWINS.changedSinceProposed : null
-  return { id: interrupt.id, interrupt, question, answer, status, stale, currentBasisHash: current.hash, card, footer: footerOf(question, answer) }
+  return { id: interrupt.id, interrupt, question, answer, status, stale, currentBasisHash: current.hash, card, footer: decisionRecordOf(question, answer), delegation: delegationLine(answer) }
 }
 
 /** A proposal the caller may read: a member of its program in the caller's organisation; anything else is null. */

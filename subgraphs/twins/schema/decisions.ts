@@ -47,6 +47,12 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
       version: t.int({ nullable: true, resolve: (v) => v.answer!.version ?? null }),
       batchId: t.id({ nullable: true, resolve: (v) => v.answer!.batchId ?? null }),
       footer: t.string({ nullable: true, description: "'Proposed by <Name>'s twin (agent, working as <workbench role or persona name>); decided by <Name>' for an approved twin proposal (without the working-as part when its run recorded no harness).", resolve: (v) => v.footer }),
+      delegation: t.string({
+        nullable: true, description: "'Routed under delegation from <Name>; decided by <Name> in their own right.' when a delegate decided it (also the footer's last line).",
+        resolve: (v) => v.delegation,
+      }),
+      delegatedFrom: t.field({ type: UserRef, nullable: true, resolve: (v) => (v.answer!.delegatedFromUserId ? entityRef(v.answer!.delegatedFromUserId) : null) }),
+      handoffId: t.id({ nullable: true, description: 'The hand-off an approved console.propose_handoff proposal sent.', resolve: (v) => v.answer!.handoffId ?? null }),
       signature: t.field({
         type: Signature, nullable: true,
         resolve: async (v, _a, ctx) => (v.answer!.signatureId ? ctx.tdb.signature.findFirst({ where: { id: v.answer!.signatureId } }) : null),

@@ -7,6 +7,7 @@ import { addKinds } from './kinds'
 import { addSkills } from './skills'
 import { addTwins } from './twins'
 import { addWorkbenchHome } from './workbench'
+import { addHandoffs } from './handoffs'
 import type { TwinRunEvents } from '../domain/twin-run-events'
 import type { StageGateEvents } from '../domain/gate-events'
 import { addStageGates } from './gates'
@@ -28,5 +29,6 @@ export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents
   const { TwinRef } = addTwins(builder, refs, deps)
   addWorkbenchHome(builder, { InboxItemRef: inbox.InboxItemRef, TwinRef })
   addStageGates(builder, refs, deps)
+  addHandoffs(builder, refs)
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }

@@ -9,6 +9,7 @@ import { READ_TOOLS } from './reads'
 import { MEMORY_TOOLS } from './memory'
 import { GATE_TOOLS } from './gates'
 import { LITERATURE_TOOLS } from './literature'
+import { HANDOFF_TOOLS } from './handoffs'
 
 /** Each of the six skills as a tool: class A runs in the tool server, class B in the worker (awaited). */
 const SKILL_TOOLS: ToolDefinition[] = SKILL_DEFINITIONS.map((d) => defineTool({
@@ -61,7 +62,7 @@ const CONSOLE_TOOLS: ToolDefinition[] = [
 ]
 
 /** Every tool, in the order tools/list shows them. */
-export const TOOLS: readonly ToolDefinition[] = Object.freeze([...CONSOLE_TOOLS, ...MEMORY_TOOLS, ...READ_TOOLS, ...PROPOSE_TOOLS, ...SKILL_TOOLS, ...GATE_TOOLS, ...LITERATURE_TOOLS])
+export const TOOLS: readonly ToolDefinition[] = Object.freeze([...CONSOLE_TOOLS, ...MEMORY_TOOLS, ...READ_TOOLS, ...PROPOSE_TOOLS, ...SKILL_TOOLS, ...GATE_TOOLS, ...LITERATURE_TOOLS, ...HANDOFF_TOOLS])
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]))
 if (BY_NAME.size !== TOOLS.length) throw new Error('two tools share a name')
 

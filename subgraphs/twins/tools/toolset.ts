@@ -43,3 +43,10 @@ export function effectiveToolset(session: Session, run: { kind: string; programI
   const byRole = workbenchRoleToolset(run)
   return runRoleTools(run.kind).filter((t) => allowed.has(t.name) && byRole(t))
 }
+
+/**
+ * PLANNING_TOOLS (twins document, Tools: console.propose_handoff is 'write (never in PLANNING_TOOLS)'): what drafting a
+ * standing plan may call. Reads only: planning looks at the program and the twin, and never files, sends or runs a
+ * skill. Computed from the catalogue, so a new write tool can never slip in.
+ */
+export const PLANNING_TOOLS: readonly string[] = Object.freeze(TOOLS.filter((t) => t.kind === 'read').map((t) => t.name))

@@ -12,6 +12,7 @@ import { IdInput, isId } from '../../../../core/ids'
 import type { MemoryRecord, RunInterrupt } from '../../../../generated/prisma/client'
 import { keepNote, MemoryNoteProposal } from './records'
 import { announceNotesBeneath, erasedNoteQuestion } from './store'
+import { delegationBetween } from '../../../twins/domain/delegations'
 
 export const MEMORY_NOTE_CHOICES = ['keep', 'not_now'] as const
 export type MemoryNoteChoice = (typeof MEMORY_NOTE_CHOICES)[number]
@@ -55,19 +56,32 @@ export function viewQuestion(i: RunInterrupt, now = new Date()): MemoryNoteQuest
 export async function listMemoryNoteQuestions(ctx: Pick<DomainContext, 'session' | 'tdb'>, args: { programId?: string | null } = {}) {
   if (args.programId && !isId(args.programId)) throw InvalidInput.of('programId', 'not an id this service gave out')
   const now = new Date()
+  // Principals whose approvals are routed to the caller now (one hop): their Keep questions are the caller's to answer.
+  const principals = await ctx.tdb.delegation.findMany({
+    where: { delegateUserId: ctx.session.userId, status: 'active', startsAt: { lte: now }, endsAt: { gt: now } }, select: { userId: true },
+  })
+  const askers = [ctx.session.userId, ...new Set(principals.map((p) => p.userId))]
   const rows = await ctx.tdb.runInterrupt.findMany({
     where: {
       kind: 'write_approval', answeredAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
       AND: [
         { question: { path: ['type'], equals: 'memory_note' } },
-        { question: { path: ['userId'], equals: ctx.session.userId } },
+        { OR: askers.map((u) => ({ question: { path: ['userId'], equals: u } })) },
         ...(args.programId ? [{ question: { path: ['memory_note', 'programId'], equals: args.programId } }] : []),
       ],
     },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: 100,
   })
-  return rows.filter((r) => parseQuestion(r)).map((r) => viewQuestion(r, now))
+  const mine = []
+  for (const r of rows) {
+    const q = parseQuestion(r)
+    if (!q) continue
+    // A principal's question counts only while a delegation in force covers its program and routes it to the caller.
+    if (q.userId !== ctx.session.userId && !(await delegationBetween(ctx.tdb, ctx.session.organizationId, q.userId, ctx.session.userId, q.note.programId, now))) continue
+    mine.push(viewQuestion(r, now))
+  }
+  return mine
 }
 
 /** How a Keep question names the proposal it is shown beneath (the proposal's write_approval interrupt id). */
@@ -108,12 +122,14 @@ export async function memoryNotesBeneathInboxItems(ctx: Pick<DomainContext, 'ses
   return itemIds.map((id) => byRef.get(refOfItem.get(id) ?? '') ?? [])
 }
 
-async function ownQuestion(q: TenantTx, id: string, userId: string) {
+async function ownQuestion(q: TenantTx, id: string, userId: string, organizationId: string) {
   const interrupt = await q.runInterrupt.findFirst({ where: { id } })
   const question = parseQuestion(interrupt)
-  // Only the person whose twin proposed the note answers it; anyone else finds nothing.
-  if (!interrupt || !question || question.userId !== userId) throw new NotFoundError('Memory note', { field: 'interruptId' })
-  return { interrupt, question }
+  // Only the person whose twin proposed the note answers it, or their delegate while a delegation in force covers the
+  // note's program (the question is routed one hop like a decision); anyone else finds nothing.
+  const delegated = !!question && question.userId !== userId && !!(await delegationBetween(q, organizationId, question.userId, userId, question.note.programId))
+  if (!interrupt || !question || (question.userId !== userId && !delegated)) throw new NotFoundError('Memory note', { field: 'interruptId' })
+  return { interrupt, question, delegatedFrom: delegated ? question.userId : null }
 }
 
 /**
@@ -124,14 +140,14 @@ async function ownQuestion(q: TenantTx, id: string, userId: string) {
 export const answerMemoryNote = command({
   permission: 'program.agent_memory.manage',
   input: z.object({ interruptId: IdInput, choice: z.enum(MEMORY_NOTE_CHOICES) }),
-  load: (q, input, ctx) => ownQuestion(q, input.interruptId, ctx.session.userId),
+  load: (q, input, ctx) => ownQuestion(q, input.interruptId, ctx.session.userId, ctx.session.organizationId),
   program: (_i, { question }) => question.note.programId,
   audit: ['memory.keep'],
   errors: [InvalidTransition, MemoryNoteRefused],
   async run(w, input): Promise<{ question: MemoryNoteQuestionView; record: MemoryRecord | null }> {
     const { session } = w.ctx
     await w.tx.$executeRaw`SELECT 1 FROM run_interrupts WHERE id = ${input.interruptId}::uuid AND organization_id = ${session.organizationId}::uuid FOR UPDATE`
-    const { interrupt, question } = await ownQuestion(w.tx, input.interruptId, session.userId)
+    const { interrupt, question } = await ownQuestion(w.tx, input.interruptId, session.userId, session.organizationId)
     if (interrupt.answeredAt) return { question: viewQuestion(interrupt), record: null } // answered already: the first answer stands
     const now = new Date()
     if (interrupt.expiresAt && interrupt.expiresAt <= now) throw new InvalidTransition('expired', input.choice, FIXED_PHRASES.expiredNothingWritten)

@@ -157,8 +157,11 @@ export const keepNote = command({
     const vetted = await vetNote(w.tx, w.ctx, note)
     if (await tombstoned(w.tx, w.ctx.session.userId, vetted.programId, vetted.hash, vetted.sourceRef)) return null
     // The principal is a person of the caller's organisation (the tenant client finds no one else), never the caller.
-    const principal = note.onBehalfOf && note.onBehalfOf !== w.ctx.session.userId
-      ? (await w.tx.user.findFirst({ where: { id: note.onBehalfOf }, select: { id: true } }))?.id ?? null
+    // A delegate answering Keep on the principal's question (routed under delegation) keeps it on their behalf.
+    const asker = (interrupt.question as { userId?: string } | null)?.userId
+    const onBehalfOf = note.onBehalfOf ?? (asker && asker !== w.ctx.session.userId ? asker : null)
+    const principal = onBehalfOf && onBehalfOf !== w.ctx.session.userId
+      ? (await w.tx.user.findFirst({ where: { id: onBehalfOf }, select: { id: true } }))?.id ?? null
       : null
     return storeKept(w as Write<'memory.keep'>, vetted, 'agent', principal)
   },
