@@ -9,7 +9,8 @@ import type { TenantTx } from '../../../core/db'
 import { InvalidInput, NotFoundError } from '../../../core/errors'
 import { IdInput, isId } from '../../../core/ids'
 import type { PermissionKey } from '../../../core/permissions'
-import { FIXED_PHRASES, TWINS, proposedBy, proposedByWorkingAs } from '../../../core/copy'
+import { FIXED_PHRASES, TWINS } from '../../../core/copy'
+import { decisionFooter } from '../../../core/footers'
 import { PERSONA_NAMES, workbenchRole } from '../../../core/workbench-roles'
 import type { ProgramPersona } from '../../../core/permissions/catalogue'
 import { RECORD_TYPES, currentVersions, decidePermission, parseRecordChange, type RecordChange, type RecordTypeKey } from '../../workbench/domain/records'
@@ -192,22 +193,8 @@ export function workingAsOf(run: { harnessKey?: string | null; workbenchRoleKey?
   return run.harnessKey && run.harnessKey in PERSONA_NAMES ? PERSONA_NAMES[run.harnessKey as ProgramPersona] : null
 }
 
-/** The parts of a decision's footer. Extend here (a delegation line) rather than composing footers elsewhere. */
-export interface DecisionFooterParts {
-  proposerName: string
-  /** The workbench role, or the persona name under a neutral persona harness; null when the run recorded neither. */
-  workingAs: string | null
-  decidedByName: string
-}
-
-/**
- * The one place a decision footer is composed: 'Proposed by <Name>'s twin (agent, working as <workbench role>);
- * decided by <Name>' (memory and workbench roles document), or without the working-as part when the run recorded no
- * harness ('Proposed by <Name>'s twin (agent); decided by <Name>', twins document).
- */
-export function decisionFooter(p: DecisionFooterParts): string {
-  return p.workingAs ? proposedByWorkingAs(p.proposerName, p.workingAs, p.decidedByName) : proposedBy(p.proposerName, p.decidedByName)
-}
+// Composed in core/footers.ts, the one place both a decided proposal's footer and a record version's footer are made.
+export { decisionFooter, type DecisionFooterParts } from '../../../core/footers'
 
 /** The footer of a record decided from a twin's proposal; null for a declined one or a person's own proposal. */
 export const footerOf = (q: ProposalQuestion, a: ProposalAnswer | null) =>
