@@ -63,9 +63,12 @@ export function basisHash(basis: ReadonlyMap<string, number> | readonly { record
 
 /** The basis as it stands now: a record that was deleted or moved away reads as version 0, so the hash differs. */
 export async function currentBasis(q: TenantTx, question: Pick<ProposalQuestion, 'basis'>) {
-  const ids = question.basis.map((b) => b.recordId)
-  const now = await currentVersions(q, ids)
-  return basisHash(ids.map((recordId) => ({ recordId, version: now.get(recordId) ?? 0 })))
+  return basisOf(question, await currentVersions(q, question.basis.map((b) => b.recordId)))
+}
+
+/** The basis hash from current versions read already (a record no longer there counts as version 0). */
+function basisOf(question: Pick<ProposalQuestion, 'basis'>, versions: Map<string, number>) {
+  return basisHash(question.basis.map((b) => ({ recordId: b.recordId, version: versions.get(b.recordId) ?? 0 })))
 }
 
 /** The record a change targets, with its program and type; null when the change creates one. */
@@ -202,11 +205,14 @@ export const footerOf = (q: ProposalQuestion, a: ProposalAnswer | null) =>
     ? decisionFooter({ proposerName: q.proposer.name, workingAs: q.proposer.workingAs ?? null, decidedByName: a.decidedByName })
     : null
 
-/** A proposal as a card, its staleness computed now. */
-export async function viewProposal(q: TenantTx, interrupt: RunInterrupt, now = new Date()): Promise<ProposalView> {
+/**
+ * A proposal as a card, its staleness computed now. `versions` are the current versions of its basis records when the
+ * caller read them already for many proposals at once (getProposals); otherwise they are read here.
+ */
+export async function viewProposal(q: TenantTx, interrupt: RunInterrupt, now = new Date(), versions?: Map<string, number>): Promise<ProposalView> {
   const question = asQuestion(interrupt)
   const answer = (interrupt.answer as unknown as ProposalAnswer | null) ?? null
-  const current = await currentBasis(q, question)
+  const current = versions ? basisOf(question, versions) : await currentBasis(q, question)
   const stale = current.hash !== question.basisHash
   const status = answer ? 'decided' : interrupt.expiresAt && interrupt.expiresAt <= now ? 'expired' : 'open'
   const card = status === 'expired' ? FIXED_PHRASES.expiredNothingWritten : status === 'open' && stale ? TWINS.changedSinceProposed : null
@@ -219,6 +225,23 @@ export async function getProposal(ctx: Pick<DomainContext, 'session' | 'tdb'>, i
   const interrupt = await ctx.tdb.runInterrupt.findFirst({ where: { id } })
   if (!isProposal(interrupt) || !ctx.session.programPersonas.has(asQuestion(interrupt).programId)) return null
   return viewProposal(ctx.tdb, interrupt)
+}
+
+/**
+ * The proposals of many ids at once, in their order (null where getProposal answers null): one query for the
+ * interrupts and one for the current versions of every basis record, however many proposals (an inbox page, the
+ * role home's decisions). What the InboxItem.proposal loader batches.
+ */
+export async function getProposals(ctx: Pick<DomainContext, 'session' | 'tdb'>, ids: readonly string[]): Promise<(ProposalView | null)[]> {
+  const valid = [...new Set(ids.filter(isId))]
+  const rows = valid.length ? await ctx.tdb.runInterrupt.findMany({ where: { id: { in: valid } } }) : []
+  const visible = new Map(rows.filter((i) => isProposal(i) && ctx.session.programPersonas.has(asQuestion(i).programId)).map((i) => [i.id, i]))
+  const versions = await currentVersions(ctx.tdb, [...visible.values()].flatMap((i) => asQuestion(i).basis.map((b) => b.recordId)))
+  const now = new Date()
+  return Promise.all(ids.map((id) => {
+    const interrupt = visible.get(id)
+    return interrupt ? viewProposal(ctx.tdb, interrupt, now, versions) : null
+  }))
 }
 
 /** The draft artifact of a proposal. */
