@@ -6,6 +6,7 @@
 // Knobs (environment): BENCH_ROLES_RECORDS (1000 program records), BENCH_ROLES_DECISIONS (40 waiting decisions),
 // BENCH_ROLES_OPENS (200), BENCH_ROLES_WARMUP (20).
 import { randomUUID } from 'node:crypto'
+import pg from 'pg'
 import { pathToFileURL } from 'node:url'
 import { provisionBenchDatabase } from './database'
 import { knobs, out, percentile, quietLogs } from './figures'
@@ -74,10 +75,13 @@ export async function benchRoles(): Promise<void> {
     const twin = await writer.twinDefinition.create({ data: { organizationId: org, programId, userId: person.id, personaKey: 'manufacturing_specialist', duties: ['blocker_scan'] } })
     const run = await writer.agentRun.create({ data: { organizationId: org, programId, kind: 'twin_cycle', status: 'running', twinId: twin.id, initiatedBy: 'user', startedByUserId: person.id, harnessKey: 'manufacturing_specialist', workbenchRoleKey: 'cmc_process_scientist' } })
     const asTwin = await contextForUser(writer, person.id, org, { twinId: twin.id })
+    // Each proposal rests on two records (its basis), so showing it computes its staleness as a person's inbox does.
+    const basisPool = rows.filter((r) => r.recordType === 'evidence.findings').map((r) => r.id)
     for (let i = 0; i < DECISIONS; i++) {
       const recordType = i % 2 ? 'evidence.findings' : 'evidence.gaps'
       const fields = recordType === 'evidence.gaps' ? { severity: 'low' } : { kind: 'observation' }
-      await fileProposal(asTwin, { runId: run.id, change: { kind: 'create', programId, recordType, title: `Bench proposal ${i}`, fields }, basisRecordIds: [], draft: 'Bench draft.' })
+      const basisRecordIds = [basisPool[(2 * i) % basisPool.length], basisPool[(2 * i + 1) % basisPool.length]]
+      await fileProposal(asTwin, { runId: run.id, change: { kind: 'create', programId, recordType, title: `Bench proposal ${i}`, fields }, basisRecordIds, draft: 'Bench draft.' })
     }
     const connection = (providerId: string, status: string) => writer.connection.create({
       data: {
@@ -107,7 +111,35 @@ export async function benchRoles(): Promise<void> {
       await open()
       if (i >= WARMUP) times.push(performance.now() - s)
     }
+    // SQL statements per open: every pg query the in-process subgraphs send while one request runs (the median of 10
+    // opens, so a job poller's query landing in one does not count). Not noisy, unlike the times under load.
+    const sqlCounts: number[] = []
+    const seen = new Map<string, number>()
+    const query = pg.Client.prototype.query
+    let counting = false
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      if (counting) {
+        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text ?? ''
+        sqlCounts[sqlCounts.length - 1]++
+        seen.set(text, (seen.get(text) ?? 0) + 1)
+      }
+      return (query as (...a: unknown[]) => unknown).apply(this, args)
+    } as typeof query
+    try {
+      for (let i = 0; i < 10; i++) {
+        sqlCounts.push(0)
+        counting = true
+        await open()
+        counting = false
+      }
+    } finally {
+      pg.Client.prototype.query = query
+    }
+    if (process.env.BENCH_ROLES_TRACE) {
+      for (const [text, n] of [...seen].sort((a, b) => b[1] - a[1])) console.error(`${n / 10}\t${text.replace(/\s+/g, ' ').slice(0, 220)}`)
+    }
     out('roles.home.opens', OPENS)
+    out('roles.home.sql_queries', percentile(sqlCounts, 50))
     out('roles.home.decisions_shown', first.decisions.length)
     out('roles.home.other_decisions', first.otherDecisionCount)
     out('roles.home.status_lines', first.statusLines.length)

@@ -79,7 +79,7 @@ describe('a twin cycle from schedule to decision', () => {
     const record = await db().programRecord.findUniqueOrThrow({ where: { id: p.decision.recordId } })
     expect(record).toMatchObject({ recordType: 'progress.open_items', title: created.title, programId: w.t.program.id, status: 'open' })
     const version = await db().programRecordVersion.findFirstOrThrow({ where: { recordId: record.id } })
-    expect(version).toMatchObject({ proposalId: created.proposal.id, proposedByTwinId: w.twin.id, runId: run.id, decidedByUserId: lead.id })
+    expect(version).toMatchObject({ proposalId: created.proposal.id, proposedByTwinId: w.twin.id, runId: run.id, decidedByUserId: lead.id, workingAs: 'Program lead' })
     const trail = await db().auditEvent.findMany({ where: { organizationId: w.t.organization.id, action: { in: ['tool_call.invoke', 'proposal.file', 'proposal.approve', 'open_item.create'] } }, orderBy: { entrySeq: 'asc' } })
     const actions = trail.map((a) => `${a.action}:${a.actorType}`)
     expect(actions.indexOf('proposal.file:twin')).toBeGreaterThan(-1)

@@ -1,7 +1,8 @@
 // Workbench roles through the gateway as a person uses them: the picker's setting (every row of the document's
 // settings table), a lead's assignment and 'Set by <Name> on <date>. Change', the fallback for multi-persona people
 // audited once, the role home's four regions filled from all three subgraphs in one query, source statuses, the
-// harness fixed for a run, the footer of a role's proposal, and isolation of assignment between programs.
+// harness fixed for a run, the footers of a role's proposal and of the record it wrote, the home's decisions read in
+// the same SQL statements however many there are, and isolation of assignment between programs.
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { useStack, gql, waitFor } from '../helpers/stack'
@@ -368,25 +369,90 @@ describe('runs and footers', () => {
     }
   })
 
-  it("writes 'Proposed by <Name>'s twin (agent, working as <workbench role>); decided by <Name>' and, under a neutral harness, the persona name", async () => {
+  it("writes 'Proposed by <Name>'s twin (agent, working as <workbench role>); decided by <Name>' and, under a neutral harness, the persona name, on the decision and on the record it wrote alike", async () => {
     const t = await createTenant(db())
     const orgId = t.organization.id
     const programId = t.program.id
     const lead = await contextForUser(db(), t.users.program_lead.id, orgId)
-    const DECIDE = `mutation($id: ID!) { decideProposal(id: $id, decision: APPROVE) { ${ERR} ... on MutationDecideProposalSuccess { proposal { decision { footer } } } } }`
+    const DECIDE = `mutation($id: ID!) { decideProposal(id: $id, decision: APPROVE) { ${ERR} ... on MutationDecideProposalSuccess { proposal { decision { footer recordId } } } } }`
+    const RECORD = `query($id: ID!) { record(id: $id) { footer history { version footer } } }`
+    const leadToken = await tok(t, 'program_lead')
+    // The decision's footer and the record's (read from the version the decision wrote) say the same.
     const footerFor = async (harness: { harnessKey: string | null; workbenchRoleKey: string | null }) => {
       const twinId = randomUUID()
       const run = await db().agentRun.create({ data: { organizationId: orgId, programId, kind: 'twin_cycle', status: 'running', twinId, initiatedBy: 'user', startedByUserId: t.users.scientist.id, ...harness } })
       const finding = await applyRecordChange(lead, { kind: 'create', programId, recordType: 'evidence.findings', title: `Finding ${twinId.slice(0, 6)}`, fields: { kind: 'observation' } })
       const twin = await contextForUser(db(), t.users.scientist.id, orgId, { twinId })
       const filed = await fileProposal(twin, { runId: run.id, change: { kind: 'update', recordId: finding.recordId, fields: { summary: 'More.' } }, basisRecordIds: [], draft: 'Draft.' })
-      const r = await as(await tok(t, 'program_lead'), DECIDE, { id: filed.proposalId })
+      const r = await as(leadToken, DECIDE, { id: filed.proposalId })
       expect(r.body.errors).toBeUndefined()
-      return r.body.data.decideProposal.proposal.decision.footer
+      const { footer, recordId } = r.body.data.decideProposal.proposal.decision
+      const record = await as(leadToken, RECORD, { id: recordId })
+      expect(record.body.errors).toBeUndefined()
+      // Version 1 the lead wrote in person keeps no footer; version 2 applied from the proposal carries the decision's.
+      expect(record.body.data.record).toEqual({ footer, history: [{ version: 2, footer }, { version: 1, footer: null }] })
+      return footer
     }
     const scientist = t.users.scientist.name
     const leadName = t.users.program_lead.name
     expect(await footerFor({ harnessKey: 'medicinal_chemist', workbenchRoleKey: 'medicinal_chemist' })).toBe(`Proposed by ${scientist}'s twin (agent, working as Medicinal chemist); decided by ${leadName}`)
     expect(await footerFor({ harnessKey: 'scientist', workbenchRoleKey: null })).toBe(`Proposed by ${scientist}'s twin (agent, working as Scientist); decided by ${leadName}`)
+    // A run that recorded no harness (filed before runs recorded one): the twins document's phrase, on both.
+    expect(await footerFor({ harnessKey: null, workbenchRoleKey: null })).toBe(`Proposed by ${scientist}'s twin (agent); decided by ${leadName}`)
+  })
+})
+
+describe("the cost of the home's decisions", () => {
+  it('shows fresh and stale proposals side by side and reads them in the same SQL statements for 2 decisions as for 6 (no query per decision)', async () => {
+    const pg = (await import('pg')).default
+    const t = await createTenant(db())
+    const orgId = t.organization.id
+    const programId = t.program.id
+    const lead = await contextForUser(db(), t.users.program_lead.id, orgId)
+    const steady = await applyRecordChange(lead, { kind: 'create', programId, recordType: 'evidence.findings', title: 'Steady finding', fields: { kind: 'observation' } })
+    const moving = await applyRecordChange(lead, { kind: 'create', programId, recordType: 'evidence.findings', title: 'Moving finding', fields: { kind: 'observation' } })
+    const twinId = randomUUID()
+    const run = await db().agentRun.create({ data: { organizationId: orgId, programId, kind: 'twin_cycle', status: 'running', twinId, initiatedBy: 'user', startedByUserId: t.users.scientist.id, harnessKey: 'scientist' } })
+    const twin = await contextForUser(db(), t.users.scientist.id, orgId, { twinId })
+    const file = (i: number, basis: string) => fileProposal(twin, { runId: run.id, change: { kind: 'create', programId, recordType: 'evidence.findings', title: `Proposal ${i}`, fields: { kind: 'observation' } }, basisRecordIds: [basis], draft: 'Draft.' })
+    const token = await tok(t, 'scientist')
+    const Q = `query($p: ID!) { workbench(programId: $p) { decisions { id title proposal { id stale card } } otherDecisionCount } }`
+
+    /** The home through the gateway, with the SQL statements on proposals and records the subgraphs sent for it. */
+    const open = async () => {
+      const statements: string[] = []
+      const query = pg.Client.prototype.query
+      pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
+        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text ?? ''
+        if (/run_interrupts|program_records/.test(text)) statements.push(text)
+        return (query as (...a: unknown[]) => unknown).apply(this, args)
+      } as typeof query
+      try {
+        const r = await as(token, Q, { p: programId })
+        expect(r.body.errors).toBeUndefined()
+        return { home: r.body.data.workbench, statements }
+      } finally {
+        pg.Client.prototype.query = query
+      }
+    }
+
+    await file(0, steady.recordId)
+    await file(1, moving.recordId)
+    await applyRecordChange(lead, { kind: 'update', recordId: moving.recordId, fields: { summary: 'Changed after the twin looked.' } })
+    await open() // the first view audits the fallback once; count from the second
+    const two = await open()
+    const cards = (home: any) => Object.fromEntries(home.decisions.map((d: any) => [d.title, d.proposal.card]))
+    expect(cards(two.home)).toEqual({ 'Proposal 0': null, 'Proposal 1': 'Changed since proposed' })
+
+    for (let i = 2; i < 6; i++) await file(i, i % 2 ? moving.recordId : steady.recordId)
+    await applyRecordChange(lead, { kind: 'update', recordId: steady.recordId, fields: { summary: 'Changed too.' } })
+    const six = await open()
+    expect(six.home.decisions).toHaveLength(6)
+    // 0, 2 and 4 rest on the steady finding changed since; 1 on the moving one changed before; 3 and 5 saw its change.
+    const changed = 'Changed since proposed'
+    expect(cards(six.home)).toEqual({ 'Proposal 0': changed, 'Proposal 1': changed, 'Proposal 2': changed, 'Proposal 3': null, 'Proposal 4': changed, 'Proposal 5': null })
+    expect(six.statements.length).toBe(two.statements.length)
+    // The items' record types, the proposals, and the current versions of every basis record: one statement each.
+    expect(six.statements.filter((s) => s.includes('run_interrupts'))).toHaveLength(2)
   })
 })

@@ -155,7 +155,10 @@ async function decide(
       // Applied as the deciding person: applyRecordChange checks their live permission for the record write.
       const applied = await applyRecordChange(w.ctx, change, {
         within: w,
-        provenance: { proposalId: interrupt.id, proposedByUserId: question.proposer.userId, proposedByTwinId: question.proposer.twinId, runId: interrupt.runId },
+        provenance: {
+          proposalId: interrupt.id, proposedByUserId: question.proposer.userId, proposedByTwinId: question.proposer.twinId, runId: interrupt.runId,
+          workingAs: question.proposer.workingAs ?? null,
+        },
       })
       Object.assign(answer, { recordId: applied.recordId, version: applied.version })
       if (rule) {

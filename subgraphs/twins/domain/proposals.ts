@@ -9,7 +9,8 @@ import type { TenantTx } from '../../../core/db'
 import { InvalidInput, NotFoundError } from '../../../core/errors'
 import { IdInput, isId } from '../../../core/ids'
 import type { PermissionKey } from '../../../core/permissions'
-import { FIXED_PHRASES, TWINS, proposedBy, proposedByWorkingAs } from '../../../core/copy'
+import { FIXED_PHRASES, TWINS } from '../../../core/copy'
+import { decisionFooter } from '../../../core/footers'
 import { PERSONA_NAMES, workbenchRole } from '../../../core/workbench-roles'
 import type { ProgramPersona } from '../../../core/permissions/catalogue'
 import { RECORD_TYPES, currentVersions, decidePermission, parseRecordChange, type RecordChange, type RecordTypeKey } from '../../workbench/domain/records'
@@ -72,9 +73,12 @@ export function basisHash(basis: ReadonlyMap<string, number> | readonly { record
 
 /** The basis as it stands now: a record that was deleted or moved away reads as version 0, so the hash differs. */
 export async function currentBasis(q: TenantTx, question: Pick<ProposalQuestion, 'basis'>) {
-  const ids = question.basis.map((b) => b.recordId)
-  const now = await currentVersions(q, ids)
-  return basisHash(ids.map((recordId) => ({ recordId, version: now.get(recordId) ?? 0 })))
+  return basisOf(question, await currentVersions(q, question.basis.map((b) => b.recordId)))
+}
+
+/** The basis hash from current versions read already (a record no longer there counts as version 0). */
+function basisOf(question: Pick<ProposalQuestion, 'basis'>, versions: Map<string, number>) {
+  return basisHash(question.basis.map((b) => ({ recordId: b.recordId, version: versions.get(b.recordId) ?? 0 })))
 }
 
 /** The record a change targets, with its program and type; null when the change creates one. */
@@ -264,22 +268,8 @@ export function workingAsOf(run: { harnessKey?: string | null; workbenchRoleKey?
   return run.harnessKey && run.harnessKey in PERSONA_NAMES ? PERSONA_NAMES[run.harnessKey as ProgramPersona] : null
 }
 
-/** The parts of a decision's footer. Extend here (a delegation line) rather than composing footers elsewhere. */
-export interface DecisionFooterParts {
-  proposerName: string
-  /** The workbench role, or the persona name under a neutral persona harness; null when the run recorded neither. */
-  workingAs: string | null
-  decidedByName: string
-}
-
-/**
- * The one place a decision footer is composed: 'Proposed by <Name>'s twin (agent, working as <workbench role>);
- * decided by <Name>' (memory and workbench roles document), or without the working-as part when the run recorded no
- * harness ('Proposed by <Name>'s twin (agent); decided by <Name>', twins document).
- */
-export function decisionFooter(p: DecisionFooterParts): string {
-  return p.workingAs ? proposedByWorkingAs(p.proposerName, p.workingAs, p.decidedByName) : proposedBy(p.proposerName, p.decidedByName)
-}
+// Composed in core/footers.ts, the one place both a decided proposal's footer and a record version's footer are made.
+export { decisionFooter, type DecisionFooterParts } from '../../../core/footers'
 
 /** The footer of a record decided from a twin's proposal; null for a declined one or a person's own proposal. */
 export const footerOf = (q: ProposalQuestion, a: ProposalAnswer | null) =>
@@ -290,11 +280,14 @@ export const footerOf = (q: ProposalQuestion, a: ProposalAnswer | null) =>
 /** The decision record's lines: the footer above (whatever form it takes), then the delegation line when there is one. */
 export const decisionRecordOf = (q: ProposalQuestion, a: ProposalAnswer | null) => [footerOf(q, a), delegationLine(a)].filter(Boolean).join('\n') || null
 
-/** A proposal as a card, its staleness computed now. */
-export async function viewProposal(q: TenantTx, interrupt: RunInterrupt, now = new Date()): Promise<ProposalView> {
+/**
+ * A proposal as a card, its staleness computed now. `versions` are the current versions of its basis records when the
+ * caller read them already for many proposals at once (getProposals); otherwise they are read here.
+ */
+export async function viewProposal(q: TenantTx, interrupt: RunInterrupt, now = new Date(), versions?: Map<string, number>): Promise<ProposalView> {
   const question = asQuestion(interrupt)
   const answer = (interrupt.answer as unknown as ProposalAnswer | null) ?? null
-  const current = await currentBasis(q, question)
+  const current = versions ? basisOf(question, versions) : await currentBasis(q, question)
   const stale = current.hash !== question.basisHash
   const status = answer ? 'decided' : interrupt.expiresAt && interrupt.expiresAt <= now ? 'expired' : 'open'
   const card = status === 'expired' ? FIXED_PHRASES.expiredNothingWritten : status === 'open' && stale ? TWINS.changedSinceProposed : null
@@ -307,6 +300,23 @@ export async function getProposal(ctx: Pick<DomainContext, 'session' | 'tdb'>, i
   const interrupt = await ctx.tdb.runInterrupt.findFirst({ where: { id } })
   if (!isProposal(interrupt) || !ctx.session.programPersonas.has(asQuestion(interrupt).programId)) return null
   return viewProposal(ctx.tdb, interrupt)
+}
+
+/**
+ * The proposals of many ids at once, in their order (null where getProposal answers null): one query for the
+ * interrupts and one for the current versions of every basis record, however many proposals (an inbox page, the
+ * role home's decisions). What the InboxItem.proposal loader batches.
+ */
+export async function getProposals(ctx: Pick<DomainContext, 'session' | 'tdb'>, ids: readonly string[]): Promise<(ProposalView | null)[]> {
+  const valid = [...new Set(ids.filter(isId))]
+  const rows = valid.length ? await ctx.tdb.runInterrupt.findMany({ where: { id: { in: valid } } }) : []
+  const visible = new Map(rows.filter((i) => isProposal(i) && ctx.session.programPersonas.has(asQuestion(i).programId)).map((i) => [i.id, i]))
+  const versions = await currentVersions(ctx.tdb, [...visible.values()].flatMap((i) => asQuestion(i).basis.map((b) => b.recordId)))
+  const now = new Date()
+  return Promise.all(ids.map((id) => {
+    const interrupt = visible.get(id)
+    return interrupt ? viewProposal(ctx.tdb, interrupt, now, versions) : null
+  }))
 }
 
 /** The draft artifact of a proposal. */

@@ -20,21 +20,26 @@ export interface RoleDecisions { decisions: InboxItem[]; otherDecisionCount: num
  */
 export async function roleDecisions(ctx: Ctx, programId: string, recordTypes: readonly string[] | null): Promise<RoleDecisions> {
   if (!isMember(ctx.session, programId)) return { decisions: [], otherDecisionCount: 0 }
-  const items = await ctx.tdb.inboxItem.findMany({
-    where: { userId: ctx.session.userId, programId, kind: 'decision', status: 'open' },
-    orderBy: [{ dueAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }, { id: 'asc' }],
-  })
-  const interruptIds = items.flatMap((i) => (i.interruptId ? [i.interruptId] : []))
-  const interrupts = interruptIds.length
-    ? await ctx.tdb.runInterrupt.findMany({ where: { id: { in: interruptIds } }, select: { id: true, question: true } })
-    : []
-  const typeOf = new Map(interrupts.map((i) => [i.id, (i.question as { recordType?: unknown })?.recordType]))
-  const inRole = items.filter((i) => {
-    const t = i.interruptId ? typeOf.get(i.interruptId) : undefined
-    return recordTypes === null || typeof t !== 'string' || recordTypes.includes(t)
-  })
-  const decisions = inRole.slice(0, HOME_DECISIONS)
-  return { decisions, otherDecisionCount: items.length - decisions.length }
+  const { organizationId, userId } = ctx.session
+  // Set-based: the ids of the shown ones and the count of all in one statement, however many decisions wait (a person
+  // with hundreds open does not ship every item and every proposal's question to this process to pick ten).
+  const [picked] = await ctx.tdb.$queryRaw<{ ids: string[]; total: bigint }[]>`
+    WITH items AS (
+      SELECT i.id, i.due_at, i.created_at,
+             (${recordTypes as string[] | null}::text[] IS NULL
+              OR jsonb_typeof(ri.question->'recordType') IS DISTINCT FROM 'string'
+              OR ri.question->>'recordType' = ANY(${recordTypes as string[] | null}::text[])) AS in_role
+      FROM inbox_items i
+      LEFT JOIN run_interrupts ri ON ri.id = i.interrupt_id AND ri.organization_id = i.organization_id
+      WHERE i.organization_id = ${organizationId}::uuid AND i.user_id = ${userId}::uuid AND i.program_id = ${programId}::uuid
+        AND i.kind = 'decision' AND i.status = 'open'
+    )
+    SELECT ARRAY(SELECT id::text FROM items WHERE in_role ORDER BY due_at ASC NULLS LAST, created_at ASC, id ASC LIMIT ${HOME_DECISIONS}) AS ids,
+           (SELECT count(*) FROM items) AS total`
+  const rows = picked.ids.length ? await ctx.tdb.inboxItem.findMany({ where: { id: { in: picked.ids } } }) : []
+  const byId = new Map(rows.map((r) => [r.id, r]))
+  const decisions = picked.ids.flatMap((id) => byId.get(id) ?? [])
+  return { decisions, otherDecisionCount: Number(picked.total) - decisions.length }
 }
 
 /** The caller's twin in the program for the persona the home is for (else any of theirs), active before paused. */

@@ -5,7 +5,7 @@ import type { InboxItem } from '../../../generated/prisma/client'
 import type { DomainError } from '../../../core/errors'
 import { entityRef, result, type Builder, type SchemaTypes } from '../../shared/builder'
 import { DECISIONS, DECLINE_REASONS, decideBatch, decideProposal, type BatchItemResult, type BatchResult, type Decision } from '../domain/decisions'
-import { getDraft, getProposal, type ProposalView } from '../domain/proposals'
+import { getDraft, getProposal, getProposals, type ProposalView } from '../domain/proposals'
 import type { TwinsRefs } from '.'
 
 export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, { InboxItemRef }: { InboxItemRef: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>, InboxItem> }) {
@@ -95,7 +95,18 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
 
   builder.objectField(InboxItemRef, 'proposal', (t) => t.field({
     type: Proposal, nullable: true, description: 'The proposal a decision item points at.',
-    resolve: (i, _a, ctx) => (i.sourceType === 'proposal' ? getProposal(ctx, i.sourceId) : null),
+    // Batched: a page of decision items (the role home's, an inbox page) reads its proposals and their staleness in two
+    // queries, not two per item. Batched only, never cached: a graphql-ws context lives as long as its subscription, and
+    // the next inboxChanged event must see the proposal as it is then (decided, stale), not as the first event read it.
+    resolve: async (i, _a, ctx) => {
+      if (i.sourceType !== 'proposal') return null
+      const loader = ctx.loader('InboxItem.proposal', (ids: readonly string[]) => getProposals(ctx, ids))
+      try {
+        return await loader.load(i.sourceId)
+      } finally {
+        loader.clear(i.sourceId)
+      }
+    },
   }))
 
   const Edits = builder.inputType('ProposalEditsInput', {

@@ -56,7 +56,7 @@ export function addRecords(builder: Builder, { ProgramRef, UserRef }: WorkbenchR
       createdAt: t.field({ type: 'DateTime', resolve: (v) => v.createdAt }),
       footer: t.string({
         nullable: true,
-        description: "'Proposed by <Name>'s twin (agent); decided by <Name>' for a version applied from a twin's proposal, else null.",
+        description: "'Proposed by <Name>'s twin (agent, working as <workbench role or persona name>); decided by <Name>' for a version applied from a twin's proposal (without the working-as part when its run recorded no harness), else null.",
         resolve: (v, _a, ctx) => records.versionFooter(ctx, v),
       }),
     }),
@@ -84,7 +84,7 @@ export function addRecords(builder: Builder, { ProgramRef, UserRef }: WorkbenchR
       sourceSystem: t.string({ nullable: true, description: 'The source system of a record that came from a connector; null for one written here.', resolve: async (r, _a, ctx) => (await records.recordSource(ctx, r))?.sourceSystem ?? null }),
       footer: t.string({
         nullable: true,
-        description: "'Proposed by <Name>'s twin (agent); decided by <Name>' when the current version was applied from a twin's proposal, else null.",
+        description: "The footer of the current version: 'Proposed by <Name>'s twin (agent, working as <workbench role or persona name>); decided by <Name>' when it was applied from a twin's proposal (without the working-as part when its run recorded no harness), else null.",
         resolve: async (r, _a, ctx) => records.versionFooter(ctx, await records.currentVersionRow(ctx, r)),
       }),
     }),

@@ -2,8 +2,8 @@
 // a record's history and citations, the source system it came from, and the footer of its current version.
 import DataLoader from 'dataloader'
 import type { DomainContext } from '../../../../core/command'
-import { proposedBy } from '../../../../core/copy'
 import { InvalidInput } from '../../../../core/errors'
+import { decisionFooter } from '../../../../core/footers'
 import { isId } from '../../../../core/ids'
 import { assertCan, can } from '../../../../core/session'
 import type { ProgramRecord, ProgramRecordVersion } from '../../../../generated/prisma/client'
@@ -132,15 +132,20 @@ export async function experimentElnSourceId(ctx: Ctx, record: ProgramRecord): Pr
   return (await loadersFor(ctx).experiment.load(record.experimentId))?.elnSourceId ?? null
 }
 
-/** 'Proposed by <Name>'s twin (agent); decided by <Name>' (spec 002, fixed phrases: record footer; core/copy.ts). */
-export const recordFooter = (proposer: string, decider: string) => proposedBy(proposer, decider)
+/**
+ * 'Proposed by <Name>'s twin (agent, working as <workbench role or persona name>); decided by <Name>', or the twins
+ * document's 'Proposed by <Name>'s twin (agent); decided by <Name>' when the run recorded no harness: composed by
+ * decisionFooter (core/footers.ts), the same function as a decided proposal's footer.
+ */
+export const recordFooter = (proposer: string, decider: string, workingAs: string | null = null) =>
+  decisionFooter({ proposerName: proposer, workingAs, decidedByName: decider })
 
-/** The footer of a version: only a version applied from a twin's proposal has one. */
+/** The footer of a version: only a version applied from a twin's proposal has one; a person's own change has none. */
 export async function versionFooter(ctx: Ctx, v: ProgramRecordVersion | null): Promise<string | null> {
   if (!v?.proposedByTwinId || !v.proposedByUserId) return null
   const l = loadersFor(ctx)
   const [proposer, decider] = await Promise.all([l.user.load(v.proposedByUserId), l.user.load(v.decidedByUserId)])
-  return proposer && decider ? recordFooter(proposer.name, decider.name) : null
+  return proposer && decider ? recordFooter(proposer.name, decider.name, v.workingAs) : null
 }
 
 export const userName = async (ctx: Ctx, id: string | null) => (id ? (await loadersFor(ctx).user.load(id))?.name ?? null : null)

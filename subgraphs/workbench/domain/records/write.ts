@@ -26,13 +26,18 @@ export type RecordChange =
   | { kind: 'decide'; recordId: string; outcome: string; note?: string }
 
 /** Where a change came from when it was proposed: kept on the version it makes (the record footer reads it). */
-export interface Provenance { proposalId?: string; proposedByUserId: string; proposedByTwinId?: string | null; runId?: string | null }
+export interface Provenance {
+  proposalId?: string; proposedByUserId: string; proposedByTwinId?: string | null; runId?: string | null
+  /** What the twin's run worked as when it filed (the proposal's proposer.workingAs): the record footer names it. */
+  workingAs?: string | null
+}
 
 const ProvenanceSchema = z.object({
   proposalId: IdInput.optional(),
   proposedByUserId: IdInput,
   proposedByTwinId: IdInput.nullish(),
   runId: IdInput.nullish(),
+  workingAs: z.string().max(200).nullish(),
 })
 const Title = z.string().trim().min(1, 'a title is required').max(300, 'at most 300 characters')
 const Body = z.string().max(100_000, 'at most 100000 characters')
@@ -221,6 +226,7 @@ async function finish(w: Write<AuditAction>, record: ProgramRecord, change: 'cre
       citations: citations as Prisma.InputJsonValue, outcome: extra.outcome ?? null, note: extra.note ?? null,
       proposalId: provenance?.proposalId ?? null, proposedByUserId: provenance?.proposedByUserId ?? null,
       proposedByTwinId: provenance?.proposedByTwinId ?? null, runId: provenance?.runId ?? null,
+      workingAs: provenance?.proposedByTwinId ? provenance.workingAs ?? null : null,
       decidedByUserId: w.ctx.session.userId,
     },
   })
@@ -230,6 +236,7 @@ async function finish(w: Write<AuditAction>, record: ProgramRecord, change: 'cre
     ...(provenance ? {
       proposal_id: provenance.proposalId ?? null, proposed_by_user_id: provenance.proposedByUserId,
       proposed_by_twin_id: provenance.proposedByTwinId ?? null, run_id: provenance.runId ?? null,
+      ...(provenance.proposedByTwinId && provenance.workingAs ? { working_as: provenance.workingAs } : {}),
     } : {}),
   }, { programId: record.programId })
   await w.publish('record_changed', { id: record.id, programId: record.programId, organizationId: record.organizationId, version: record.version })
