@@ -12,7 +12,7 @@ import { toolByName } from '../../subgraphs/twins/tools/catalogue'
 import { useStack, gql, wsClient, collect, waitFor, startTestWorker } from '../helpers/stack'
 import { addMember, createProgram, createTenant, createUser, expectRowsExist, type Tenant } from '../helpers/factories'
 import { mintDevToken } from '../../core/auth'
-import { connect, runningRun } from './tools-helpers'
+import { connect, runningRun, writeRecord } from './tools-helpers'
 import { recordingHarness, waitForRun } from './twin-helpers'
 
 const stack = useStack()
@@ -164,6 +164,71 @@ describe('a hand-off proposed by a twin, sent by its author, accepted by the rec
     } finally {
       recorder.off()
     }
+  })
+})
+
+/** The twin of `persona` holding the twin_handoff duty, with an approved hand-off trigger run by the deterministic harness. */
+async function handoffDutyTwin(t: Tenant, persona: Persona) {
+  const user = t.users[persona]
+  const twin = await db().twinDefinition.create({ data: { organizationId: t.organization.id, programId: t.program.id, userId: user.id, personaKey: persona, duties: ['twin_handoff'] } })
+  const plan = { duty: 'twin_handoff', on: 'handoff' }
+  const trigger = await db().twinTrigger.create({
+    data: {
+      organizationId: t.organization.id, programId: t.program.id, twinId: twin.id, dutyKey: 'twin_handoff', kind: 'handoff', spec: {}, priority: 'now',
+      standingPlanJson: plan, standingPlanHash: createHash('sha256').update(JSON.stringify(plan)).digest('hex'),
+      standingPlanApprovedAt: new Date(), standingPlanApprovedBy: user.id,
+    },
+  })
+  return { twin, trigger }
+}
+
+const preReadsOf = async (runId: string) => (await db().runInterrupt.findMany({ where: { runId, kind: 'write_approval' }, orderBy: { createdAt: 'asc' } }))
+  .map((i) => i.question as { recordType: string; title: string; change: { kind: string; body?: string }; basis: { recordId: string }[] })
+
+describe("the recipient's twin on an accepted hand-off (twin_handoff duty, deterministic harness)", () => {
+  it('reads the hand-off and the linked plans record over MCP and files a pre-read in the recipient\'s inbox, with no denial', async () => {
+    const t = await createTenant(db(), 'Handoff duty')
+    await using _worker = await startTestWorker(stack.db)
+    const { twin } = await handoffDutyTwin(t, 'program_lead')
+    const protocol = await writeRecord(db(), t, 'scientist', { recordType: 'plans.protocols', title: '28-day rat GLP tox', body: 'Dose groups 0, 10, 30, 100 mg/kg.', fields: { protocol_kind: 'study', species: 'rat', glp: true } })
+    const sent = await as(t, 'scientist', CREATE, { programId: t.program.id, input: input(protocol.id, { toPersonaKey: 'program_lead', messageMd: 'Please review the dose groups.' }) })
+    const handoffId = sent.body.data.createHandoff.handoff.id as string
+    const accepted = await as(t, 'program_lead', ACCEPT, { id: handoffId })
+    const runId = accepted.body.data.acceptHandoff.acceptance.runId as string
+    expect(runId).toBeTruthy()
+    const run = await waitForRun(db(), runId, ['succeeded', 'failed'], 60_000)
+    expect(run).toMatchObject({ status: 'succeeded', kind: 'twin_handoff', targetId: handoffId, outcome: expect.objectContaining({ proposals_filed: 1, denied: 0, refused: 0 }) })
+
+    // Tool calls recorded, every one allowed; only console, plans and always-allowed tools were called.
+    const calls = await db().toolCall.findMany({ where: { runId }, orderBy: { createdAt: 'asc' } })
+    expect(calls.map((c) => c.tool)).toEqual(['console.get_twin', 'memory.recall', 'console.list_handoffs', 'plans.list_reports', 'plans.list_experiments', 'plans.list_plans', 'plans.list_protocols', 'plans.propose_report'])
+    expect(calls.every((c) => c.status === 'ok' && c.twinId === twin.id)).toBe(true)
+
+    // The pre-read cites what it read: the hand-off id in the text, the linked record as basis.
+    const [proposal] = await preReadsOf(runId)
+    expect(proposal).toMatchObject({ recordType: 'plans.reports', title: 'Hand-off pre-read: review of 28-day rat GLP tox', change: { kind: 'create' }, basis: [{ recordId: protocol.id }] })
+    expect(proposal.change.body).toContain(handoffId)
+    expect(proposal.change.body).toContain('Dose groups 0, 10, 30, 100 mg/kg.')
+    const item = await db().inboxItem.findFirstOrThrow({ where: { userId: t.users.program_lead.id, kind: 'decision', twinId: twin.id } })
+    expect(item).toMatchObject({ status: 'open', programId: t.program.id, title: expect.stringContaining('Hand-off pre-read') })
+    expect(await db().inboxItem.count({ where: { organizationId: t.organization.id, userId: { not: t.users.program_lead.id }, twinId: twin.id } })).toBe(0)
+  })
+
+  it('names a linked record outside its toolset by id without reading it, and still files the pre-read with no denial', async () => {
+    const t = await createTenant(db(), 'Handoff duty evidence')
+    await using _worker = await startTestWorker(stack.db)
+    await handoffDutyTwin(t, 'program_lead')
+    const findingId = await record(t, 'Liver weight up (unread)')
+    const sent = await as(t, 'scientist', CREATE, { programId: t.program.id, input: input(findingId, { toPersonaKey: 'program_lead' }) })
+    const handoffId = sent.body.data.createHandoff.handoff.id as string
+    const runId = (await as(t, 'program_lead', ACCEPT, { id: handoffId })).body.data.acceptHandoff.acceptance.runId as string
+    const run = await waitForRun(db(), runId, ['succeeded', 'failed'], 60_000)
+    expect(run).toMatchObject({ status: 'succeeded', outcome: expect.objectContaining({ proposals_filed: 1, denied: 0, refused: 0 }) })
+    const tools = (await db().toolCall.findMany({ where: { runId } })).map((c) => c.tool)
+    expect(tools.some((x) => x.startsWith('evidence.'))).toBe(false)
+    const [proposal] = await preReadsOf(runId)
+    expect(proposal).toMatchObject({ title: `Hand-off pre-read: review of program_record ${findingId}`, basis: [] })
+    expect(proposal.change.body).not.toContain('Liver weight up')
   })
 })
 

@@ -37,7 +37,7 @@ const proposalsOf = async (runId: string) => (await db().runInterrupt.findMany({
 describe('the deterministic harness', () => {
   it("is the registry's 'deterministic' harness, and every template names who may hold it", () => {
     expect(getHarness('deterministic')).toBe(deterministicHarness)
-    expect(Object.keys(DUTY_TEMPLATES).sort()).toEqual(['blocker_scan', 'pre_read', 'qa_assertion_audit', 'qa_check_triage', 'qa_deviation_followup', 'qa_oos_intake', 'sar_refresh', 'study_gate_check', 'twin_literature_watch'])
+    expect(Object.keys(DUTY_TEMPLATES).sort()).toEqual(['blocker_scan', 'pre_read', 'qa_assertion_audit', 'qa_check_triage', 'qa_deviation_followup', 'qa_oos_intake', 'sar_refresh', 'study_gate_check', 'twin_handoff', 'twin_literature_watch'])
     expect(QA_TEMPLATES.every((k) => DUTY_TEMPLATES[k].kind === 'persona')).toBe(true)
     expect(dutyAvailableTo('sar_refresh', 'scientist')).toBe(true)
     expect(dutyAvailableTo('blocker_scan', 'viewer')).toBe(false)

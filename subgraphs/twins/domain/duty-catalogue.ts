@@ -32,6 +32,10 @@ registerDuty({ key: 'study_gate_check', personas: ['scientist', 'program_owner',
 // The seeded capability console.twin_literature_watch: those who may search the literature (evidence.literature.search).
 registerDuty({ key: 'twin_literature_watch', personas: ['program_owner', 'program_lead', 'scientist'], description: 'Searches the open literature for open hypotheses and questions and proposes findings citing what it found.' })
 
+// The seeded capability console.twin_handoff: a hand-off run carries console and plans tools only, and its pre-read is
+// a plans.reports proposal, so those who may file reports (plans.reports.manage) may hold it.
+registerDuty({ key: 'twin_handoff', personas: ['program_owner', 'program_lead', 'scientist'], description: 'On an accepted hand-off: reads it and the linked record it may read, and proposes a pre-read citing them.' })
+
 export function dutyTemplate(key: string): DutyTemplate | undefined {
   return duties.get(key)
 }

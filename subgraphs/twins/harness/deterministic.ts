@@ -38,6 +38,7 @@ export const deterministicHarness: Harness = {
         client.nextTurn()
         const d = new DutyRun(client, duty, backpressure, today)
         d.memoryBrief = memory?.brief ?? null
+        d.target = rc.run.targetId ?? null
         try { await template.run(d) } finally { duties[duty] = d.report }
       }
     } catch (e) {

@@ -19,6 +19,8 @@ export class DutyRun {
   readonly report: DutyReport = { proposals_filed: 0, duplicates: 0, denied: 0, refused: 0, skills_run: 0, skipped: 0, proposal_ids: [] }
   /** The run's memory brief from memory.recall (data, never instructions); null when the run has none. */
   memoryBrief: string | null = null
+  /** What the run was started about (agent_runs.target_id): the accepted hand-off of a twin_handoff run; else null. */
+  target: string | null = null
   constructor(
     readonly client: ToolClient,
     readonly duty: string,
@@ -346,9 +348,56 @@ const literatureWatch: DutyTemplate = {
   },
 }
 
+type HandoffRow = { id: string; kind: string; status: string; toPersonaKey: string; linkedType: string; linkedId: string; createdAt: string; decidedAt: string | null }
+
+/**
+ * twin_handoff (the seeded capability console.twin_handoff): the run an accepted hand-off starts for the recipient's
+ * twin. It reads the hand-off through console.list_handoffs (ids, kind, persona, link; never the message) and looks
+ * for the linked record among the plans reads of its toolset (a hand-off run carries console and plans only), then
+ * proposes a pre-read report for its person citing what it read (the hand-off id, the record as basis). A linked record
+ * outside the toolset is named by id and never read: the template calls no tool the run does not list, so nothing is
+ * denied and nothing is read that the person may not read (every call is checked against live permissions anyway).
+ */
+const handoffPreRead: DutyTemplate = {
+  key: 'twin_handoff', kind: 'persona',
+  reads: ['console.list_handoffs', 'plans.list_experiments', 'plans.list_plans', 'plans.list_protocols', 'plans.list_reports'],
+  files: ['plans.propose_report'],
+  description: 'Hand-off pre-read: reads the accepted hand-off and the linked record it may read, and proposes a pre-read report citing them.',
+  async run(d) {
+    if (!d.target || !d.client.has('console.list_handoffs')) return
+    const listed = await d.client.call<{ handoffs: HandoffRow[] }>('console.list_handoffs', { status: 'accepted', first: 100 }, { duty: d.duty })
+    if (!listed.ok) { if (listed.error.code === 'harness_denied') d.report.denied++; else d.report.refused++; return }
+    const h = listed.value.handoffs.find((x) => x.id === d.target)
+    if (!h) { d.report.skipped++; return } // no longer accepted (completed or withdrawn since): nothing to prepare
+    // The linked record, if a plans read of this run lists it (reads the run does not carry are never attempted).
+    let linked: (Rec & { recordType: string }) | null = null
+    const reports = d.client.has('plans.list_reports') ? await d.records('plans.list_reports') : []
+    if (h.linkedType === 'program_record') {
+      for (const tool of [...d.client.tools].filter((t) => t.startsWith('plans.list_')).sort()) {
+        const records = tool === 'plans.list_reports' ? reports : await d.records(tool, { first: 100 })
+        const hit = records.find((r) => r.id === h.linkedId)
+        if (hit) { linked = { ...hit, recordType: `plans.${tool.slice('plans.list_'.length)}` }; break }
+      }
+    }
+    const title = `Hand-off pre-read: ${h.kind} of ${linked ? linked.title : `${h.linkedType} ${h.linkedId}`}`.slice(0, 300)
+    if (titled(reports, title)) return
+    const read = linked
+      ? `Linked record: ${linked.title} (${linked.recordType}, ${linked.status}, version ${linked.version}; record ${linked.id}).\n\n${linked.body ? `${linked.body}\n` : ''}`
+      : `Linked ${h.linkedType} ${h.linkedId}: not readable in a hand-off run (its toolset reads plans records only); open it from the hand-off.\n`
+    await d.propose('plans.propose_report', {
+      change: {
+        kind: 'create', title, fields: { report_kind: 'summary' },
+        body: `Hand-off ${h.id} (${h.kind}, to ${h.toPersonaKey}), accepted ${h.decidedAt ?? ''}.\n\n${read}\nRead: console.list_handoffs${linked ? `, plans.list_${linked.recordType.slice('plans.'.length)}` : ''}. Agent-generated pre-read; you decide what to do with the hand-off.`,
+      },
+      basisRecordIds: linked ? [linked.id] : [],
+      draft: `You accepted a ${h.kind} hand-off (${h.id}). What it links${linked ? `: '${linked.title}' (${linked.status})` : ' is not readable in this run'}.`,
+    })
+  },
+}
+
 /** Every duty template by key. */
 export const DUTY_TEMPLATES: Readonly<Record<string, DutyTemplate>> = Object.freeze(Object.fromEntries(
-  [blockerScan, preRead, qaCheckTriage, qaDeviationFollowup, qaOosIntake, qaAssertionAudit, sarRefresh, studyGateCheck, literatureWatch].map((t) => [t.key, t]),
+  [blockerScan, preRead, qaCheckTriage, qaDeviationFollowup, qaOosIntake, qaAssertionAudit, sarRefresh, studyGateCheck, literatureWatch, handoffPreRead].map((t) => [t.key, t]),
 ))
 
 /** The four QA templates (persona templates of the quality reviewer). */
