@@ -1,5 +1,5 @@
 // Offline Prisma migrations: drives the schema engine's wasm build through @prisma/adapter-pg (no native binary).
-//   npm run migrate -- dev <name>   create prisma/migrations/<ts>_<name>/migration.sql (via a shadow DB) and apply it
+//   npm run migrate -- dev <name>   create prisma/migrations/<ts>_<name>/migration.sql (diff via a shadow DB) and apply it
 //   npm run migrate -- create <name>  create only
 //   npm run migrate -- deploy       apply pending migrations (recorded in _prisma_migrations, as Prisma does)
 //   npm run migrate -- diff         print the SQL that would take the migrations to schema.prisma (empty = no drift)
@@ -86,11 +86,16 @@ class PgMigrateFactory extends PrismaPg {
     const shadow = await new PrismaPg({ ...this.cfg, database }).connect()
     patchWholeScripts(shadow)
     const close = shadow.dispose.bind(shadow)
-    shadow.dispose = async () => {
-      await close()
-      await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)
-      await admin.end()
-    }
+    let dropped: Promise<void> | undefined
+    // Idempotent: the engine disposes the shadow adapter on some paths only (not after devDiagnostic or a
+    // failed replay), so withEngine disposes every adapter it opened as well: no prisma_shadow_* is left behind.
+    shadow.dispose = () => dropped ??= (async () => {
+      if (process.env.DEBUG_SCHEMA_ENGINE) console.error('[migrate] dropping shadow database', database)
+      await close().catch(() => {})
+      try { await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`) } finally { await admin.end() }
+    })()
+    if (process.env.DEBUG_SCHEMA_ENGINE) console.error('[migrate] created shadow database', database)
+    this.opened.push(shadow)
     return shadow
   }
 }
