@@ -1,5 +1,5 @@
 // Offline Prisma migrations: drives the schema engine's wasm build through @prisma/adapter-pg (no native binary).
-//   npm run migrate -- dev <name>   create prisma/migrations/<ts>_<name>/migration.sql (via a shadow DB) and apply it
+//   npm run migrate -- dev <name>   create prisma/migrations/<ts>_<name>/migration.sql (diff via a shadow DB) and apply it
 //   npm run migrate -- create <name>  create only
 //   npm run migrate -- deploy       apply pending migrations (recorded in _prisma_migrations, as Prisma does)
 //   npm run migrate -- diff         print the SQL that would take the migrations to schema.prisma (empty = no drift)
@@ -18,6 +18,10 @@ import * as runtime from '@prisma/schema-engine-wasm/schema_engine_bg'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const SCHEMA = path.join(ROOT, 'prisma/schema.prisma')
 const MIGRATIONS = path.join(ROOT, 'prisma/migrations')
+
+/** Which schema and migrations folder a command works on; the project's own unless a test passes scratch copies. */
+export interface MigrationPaths { schema: string; migrations: string }
+const PROJECT: MigrationPaths = { schema: SCHEMA, migrations: MIGRATIONS }
 const filters = { externalTables: [], externalEnums: [] }
 
 function pgConfig(url: string) {
@@ -82,11 +86,16 @@ class PgMigrateFactory extends PrismaPg {
     const shadow = await new PrismaPg({ ...this.cfg, database }).connect()
     patchWholeScripts(shadow)
     const close = shadow.dispose.bind(shadow)
-    shadow.dispose = async () => {
-      await close()
-      await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)
-      await admin.end()
-    }
+    let dropped: Promise<void> | undefined
+    // Idempotent: the engine disposes the shadow adapter on some paths only (not after devDiagnostic or a
+    // failed replay), so withEngine disposes every adapter it opened as well: no prisma_shadow_* is left behind.
+    shadow.dispose = () => dropped ??= (async () => {
+      if (process.env.DEBUG_SCHEMA_ENGINE) console.error('[migrate] dropping shadow database', database)
+      await close().catch(() => {})
+      try { await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`) } finally { await admin.end() }
+    })()
+    if (process.env.DEBUG_SCHEMA_ENGINE) console.error('[migrate] created shadow database', database)
+    this.opened.push(shadow)
     return shadow
   }
 }
@@ -112,24 +121,25 @@ async function loadEngine(url: string, schemaFiles: { path: string; content: str
   return { engine, factory }
 }
 
-async function listMigrations() {
+async function listMigrations(dir: string) {
   const lockfile = {
     path: 'migration_lock.toml',
-    content: await fs.readFile(path.join(MIGRATIONS, 'migration_lock.toml'), 'utf8').catch(() => null),
+    content: await fs.readFile(path.join(dir, 'migration_lock.toml'), 'utf8').catch(() => null),
   }
-  const dirs = (await fs.readdir(MIGRATIONS, { withFileTypes: true }).catch(() => []))
+  const dirs = (await fs.readdir(dir, { withFileTypes: true }).catch(() => []))
     .filter((e) => e.isDirectory()).map((e) => e.name).sort((a, b) => a.localeCompare(b))
   const migrationDirectories = []
-  for (const dir of dirs) {
-    const content = await fs.readFile(path.join(MIGRATIONS, dir, 'migration.sql'), 'utf8')
+  for (const name of dirs) {
+    const content = await fs.readFile(path.join(dir, name, 'migration.sql'), 'utf8')
       .then((value) => ({ tag: 'ok', value }), (err) => ({ tag: 'error', value: err.message }))
-    migrationDirectories.push({ path: dir, migrationFile: { path: 'migration.sql', content } })
+    migrationDirectories.push({ path: name, migrationFile: { path: 'migration.sql', content } })
   }
-  return { baseDir: MIGRATIONS, lockfile, migrationDirectories, shadowDbInitScript: '' }
+  return { baseDir: dir, lockfile, migrationDirectories, shadowDbInitScript: '' }
 }
 
-async function withEngine<T>(url: string, fn: (engine: any, files: { path: string; content: string }[]) => Promise<T>) {
-  const files = [{ path: SCHEMA, content: await fs.readFile(SCHEMA, 'utf8') }]
+async function withEngine<T>(url: string, paths: MigrationPaths,
+  fn: (engine: any, files: { path: string; content: string }[]) => Promise<T>) {
+  const files = [{ path: paths.schema, content: await fs.readFile(paths.schema, 'utf8') }]
   const { engine, factory } = await loadEngine(url, files)
   try {
     return await fn(engine, files)
@@ -140,38 +150,61 @@ async function withEngine<T>(url: string, fn: (engine: any, files: { path: strin
 }
 
 /** Applies pending migrations; returns the names applied. */
-export function deployMigrations(url: string): Promise<string[]> {
-  return withEngine(url, async (engine) => {
-    const res = await engine.applyMigrations({ migrationsList: await listMigrations(), filters })
+export function deployMigrations(url: string, paths: MigrationPaths = PROJECT): Promise<string[]> {
+  return withEngine(url, paths, async (engine) => {
+    const res = await engine.applyMigrations({ migrationsList: await listMigrations(paths.migrations), filters })
     return res.appliedMigrationNames as string[]
   })
 }
 
 /** SQL that would bring the committed migrations to schema.prisma; empty when they agree. */
-export function diffMigrationsToSchema(url: string): Promise<string> {
-  return withEngine(url, async (engine, files) => {
-    const res = await engine.diff({
-      from: { tag: 'migrations', ...(await listMigrations()) },
-      to: { tag: 'schemaDatamodel', files }, script: true, exitCode: null, filters,
-    })
-    return (res.stdout ?? '') as string
-  })
+export function diffMigrationsToSchema(url: string, paths: MigrationPaths = PROJECT): Promise<string> {
+  return withEngine(url, paths, async (engine, files) => diffScript(engine, files, await listMigrations(paths.migrations)))
 }
 
-export function createMigration(url: string, name: string, draft: boolean): Promise<string | null> {
-  return withEngine(url, async (engine, files) => {
-    const migrationsList = await listMigrations()
-    // The wasm engine cannot open a shadow DB itself: devDiagnostic replays the history on
-    // connectToShadowDb() and caches the resulting schema, which createMigration then reuses.
+/** The history is replayed into a shadow database from PgMigrateFactory.connectToShadowDb (created, then dropped). */
+async function diffScript(engine: any, files: { path: string; content: string }[], migrationsList: unknown): Promise<string> {
+  const res = await engine.diff({
+    from: { tag: 'migrations', ...(migrationsList as object) },
+    to: { tag: 'schemaDatamodel', files }, script: true, exitCode: null, filters,
+  })
+  return (res.stdout ?? '') as string
+}
+
+/** Prisma's folder name: the UTC time to the second, then the name. */
+function migrationFolderName(name: string, existing: string[]): string {
+  const slug = name.trim().toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 200) || 'migration'
+  let at = Date.now()
+  const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:T]/g, '').slice(0, 14)
+  // Two migrations in one second (or a clock behind the last folder) would sort wrongly or collide: step forward.
+  while (existing.some((d) => d.slice(0, 14) >= stamp(at))) at += 1000
+  return `${stamp(at)}_${slug}`
+}
+
+const isEmptyScript = (sql: string) => !sql.split('\n').some((l) => l.trim() && !l.trim().startsWith('--'))
+
+/**
+ * Writes <migrations>/<timestamp>_<name>/migration.sql with the SQL from the committed history to the schema.
+ * Not the engine's createMigration: the wasm build (7.10.0) never asks the adapter factory for a shadow database
+ * there and fails with "PostgreSQL shadow DB must be provided through an external factory" whenever the history
+ * is not empty (devDiagnostic does not leave a cached shadow schema behind, whatever the reference script assumed).
+ * diff from the migrations does go through connectToShadowDb, and its script is what createMigration would write.
+ * Returns null when there is nothing to write (a draft is written even when empty, as `prisma migrate dev --create-only`).
+ */
+export function createMigration(url: string, name: string, draft: boolean, paths: MigrationPaths = PROJECT): Promise<string | null> {
+  return withEngine(url, paths, async (engine, files) => {
+    const migrationsList = await listMigrations(paths.migrations)
+    // Refuses a database whose applied history differs from the folder (edited or missing migrations), as Prisma does.
     const diag = await engine.devDiagnostic({ migrationsList, filters })
     if (diag.action.tag !== 'createMigration') throw new Error('migration history needs a reset: ' + JSON.stringify(diag.action))
-    const out = await engine.createMigration({ draft, migrationName: name, migrationsList, schema: { files }, filters })
-    if (out.migrationScript === null) return null
-    await fs.mkdir(path.join(MIGRATIONS, out.generatedMigrationName), { recursive: true })
-    await fs.writeFile(path.join(MIGRATIONS, out.generatedMigrationName, `migration.${out.extension}`), out.migrationScript)
-    await fs.writeFile(path.join(MIGRATIONS, 'migration_lock.toml'), '# Please do not edit this file manually\n' +
-      `# It should be added in your version-control system (e.g., Git)\nprovider = "${out.connectorType}"\n`)
-    return out.generatedMigrationName as string
+    const script = await diffScript(engine, files, migrationsList)
+    if (isEmptyScript(script) && !draft) return null
+    const folder = migrationFolderName(name, migrationsList.migrationDirectories.map((d) => d.path))
+    await fs.mkdir(path.join(paths.migrations, folder), { recursive: true })
+    await fs.writeFile(path.join(paths.migrations, folder, 'migration.sql'), script)
+    await fs.writeFile(path.join(paths.migrations, 'migration_lock.toml'), '# Please do not edit this file manually\n' +
+      '# It should be added in your version-control system (e.g., Git)\nprovider = "postgresql"\n')
+    return folder
   })
 }
 
@@ -186,8 +219,8 @@ async function cli(cmd = 'deploy', name = 'migration') {
     if (cmd === 'dev' || cmd === 'deploy') console.log('Applied:', await deployMigrations(db.url))
     if (cmd === 'diff') process.stdout.write(await diffMigrationsToSchema(db.url))
     if (cmd === 'status') {
-      const res = await withEngine(db.url, async (engine) => engine.diagnoseMigrationHistory({
-        migrationsList: await listMigrations(), optInToShadowDatabase: false, filters }))
+      const res = await withEngine(db.url, PROJECT, async (engine) => engine.diagnoseMigrationHistory({
+        migrationsList: await listMigrations(MIGRATIONS), optInToShadowDatabase: false, filters }))
       console.log(JSON.stringify(res, null, 2))
     }
   } finally {
