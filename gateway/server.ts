@@ -28,6 +28,7 @@ import { readSupergraph, SUBGRAPH_NAMES, type SubgraphName } from './supergraph'
 import { forwardToConnectors } from './rest-edge'
 import { postJson } from './subgraph-http'
 import { inboxRestRoutes } from './inbox-routes'
+import { outageGuard, outagePlugin } from './outage'
 import { checkDocumentSize, checkInputSize, edgeValidationRules, formatEdgeError, LIMITS, parseLimited, EDGE_CODES, type EdgeMode } from './edge-limits'
 
 export { LIMITS } from './edge-limits'
@@ -90,7 +91,7 @@ async function sendRequest(this: RemoteGraphQLDataSource, request: any): Promise
 Object.assign(InternalTokenDataSource.prototype, { sendRequest })
 
 export async function createGateway(opts: GatewayOptions) {
-  const identityPool = opts.databaseUrl ? new pg.Pool({ connectionString: opts.databaseUrl, max: 4 }) : undefined
+  const identityPool = opts.databaseUrl ? new pg.Pool({ connectionString: opts.databaseUrl, max: 4, connectionTimeoutMillis: 5_000 }) : undefined
   identityPool?.on('error', (error) => log.warn('gateway.identity_pool_error', { error }))
   const identities = new IdentityResolver(opts.db, identityPool)
   const production = Boolean(opts.production)
@@ -224,6 +225,7 @@ export async function createGateway(opts: GatewayOptions) {
     allowBatchedHttpRequests: false,
     plugins: [
       { async requestDidStart() { return { async didResolveOperation({ document, request }) { checkInputSize(document, request.variables, mode) } } } },
+      outagePlugin, // database gone: 503 with Retry-After
       ApolloServerPluginLandingPageDisabled(), // the default landing page loads from a CDN; GraphiQL is served locally
       ApolloServerPluginDrainHttpServer({ httpServer }),
       { async serverWillStart() { return { async drainServer() { await wsCleanup.dispose() } } } },
@@ -257,7 +259,7 @@ export async function createGateway(opts: GatewayOptions) {
     }
     next()
   }, expressMiddleware(apollo, {
-    context: async ({ req }) => ({ identity: await identities.resolve(req.headers.authorization) }),
+    context: outageGuard(async ({ req }) => ({ identity: await identities.resolve(req.headers.authorization) })),
   }))
   // Body-size and JSON errors from express.json: a GraphQL-shaped answer, no stack trace.
   app.use((err: any, _req: express.Request, res: express.Response, next: express.NextFunction) => {

@@ -13,6 +13,7 @@ import { INTERNAL_HEADER } from '../../core/auth'
 import type { Db } from '../../core/db'
 import { SessionCache } from '../../core/session-cache'
 import { log } from '../../core/log'
+import { formattedServiceUnavailable, isDatabaseUnavailable, serviceUnavailable } from '../../core/db-outage'
 import { env } from '../../core/env'
 import { createContext, type GraphQLContext } from './context'
 import { SUBGRAPH_KEEP_ALIVE_MS } from '../../gateway/subgraph-http'
@@ -36,6 +37,7 @@ export function maskUnexpected(formatted: { message: string; extensions?: Record
   // masked (and logged, with the same reference) by the subgraph that failed: the gateway passes it on as it is
   const maskedUpstream = code === 'INTERNAL_SERVER_ERROR' && typeof formatted.extensions?.errorId === 'string'
   if (deliberate || maskedUpstream) return formatted
+  if (isDatabaseUnavailable(original)) return formattedServiceUnavailable() // an outage, not a fault: the gateway answers 503
   const errorId = randomUUID()
   log.error('graphql.unexpected_error', { errorId, error: original })
   return { message: `Unexpected error (reference ${errorId}).`, extensions: { code: 'INTERNAL_SERVER_ERROR', errorId } }
@@ -117,6 +119,7 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
         context: async ({ req }) => {
           const rid = req.header('x-request-id')
           return contextFor(db, sessions, req.header(INTERNAL_HEADER), rid && REQUEST_ID.test(rid) ? rid : undefined)
+            .catch((e) => { throw isDatabaseUnavailable(e) ? serviceUnavailable() : e })
         },
       }))
       await new Promise<void>((resolve, reject) => {
