@@ -23,8 +23,3 @@ if (process.argv.includes('--once')) {
 }
 const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })
 const stop = async () => { await worker.stop(); await db.$disconnect(); await database.stop(); process.exit(0) }
-// A runner that gave up (graphile-worker could not record completions through a long outage) exits non-zero so the
-// supervisor starts a fresh one; a short outage is ridden out (its connections retry with back-off).
-worker.promise.catch((error) => { console.error(JSON.stringify({ t: new Date().toISOString(), level: 'error', event: 'worker.runner_failed', message: String(error) })); process.exit(1) })
-process.on('SIGINT', () => void stop())
-process.on('SIGTERM', () => void stop())
