@@ -3,7 +3,7 @@ import SchemaBuilder, { type InterfaceRef, type ObjectRef } from '@pothos/core'
 import DirectivePlugin from '@pothos/plugin-directives'
 import ErrorsPlugin from '@pothos/plugin-errors'
 import FederationPlugin from '@pothos/plugin-federation'
-import { GraphQLScalarType, Kind } from 'graphql'
+import { GraphQLScalarType, Kind, type GraphQLResolveInfo } from 'graphql'
 import type { Organization, Program, User } from '../../generated/prisma/client'
 import { CORE_ERROR_CLASSES, DomainError, ERROR_CATALOGUE, type ErrorClass, type InputIssue } from '../../core/errors'
 import type { ErrorDataField, ErrorSpec } from '../../core/errors/catalogue'
@@ -160,6 +160,28 @@ export function defineCoreEntities(builder: Builder) {
 /** Key-only references for subgraphs that add fields to an entity without reading its core fields. */
 export function referenceEntity(builder: Builder, name: 'Program' | 'User' | 'Organization') {
   const ref = builder.objectRef<{ id: string }>(name).implement({ fields: (t) => ({ id: t.exposeID('id') }) })
+  builder.asEntity(ref, { key: builder.selection<{ id: string }>('id'), resolveReference: (r) => ({ id: r.id }) })
+  return ref
+}
+
+/**
+ * A key-only Program reference that also answers the core `name` and `slug` (shareable, from the request's program
+ * loader: one query for every program of the answer). A subgraph that lists items with `program { name slug }` (the
+ * inbox) then answers them itself instead of sending the gateway to another subgraph for an entity fetch (issue 20).
+ */
+export function programReferenceWithNames(builder: Builder) {
+  // A subscription's context lives as long as its socket: each event reads the program afresh (a rename shows).
+  const program = (ref: { id: string }, ctx: GraphQLContext, info: GraphQLResolveInfo) => {
+    if (info.operation.operation === 'subscription') ctx.loaders.program.clear(ref.id)
+    return ctx.loaders.program.load(ref.id)
+  }
+  const ref = builder.objectRef<{ id: string }>('Program').implement({
+    fields: (t) => ({
+      id: t.exposeID('id'),
+      slug: t.string({ shareable: true, resolve: async (p, _a, ctx, info) => (await program(p, ctx, info))?.slug ?? null }),
+      name: t.string({ shareable: true, resolve: async (p, _a, ctx, info) => (await program(p, ctx, info))?.name ?? null }),
+    }),
+  })
   builder.asEntity(ref, { key: builder.selection<{ id: string }>('id'), resolveReference: (r) => ({ id: r.id }) })
   return ref
 }

@@ -1,22 +1,26 @@
-// Owns a subgraph's HTTP + graphql-ws server: refuses anything without the gateway's internal token.
+// Owns a subgraph's HTTP + graphql-ws server: refuses anything without the gateway's internal token. /graphql over HTTP
+// is served by graphql-js directly (./graphql-http.ts); every other route (health, the webhook and inbox-link routes
+// the subgraphs mount on `app`) goes to Express.
 import http from 'node:http'
 import { randomUUID } from 'node:crypto'
 import express from 'express'
 import { WebSocketServer } from 'ws'
 import { useServer } from 'graphql-ws/use/ws'
-import { ApolloServer } from '@apollo/server'
-import { expressMiddleware } from '@as-integrations/express5'
-import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer'
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled'
 import { GraphQLError, parse, validate, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql'
 import { INTERNAL_HEADER } from '../../core/auth'
 import type { Db } from '../../core/db'
 import { SessionCache } from '../../core/session-cache'
 import { log } from '../../core/log'
-import { formattedServiceUnavailable, isDatabaseUnavailable, serviceUnavailable } from '../../core/db-outage'
+import { isDatabaseUnavailable, serviceUnavailable } from '../../core/db-outage'
+import { requestIdFrom, withRequestId } from '../../core/request-context'
+import { enableDefaultMetrics, httpMetrics, metricsHandler } from '../../core/metrics'
 import { env } from '../../core/env'
 import { createContext, type GraphQLContext } from './context'
+import { createGraphQLHandler } from './graphql-http'
+import { maskUnexpected } from './errors'
 import { SUBGRAPH_KEEP_ALIVE_MS } from '../../gateway/subgraph-http'
+
+export { maskUnexpected } from './errors'
 
 export interface SubgraphServer {
   name: string
@@ -29,19 +33,8 @@ export interface SubgraphServer {
   close(): Promise<void>
 }
 
-/** Masks anything that is not a deliberate GraphQL error; the original is logged with the request id. */
-export function maskUnexpected(formatted: { message: string; extensions?: Record<string, unknown> }, error: unknown) {
-  const original = error instanceof GraphQLError ? error.originalError : error
-  const code = formatted.extensions?.code
-  const deliberate = !original || original instanceof GraphQLError || (code && code !== 'INTERNAL_SERVER_ERROR')
-  // masked (and logged, with the same reference) by the subgraph that failed: the gateway passes it on as it is
-  const maskedUpstream = code === 'INTERNAL_SERVER_ERROR' && typeof formatted.extensions?.errorId === 'string'
-  if (deliberate || maskedUpstream) return formatted
-  if (isDatabaseUnavailable(original)) return formattedServiceUnavailable() // an outage, not a fault: the gateway answers 503
-  const errorId = randomUUID()
-  log.error('graphql.unexpected_error', { errorId, error: original })
-  return { message: `Unexpected error (reference ${errorId}).`, extensions: { code: 'INTERNAL_SERVER_ERROR', errorId } }
-}
+/** How long close() lets requests in flight finish before it cuts their sockets. */
+const DRAIN_MS = 10_000
 
 const formatWsError = (e: GraphQLError): GraphQLFormattedError => maskUnexpected(e.toJSON(), e)
 
@@ -53,12 +46,35 @@ async function contextFor(db: Db, sessions: SessionCache, token: string | undefi
 
 const REQUEST_ID = /^[\w-]{1,64}$/
 
-export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema; db: Db }): SubgraphServer {
+export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema; db: Db; readiness?: () => Record<string, boolean> }): SubgraphServer {
   const { name, schema, db } = opts
+  enableDefaultMetrics(name)
+  const measure = httpMetrics(name)
   const sessions = new SessionCache(db)
   const app = express()
   app.disable('x-powered-by')
-  const httpServer = http.createServer(app)
+  const graphql = createGraphQLHandler<GraphQLContext>({
+    schema,
+    context: (req) => {
+      const rid = req.headers['x-request-id']
+      const token = req.headers[INTERNAL_HEADER]
+      return contextFor(db, sessions, typeof token === 'string' ? token : undefined, typeof rid === 'string' && REQUEST_ID.test(rid) ? rid : undefined)
+        .catch((e) => { throw isDatabaseUnavailable(e) ? serviceUnavailable() : e }) // database gone: 503, Retry-After
+    },
+    // Only the gateway reads these answers; it sends stack traces on only where a developer opted in.
+    stackTraces: () => env().NODE_ENV !== 'production' && env().GRAPHQL_STACK_TRACES,
+  })
+  let inFlight = 0
+  let drained: (() => void) | undefined
+  const httpServer = http.createServer((req, res) => {
+    const path = req.url === '/graphql' || req.url?.startsWith('/graphql?') ? '/graphql' : undefined
+    if (!path || (req.method !== 'POST' && req.method !== 'GET')) return app(req, res)
+    inFlight++
+    res.once('close', () => { if (--inFlight === 0) drained?.() })
+    // the gateway's request id follows into this request's log lines and the jobs it enqueues; one counter + histogram
+    measure(req, res, () => withRequestId(requestIdFrom(req.headers['x-request-id']), () =>
+      graphql.handle(req, res, (error) => log.error('subgraph.http_error', { subgraph: name, error }))))
+  })
   // The gateway keeps sockets to a subgraph open between requests: the subgraph must not close an idle one first (Node's
   // 5 s default), or a request sent on it as it closes fails with 'socket hang up' (seen after a few idle seconds). The
   // gateway closes its own idle sockets sooner (gateway/subgraph-http.ts).
@@ -95,33 +111,20 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
     onError: (_ctx, _id, _payload, errors) => errors.map(formatWsError) as never,
   }, wsServer)
 
-  const apollo = new ApolloServer<GraphQLContext>({
-    schema,
-    introspection: true, // only the gateway reaches a subgraph (internal token), and it needs the SDL
-    formatError: maskUnexpected,
-    // Only the gateway reads these answers; it sends stack traces on only where a developer opted in.
-    includeStacktraceInErrorResponses: env().NODE_ENV !== 'production' && env().GRAPHQL_STACK_TRACES,
-    plugins: [
-      ApolloServerPluginInlineTraceDisabled(), // no usage reporting: traces would only leak timings to callers
-      // No cache hints are set anywhere, and the plugin wraps every field resolver (a 50-item page: hundreds of calls)
-      ApolloServerPluginCacheControlDisabled(),
-      ApolloServerPluginDrainHttpServer({ httpServer }),
-      { async serverWillStart() { return { async drainServer() { await wsCleanup.dispose() } } } },
-    ],
-  })
-  let started: Promise<void> | undefined
+  let listening = false
   const server: SubgraphServer = {
     name, app, httpServer, url: '', sessions,
     async listen(port, host) {
-      await (started ??= apollo.start())
-      app.get('/healthz', (_req, res) => { res.json({ ok: true, subgraph: name }) })
-      app.use('/graphql', express.json({ limit: '1mb' }), expressMiddleware(apollo, {
-        context: async ({ req }) => {
-          const rid = req.header('x-request-id')
-          return contextFor(db, sessions, req.header(INTERNAL_HEADER), rid && REQUEST_ID.test(rid) ? rid : undefined)
-            .catch((e) => { throw isDatabaseUnavailable(e) ? serviceUnavailable() : e })
-        },
-      }))
+      if (!listening) {
+        app.get('/healthz', (_req, res) => { res.json({ ok: true, subgraph: name }) })
+        app.get('/readyz', async (_req, res) => {
+          const checks: Record<string, boolean> = { database: await db.$queryRaw`SELECT 1`.then(() => true, () => false), ...opts.readiness?.() }
+          const ok = Object.values(checks).every(Boolean)
+          res.status(ok ? 200 : 503).json({ ok, subgraph: name, checks })
+        })
+        app.get('/metrics', metricsHandler)
+      }
+      listening = true
       await new Promise<void>((resolve, reject) => {
         httpServer.once('error', reject)
         httpServer.listen(port, host, () => resolve())
@@ -132,9 +135,18 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
       return server.url
     },
     async close() {
-      await apollo.stop()
+      await wsCleanup.dispose()
+      const closed = new Promise<void>((r) => httpServer.close(() => r()))
+      httpServer.closeIdleConnections?.()
+      // requests in flight finish (up to DRAIN_MS), then every socket goes
+      if (inFlight > 0) {
+        await new Promise<void>((r) => {
+          const timer = setTimeout(r, DRAIN_MS)
+          drained = () => { clearTimeout(timer); r() }
+        })
+      }
       httpServer.closeAllConnections?.()
-      await new Promise<void>((r) => httpServer.close(() => r()))
+      await closed
     },
   }
   return server

@@ -14,7 +14,7 @@ export function createTwinsSubgraph(db: Db, listener: PgListener) {
   installTwinAuditHooks()
   const inboxEvents = new InboxEvents(db, listener)
   const twinRunEvents = new TwinRunEvents(db, listener)
-  const server = createSubgraphServer({ name: 'twins', schema: buildTwinsSchema({ inboxEvents, twinRunEvents }), db })
+  const server = createSubgraphServer({ name: 'twins', schema: buildTwinsSchema({ inboxEvents, twinRunEvents }), db, readiness: () => ({ listen: listener.connected }) })
   server.app.use(createInboxLinkRoutes(db))
   const close = server.close
   server.close = async () => { inboxEvents.close(); twinRunEvents.close(); await close() }

@@ -1,5 +1,5 @@
-// Twins subgraph schema: composes the inbox (inbox.ts), proposals and decisions (decisions.ts), skills (skills.ts) and kinds (kinds.ts) over key-only Program and User references.
-import { createBuilder, referenceEntity } from '../../shared/builder'
+// Twins subgraph schema: composes the inbox (inbox.ts), proposals and decisions (decisions.ts), skills (skills.ts) and kinds (kinds.ts) over key-only Program (plus its name and slug) and User references.
+import { createBuilder, programReferenceWithNames, referenceEntity } from '../../shared/builder'
 import type { InboxEvents } from '../domain/inbox-events'
 import { addDecisions } from './decisions'
 import { addInbox } from './inbox'
@@ -11,7 +11,8 @@ import type { TwinRunEvents } from '../domain/twin-run-events'
 export type TwinsRefs = ReturnType<typeof references>
 
 function references(builder: ReturnType<typeof createBuilder>) {
-  return { ProgramRef: referenceEntity(builder, 'Program'), UserRef: referenceEntity(builder, 'User') }
+  // Program answers name and slug here too: the inbox's `program { name slug }` needs no other subgraph
+  return { ProgramRef: programReferenceWithNames(builder), UserRef: referenceEntity(builder, 'User') }
 }
 
 export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents: TwinRunEvents }) {

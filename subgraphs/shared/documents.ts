@@ -1,0 +1,51 @@
+// Owns turning a document string into an executable document for one schema: parsed and validated once, then served
+// from a bounded LRU keyed by the exact string (the gateway sends the same few query-plan fetches over and over).
+import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql'
+
+export type Prepared = { document: DocumentNode; errors?: undefined } | { document?: undefined; errors: readonly GraphQLError[] }
+
+const MAX_ENTRIES = 1_000
+/** Longer documents are prepared every time rather than held (a bound on what the cache can keep). */
+const MAX_CACHED_LENGTH = 64 * 1024
+
+export class DocumentCache {
+  private readonly entries = new Map<string, Prepared>()
+  hits = 0
+  misses = 0
+
+  constructor(private readonly schema: GraphQLSchema, private readonly maxEntries = MAX_ENTRIES) {}
+
+  /** The document, or the parse / validation errors Apollo Server answered with (GRAPHQL_PARSE_FAILED, _VALIDATION_FAILED). */
+  prepare(source: string): Prepared {
+    const hit = this.entries.get(source)
+    if (hit) {
+      this.hits++
+      // least recently used goes first: re-inserting moves the entry to the end of the Map's order
+      this.entries.delete(source)
+      this.entries.set(source, hit)
+      return hit
+    }
+    this.misses++
+    const prepared = this.build(source)
+    if (source.length <= MAX_CACHED_LENGTH) {
+      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string)
+      this.entries.set(source, prepared)
+    }
+    return prepared
+  }
+
+  private build(source: string): Prepared {
+    let document: DocumentNode
+    try {
+      document = parse(source)
+    } catch (e) {
+      const err = e as GraphQLError
+      return { errors: [new GraphQLError(err.message, { source: err.source, positions: err.positions, extensions: { code: 'GRAPHQL_PARSE_FAILED', http: { status: 400 } } })] }
+    }
+    const errors = validate(this.schema, document)
+    if (errors.length) {
+      return { errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } })) }
+    }
+    return { document }
+  }
+}
