@@ -6,6 +6,7 @@ import { parseEnv, setEnv, EnvError } from '../core/env'
 import { resolveDatabaseUrl } from '../core/postgres'
 import { createPrisma } from '../core/db'
 import { createTaskList, migrateWorkerSchema, startWorker } from './worker'
+import { startWorkerProbes } from './probes'
 
 let e
 try { e = parseEnv() } catch (err) { console.error((err as EnvError).message); process.exit(1) }
@@ -22,4 +23,6 @@ if (process.argv.includes('--once')) {
   process.exit(0)
 }
 const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })
-const stop = async () => { await worker.stop(); await db.$disconnect(); await database.stop(); process.exit(0) }
+// Probes and metrics for the worker (it serves no API): /healthz, /readyz (database), /metrics on WORKER_METRICS_PORT.
+const probes = process.env.WORKER_METRICS_PORT ? await startWorkerProbes(Number(process.env.WORKER_METRICS_PORT), db) : undefined
+const stop = async () => { probes?.close(); await worker.stop(); await db.$disconnect(); await database.stop(); process.exit(0) }
