@@ -5,6 +5,7 @@ import { runOnce } from 'graphile-worker'
 import { parseEnv, setEnv, EnvError } from '../core/env'
 import { resolveDatabaseUrl } from '../core/postgres'
 import { createPrisma } from '../core/db'
+import { log } from '../core/log'
 import { createTaskList, migrateWorkerSchema, startWorker } from './worker'
 import { startWorkerProbes } from './probes'
 
@@ -22,6 +23,9 @@ if (process.argv.includes('--once')) {
   await database.stop()
   process.exit(0)
 }
+// graphile-worker's local queue can reject outside any caller while the database is gone (returning queued jobs):
+// logged, not fatal. The runner it belonged to ends and is replaced once the database answers (jobs/worker.ts).
+process.on('unhandledRejection', (error) => { log.error('worker.unhandled_rejection', { error }) })
 const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })
 // Probes and metrics for the worker (it serves no API): /healthz, /readyz (database), /metrics on WORKER_METRICS_PORT.
 const probes = process.env.WORKER_METRICS_PORT ? await startWorkerProbes(Number(process.env.WORKER_METRICS_PORT), db) : undefined

@@ -89,3 +89,14 @@ export async function startRoundRobinProxy(targets: Target[], port = 0): Promise
     },
   }
 }
+
+// As its own process (the soak runs its balancers apart from its load generator): argv[2] is JSON
+// { name: [ports...] }; prints one JSON line { name: port } when every proxy listens, and runs until killed.
+if (process.argv[1]?.endsWith('soak-proxy.ts') && process.argv[2]) {
+  const config = JSON.parse(process.argv[2]) as Record<string, number[]>
+  const ports: Record<string, number> = {}
+  for (const [name, targets] of Object.entries(config)) {
+    ports[name] = (await startRoundRobinProxy(targets.map((port) => ({ host: '127.0.0.1', port })))).port
+  }
+  process.stdout.write(JSON.stringify(ports) + '\n')
+}
