@@ -23,6 +23,7 @@ import { parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys, signInternalToken, INTERNAL_HEADER } from '../core/auth'
 import { freePort } from '../core/postgres'
 import { fileInboxItem } from '../subgraphs/twins/domain/inbox'
+import { readSessionStamp } from '../core/session'
 import { addMember, createProgram, createTenant } from '../tests/helpers/factories'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
@@ -193,8 +194,11 @@ export async function benchThroughput(): Promise<void> {
 
     const bearer = { authorization: `Bearer ${await tenant.token('program_lead')}` }
     // A fresh internal token per run (they live 60 s); every request of a run carries it, as the gateway's would.
+    // It carries the person's session version like the gateway's token, so twins serves it from its session cache as it
+    // would a gateway request (without a version every request would load the session).
+    const sessionVersion = (await readSessionStamp(writer, lead.id))!.version
     const headersFor = async (q: QueryName) => q === 'direct'
-      ? { [INTERNAL_HEADER]: await signInternalToken({ userId: lead.id, organizationId: tenant.organization.id, requestId: 'bench' }) }
+      ? { [INTERNAL_HEADER]: await signInternalToken({ userId: lead.id, organizationId: tenant.organization.id, sessionVersion, requestId: 'bench' }) }
       : bearer
     const urlFor = (q: QueryName) => q === 'direct' ? twinsUrl : gatewayUrl
 

@@ -1,6 +1,7 @@
 // Owns database access: the Prisma client, and the one tenancy helper every domain query goes through.
 import { PrismaPg } from '@prisma/adapter-pg'
 import { PrismaClient, Prisma } from '../generated/prisma/client'
+import { registerHotReads } from './hot-reads'
 
 export { Prisma }
 export type Db = PrismaClient
@@ -8,7 +9,9 @@ export type Tx = Prisma.TransactionClient
 
 export function createPrisma(url: string, max = 10): PrismaClient {
   // connectionTimeoutMillis: an unreachable database fails a request within 5 s (answered 503), never hangs it
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max, connectionTimeoutMillis: 5_000 }) })
+  const client = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max, connectionTimeoutMillis: 5_000 }) })
+  registerHotReads(client, url) // core/hot-reads.ts: the request path's hottest reads skip Prisma's query compiler
+  return client
 }
 
 /** Models whose rows belong to one organisation (they carry organization_id). */

@@ -60,6 +60,20 @@ export async function keysetPage<A extends string, T extends { id: string } & { 
   return { edges, pageInfo: { endCursor: edges.at(-1)?.cursor ?? null, hasNextPage: rows.length > first } }
 }
 
+/**
+ * The keyset part of `q` as SQL for a hot read (core/hot-reads.ts): ` AND (position) ORDER BY ... LIMIT n`, its
+ * parameters (position, page size) numbered from `next`. `column` is the SQL name of the timestamp column `at`.
+ */
+export function keysetSql<A extends string>(q: KeysetQuery<A>, at: A, column: string, next: number): { sql: string; values: unknown[] } {
+  // the page size is a parameter too: one statement text per name (they are prepared per connection)
+  const position = q.where.OR?.[1] as ({ [K in A]: Date } & { id: { lt: string } }) | undefined
+  if (!position) return { sql: ` ORDER BY ${column} DESC, id DESC LIMIT $${next}::int`, values: [q.take] }
+  return {
+    sql: ` AND (${column} < $${next} OR (${column} = $${next} AND id < $${next + 1}::uuid)) ORDER BY ${column} DESC, id DESC LIMIT $${next + 2}::int`,
+    values: [position[at], position.id.lt, q.take],
+  }
+}
+
 /** The same page with its nodes replaced (e.g. rows joined with what the page shows), cursors unchanged. */
 export async function mapPage<T, U>(page: Page<T>, map: (nodes: T[]) => U[] | Promise<U[]>): Promise<Page<U>> {
   const nodes = await map(page.edges.map((e) => e.node))

@@ -17,6 +17,7 @@ import { enableDefaultMetrics, httpMetrics, metricsHandler } from '../../core/me
 import { env } from '../../core/env'
 import { createContext, type GraphQLContext } from './context'
 import { createGraphQLHandler } from './graphql-http'
+import type { DocumentCache } from './documents'
 import { maskUnexpected } from './errors'
 import { SUBGRAPH_KEEP_ALIVE_MS } from '../../gateway/subgraph-http'
 
@@ -29,6 +30,8 @@ export interface SubgraphServer {
   url: string
   /** Verified internal tokens and sessions of this process (reloaded when the person's session version moves). */
   sessions: SessionCache
+  /** Parsed and validated documents of this process (hits and misses are read by tests). */
+  documents: DocumentCache
   listen(port: number, host: string): Promise<string>
   close(): Promise<void>
 }
@@ -113,7 +116,7 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
 
   let listening = false
   const server: SubgraphServer = {
-    name, app, httpServer, url: '', sessions,
+    name, app, httpServer, url: '', sessions, documents: graphql.documents,
     async listen(port, host) {
       if (!listening) {
         app.get('/healthz', (_req, res) => { res.json({ ok: true, subgraph: name }) })

@@ -21,8 +21,9 @@ import { encryptSecrets } from './secrets'
 import { connectorRuntime } from './runtime'
 import { hookUrlFor } from './urls'
 import { readScopeRules } from './adapters/contract'
-import { keysetPage, type KeysetQuery, type Page, type PageArgs } from '../../shared/pagination'
-import { IdInput } from '../../../core/ids'
+import { keysetPage, keysetSql, type KeysetQuery, type Page, type PageArgs } from '../../shared/pagination'
+import { IdInput, isId } from '../../../core/ids'
+import { hotRows } from '../../../core/hot-reads'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
 
@@ -116,16 +117,22 @@ export async function listConnections(ctx: Ctx, programId: string, args: PageArg
  * of each program's page in a second; one program is one query, as listConnections alone.
  */
 export async function connectionPagesOf(ctx: Ctx, programIds: readonly string[], q: KeysetQuery<'createdAt'>): Promise<Connection[][]> {
-  if (programIds.length === 1) return [await ctx.tdb.connection.findMany({ ...q, where: { programId: programIds[0], ...q.where } })]
-  const positions = await ctx.tdb.connection.findMany({
-    where: { programId: { in: [...programIds] }, ...q.where }, orderBy: q.orderBy, select: { id: true, programId: true },
-  })
-  const ids = new Map<string, string[]>()
-  for (const p of positions) {
-    const list = ids.get(p.programId) ?? []
-    if (list.length < q.take) ids.set(p.programId, [...list, p.id])
+  // a hot read (the console's programs): plain SQL, the organisation in the filter; one query for every program, each
+  // program's page cut by its own row numbers
+  const ids = programIds.filter(isId)
+  const page = keysetSql(q, 'createdAt', 'created_at', 3)
+  if (ids.length === 1) {
+    const rows = await hotRows<Connection>(ctx.db, `connections.page.${page.values.length}`,
+      `SELECT * FROM connections WHERE organization_id = $1::uuid AND program_id = $2::uuid${page.sql}`, [ctx.session.organizationId, ids[0], ...page.values])
+    return programIds.map((id) => (id === ids[0] ? rows : []))
   }
-  const rows = await ctx.tdb.connection.findMany({ where: { id: { in: [...ids.values()].flat() } }, orderBy: q.orderBy })
+  // the same position clause (its ORDER BY / LIMIT left out: the row numbers cut each program's page; the last value is the size)
+  const position = page.sql.replace(/ ORDER BY .*$/, '')
+  const rows = (await hotRows<Connection & { pageRow?: unknown }>(ctx.db, `connections.pages.${page.values.length}`,
+    `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY program_id ORDER BY created_at DESC, id DESC) AS page_row FROM connections
+      WHERE organization_id = $1::uuid AND program_id = ANY($2::uuid[])${position}) p
+      WHERE page_row <= $${page.values.length + 2}::int ORDER BY created_at DESC, id DESC`,
+    [ctx.session.organizationId, ids, ...page.values])).map(({ pageRow: _, ...r }) => r as Connection)
   return programIds.map((id) => rows.filter((r) => r.programId === id))
 }
 

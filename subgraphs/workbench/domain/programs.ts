@@ -6,7 +6,8 @@ import { command, type DomainContext, type Write } from '../../../core/command'
 import type { TenantTx } from '../../../core/db'
 import { PROGRAM_PERSONAS } from '../../../core/permissions'
 import { DEFAULT_PROGRAM_SETTINGS } from '../../../core/seed'
-import type { User } from '../../../generated/prisma/client'
+import type { Program, User } from '../../../generated/prisma/client'
+import { hotRows } from '../../../core/hot-reads'
 import { keysetPage, mapPage, type Page, type PageArgs } from '../../shared/pagination'
 import { IdInput } from '../../../core/ids'
 
@@ -14,10 +15,15 @@ type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 
 const UUID = IdInput
 
-export async function getMe(ctx: Ctx) {
-  const user = await ctx.tdb.user.findUniqueOrThrow({ where: { id: ctx.session.userId } })
-  const programIds = [...ctx.session.programPersonas.keys()]
-  const programs = await ctx.tdb.program.findMany({ where: { id: { in: programIds } }, orderBy: { name: 'asc' } })
+export async function getMe(ctx: Pick<DomainContext, 'session' | 'tdb' | 'db'>) {
+  // hot reads (every console screen): plain SQL, the organisation in the filter
+  const { organizationId, userId } = ctx.session
+  const [[user], programs] = await Promise.all([
+    hotRows<User>(ctx.db, 'me.user', 'SELECT * FROM users WHERE organization_id = $1::uuid AND id = $2::uuid', [organizationId, userId]),
+    hotRows<Program>(ctx.db, 'me.programs', 'SELECT * FROM programs WHERE organization_id = $1::uuid AND id = ANY($2::uuid[]) ORDER BY name ASC',
+      [organizationId, [...ctx.session.programPersonas.keys()]]),
+  ])
+  if (!user) throw new NotFoundError('User')
   return {
     user,
     organizationId: ctx.session.organizationId,
