@@ -222,48 +222,64 @@ async function main() {
   let streamEndsBySocket = 0
   let streamEndsSilent = 0
   let resubscribes = 0
+  let reopenedSockets = 0
   const endCodes = new Map<string, number>()
   let stopping = false
+  // A client as an application would write it: a stream that ends with a code is subscribed again on the same socket
+  // (after refetching); a socket that closes is opened again with all its streams.
+  const subscribeOne = (s: (typeof sockets)[number], client: Client, sub: Sub, alive: () => boolean) => {
+    const interval: Sub['intervals'][number] = { from: now() }
+    sub.intervals.push(interval)
+    const resubscribe = () => {
+      if (stopping || !alive()) return
+      resubscribes++
+      setTimeout(() => { if (!stopping && alive()) subscribeOne(s, client, sub, alive) }, 1_000 + Math.random() * 1_000)
+    }
+    client.subscribe<{ inboxChanged: { id: string; change: string } }>({ query: 'subscription { inboxChanged { id change } }' }, {
+      next: (m) => {
+        if (m.data?.inboxChanged) {
+          interval.firstAt ??= now()
+          sub.received.add(`${m.data.inboxChanged.id}:${m.data.inboxChanged.change}`)
+          return
+        }
+        const code = String((m.errors?.[0] as any)?.extensions?.code ?? 'none')
+        endCodes.set(code, (endCodes.get(code) ?? 0) + 1)
+        if (code === SUBSCRIPTION_INTERRUPTED) streamEndsWithCode++
+        if (interval.to === undefined) { interval.to = now(); interval.ended = 'code' }
+      },
+      error: (e) => {
+        if (Array.isArray(e)) { // an error message for this operation: it has its code
+          const code = String((e[0] as any)?.extensions?.code ?? 'none')
+          endCodes.set(code, (endCodes.get(code) ?? 0) + 1)
+          if (interval.to === undefined) { interval.to = now(); interval.ended = 'code' }
+          return resubscribe()
+        }
+        if (interval.to === undefined) { interval.to = now(); interval.ended = 'socket'; streamEndsBySocket++ }
+        reopen(s, client)
+      },
+      complete: () => {
+        if (stopping || !alive()) { if (interval.to === undefined) { interval.to = now(); interval.ended = 'socket' } return }
+        if (interval.to === undefined) { interval.to = now(); interval.ended = 'silent'; streamEndsSilent++ }
+        resubscribe()
+      },
+    })
+  }
+  const reopen = (s: (typeof sockets)[number], client: Client) => {
+    if (s.client !== client) return // already reopened
+    s.client = undefined
+    void client.dispose()
+    if (stopping) return
+    reopenedSockets++
+    setTimeout(() => openSocket(s), 1_000 + Math.random() * 1_000)
+  }
   const openSocket = (s: (typeof sockets)[number]) => {
     const client = createClient({
       url: gatewayUrl.replace(/^http/, 'ws'), webSocketImpl: WebSocket, retryAttempts: 0, lazy: false,
       onNonLazyError: () => {}, connectionParams: { authorization: `Bearer ${tokens[s.persona as keyof typeof tokens]}` },
     })
     s.client = client
-    let socketGone = false
-    const again = () => {
-      if (socketGone) return
-      socketGone = true
-      void client.dispose()
-      if (stopping) return
-      resubscribes++
-      setTimeout(() => openSocket(s), 1_000 + Math.random() * 1_000) // the client resubscribes (and would refetch)
-    }
-    for (const sub of s.subs) {
-      const interval: Sub['intervals'][number] = { from: now() }
-      sub.intervals.push(interval)
-      client.subscribe<{ inboxChanged: { id: string; change: string } }>({ query: 'subscription { inboxChanged { id change } }' }, {
-        next: (m) => {
-          if (m.data?.inboxChanged) {
-            interval.firstAt ??= now()
-            sub.received.add(`${m.data.inboxChanged.id}:${m.data.inboxChanged.change}`)
-            return
-          }
-          const code = String((m.errors?.[0] as any)?.extensions?.code ?? 'none')
-          endCodes.set(code, (endCodes.get(code) ?? 0) + 1)
-          if (interval.to === undefined) { interval.to = now(); interval.ended = 'code' }
-          if (code === SUBSCRIPTION_INTERRUPTED) streamEndsWithCode++
-        },
-        error: () => {
-          if (interval.to === undefined) { interval.to = now(); interval.ended = 'socket'; streamEndsBySocket++ }
-          again()
-        },
-        complete: () => {
-          if (interval.to === undefined && !stopping) { interval.to = now(); interval.ended = 'silent'; streamEndsSilent++ }
-          if (!stopping) again()
-        },
-      })
-    }
+    const alive = () => s.client === client
+    for (const sub of s.subs) subscribeOne(s, client, sub, alive)
   }
   for (let i = 0; i < SUBSCRIBERS; i++) subs.push({ persona: personas[i % personas.length], received: new Set(), intervals: [] })
   for (const p of personas) {
@@ -446,7 +462,7 @@ async function main() {
   row('missed while their stream was down (told by a code or a socket close)', excused)
   row('streams ended with SUBSCRIPTION_INTERRUPTED / by socket close / silently', `${streamEndsWithCode} / ${streamEndsBySocket} / ${streamEndsSilent}`)
   row('stream end codes', [...endCodes].map(([k, v]) => `${k} ${v}`).join(', ') || '-')
-  row('sockets reopened (resubscribed)', resubscribes)
+  row('streams subscribed again after a code / sockets reopened', `${resubscribes} / ${reopenedSockets}`)
   row('jobs failing (will retry) / failed permanently / still queued', `${jobs.failing} / ${jobs.dead} / ${jobs.waiting}`)
   row('drain after load (s)', ((now() - drainStart) / 1000).toFixed(0))
   lines.push('', '| process | RSS at start MB | RSS at end MB | restarts |', '|---|---|---|---|')
