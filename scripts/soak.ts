@@ -435,8 +435,8 @@ async function main() {
       // client refetches: what it missed until then is counted apart.
       const live = s.intervals.filter((iv) => iv.firstAt !== undefined && iv.firstAt <= e.sentAt && (iv.to === undefined || iv.to >= e.answeredAt))
       const open = live.some((iv) => iv.to === undefined || iv.ended === 'silent')
-      if (!open && live.length && !got) missedButTold++
       const got = s.received.has(e.key)
+      if (!open && live.length && !got) missedButTold++
       if (open) {
         expected++
         if (got) delivered++
