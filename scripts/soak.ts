@@ -441,7 +441,7 @@ async function main() {
         expected++
         if (got) delivered++
         else missedAges.push(Math.round((e.sentAt - Math.max(...s.intervals.filter((iv) => iv.firstAt !== undefined && iv.firstAt <= e.sentAt).map((iv) => iv.firstAt!))) / 1000))
-      } else if (!got) excused++
+      } else if (!got && !live.length) excused++
     }
   }
   stopping = true
