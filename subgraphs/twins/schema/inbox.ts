@@ -7,12 +7,13 @@ import { FIXED_PHRASES } from '../../../core/copy'
 import { entityRef, result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import {
-  DECIDED_KINDS, INBOX_KINDS, INBOX_STATUSES, changeShownBy, countMyOpenInboxByProgram, dismissInboxItem, getMyInboxItem, inboxFeedback,
+  DECIDED_KINDS, INBOX_KINDS, INBOX_STATUSES, changeShownBy, dismissInboxItem, getMyInboxItem, inboxFeedback,
   listMyInbox, resolveInboxItem, snoozeInboxItem,
 } from '../domain/inbox'
 import { myBriefs, myInboxSummary, type Brief } from '../domain/brief'
 import type { InboxEvents, LiveInboxItem } from '../domain/inbox-events'
 import type { TwinsRefs } from '.'
+import { addMyOpenInboxCount } from '../../shared/open-inbox-count'
 
 export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, deps: { inboxEvents: InboxEvents }) {
   const InboxKind = builder.enumType('InboxItemKind', { values: INBOX_KINDS })
@@ -143,11 +144,7 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
     }),
   }))
 
-  builder.objectField(ProgramRef, 'myOpenInboxCount', (t) =>
-    t.int({
-      description: "How many of the caller's inbox items in this program are open.",
-      resolve: (p, _a, ctx) => ctx.loader('Program.myOpenInboxCount', (ids: readonly string[]) => countMyOpenInboxByProgram(ctx, ids)).load(p.id),
-    }))
+  addMyOpenInboxCount(builder, ProgramRef) // shareable: workbench answers it too, beside `me { programs }`
 
   builder.subscriptionType({
     fields: (t) => ({

@@ -7,6 +7,7 @@ import { addPeople } from './people'
 import { addPrograms } from './programs'
 import { addRecords } from './records'
 import { addRecordSignatures } from './record-signatures'
+import { addMyOpenInboxCount } from '../../shared/open-inbox-count'
 
 export type WorkbenchRefs = ReturnType<typeof defineCoreEntities>
 
@@ -20,5 +21,7 @@ export function buildWorkbenchSchema() {
   const { RecordRef } = addRecords(builder, refs)
   addRecordSignatures(builder, refs, RecordRef)
   addMemory(builder, refs)
+  // the console lists `me { programs { program { myOpenInboxCount } } }`: answered here, no fetch to twins for it
+  addMyOpenInboxCount(builder, refs.ProgramRef)
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }

@@ -1,0 +1,15 @@
+// Owns Program.myOpenInboxCount as a field any subgraph may answer (shareable): twins, where the inbox lives, and
+// workbench, which lists `me { programs }`, so the console's first screen needs no extra fetch to twins for the counts
+// of the programs workbench just returned (issue 20). One definition, one domain function, one batch per request.
+import type { ObjectRef } from '@pothos/core'
+import type { Builder, SchemaTypes } from './builder'
+import { countMyOpenInboxByProgram } from '../twins/domain/inbox'
+
+export function addMyOpenInboxCount<T extends { id: string }>(builder: Builder, ProgramRef: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>, T>) {
+  builder.objectField(ProgramRef, 'myOpenInboxCount', (t) =>
+    t.int({
+      description: "How many of the caller's inbox items in this program are open.",
+      shareable: true,
+      resolve: (p, _a, ctx) => ctx.loader('Program.myOpenInboxCount', (ids: readonly string[]) => countMyOpenInboxByProgram(ctx, ids)).load(p.id),
+    }))
+}
