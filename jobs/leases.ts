@@ -21,6 +21,9 @@ export class WorkerLease {
   private stopped = false
   private retry?: NodeJS.Timeout
 
+  /** Called each time the lease comes back after a lost connection (the database was gone). */
+  onRestored?: () => void
+
   private constructor(
     private client: pg.Client,
     readonly leaseKey: number,
@@ -73,6 +76,7 @@ export class WorkerLease {
         this.watch(client)
         for (const poolId of this.pools) await this.insert(poolId)
         log.info('worker.lease_restored', { leaseKey: this.leaseKey, attempts: attempt + 1 })
+        this.onRestored?.()
       } catch {
         this.reconnect(attempt + 1)
       }

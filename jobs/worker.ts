@@ -164,6 +164,14 @@ export async function startWorker(deps: WorkerDeps, opts: { concurrency?: number
     return runner
   }
 
+  // After an outage the runner may hold jobs it can no longer account for (graphile-worker's local queue fails to hand
+  // them back while the database is gone, and they stay locked by a pool that lives on): once the lease is back, the
+  // runner is stopped and replaced like one that gave up, and its pools' jobs are unlocked.
+  lease.onRestored = () => {
+    if (stopping || !current) return
+    log.warn('worker.runner_recycling', { note: 'the database came back: the runner is replaced and its jobs unlocked' })
+    void current.stop().catch((error) => log.warn('worker.stop_failed', { error }))
+  }
   try {
     current = await launch()
   } catch (err) {
