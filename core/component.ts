@@ -4,6 +4,7 @@ import { parseEnv, setEnv, EnvError, type Env } from './env'
 import { EmbeddedPostgresUnavailable, resolveDatabaseUrl } from './postgres'
 import { createPrisma, type Db } from './db'
 import { log, markShuttingDown } from './log'
+import { isDatabaseUnavailable } from './db-outage'
 
 export interface ComponentContext { db: Db; databaseUrl: string; env: Env }
 export interface RunningComponent { url: string; stop: () => Promise<void> }
@@ -33,6 +34,14 @@ export async function runComponent(name: string, start: (ctx: ComponentContext) 
     await database.stop()
     process.exit(0)
   }
+  // A pg connection that loses its server while idle and unwatched (a pool client between queries) emits 'error' with no
+  // listener, which Node throws: during a database outage that is logged and survived (the pools reconnect), anything
+  // else still ends the process.
+  process.on('uncaughtException', (error) => {
+    if (isDatabaseUnavailable(error)) return void log.warn('component.database_connection_lost', { component: name, message: error.message })
+    log.error('component.crashed', { component: name, error })
+    process.exit(1)
+  })
   process.on('SIGINT', () => void stop('SIGINT'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
   try {

@@ -33,7 +33,7 @@ function poolOf(db: Db): pg.Pool | undefined {
   if (!pool) {
     const url = urls.get(db)
     if (!url) return undefined
-    pool = new pg.Pool({ connectionString: url, max: POOL_MAX, idleTimeoutMillis: 30_000, allowExitOnIdle: true })
+    pool = new pg.Pool({ connectionString: url, max: POOL_MAX, idleTimeoutMillis: 30_000, allowExitOnIdle: true, connectionTimeoutMillis: 5_000 })
     pool.on('error', () => { /* an idle client's connection dropped: the pool replaces it on the next query */ })
     pools.set(db, pool)
   }

@@ -1,4 +1,6 @@
 // Owns structured logging: one JSON line per event; secrets are redacted by key name before writing.
+import { currentRequestId } from './request-context'
+
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const
 type Level = keyof typeof LEVELS
 
@@ -29,7 +31,8 @@ const CONNECTION_NOISE = /^(worker|pubsub|inbox_events)\./
 function write(level: Exclude<Level, 'silent'>, event: string, fields?: Record<string, unknown>) {
   if (shuttingDown && (level === 'warn' || level === 'error') && CONNECTION_NOISE.test(event)) level = 'debug'
   if (LEVELS[level] < threshold()) return
-  const line = JSON.stringify({ t: new Date().toISOString(), level, event, ...(redact(fields ?? {}) as object) })
+  const requestId = currentRequestId() // the request (or job) this line belongs to
+  const line = JSON.stringify({ t: new Date().toISOString(), level, event, ...(requestId ? { requestId } : {}), ...(redact(fields ?? {}) as object) })
   if (level === 'error' || level === 'warn') process.stderr.write(line + '\n')
   else process.stdout.write(line + '\n')
 }

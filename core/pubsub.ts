@@ -99,13 +99,22 @@ export class Broadcaster<T> {
 }
 
 /**
- * One dedicated LISTEN connection per process (not pooled). On loss it reconnects; events sent while it was
- * down are lost, which `onReconnect` reports so subscribers can tell clients to refetch.
+ * One dedicated LISTEN connection per process (not pooled). On loss it reconnects with back-off until it is back
+ * (a PostgreSQL restart or outage of any length); events sent while it was down are lost, so `onLost` tells the
+ * live topics at once (they end their streams with SUBSCRIPTION_INTERRUPTED and the clients refetch), and
+ * `onReconnect` reports the way back.
  */
+/** The LISTEN connection's application_name (operators see it in pg_stat_activity; the outage test ends it). */
+export const LISTEN_APPLICATION_NAME = 'evidence-workspace listen'
+
 export class PgListener {
   private client?: pg.Client
   private stopped = false
+  private retry?: NodeJS.Timeout
   private readonly handlers = new Map<string, Set<(payload: unknown) => void>>()
+  private readonly lostHandlers = new Set<() => void>()
+  /** True while the LISTEN connection is up; live topics refuse new streams while it is not. */
+  connected = false
 
   constructor(private readonly url: string, private readonly onReconnect?: () => void) {}
 
@@ -117,8 +126,18 @@ export class PgListener {
     return () => set.delete(handler as (p: unknown) => void)
   }
 
+  /** Called once per loss of the connection (events may be missed from now until it is back). */
+  onLost(handler: () => void): () => void {
+    this.lostHandlers.add(handler)
+    return () => this.lostHandlers.delete(handler)
+  }
+
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url })
+    await this.connect()
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5_000, keepAlive: true, application_name: LISTEN_APPLICATION_NAME })
     client.on('notification', (msg) => {
       const set = this.handlers.get(msg.channel)
       if (!set || !msg.payload) return
@@ -128,25 +147,47 @@ export class PgListener {
         try { h(payload) } catch (e) { log.error('pubsub.handler_failed', { channel: msg.channel, error: e }) }
       }
     })
-    const reconnect = (why: unknown) => {
+    const lost = (why: unknown) => {
       if (this.stopped || this.client !== client) return
       this.client = undefined
-      log.warn('pubsub.listen_lost', { reason: String(why) })
+      this.connected = false
+      log.warn('pubsub.listen_lost', { reason: String((why as Error)?.message ?? why) })
       client.removeAllListeners()
+      client.on('error', () => {})
       client.end().catch(() => {})
-      setTimeout(() => this.start().then(() => this.onReconnect?.(), reconnect), 500)
+      for (const h of this.lostHandlers) { try { h() } catch (e) { log.error('pubsub.lost_handler_failed', { error: e }) } }
+      this.scheduleReconnect(0)
     }
-    client.on('error', reconnect)
-    client.on('end', () => reconnect('end'))
+    client.on('error', lost)
+    client.on('end', () => lost('end'))
     this.client = client
-    await client.connect()
-    for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`) // trusted identifiers
+    try {
+      await client.connect()
+      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`) // trusted identifiers
+    } catch (err) {
+      if (this.client === client) { this.client = undefined; client.removeAllListeners(); client.on('error', () => {}); client.end().catch(() => {}) }
+      throw err
+    }
+    this.connected = true
+  }
+
+  private scheduleReconnect(attempt: number) {
+    if (this.stopped) return
+    const wait = Math.min(250 * 2 ** attempt, 5_000)
+    this.retry = setTimeout(() => {
+      this.connect().then(() => {
+        log.info('pubsub.listen_restored', { attempts: attempt + 1 })
+        this.onReconnect?.()
+      }, () => this.scheduleReconnect(attempt + 1))
+    }, wait)
   }
 
   async stop(): Promise<void> {
     this.stopped = true
+    clearTimeout(this.retry)
     const c = this.client
     this.client = undefined
+    this.connected = false
     await c?.end().catch(() => {})
   }
 }

@@ -29,6 +29,9 @@ import { forwardToConnectors } from './rest-edge'
 import { postJson } from './subgraph-http'
 import { inboxRestRoutes, type ExecuteAs } from './inbox-routes'
 import { exportRestRoutes } from './export-routes'
+import { outageGuard, outagePlugin } from './outage'
+import { installGatewayObservability, wsMetrics } from './observability'
+import { currentRequestId, withRequestId } from '../core/request-context'
 import { checkDocumentSize, checkInputSize, edgeValidationRules, formatEdgeError, LIMITS, parseLimited, EDGE_CODES, type EdgeMode } from './edge-limits'
 
 export { LIMITS } from './edge-limits'
@@ -67,7 +70,7 @@ class InternalTokenDataSource extends RemoteGraphQLDataSource<GatewayContext> {
     const context = raw as GatewayContext
     if (!context?.identity) throw new GraphQLError('No caller identity', { extensions: { code: 'UNAUTHENTICATED' } })
     request.http?.headers.set(INTERNAL_HEADER, await context.identity.internalToken())
-    request.http?.headers.set('x-request-id', context.identity.requestId)
+    request.http?.headers.set('x-request-id', currentRequestId() ?? context.identity.requestId) // the request's id, into the subgraphs
   }
 }
 
@@ -91,7 +94,7 @@ async function sendRequest(this: RemoteGraphQLDataSource, request: any): Promise
 Object.assign(InternalTokenDataSource.prototype, { sendRequest })
 
 export async function createGateway(opts: GatewayOptions) {
-  const identityPool = opts.databaseUrl ? new pg.Pool({ connectionString: opts.databaseUrl, max: 4 }) : undefined
+  const identityPool = opts.databaseUrl ? new pg.Pool({ connectionString: opts.databaseUrl, max: 4, connectionTimeoutMillis: 5_000 }) : undefined
   identityPool?.on('error', (error) => log.warn('gateway.identity_pool_error', { error }))
   const identities = new IdentityResolver(opts.db, identityPool)
   const production = Boolean(opts.production)
@@ -120,6 +123,7 @@ export async function createGateway(opts: GatewayOptions) {
   const app = express()
   app.disable('x-powered-by')
   app.use((_req, res, next) => { res.setHeader('X-Content-Type-Options', 'nosniff'); next() })
+  installGatewayObservability(app, bridge) // request metrics, subscription gauges, /metrics (METRICS_ALLOW only)
   const httpServer = http.createServer(app)
 
   // The webhook edge comes first: raw bytes, no JSON parsing, no bearer (authenticity is the vendor signature).
@@ -187,6 +191,7 @@ export async function createGateway(opts: GatewayOptions) {
       }
       sources.set(document, payload.query)
       if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {
+        wsMetrics.started()
         const errors = validate(bridge.schema, document, wsRules)
         if (errors.length) {
           return errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, code: EDGE_CODES.validation } }))
@@ -206,6 +211,7 @@ export async function createGateway(opts: GatewayOptions) {
     // Apollo's results carry formatted errors already; the bridge's carry GraphQLErrors: format those alike.
     onNext: (_ctx, _id, _payload, _args, result) => {
       const r = result as ExecutionResult
+      wsMetrics.sent(r)
       return r.errors ? { ...r, errors: formatAll(r.errors) } as never : undefined
     },
     onError: (_ctx, _id, _payload, errors) => formatAll(errors) as never,
@@ -225,6 +231,7 @@ export async function createGateway(opts: GatewayOptions) {
     allowBatchedHttpRequests: false,
     plugins: [
       { async requestDidStart() { return { async didResolveOperation({ document, request }) { checkInputSize(document, request.variables, mode) } } } },
+      outagePlugin, // database gone: 503 with Retry-After
       ApolloServerPluginLandingPageDisabled(), // the default landing page loads from a CDN; GraphiQL is served locally
       ApolloServerPluginDrainHttpServer({ httpServer }),
       { async serverWillStart() { return { async drainServer() { await wsCleanup.dispose() } } } },
@@ -247,7 +254,7 @@ export async function createGateway(opts: GatewayOptions) {
       log.warn('gateway.request_timeout', { requestId, timeoutMs })
       res.status(503).json({ errors: [{ message: `The request took longer than ${timeoutMs / 1000} s.`, extensions: { code: 'TIMEOUT' } }] })
     })
-    next()
+    withRequestId(requestId, next) // logs and subgraph calls of this request carry its id
   }, express.json({ limit: LIMITS.bodyBytes }), (req, res, next) => {
     // The document size is refused before the lexer runs, as over graphql-ws.
     const query = req.method === 'GET' ? req.query.query : req.body?.query
@@ -258,7 +265,7 @@ export async function createGateway(opts: GatewayOptions) {
     }
     next()
   }, expressMiddleware(apollo, {
-    context: async ({ req }) => ({ identity: await identities.resolve(req.headers.authorization) }),
+    context: outageGuard(async ({ req }) => ({ identity: await identities.resolve(req.headers.authorization) })),
   }))
   // Body-size and JSON errors from express.json: a GraphQL-shaped answer, no stack trace.
   app.use((err: any, _req: express.Request, res: express.Response, next: express.NextFunction) => {

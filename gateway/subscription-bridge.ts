@@ -9,6 +9,7 @@ import WebSocket from 'ws'
 import { GraphQLError, getOperationAST, print, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql'
 import { getVariableValues } from 'graphql/execution/values'
 import { boundedQueue, SlowConsumerError } from '../core/pubsub'
+import { INTERRUPTED_MESSAGE, SUBSCRIPTION_INTERRUPTED } from '../subgraphs/shared/live-topic'
 import { log } from '../core/log'
 
 const EVENT_SOURCE = '__subscription_event__'
@@ -100,13 +101,13 @@ export class SubscriptionBridge<C extends object> {
         webSocketImpl: WebSocket,
         connectionParams: () => this.opts.upstreamConnectionParams(context), // fresh internal token on every (re)connect
         lazy: true, // opens with the first subscription, closes after the last
-        retryAttempts: Infinity,
-        shouldRetry: () => true,
-        retryWait: (n) => new Promise((r) => setTimeout(r, Math.min(250 * 2 ** n, 5_000) + Math.random() * 250)),
+        // No silent retry: events sent while the socket was down would be lost unnoticed. The streams on a socket that
+        // closes end with SUBSCRIPTION_INTERRUPTED; the client refetches and subscribes again (through any replica).
+        retryAttempts: 0,
         keepAlive: 10_000,
       })
-      client.on('connected', (_s, _p, wasRetry) => {
-        if (wasRetry) log.warn('bridge.upstream_reconnected', { subgraph, note: 'events during the outage are lost; clients refetch' })
+      client.on('closed', (event) => {
+        if ((event as { code?: number })?.code !== 1000) log.warn('bridge.upstream_closed', { subgraph, code: (event as { code?: number })?.code, note: 'open streams end with SUBSCRIPTION_INTERRUPTED' })
       })
       pool.set(subgraph, client)
     }
@@ -240,7 +241,12 @@ export class SubscriptionBridge<C extends object> {
           for (const result of await Promise.all(batch.map(executeEvent))) yield result
         }
         if (upstreamError && !upstreamDone) {
-          const errs = Array.isArray(upstreamError) ? upstreamError : [upstreamError]
+          // A socket that closed (CloseEvent) or failed to open (Error): the replica went away, events may be lost.
+          if (!Array.isArray(upstreamError)) {
+            yield { errors: [new GraphQLError(INTERRUPTED_MESSAGE, { extensions: { code: SUBSCRIPTION_INTERRUPTED } })] }
+            return
+          }
+          const errs = upstreamError
           yield { errors: errs.map((e: any) => new GraphQLError(e?.message ?? 'Upstream subscription failed', { extensions: e?.extensions ?? { code: 'SUBGRAPH_SUBSCRIPTION_FAILED' } })) }
         }
       } finally {

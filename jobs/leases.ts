@@ -17,33 +17,89 @@ export const LEASE_NAMESPACE = 727301
 type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.Client, 'query'>
 
 export class WorkerLease {
+  private readonly pools = new Set<string>()
+  private stopped = false
+  private retry?: NodeJS.Timeout
+
+  /** Called each time the lease comes back after a lost connection (the database was gone). */
+  onRestored?: () => void
+
   private constructor(
-    private readonly client: pg.Client,
+    private client: pg.Client,
     readonly leaseKey: number,
-  ) {}
+    private readonly databaseUrl: string,
+  ) {
+    this.watch(client)
+  }
+
+  private static async connect(databaseUrl: string): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: databaseUrl, application_name: 'evidence-workspace worker lease', connectionTimeoutMillis: 5_000, keepAlive: true })
+    client.on('error', (err) => log.warn('worker.lease_connection_error', { message: err.message }))
+    await client.connect()
+    return client
+  }
 
   /** Opens the dedicated connection and takes a free lease key. */
   static async acquire(databaseUrl: string): Promise<WorkerLease> {
-    const client = new pg.Client({ connectionString: databaseUrl, application_name: 'evidence-workspace worker lease' })
-    client.on('error', (err) => log.warn('worker.lease_connection_error', { message: err.message }))
-    await client.connect()
+    const client = await WorkerLease.connect(databaseUrl)
     for (;;) {
       const key = randomInt(1, 2 ** 31 - 1)
       const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', [LEASE_NAMESPACE, key])
-      if (rows[0].ok) return new WorkerLease(client, key)
+      if (rows[0].ok) return new WorkerLease(client, key, databaseUrl)
     }
   }
 
-  /** Records that `poolId` runs under this lease (call on graphile-worker's pool:create). */
-  async register(poolId: string): Promise<void> {
-    await this.client.query(
+  /**
+   * A lost connection (PostgreSQL restart, failover) drops the advisory lock: this process would read as gone. It
+   * reconnects with back-off, takes the same key again and re-records its pools, so it resumes without a restart.
+   */
+  private watch(client: pg.Client) {
+    const lost = () => {
+      if (this.stopped || this.client !== client) return
+      log.warn('worker.lease_lost', { leaseKey: this.leaseKey })
+      client.removeAllListeners('end')
+      client.end().catch(() => {})
+      this.reconnect(0)
+    }
+    client.on('end', lost)
+    client.on('error', lost)
+  }
+
+  private reconnect(attempt: number) {
+    if (this.stopped) return
+    this.retry = setTimeout(async () => {
+      try {
+        const client = await WorkerLease.connect(this.databaseUrl)
+        const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', [LEASE_NAMESPACE, this.leaseKey])
+        if (!rows[0].ok) { await client.end(); throw new Error('lease key held elsewhere') }
+        this.client = client
+        this.watch(client)
+        for (const poolId of this.pools) await this.insert(poolId)
+        log.info('worker.lease_restored', { leaseKey: this.leaseKey, attempts: attempt + 1 })
+        this.onRestored?.()
+      } catch {
+        this.reconnect(attempt + 1)
+      }
+    }, Math.min(250 * 2 ** attempt, 5_000))
+  }
+
+  private insert(poolId: string) {
+    return this.client.query(
       `INSERT INTO worker_leases (pool_id, lease_key, hostname, pid) VALUES ($1, $2, $3, $4) ON CONFLICT (pool_id) DO NOTHING`,
       [poolId, this.leaseKey, os.hostname().slice(0, 200), process.pid],
     )
   }
 
+  /** Records that `poolId` runs under this lease (call on graphile-worker's pool:create). */
+  async register(poolId: string): Promise<void> {
+    this.pools.add(poolId)
+    await this.insert(poolId)
+  }
+
   /** Graceful stop: the rows go, then the connection (and with it the advisory lock). */
   async release(): Promise<void> {
+    this.stopped = true
+    clearTimeout(this.retry)
     try {
       await this.client.query('DELETE FROM worker_leases WHERE lease_key = $1', [this.leaseKey])
     } finally {

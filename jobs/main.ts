@@ -5,7 +5,10 @@ import { runOnce } from 'graphile-worker'
 import { parseEnv, setEnv, EnvError } from '../core/env'
 import { resolveDatabaseUrl } from '../core/postgres'
 import { createPrisma } from '../core/db'
+import { log } from '../core/log'
+import { isDatabaseUnavailable } from '../core/db-outage'
 import { createTaskList, migrateWorkerSchema, startWorker } from './worker'
+import { startWorkerProbes } from './probes'
 
 let e
 try { e = parseEnv() } catch (err) { console.error((err as EnvError).message); process.exit(1) }
@@ -21,7 +24,15 @@ if (process.argv.includes('--once')) {
   await database.stop()
   process.exit(0)
 }
+// graphile-worker's local queue can reject outside any caller while the database is gone (returning queued jobs):
+// logged, not fatal. The runner it belonged to ends and is replaced once the database answers (jobs/worker.ts).
+process.on('unhandledRejection', (error) => { log.error('worker.unhandled_rejection', { error }) })
+process.on('uncaughtException', (error) => {
+  if (isDatabaseUnavailable(error)) return void log.warn('worker.database_connection_lost', { message: error.message })
+  log.error('worker.crashed', { error })
+  process.exit(1)
+})
 const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })
-const stop = async () => { await worker.stop(); await db.$disconnect(); await database.stop(); process.exit(0) }
-process.on('SIGINT', () => void stop())
-process.on('SIGTERM', () => void stop())
+// Probes and metrics for the worker (it serves no API): /healthz, /readyz (database), /metrics on WORKER_METRICS_PORT.
+const probes = process.env.WORKER_METRICS_PORT ? await startWorkerProbes(Number(process.env.WORKER_METRICS_PORT), db) : undefined
+const stop = async () => { probes?.close(); await worker.stop(); await db.$disconnect(); await database.stop(); process.exit(0) }

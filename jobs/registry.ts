@@ -1,6 +1,7 @@
 // Owns the job catalogue: every task's name and payload schema, and the typed enqueue used inside transactions.
 import { z } from 'zod'
 import { asTx, type AnyTx } from '../core/db'
+import { currentRequestId, JOB_REQUEST_ID_FIELD } from '../core/request-context'
 
 /**
  * graphile-worker adds `_cron: { ts, backfilled }` to the payload of every job its crontab schedules (jobs/crontab).
@@ -60,7 +61,10 @@ export interface EnqueueOptions {
  * The payload is validated here as well as when the task runs.
  */
 export async function enqueue<T extends TaskName>(tx: AnyTx, task: T, payload: TaskPayload<T>, opts: EnqueueOptions = {}) {
-  const valid = TaskPayloads[task].parse(payload)
+  const valid = TaskPayloads[task].parse(payload) as Record<string, unknown>
+  // the request that enqueued the job: its id follows into the job's log lines (removed before the task parses it)
+  const requestId = currentRequestId()
+  if (requestId) valid[JOB_REQUEST_ID_FIELD] = requestId
   await asTx(tx).$executeRaw`SELECT graphile_worker.add_job(
     identifier => ${task}::text,
     payload => ${JSON.stringify(valid)}::json,

@@ -29,6 +29,8 @@ import { installTwinAuditHooks } from '../subgraphs/twins/domain/twin-events'
 import { twinDigest } from './tasks/twin_digest'
 import { stageReadinessRefresh } from './tasks/stage_readiness_refresh'
 import { WorkerLease, recoverJobsOfGoneWorkers } from './leases'
+import { instrumentJobs } from './instrument'
+import { JOB_REQUEST_ID_FIELD, withRequestId } from '../core/request-context'
 
 export interface WorkerDeps { db: Db; databaseUrl: string }
 
@@ -37,7 +39,7 @@ export const CRONTAB = path.join(path.dirname(fileURLToPath(import.meta.url)), '
 /** Task name = file name under jobs/tasks; each task asserts its payload before calling domain code. */
 export function createTaskList(deps: WorkerDeps): TaskList {
   installTwinAuditHooks() // jobs record audit rows too: triggerable and pause actions reach twins from here as well
-  return {
+  return withRequestIds({
     deliver_email: deliverEmail(deps),
     inbox_expire: inboxExpire(deps),
     skill_library_job: skillLibraryJob(deps),
@@ -56,7 +58,20 @@ export function createTaskList(deps: WorkerDeps): TaskList {
     stage_readiness_refresh: stageReadinessRefresh(deps),
     poll_qms: pollQms(deps),
     reconcile_qms: reconcileQms(deps),
-  }
+  })
+}
+
+/** Each task runs under the request id of the request that enqueued it (or job-<id>), and never sees that field. */
+function withRequestIds(tasks: TaskList): TaskList {
+  return Object.fromEntries(Object.entries(tasks).map(([name, task]) => [name, (payload: unknown, helpers: Parameters<NonNullable<typeof task>>[1]) => {
+    let requestId = `job-${helpers.job.id}`
+    if (payload && typeof payload === 'object' && JOB_REQUEST_ID_FIELD in payload) {
+      const { [JOB_REQUEST_ID_FIELD]: rid, ...rest } = payload as Record<string, unknown>
+      if (typeof rid === 'string') requestId = rid
+      payload = rest
+    }
+    return withRequestId(requestId, () => task!(payload, helpers))
+  }]))
 }
 
 /** A pool whose dropped connections (server restart, shutdown) are logged instead of crashing the process. */
@@ -79,40 +94,113 @@ const quietLogger = new Logger(() => (level, message) => {
   else log.debug('worker.log', { level, message })
 })
 
-export async function startWorker(deps: WorkerDeps, opts: { concurrency?: number; crontab?: boolean } = {}): Promise<Runner> {
-  const pgPool = guardedPool(deps.databaseUrl, (opts.concurrency ?? 4) + 2)
+/** What startWorker answers: the running worker, whose graphile-worker runner may be replaced after an outage. */
+export interface WorkerHandle {
+  stop(): Promise<void>
+  /** Settles when the worker stops for good (stop() was called). */
+  promise: Promise<void>
+  /** Runners started so far (1 unless an outage made one give up). */
+  readonly generations: number
+}
+
+/**
+ * The worker, kept running through PostgreSQL outages. graphile-worker gives up on a pool whose job completions cannot be
+ * written (a connection refused while the database restarts), so here a runner that ends unasked is replaced in the same
+ * process once the database answers again: the jobs the dead pool held are unlocked first (they run again; tasks are
+ * idempotent), and its lease rows go. Nothing needs a process restart.
+ */
+export async function startWorker(deps: WorkerDeps, opts: { concurrency?: number; crontab?: boolean } = {}): Promise<WorkerHandle> {
+  const concurrency = opts.concurrency ?? 4
+  const pgPool = guardedPool(deps.databaseUrl, concurrency + 2)
   // Jobs locked by worker processes that are gone run again now, not after graphile-worker's 4 hours (jobs/leases.ts).
   const lease = await WorkerLease.acquire(deps.databaseUrl)
   await recoverJobsOfGoneWorkers(pgPool).catch((error) => log.warn('worker.recovery_failed', { error }))
-  const events = new EventEmitter() as WorkerEvents
-  events.on('pool:create', ({ workerPool }) => { void lease.register(workerPool.id).catch((error) => log.warn('worker.lease_register_failed', { error })) })
   const recovery = setInterval(() => { void recoverJobsOfGoneWorkers(pgPool).catch((error) => log.warn('worker.recovery_failed', { error })) }, 60_000)
   recovery.unref()
-  let runner: Runner
-  try {
-    runner = await run({
+  const taskList = createTaskList(deps)
+  const crontab = opts.crontab === false ? '' : fs.readFileSync(CRONTAB, 'utf8')
+  let stopping = false
+  let generations = 0
+  let current: Runner | undefined
+  let finished!: () => void
+  const promise = new Promise<void>((r) => { finished = r })
+
+  const launch = async (): Promise<Runner> => {
+    const pools: string[] = []
+    const events = new EventEmitter() as WorkerEvents
+    events.on('pool:create', ({ workerPool }) => {
+      pools.push(workerPool.id)
+      void lease.register(workerPool.id).catch((error) => log.warn('worker.lease_register_failed', { error }))
+    })
+    instrumentJobs(events)
+    const runner = await run({
       events,
       pgPool,
-      taskList: createTaskList(deps),
-      crontab: opts.crontab === false ? '' : fs.readFileSync(CRONTAB, 'utf8'),
-      concurrency: opts.concurrency ?? 4,
+      taskList,
+      crontab,
+      concurrency,
       noHandleSignals: true, // the launcher owns signals and stops the runner gracefully
       pollInterval: 1000,
       logger: quietLogger,
       // Batching: under a stream of webhook jobs each add_job NOTIFY would cost a fetch and each job a completion
       // round trip, on the cores the ingress needs. A local queue fetches several jobs at once (waiting 100 ms after a
       // thin fetch instead of answering every NOTIFY) and completions are written together. Locked-but-queued jobs of a
-      // killed worker are unlocked by the lease recovery; processing is idempotent (marks commit once).
-      preset: { worker: { localQueue: { size: (opts.concurrency ?? 4) * 4, refetchDelay: { durationMs: 100, threshold: opts.concurrency ?? 4 } }, completeJobBatchDelay: 20 } },
+      // killed worker are unlocked by the lease recovery; processing is idempotent (marks commit once). Failures are
+      // batched too: unbatched, a failure that cannot be written during an outage is an unhandled rejection.
+      preset: { worker: { localQueue: { size: concurrency * 4, refetchDelay: { durationMs: 100, threshold: concurrency } }, completeJobBatchDelay: 20, failJobBatchDelay: 20 } },
     })
+    generations++
+    runner.promise.then(() => undefined, (error) => error).then(async (error) => {
+      if (stopping || current !== runner) return
+      log.warn('worker.runner_ended', { error: error ? String(error) : undefined, note: 'restarting it in this process once the database answers' })
+      for (let attempt = 0; !stopping; attempt++) {
+        await new Promise((r) => setTimeout(r, Math.min(500 * 2 ** attempt, 10_000)))
+        if (stopping) return
+        try {
+          if (pools.length) {
+            await pgPool.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [pools])
+            await pgPool.query('DELETE FROM worker_leases WHERE pool_id = ANY($1::text[])', [pools])
+          }
+          current = await launch()
+          log.info('worker.runner_restarted', { generation: generations })
+          return
+        } catch (e) {
+          log.warn('worker.runner_restart_failed', { attempt: attempt + 1, message: (e as Error).message })
+        }
+      }
+    })
+    return runner
+  }
+
+  // After an outage the runner may hold jobs it can no longer account for (graphile-worker's local queue fails to hand
+  // them back while the database is gone, and they stay locked by a pool that lives on): once the lease is back, the
+  // runner is stopped and replaced like one that gave up, and its pools' jobs are unlocked.
+  lease.onRestored = () => {
+    if (stopping || !current) return
+    log.warn('worker.runner_recycling', { note: 'the database came back: the runner is replaced and its jobs unlocked' })
+    void current.stop().catch((error) => log.warn('worker.stop_failed', { error }))
+  }
+  try {
+    current = await launch()
   } catch (err) {
     clearInterval(recovery)
     await lease.release()
     await pgPool.end()
     throw err
   }
-  log.info('worker.started', { concurrency: opts.concurrency ?? 4 })
-  const stop = runner.stop.bind(runner)
-  runner.stop = async () => { clearInterval(recovery); await stop(); await lease.release(); await pgPool.end() }
-  return runner
+  log.info('worker.started', { concurrency })
+  return {
+    promise,
+    get generations() { return generations },
+    async stop() {
+      if (stopping) return promise
+      stopping = true
+      clearInterval(recovery)
+      // graceful: graphile-worker lets running jobs finish (and writes their completions) before it resolves
+      await current?.stop().catch((error) => log.warn('worker.stop_failed', { error }))
+      await lease.release()
+      await pgPool.end()
+      finished()
+    },
+  }
 }

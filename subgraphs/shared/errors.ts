@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import { GraphQLError, type GraphQLFormattedError } from 'graphql'
 import { log } from '../../core/log'
+import { formattedServiceUnavailable, isDatabaseUnavailable } from '../../core/db-outage'
 
 /** Masks anything that is not a deliberate GraphQL error; the original is logged with the request id. */
 export function maskUnexpected(formatted: { message: string; extensions?: Record<string, unknown> }, error: unknown) {
@@ -12,6 +13,7 @@ export function maskUnexpected(formatted: { message: string; extensions?: Record
   // masked (and logged, with the same reference) by the subgraph that failed: the gateway passes it on as it is
   const maskedUpstream = code === 'INTERNAL_SERVER_ERROR' && typeof formatted.extensions?.errorId === 'string'
   if (deliberate || maskedUpstream) return formatted
+  if (isDatabaseUnavailable(original)) return formattedServiceUnavailable() // an outage, not a fault: the gateway answers 503
   const errorId = randomUUID()
   log.error('graphql.unexpected_error', { errorId, error: original })
   return { message: `Unexpected error (reference ${errorId}).`, extensions: { code: 'INTERNAL_SERVER_ERROR', errorId } }

@@ -1,6 +1,7 @@
 // Owns live topics for every subgraph: one LISTEN channel, per-subscriber queues of keys (coalesced, bounded),
 // rows re-read by ids in one query per tick across subscribers, and who may see a row decided per delivery
 // under the subscriber's live session.
+import { GraphQLError } from 'graphql'
 import type { Db } from '../../core/db'
 import { SlowConsumerError, type Channel, type Channels, type PgListener } from '../../core/pubsub'
 import { loadSession, type Session } from '../../core/session'
@@ -27,6 +28,16 @@ export interface LiveTopicSpec<C extends Channel, Row> {
  * changes waits as a thousand ids, and a row changed twice before delivery is read (and delivered) once.
  */
 export const LIVE_TOPIC_PENDING_LIMIT = 4096
+/**
+ * The code a stream ends with when events may have been missed (the process lost its LISTEN connection, or the
+ * subgraph replica carrying the stream went away): the client refetches and subscribes again.
+ */
+export const SUBSCRIPTION_INTERRUPTED = 'SUBSCRIPTION_INTERRUPTED'
+export const INTERRUPTED_MESSAGE = 'The live stream was interrupted and events may have been missed: refetch and subscribe again.'
+export function interruptedError() {
+  return new GraphQLError(INTERRUPTED_MESSAGE, { extensions: { code: SUBSCRIPTION_INTERRUPTED } })
+}
+
 /** Keys re-read together for one subscriber. */
 const READ_BATCH = 500
 
@@ -40,15 +51,28 @@ interface Subscriber<N> {
 export class LiveTopic<C extends Channel, Row> {
   private readonly byAudience = new Map<string, Set<Subscriber<Channels[C]>>>()
   private readonly off: () => void
+  private readonly offLost: () => void
   private tick?: { keys: Set<string>; rows: Promise<Map<string, Row>> }
 
-  constructor(private readonly db: Db, listener: PgListener, private readonly spec: LiveTopicSpec<C, Row>) {
+  constructor(private readonly db: Db, private readonly listener: PgListener, private readonly spec: LiveTopicSpec<C, Row>) {
+    // Events sent while the LISTEN connection is down are lost: every open stream ends with a code, none goes quiet.
+    this.offLost = listener.onLost(() => {
+      for (const set of this.byAudience.values()) for (const s of set) this.fail(s, interruptedError())
+    })
     this.off = listener.on(spec.channel, (n) => {
       const subscribers = this.byAudience.get(spec.audience(n))
       if (!subscribers) return // nobody here listens: no re-read at all
       const key = spec.key(n)
       for (const s of subscribers) this.offer(s, key, n)
     })
+  }
+
+  private fail(s: Subscriber<Channels[C]>, failure: unknown) {
+    if (s.closed) return
+    s.failure = failure
+    s.pending.clear()
+    s.closed = true
+    s.wake?.()
   }
 
   private offer(s: Subscriber<Channels[C]>, key: string, n: Channels[C]) {
@@ -90,6 +114,8 @@ export class LiveTopic<C extends Channel, Row> {
    */
   subscribe(session: Session, audience: string): AsyncIterableIterator<Row> {
     const s: Subscriber<Channels[C]> = { pending: new Map(), closed: false }
+    // While the LISTEN connection is down a new stream would silently miss events: it ends at once, with the code.
+    if (!this.listener.connected) { s.failure = interruptedError(); s.closed = true }
     let set = this.byAudience.get(audience)
     if (!set) this.byAudience.set(audience, (set = new Set()))
     set.add(s)
@@ -123,5 +149,5 @@ export class LiveTopic<C extends Channel, Row> {
     return iterator
   }
 
-  close() { this.off() }
+  close() { this.off(); this.offLost() }
 }

@@ -11,6 +11,9 @@ import { INTERNAL_HEADER } from '../../core/auth'
 import type { Db } from '../../core/db'
 import { SessionCache } from '../../core/session-cache'
 import { log } from '../../core/log'
+import { isDatabaseUnavailable, serviceUnavailable } from '../../core/db-outage'
+import { requestIdFrom, withRequestId } from '../../core/request-context'
+import { enableDefaultMetrics, httpMetrics, metricsHandler } from '../../core/metrics'
 import { env } from '../../core/env'
 import { createContext, type GraphQLContext } from './context'
 import { createGraphQLHandler } from './graphql-http'
@@ -46,8 +49,10 @@ async function contextFor(db: Db, sessions: SessionCache, token: string | undefi
 
 const REQUEST_ID = /^[\w-]{1,64}$/
 
-export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema; db: Db }): SubgraphServer {
+export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema; db: Db; readiness?: () => Record<string, boolean> }): SubgraphServer {
   const { name, schema, db } = opts
+  enableDefaultMetrics(name)
+  const measure = httpMetrics(name)
   const sessions = new SessionCache(db)
   const app = express()
   app.disable('x-powered-by')
@@ -57,6 +62,7 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
       const rid = req.headers['x-request-id']
       const token = req.headers[INTERNAL_HEADER]
       return contextFor(db, sessions, typeof token === 'string' ? token : undefined, typeof rid === 'string' && REQUEST_ID.test(rid) ? rid : undefined)
+        .catch((e) => { throw isDatabaseUnavailable(e) ? serviceUnavailable() : e }) // database gone: 503, Retry-After
     },
     // Only the gateway reads these answers; it sends stack traces on only where a developer opted in.
     stackTraces: () => env().NODE_ENV !== 'production' && env().GRAPHQL_STACK_TRACES,
@@ -68,7 +74,9 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
     if (!path || (req.method !== 'POST' && req.method !== 'GET')) return app(req, res)
     inFlight++
     res.once('close', () => { if (--inFlight === 0) drained?.() })
-    graphql.handle(req, res, (error) => log.error('subgraph.http_error', { subgraph: name, error }))
+    // the gateway's request id follows into this request's log lines and the jobs it enqueues; one counter + histogram
+    measure(req, res, () => withRequestId(requestIdFrom(req.headers['x-request-id']), () =>
+      graphql.handle(req, res, (error) => log.error('subgraph.http_error', { subgraph: name, error }))))
   })
   // The gateway keeps sockets to a subgraph open between requests: the subgraph must not close an idle one first (Node's
   // 5 s default), or a request sent on it as it closes fails with 'socket hang up' (seen after a few idle seconds). The
@@ -110,7 +118,15 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
   const server: SubgraphServer = {
     name, app, httpServer, url: '', sessions, documents: graphql.documents,
     async listen(port, host) {
-      if (!listening) app.get('/healthz', (_req, res) => { res.json({ ok: true, subgraph: name }) })
+      if (!listening) {
+        app.get('/healthz', (_req, res) => { res.json({ ok: true, subgraph: name }) })
+        app.get('/readyz', async (_req, res) => {
+          const checks: Record<string, boolean> = { database: await db.$queryRaw`SELECT 1`.then(() => true, () => false), ...opts.readiness?.() }
+          const ok = Object.values(checks).every(Boolean)
+          res.status(ok ? 200 : 503).json({ ok, subgraph: name, checks })
+        })
+        app.get('/metrics', metricsHandler)
+      }
       listening = true
       await new Promise<void>((resolve, reject) => {
         httpServer.once('error', reject)

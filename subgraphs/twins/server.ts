@@ -16,7 +16,7 @@ export function createTwinsSubgraph(db: Db, listener: PgListener) {
   const inboxEvents = new InboxEvents(db, listener)
   const twinRunEvents = new TwinRunEvents(db, listener)
   const stageGateEvents = new StageGateEvents(db, listener)
-  const server = createSubgraphServer({ name: 'twins', schema: buildTwinsSchema({ inboxEvents, twinRunEvents, stageGateEvents }), db })
+  const server = createSubgraphServer({ name: 'twins', schema: buildTwinsSchema({ inboxEvents, twinRunEvents, stageGateEvents }), db, readiness: () => ({ listen: listener.connected }) })
   server.app.use(createInboxLinkRoutes(db))
   const close = server.close
   server.close = async () => { inboxEvents.close(); twinRunEvents.close(); stageGateEvents.close(); await close() }

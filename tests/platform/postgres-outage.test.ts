@@ -1,0 +1,128 @@
+// A PostgreSQL outage of 10 seconds on a server this test owns (its own embedded instance, never the shared one): the
+// gateway answers 503 with Retry-After (no hang, no crash), the webhook edge answers 503 so the vendor retries, live
+// streams end with SUBSCRIPTION_INTERRUPTED, and afterwards queries, the LISTEN connection and the worker resume
+// without a restart.
+import os from 'node:os'
+import path from 'node:path'
+import fs from 'node:fs/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort, removeEmbeddedData, startEmbeddedPostgres, type DatabaseHandle } from '../../core/postgres'
+import { createPrisma, type Db } from '../../core/db'
+import { parseEnv, setEnv } from '../../core/env'
+import { resetAuthKeys } from '../../core/auth'
+import { deployMigrations } from '../../prisma/migrate'
+import { migrateWorkerSchema, startWorker } from '../../jobs/worker'
+import { enqueue } from '../../jobs/registry'
+import { startStack } from '../../services'
+import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
+import { SUBSCRIPTION_INTERRUPTED } from '../../subgraphs/shared/live-topic'
+import { gql, wsClient, collect, waitFor } from '../helpers/stack'
+import { createTenant, type Tenant } from '../helpers/factories'
+
+let dataDir: string
+let port: number
+let pgHandle: DatabaseHandle | undefined
+let db: Db
+let url: string
+let stack: Awaited<ReturnType<typeof startStack>>
+let worker: Awaited<ReturnType<typeof startWorker>>
+let t: Tenant
+
+beforeAll(async () => {
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ew-outage-'))
+  port = await freePort()
+  pgHandle = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port })
+  url = pgHandle.url
+  await deployMigrations(url)
+  await migrateWorkerSchema(url)
+  setEnv(parseEnv({ ...process.env, NODE_ENV: 'test', DATABASE_URL: url, DATA_DIR: dataDir }))
+  resetAuthKeys()
+  db = createPrisma(url, 5)
+  t = await createTenant(db, 'Outage')
+  stack = await startStack({ db, databaseUrl: url, dataDir })
+  worker = await startWorker({ db, databaseUrl: url }, { concurrency: 1, crontab: false })
+}, 180_000)
+
+afterAll(async () => {
+  await worker?.stop().catch(() => {})
+  await stack?.stop()
+  await db?.$disconnect()
+  await pgHandle?.stop()
+  await removeEmbeddedData(path.join(dataDir, 'pg')).catch(() => {})
+  await fs.rm(dataDir, { recursive: true, force: true })
+}, 60_000)
+
+const ME = '{ me { user { name } } }'
+const SUB = 'subscription { inboxChanged { id change } }'
+
+async function timed<T>(what: Promise<T>): Promise<{ value: T; ms: number }> {
+  const start = Date.now()
+  const value = await what
+  return { value, ms: Date.now() - start }
+}
+
+describe('a PostgreSQL outage of 10 seconds', () => {
+  it('is answered 503 with Retry-After at the gateway and the webhook edge, and everything resumes without a restart', async () => {
+    const gatewayUrl = `${stack.gatewayUrl}/graphql`
+    const token = await t.token('scientist')
+    expect((await gql(gatewayUrl, ME, {}, token)).body.data.me.user.name).toBeTruthy()
+
+    const client = wsClient(gatewayUrl, token)
+    const sub = collect(client, SUB, 1, 30_000)
+    await waitFor(() => stack.subgraphs.twins.inboxEvents.subscriberCount >= 1)
+
+    await pgHandle!.stop()
+    pgHandle = undefined
+    const downAt = Date.now()
+
+    // the stream ends with a code: events written meanwhile cannot reach it
+    await sub.finished
+    expect(sub.received[0].errors?.[0]?.extensions?.code).toBe(SUBSCRIPTION_INTERRUPTED)
+
+    // queries: 503 with Retry-After, answered promptly (no hang), both for a cached caller and a new token
+    for (const bearer of [token, await t.token('program_lead')]) {
+      const { value: res, ms } = await timed(fetch(gatewayUrl, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
+        body: JSON.stringify({ query: ME }),
+      }))
+      expect(res.status).toBe(503)
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+      const body = await res.json() as any
+      expect(body.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE')
+      expect(ms).toBeLessThan(8_000)
+    }
+    // a vendor's delivery: 503 with Retry-After, so the vendor retries it
+    const hook = await fetch(`${stack.gatewayUrl}/hooks/eln_provider/${crypto.randomUUID()}`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ event: 'entry.updated' }),
+    })
+    expect(hook.status).toBe(503)
+    expect(Number(hook.headers.get('retry-after'))).toBeGreaterThan(0)
+    // readiness says so too; liveness does not (nothing needs a restart)
+    expect((await fetch(`${stack.gatewayUrl}/readyz`)).status).toBe(503)
+    expect((await fetch(`${stack.gatewayUrl}/healthz`)).status).toBe(200)
+
+    await new Promise((r) => setTimeout(r, Math.max(0, 10_000 - (Date.now() - downAt))))
+    pgHandle = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port })
+
+    // queries resume
+    await waitFor(async () => (await gql(gatewayUrl, ME, {}, token)).status === 200, 30_000, 'queries answered again')
+    // the LISTEN connection is back: a new stream receives a change
+    await waitFor(() => stack.listener.connected, 30_000, 'LISTEN reconnected')
+    const again = collect(client, SUB, 1, 30_000)
+    await waitFor(() => stack.subgraphs.twins.inboxEvents.subscriberCount >= 1)
+    const item = await db.$transaction((tx) => fileInboxItem(tx, {
+      organizationId: t.organization.id, userId: t.users.scientist.id, programId: t.program.id,
+      kind: 'question', sourceType: 'thread', sourceId: 'after-outage', title: 'Still there?',
+    }))
+    await again.finished
+    expect(again.received).toEqual([{ data: { inboxChanged: { id: item.id, change: 'created' } } }])
+    await client.dispose()
+
+    // the worker (same runner, never restarted) processes a job enqueued after the outage
+    await db.$transaction((tx) => enqueue(tx, 'inbox_expire', {}))
+    await waitFor(async () => {
+      const [r] = await db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM graphile_worker.jobs WHERE task_identifier = 'inbox_expire'`
+      return Number(r.n) === 0
+    }, 45_000, 'job processed by the same worker')
+  }, 150_000)
+})
