@@ -22,6 +22,8 @@ import { isVendorRateLimit } from '../budgets'
 import { budgetExhausted } from '../../../../core/copy'
 import { RateLimited, VendorAuthFailed, VendorNotFound } from '../adapters/errors'
 import { connectorRuntime } from '../runtime'
+import { runQmsSync } from '../qms/run'
+import { PROVIDER_ID as QMS_PROVIDER_ID } from '../qms/sync'
 import { AlreadyProcessed, markDeliveryProcessed, noteDeliveryAttempt, postponeDelivery, waitingDeliveries } from './deliveries'
 
 export type ProcessOutcome =
@@ -114,11 +116,17 @@ export async function drainDeliveries(db: Db, connectionId: string): Promise<{ p
 }
 
 export type SyncOutcome = { status: 'synced'; report: SyncReport } | { status: 'skipped'; reason: string } | { status: 'rescheduled'; retryAfterSeconds: number }
+  | { status: 'failed'; error: string }
 
 /** Runs a full or incremental sync and writes connection.health (on every sync, success or failure). */
 export async function runSync(db: Db, connectionId: string, mode: 'full' | 'incremental'): Promise<SyncOutcome> {
   const connection = await db.connection.findUnique({ where: { id: connectionId } })
   if (!connection || connection.status !== 'active') return { status: 'skipped', reason: 'connection_disconnected' }
+  // A QMS connection syncs through the QMS runner whichever way the sync starts (syncConnection, a rescheduled job),
+  // as poll_qms / reconcile_qms do: the health check before the first sync, its sync.poll / sync.reconcile health
+  // entries, unmapped labels surfaced. A full sync is the reconciliation (every version), an incremental one the poll.
+  // A failure is recorded in health and not thrown, as in the cron jobs: the next poll retries it.
+  if (connection.providerId === QMS_PROVIDER_ID) return runQmsSync(db, connectionId, mode === 'full' ? 'reconcile' : 'poll')
   const adapter = adapterFor(connection.providerId)!
   const ctx = connectorRuntime.context(db, connection)
   const previous = (connection.health ?? {}) as Record<string, unknown>
