@@ -16,14 +16,12 @@
 import type { Db } from '../../../../core/db'
 import { log } from '../../../../core/log'
 import { enqueue } from '../../../../jobs/registry'
-import { adapterFor, coalesceDelivery } from '../adapters'
+import { adapterFor, coalesceDelivery, syncRunnerFor } from '../adapters'
 import type { SyncReport } from '../adapters/contract'
 import { isVendorRateLimit } from '../budgets'
 import { budgetExhausted } from '../../../../core/copy'
 import { RateLimited, VendorAuthFailed, VendorNotFound } from '../adapters/errors'
 import { connectorRuntime } from '../runtime'
-import { runQmsSync } from '../qms/run'
-import { PROVIDER_ID as QMS_PROVIDER_ID } from '../qms/sync'
 import { AlreadyProcessed, markDeliveryProcessed, noteDeliveryAttempt, postponeDelivery, waitingDeliveries } from './deliveries'
 
 export type ProcessOutcome =
@@ -122,11 +120,11 @@ export type SyncOutcome = { status: 'synced'; report: SyncReport } | { status: '
 export async function runSync(db: Db, connectionId: string, mode: 'full' | 'incremental'): Promise<SyncOutcome> {
   const connection = await db.connection.findUnique({ where: { id: connectionId } })
   if (!connection || connection.status !== 'active') return { status: 'skipped', reason: 'connection_disconnected' }
-  // A QMS connection syncs through the QMS runner whichever way the sync starts (syncConnection, a rescheduled job),
-  // as poll_qms / reconcile_qms do: the health check before the first sync, its sync.poll / sync.reconcile health
-  // entries, unmapped labels surfaced. A full sync is the reconciliation (every version), an incremental one the poll.
-  // A failure is recorded in health and not thrown, as in the cron jobs: the next poll retries it.
-  if (connection.providerId === QMS_PROVIDER_ID) return runQmsSync(db, connectionId, mode === 'full' ? 'reconcile' : 'poll')
+  // A provider with its own sync runner (QMS: the health check before the first sync, its sync.poll / sync.reconcile
+  // health entries) syncs through it whichever way the sync starts, as its cron jobs do. Its failures are recorded in
+  // health and not thrown, as in those jobs: the next scheduled run retries.
+  const runner = syncRunnerFor(connection.providerId)
+  if (runner) return runner(db, connectionId, mode)
   const adapter = adapterFor(connection.providerId)!
   const ctx = connectorRuntime.context(db, connection)
   const previous = (connection.health ?? {}) as Record<string, unknown>
