@@ -1,4 +1,5 @@
-// Task connector_sync: a full or incremental sync of one connection; writes connection.health every time.
+// Task connector_sync: a full or incremental sync of one connection (a QMS connection through the QMS runner);
+// writes connection.health every time.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { runSync } from '../../subgraphs/connectors/domain/webhooks/process'

@@ -40,13 +40,27 @@ export function createLoaders(db: Db, tdb: TenantDb, organizationId: string) {
 }
 export type Loaders = ReturnType<typeof createLoaders>
 
-export function createContext(db: Db, session: Session, requestId: string): GraphQLContext {
-  const ctx = domainContext(db, session)
+/** The loaders of one execution: `loaders` and the named `loader`s, all empty. */
+function freshLoaders(db: Db, tdb: TenantDb, organizationId: string): Pick<GraphQLContext, 'loaders' | 'loader'> {
   const named = new Map<string, DataLoader<unknown, unknown>>()
   const loader = <K, V>(name: string, batch: (keys: readonly K[]) => Promise<readonly (V | Error)[]>) => {
     let l = named.get(name) as DataLoader<K, V> | undefined
     if (!l) named.set(name, (l = new DataLoader<K, V>(batch) as DataLoader<unknown, unknown> as DataLoader<K, V>) as DataLoader<unknown, unknown>)
     return l
   }
-  return { ...ctx, requestId, loaders: createLoaders(db, ctx.tdb, session.organizationId), loader }
+  return { loaders: createLoaders(db, tdb, organizationId), loader }
+}
+
+export function createContext(db: Db, session: Session, requestId: string): GraphQLContext {
+  const ctx = domainContext(db, session)
+  return { ...ctx, requestId, ...freshLoaders(db, ctx.tdb, session.organizationId) }
+}
+
+/**
+ * The same caller with empty loaders, for one event of a subscription: graphql-ws keeps one context for a socket's
+ * whole life, and a DataLoader caches what it read, so an event resolved on the first event's loaders would show
+ * the rows as they were then (InboxItem.memoryNotes on the tenth inboxChanged event). Batching stays per execution.
+ */
+export function contextForEvent(ctx: GraphQLContext): GraphQLContext {
+  return { ...ctx, ...freshLoaders(ctx.db, ctx.tdb, ctx.session.organizationId) }
 }

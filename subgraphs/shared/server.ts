@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import express from 'express'
 import { WebSocketServer } from 'ws'
 import { useServer } from 'graphql-ws/use/ws'
-import { GraphQLError, parse, validate, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql'
+import { GraphQLError, createSourceEventStream, execute, parse, validate, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql'
 import { INTERNAL_HEADER } from '../../core/auth'
 import type { Db } from '../../core/db'
 import { SessionCache } from '../../core/session-cache'
@@ -15,7 +15,7 @@ import { isDatabaseUnavailable, serviceUnavailable } from '../../core/db-outage'
 import { requestIdFrom, withRequestId } from '../../core/request-context'
 import { enableDefaultMetrics, httpMetrics, metricsHandler } from '../../core/metrics'
 import { env } from '../../core/env'
-import { createContext, type GraphQLContext } from './context'
+import { contextForEvent, createContext, type GraphQLContext } from './context'
 import { createGraphQLHandler } from './graphql-http'
 import type { DocumentCache } from './documents'
 import { maskUnexpected } from './errors'
@@ -48,6 +48,27 @@ async function contextFor(db: Db, sessions: SessionCache, token: string | undefi
 }
 
 const REQUEST_ID = /^[\w-]{1,64}$/
+
+/**
+ * graphql-js `subscribe`, except that every event's selection set runs on a context of its own (fresh loaders, same
+ * caller): the socket's context lives as long as the socket, its loaders' caches must not.
+ */
+export async function subscribeFreshPerEvent(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  const stream = await createSourceEventStream(args)
+  if (!(Symbol.asyncIterator in stream)) return stream as ExecutionResult
+  const events = (stream as AsyncIterable<unknown>)[Symbol.asyncIterator]() as AsyncIterator<unknown>
+  const base = args.contextValue as GraphQLContext
+  const run = async (r: IteratorResult<unknown>): Promise<IteratorResult<ExecutionResult>> => r.done ? r
+    : { done: false, value: await execute({ ...args, rootValue: r.value, contextValue: contextForEvent(base) }) }
+  // a plain iterator, not an async generator: return() must reach the source at once, not after the pending next()
+  const it: AsyncIterableIterator<ExecutionResult> = {
+    [Symbol.asyncIterator]() { return it },
+    next: async () => run(await events.next()),
+    return: async () => { await events.return?.(); return { done: true, value: undefined } },
+    throw: async (e?: unknown) => { if (events.throw) return run(await events.throw(e)); throw e },
+  }
+  return it
+}
 
 export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema; db: Db; readiness?: () => Record<string, boolean> }): SubgraphServer {
   const { name, schema, db } = opts
@@ -96,6 +117,7 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
       }
     },
     context: (ctx) => ctx.extra.ctx!,
+    subscribe: (args) => subscribeFreshPerEvent(args),
     // A bad document answers an error message; graphql-ws would close the whole socket (4500) on a thrown parse.
     onSubscribe: (_ctx, _id, payload) => {
       let document

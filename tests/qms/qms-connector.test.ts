@@ -11,6 +11,7 @@ import { sanitiseOutsideText } from '../../core/sanitiser'
 import { INJECTION_FIXTURES } from '../fixtures/injection'
 import { clearQmsFaults, type FakeQms } from '../../fakes/qms/server'
 import { HEALTH, LIFECYCLE_MAP, configure, connectQms, seedSop, startTestFakeQms } from './helpers'
+import { runWorkerOnce } from '../connectors/helpers'
 
 const stack = useStack()
 const db = () => stack.db.db
@@ -95,6 +96,43 @@ describe('QMS connection configuration and health', () => {
     expect(h.status).toBe('ok')
     // Sent on every call: the configured client id header.
     expect(vault.state.log.every((l) => l.clientId === 'evidence-workspace-illustrative')).toBe(true)
+  })
+})
+
+describe('QMS sync requested through syncConnection (the connector_sync job)', () => {
+  const SYNC = `mutation($id: ID!, $mode: ConnectionSyncMode) { syncConnection(id: $id, mode: $mode) { __typename ${'... on Error { code message }'} } }`
+  const requestSync = async (c: { id: string; token: string }, mode: 'full' | 'incremental') => {
+    const r = await gql(url(), SYNC, { id: c.id, mode }, c.token)
+    expect(r.body.data.syncConnection.__typename).toBe('MutationSyncConnectionSuccess')
+    await runWorkerOnce(db(), stack.db.url)
+  }
+
+  it('runs the health check before the first sync and does not sync a connection whose check fails', async () => {
+    await using vault = await freshVault({ vaultId: 910 })
+    seedSop(vault)
+    const t = await createTenant(db(), 'QmsOnDemandFirst')
+    const c = await connectQms(url(), t, vault, { configure: { instanceId: '911' } })
+    await requestSync(c, 'incremental')
+    expect(await db().sopVersion.count({ where: { connectionId: c.id } })).toBe(0)
+    const h = await health(c.id)
+    expect(h.status).toBe('failing')
+    expect(h.checks.find((k) => k.name === 'instance_id')).toMatchObject({ ok: false })
+    expect(vault.state.log.some((l) => l.path.includes('/text'))).toBe(false)
+    expect((await db().connection.findUniqueOrThrow({ where: { id: c.id } })).lastSyncedAt).toBeNull()
+  })
+
+  it('syncs a healthy connection through the QMS runner: incremental is the poll, full the reconciliation, each with its health entry', async () => {
+    await using vault = await freshVault()
+    seedSop(vault)
+    const t = await createTenant(db(), 'QmsOnDemand')
+    const c = await connectQms(url(), t, vault, { configure: { lifecycleMap: [...LIFECYCLE_MAP, { label: 'Pending Retirement', state: 'obsolete' }] } })
+    await requestSync(c, 'incremental')
+    expect((await versions(c.id)).map((v) => [v.major, v.minor, v.lifecycleState])).toEqual([[1, 0, 'superseded'], [2, 0, 'effective'], [2, 1, 'draft']])
+    const polled = await health(c.id)
+    expect(polled.status).toBe('ok')
+    expect(polled.checks.find((k) => k.name === 'sync.poll')).toMatchObject({ ok: true, detail: expect.stringMatching(/^3 seen, 3 created/) })
+    await requestSync(c, 'full')
+    expect((await health(c.id)).checks.find((k) => k.name === 'sync.reconcile')).toMatchObject({ ok: true })
   })
 })
 

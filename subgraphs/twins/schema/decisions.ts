@@ -96,17 +96,10 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
   builder.objectField(InboxItemRef, 'proposal', (t) => t.field({
     type: Proposal, nullable: true, description: 'The proposal a decision item points at.',
     // Batched: a page of decision items (the role home's, an inbox page) reads its proposals and their staleness in two
-    // queries, not two per item. Batched only, never cached: a graphql-ws context lives as long as its subscription, and
-    // the next inboxChanged event must see the proposal as it is then (decided, stale), not as the first event read it.
-    resolve: async (i, _a, ctx) => {
-      if (i.sourceType !== 'proposal') return null
-      const loader = ctx.loader('InboxItem.proposal', (ids: readonly string[]) => getProposals(ctx, ids))
-      try {
-        return await loader.load(i.sourceId)
-      } finally {
-        loader.clear(i.sourceId)
-      }
-    },
+    // queries, not two per item. Each inboxChanged event runs on fresh loaders (subscribeFreshPerEvent in
+    // subgraphs/shared/server.ts), so the next event sees the proposal as it is then, not as the first event read it.
+    resolve: (i, _a, ctx) => i.sourceType !== 'proposal' ? null
+      : ctx.loader('InboxItem.proposal', (ids: readonly string[]) => getProposals(ctx, ids)).load(i.sourceId),
   }))
 
   const Edits = builder.inputType('ProposalEditsInput', {

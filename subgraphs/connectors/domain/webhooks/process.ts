@@ -16,7 +16,7 @@
 import type { Db } from '../../../../core/db'
 import { log } from '../../../../core/log'
 import { enqueue } from '../../../../jobs/registry'
-import { adapterFor, coalesceDelivery } from '../adapters'
+import { adapterFor, coalesceDelivery, syncRunnerFor } from '../adapters'
 import type { SyncReport } from '../adapters/contract'
 import { isVendorRateLimit } from '../budgets'
 import { budgetExhausted } from '../../../../core/copy'
@@ -114,11 +114,17 @@ export async function drainDeliveries(db: Db, connectionId: string): Promise<{ p
 }
 
 export type SyncOutcome = { status: 'synced'; report: SyncReport } | { status: 'skipped'; reason: string } | { status: 'rescheduled'; retryAfterSeconds: number }
+  | { status: 'failed'; error: string }
 
 /** Runs a full or incremental sync and writes connection.health (on every sync, success or failure). */
 export async function runSync(db: Db, connectionId: string, mode: 'full' | 'incremental'): Promise<SyncOutcome> {
   const connection = await db.connection.findUnique({ where: { id: connectionId } })
   if (!connection || connection.status !== 'active') return { status: 'skipped', reason: 'connection_disconnected' }
+  // A provider with its own sync runner (QMS: the health check before the first sync, its sync.poll / sync.reconcile
+  // health entries) syncs through it whichever way the sync starts, as its cron jobs do. Its failures are recorded in
+  // health and not thrown, as in those jobs: the next scheduled run retries.
+  const runner = syncRunnerFor(connection.providerId)
+  if (runner) return runner(db, connectionId, mode)
   const adapter = adapterFor(connection.providerId)!
   const ctx = connectorRuntime.context(db, connection)
   const previous = (connection.health ?? {}) as Record<string, unknown>
