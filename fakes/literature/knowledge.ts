@@ -24,7 +24,7 @@ export const SAFETY_REPORTS = [
   { safetyreportid: '30000002', drug: 'ILLUSTRATIVINIB', ndc: '99999-001-01', reaction: 'Hepatic enzyme increased' },
 ]
 export const TARGETS = [
-  { id: 'ENSG00000999001', entity: 'target', name: 'ILK1', description: I('Illustrative kinase 1, the series\' allosteric target') },
+  { id: 'ENSG00000999001', entity: 'target', name: 'ILK1', description: I('Illustrative kinase 1, the target of the series\' allosteric kinase inhibitor') },
   { id: 'EFO_0999001', entity: 'disease', name: I('kinase-driven disorder'), description: I('The illustrative program\'s indication') },
 ]
 export const COMPOUNDS = [

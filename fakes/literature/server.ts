@@ -33,7 +33,7 @@ export interface SourceFaults {
 
 const NO_FAULTS: SourceFaults = { delayMs: 0, rateLimitNext: 0, retryAfterSeconds: 7, malformedNext: 0, licenceFieldChanged: false, stampDropped: false }
 
-export interface RequestLogEntry { source: FakeSource; path: string; query: Record<string, string>; userAgent: string | null; at: number }
+export interface RequestLogEntry { source: FakeSource; path: string; query: Record<string, string>; userAgent: string | null; at: number; body?: unknown }
 
 export class FakeLiteratureControl {
   works: FakeWork[] = [...CORPUS]
@@ -115,7 +115,7 @@ export function createFakeLiterature(control = new FakeLiteratureControl()) {
   app.use('/:source', async (req, res, next) => {
     const source = req.params.source as FakeSource
     if (!FAKE_SOURCES.includes(source)) return next()
-    control.log.push({ source, path: req.path, query: Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, first(v)])), userAgent: req.get('user-agent') ?? null, at: Date.now() })
+    control.log.push({ source, path: req.path, query: Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, first(v)])), userAgent: req.get('user-agent') ?? null, at: Date.now(), ...(req.method === 'POST' ? { body: req.body } : {}) })
     const f = control.faults[source]
     if (f.delayMs) await sleep(f.delayMs)
     if (res.destroyed) return
