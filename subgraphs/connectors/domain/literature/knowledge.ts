@@ -250,6 +250,16 @@ export function knowledgeClients(budget: (s: SourceId) => SourceBudget) {
 }
 export type KnowledgeClients = ReturnType<typeof knowledgeClients>
 
+/** The `include` of a search: knowledge source ids only (anything else is invalid_input on include). */
+export function checkInclude(include: readonly string[] | null | undefined): KnowledgeSourceId[] {
+  const out: KnowledgeSourceId[] = []
+  for (const s of include ?? []) {
+    if (!(KNOWLEDGE_SOURCES as readonly string[]).includes(s)) throw InvalidInput.of('include', `Knowledge sources are ${KNOWLEDGE_SOURCES.join(', ')}.`)
+    if (!out.includes(s as KnowledgeSourceId)) out.push(s as KnowledgeSourceId)
+  }
+  return out
+}
+
 /** fetch_object: an external type that names a knowledge source (or its scheme) and the id in that scheme. */
 export function knowledgeSourceOf(externalType: string): KnowledgeSourceId | null {
   if ((KNOWLEDGE_SOURCES as readonly string[]).includes(externalType)) return externalType as KnowledgeSourceId
