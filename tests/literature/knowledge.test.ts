@@ -13,7 +13,8 @@ import { adapterFor } from '../../subgraphs/connectors/domain/adapters'
 import { RateLimited } from '../../subgraphs/connectors/domain/adapters/errors'
 import type { IntegrationContext } from '../../subgraphs/connectors/domain/adapters/contract'
 import { FAKE_STAMPS } from '../../fakes/literature/knowledge'
-import { inert, setWindow, useFakeLiterature } from './helpers'
+import { CONTACT, inert, setWindow, useFakeLiterature } from './helpers'
+import { configureLiterature } from '../../subgraphs/connectors/domain/literature/config'
 
 const t = useTestDatabase()
 const db = () => t.current.db
@@ -37,13 +38,15 @@ describe('the knowledge source clients', () => {
   })
 
   it('reads drug safety reports with report id and NDC, meta.last_updated stamped, the api key sent, nothing found as empty', async () => {
+    configureLiterature({ keys: { contact_email: CONTACT, citation_graph_api_key: 'illustrative-graph-key', drug_safety_api_key: 'illustrative-safety-key' } })
     const k = await clients('Safety')
-    const found = await k.drug_safety.search('illustrativinib', 10)
+    const found = await k.drug_safety.search('illustrativinib', 10).finally(() =>
+      configureLiterature({ keys: { contact_email: CONTACT, citation_graph_api_key: 'illustrative-graph-key' } }))
     expect(found.map((r) => [r.id, r.ids.NDC, r.summary])).toEqual([
       ['30000001', '99999-001-01', 'Electrocardiogram QT prolonged'], ['30000002', '99999-001-01', 'Hepatic enzyme increased'],
     ])
     for (const r of found) expect(r.snapshot).toEqual({ field: 'meta.last_updated', value: FAKE_STAMPS.lastUpdated })
-    expect(fake.current.control.requests('drug-safety')[0].query.search).toBe('patient.drug.medicinalproduct:"illustrativinib"')
+    expect(fake.current.control.requests('drug-safety')[0].query).toMatchObject({ search: 'patient.drug.medicinalproduct:"illustrativinib"', api_key: 'illustrative-safety-key' })
     expect(await k.drug_safety.search('no such drug', 10)).toEqual([])
   })
 
