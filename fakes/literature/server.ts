@@ -10,9 +10,13 @@ import { listen } from '../common/listen'
 import { FixedWindowLimiter } from '../common/rate-window'
 import { sleep } from '../common/faults'
 import { CORPUS, type FakeWork } from './corpus'
+import { mountKnowledgeSources } from './knowledge'
 
 export type FakeSource = 'literature-index' | 'doi-registry' | 'citation-graph' | 'fulltext-archive'
-export const FAKE_SOURCES: readonly FakeSource[] = ['literature-index', 'doi-registry', 'citation-graph', 'fulltext-archive']
+  | 'trial-registry' | 'drug-safety' | 'target-disease' | 'bioactivity'
+export const FAKE_SOURCES: readonly FakeSource[] = [
+  'literature-index', 'doi-registry', 'citation-graph', 'fulltext-archive', 'trial-registry', 'drug-safety', 'target-disease', 'bioactivity',
+]
 
 export interface SourceFaults {
   delayMs: number
@@ -23,11 +27,13 @@ export interface SourceFaults {
   malformedNext: number
   /** Licence fields come under another name/shape from now on (the vendor changed its schema). */
   licenceFieldChanged: boolean
+  /** Knowledge sources: answers come without their snapshot stamp from now on. */
+  stampDropped: boolean
 }
 
-const NO_FAULTS: SourceFaults = { delayMs: 0, rateLimitNext: 0, retryAfterSeconds: 7, malformedNext: 0, licenceFieldChanged: false }
+const NO_FAULTS: SourceFaults = { delayMs: 0, rateLimitNext: 0, retryAfterSeconds: 7, malformedNext: 0, licenceFieldChanged: false, stampDropped: false }
 
-export interface RequestLogEntry { source: FakeSource; path: string; query: Record<string, string>; userAgent: string | null; at: number }
+export interface RequestLogEntry { source: FakeSource; path: string; query: Record<string, string>; userAgent: string | null; at: number; body?: unknown }
 
 export class FakeLiteratureControl {
   works: FakeWork[] = [...CORPUS]
@@ -109,7 +115,7 @@ export function createFakeLiterature(control = new FakeLiteratureControl()) {
   app.use('/:source', async (req, res, next) => {
     const source = req.params.source as FakeSource
     if (!FAKE_SOURCES.includes(source)) return next()
-    control.log.push({ source, path: req.path, query: Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, first(v)])), userAgent: req.get('user-agent') ?? null, at: Date.now() })
+    control.log.push({ source, path: req.path, query: Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, first(v)])), userAgent: req.get('user-agent') ?? null, at: Date.now(), ...(req.method === 'POST' ? { body: req.body } : {}) })
     const f = control.faults[source]
     if (f.delayMs) await sleep(f.delayMs)
     if (res.destroyed) return
@@ -198,6 +204,9 @@ export function createFakeLiterature(control = new FakeLiteratureControl()) {
       : { pmcid: w.pmcid, version: Number(m![2]), license_code: w.archive.license_code, is_pmc_openaccess: w.archive.is_pmc_openaccess, is_manuscript: w.archive.is_manuscript }
     res.json(meta)
   })
+
+  // ---- the four knowledge sources (knowledge.ts) ----
+  mountKnowledgeSources(app, { stampsDropped: () => Object.fromEntries(FAKE_SOURCES.map((s) => [s, control.faults[s].stampDropped])) })
 
   // ---- control ----
   app.get('/_control/state', (_req, res) => res.json({ illustrative: true, works: control.works.length, faults: control.faults, credits: control.credits, requests: control.log.length }))

@@ -30,6 +30,24 @@ async function searchAs(t: Tenant, persona: Parameters<Tenant['token']>[0], vari
 }
 
 describe('Program.literatureSearch', () => {
+  it('searches the knowledge sources a person asks for as optional steps, their records with scheme and snapshot stamp', async () => {
+    const t = await createTenant(db(), 'People knowledge')
+    const q = `query($id: ID!, $q: String!, $include: [String!]) { program(id: $id) { literatureSearch(query: $q, include: $include) {
+      nodes { clusterKey } steps { step status } knowledge { source scheme id ids title snapshotField snapshotValue } } } }`
+    const token = await t.token('scientist')
+    const r = await gql(url(), q, { id: t.program.id, q: 'allosteric kinase inhibitor', include: ['trial_registry', 'bioactivity'] }, token)
+    expect(r.body.errors).toBeUndefined()
+    const page = r.body.data.program.literatureSearch
+    expect(page.nodes).toHaveLength(10)
+    expect(page.steps.map((s: { step: string }) => s.step).slice(-2)).toEqual(['trials', 'compounds'])
+    expect(page.knowledge.map((k: { scheme: string; id: string; snapshotField: string }) => [k.scheme, k.id, k.snapshotField])).toEqual([
+      ['NCT', 'NCT09000001', 'dataTimestamp'], ['NCT', 'NCT09000002', 'dataTimestamp'],
+      ['compound id', 'CHEMBL9900001', '<bioactivity>_db_version'], ['compound id', 'CHEMBL9900002', '<bioactivity>_db_version'],
+    ])
+    const bad = await gql(url(), q, { id: t.program.id, q: 'kinase', include: ['a commercial drug database'] }, token)
+    expect(bad.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', field: 'include' })
+  })
+
   it('returns clusters with provenance and licence, the per-source status and the policy steps, in cursor pages', async () => {
     const t = await createTenant(db(), 'People search')
     const first = await searchAs(t, 'scientist', { q: 'allosteric kinase inhibitor', first: 4 })

@@ -9,6 +9,7 @@ import type { Rendering } from '../domain/literature/licence'
 import type { ClusterOut, PolicyStep, SourceStatus } from '../domain/literature/policy'
 import { searchLiterature, type LiteraturePage } from '../domain/literature/search'
 import { EXCLUDED_SOURCES } from '../domain/literature/sources'
+import { checkInclude, type KnowledgeRecord } from '../domain/literature/knowledge'
 import type { ConnectorsRefs } from '.'
 
 export function addLiterature(builder: Builder, { ProgramRef }: ConnectorsRefs) {
@@ -68,11 +69,27 @@ export function addLiterature(builder: Builder, { ProgramRef }: ConnectorsRefs) 
       status: t.exposeString('status'), detail: t.exposeString('detail'), ms: t.exposeInt('ms'),
     }),
   })
+  const KnowledgeRef = builder.objectRef<KnowledgeRecord>('LiteratureKnowledgeRecord').implement({
+    description: 'An object of a knowledge source the query asked for (trial, safety report, target or disease, compound), with its scheme and snapshot stamp. Outside text, sanitised.',
+    fields: (t) => ({
+      source: t.exposeString('source', { description: 'trial_registry, drug_safety, target_disease or bioactivity' }),
+      scheme: t.exposeString('scheme', { description: 'NCT, report id, gene id, ontology term id or compound id' }),
+      id: t.exposeString('id'),
+      ids: t.field({ type: 'JSON', description: 'Scheme to id (NDC and InChIKey besides the primary one).', resolve: (k) => k.ids }),
+      title: t.string({ nullable: true, resolve: (k) => k.title }),
+      summary: t.string({ nullable: true, resolve: (k) => k.summary }),
+      url: t.string({ nullable: true, resolve: (k) => k.url }),
+      snapshotField: t.string({ resolve: (k) => k.snapshot.field }),
+      snapshotValue: t.string({ resolve: (k) => k.snapshot.value }),
+      sanitised: t.field({ type: 'JSON', resolve: (k) => k.sanitised }),
+    }),
+  })
   const Page = connectionType(builder, 'LiteratureCluster', ClusterRef, 'A page of literature clusters in the order the European literature index ranked them.')
   builder.objectFields(Page, (t) => ({
     hitCount: t.int({ resolve: (p: Page<ClusterOut>) => (p as LiteraturePage).outcome.hitCount }),
     sources: t.field({ type: [SourceStatusRef], resolve: (p: Page<ClusterOut>) => (p as LiteraturePage).outcome.sources }),
     steps: t.field({ type: [StepRef], resolve: (p: Page<ClusterOut>) => (p as LiteraturePage).outcome.steps }),
+    knowledge: t.field({ type: [KnowledgeRef], description: 'Records of the knowledge sources asked for in `include` (first page only).', resolve: (p: Page<ClusterOut>) => (p as LiteraturePage).outcome.knowledge }),
     excludedSources: t.field({ type: 'JSON', description: 'Source kinds left out, with their stated reasons.', resolve: () => EXCLUDED_SOURCES }),
   }))
 
@@ -84,7 +101,8 @@ export function addLiterature(builder: Builder, { ProgramRef }: ConnectorsRefs) 
         query: t.arg.string({ required: true }),
         first: t.arg.int({ required: false, description: '1 to 25 (default 25: the results per query)' }),
         after: t.arg.string({ required: false }),
+        include: t.arg.stringList({ required: false, description: 'Knowledge sources to search as well, as optional policy steps: trial_registry, drug_safety, target_disease, bioactivity.' }),
       },
-      resolve: (p, a, ctx) => searchLiterature(ctx, p.id, { query: a.query, first: a.first, after: a.after }),
+      resolve: (p, a, ctx) => searchLiterature(ctx, p.id, { query: a.query, first: a.first, after: a.after, include: checkInclude(a.include) }),
     }))
 }

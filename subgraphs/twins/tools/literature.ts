@@ -5,6 +5,7 @@
 import { z } from 'zod'
 import { assertTurnBudget, searchPage } from '../../connectors/domain/literature/search'
 import { RESULTS_PER_QUERY } from '../../connectors/domain/literature/sources'
+import { KNOWLEDGE_SOURCES } from '../../connectors/domain/literature/knowledge'
 import type { Finding } from '../../../core/sanitiser'
 import { defineTool, type ToolDefinition } from './tool'
 import type { Violation } from './sanitise'
@@ -26,10 +27,12 @@ export const LITERATURE_TOOLS: ToolDefinition[] = [
       query: z.string().min(1).max(500),
       first: z.number().int().min(1).max(RESULTS_PER_QUERY).default(RESULTS_PER_QUERY),
       after: z.string().max(2000).optional(),
+      // Knowledge sources the twin asks for besides the literature (optional policy steps, first page only).
+      include: z.array(z.enum(KNOWLEDGE_SOURCES)).max(4).optional(),
     }).strict(),
     handler: async (scope, args, w) => {
       await assertTurnBudget(w.tx, scope.run, scope.turn, SEARCH_LITERATURE_TOOL)
-      const page = await searchPage(scope.ctx.db, scope.run.organizationId, { query: args.query, first: args.first, after: args.after ?? null })
+      const page = await searchPage(scope.ctx.db, scope.run.organizationId, { query: args.query, first: args.first, after: args.after ?? null, include: args.include ?? [] })
       const violations: Violation[] = []
       const clusters = page.edges.map(({ node: c }, i) => {
         for (const s of c.sanitised) for (const f of s.findings) violations.push(asViolation(`clusters[${i}].${s.field}`, f))
@@ -45,6 +48,10 @@ export const LITERATURE_TOOLS: ToolDefinition[] = [
           // The run rail: each step of the policy and each source's status ('budget exhausted for source X, retry after N s').
           steps: page.outcome.steps.map((s) => ({ step: s.step, source: s.source, status: s.status, detail: s.detail })),
           sources: page.outcome.sources,
+          knowledge: page.outcome.knowledge.map((k, i) => {
+            for (const s of k.sanitised) for (const f of s.findings) violations.push(asViolation(`knowledge[${i}].${s.field}`, f))
+            return { source: k.source, scheme: k.scheme, id: k.id, ids: k.ids, title: k.title, summary: k.summary, url: k.url, snapshot: k.snapshot }
+          }),
           endCursor: page.pageInfo.endCursor, hasNextPage: page.pageInfo.hasNextPage,
         },
         violations,

@@ -9,6 +9,8 @@ import { providerSpec, type ProviderSpec } from '../providers'
 import { SourceBudget } from './budget'
 import { literatureClients } from './clients'
 import { getCluster, searchPage } from './search'
+import { knowledgeSourceOf } from './knowledge'
+import { NotFoundError } from '../../../../core/errors'
 import { SOURCES, SOURCE_IDS, type SourceId } from './sources'
 
 export class LiteratureAdapter extends BaseAdapter {
@@ -42,9 +44,18 @@ export class LiteratureAdapter extends BaseAdapter {
     return page.edges.map((e) => e.node)
   }
 
-  /** A cluster the organisation has seen, by cluster key or alias (externalType literature_cluster). */
+  /**
+   * A cluster the organisation has seen, by cluster key or alias (externalType literature_cluster); or, when the
+   * external type names a knowledge source or one of its schemes (trial_registry / NCT, drug_safety / report id,
+   * target_disease / gene id / ontology term id, bioactivity / compound id / InChIKey), that source's object read live
+   * with its snapshot stamp (NotFound when the source has none by that id).
+   */
   override async fetchObject(ctx: IntegrationContext, ref: { externalType: string; externalId: string }): Promise<unknown> {
-    return getCluster(ctx.db, ctx.connection.organizationId, ref.externalId)
+    const source = knowledgeSourceOf(ref.externalType)
+    if (!source) return getCluster(ctx.db, ctx.connection.organizationId, ref.externalId)
+    const found = await literatureClients(ctx.db, ctx.connection.organizationId).knowledge[source].byId(ref.externalId.trim())
+    if (!found) throw new NotFoundError(ref.externalType)
+    return found
   }
 
   /** The platform rows of every source and the organisation's fair share of each. */

@@ -1,21 +1,22 @@
 // Owns one client per literature source the query policy calls, each over the shared VendorHttpClient (got with
 // timeouts and retries) and its own SourceBudget: the European literature index (search with cursor pages, PPR
 // successors, full text XML), the DOI metadata registry (always with the contact address), the citation-graph service
-// (works by DOI or plain-text search, its api_key) and the full-text archive's bucket metadata (read anonymously).
+// (works by DOI or plain-text search, its api_key) and the full-text archive's bucket metadata (read anonymously);
+// the four knowledge sources have theirs in knowledge.ts, over the same SourceClient.
 //
 // A query string never enters a source's query language unescaped: the index gets each word as a quoted term
 // (quotes and backslashes dropped), identifiers are checked against their pattern before they are put in a filter or
 // a path, and everything else travels as URL-encoded parameters.
 import type { Db } from '../../../../core/db'
-import { egressAgents } from '../../../../core/egress'
 import { InvalidInput } from '../../../../core/errors'
-import { RateLimited, VendorResponseInvalid } from '../adapters/errors'
-import { VendorHttpClient, type RawAnswer } from '../adapters/http'
+import { VendorResponseInvalid } from '../adapters/errors'
 import { SourceBudget } from './budget'
+import { SourceClient, obj, str } from './source-client'
 import type { SourceRecord, WorkIds } from './clusters'
-import { literatureTimeoutMs, platformKeys, sourceBaseUrl } from './config'
+import { platformKeys } from './config'
 import { readArchiveLicence, readCitationGraphLicence, readIndexLicence, type ArchiveReading } from './licence'
 import type { SourceId } from './sources'
+import { knowledgeClients } from './knowledge'
 
 export const DOI_PATTERN = /^10\.\d{4,9}\/[^\s|,"\\]+$/
 export const PMCID_PATTERN = /^PMC\d{1,10}$/
@@ -26,39 +27,6 @@ export function indexQuery(text: string): string {
   if (!words.length) throw InvalidInput.of('query', 'Give at least one word to search for.')
   return words.map((w) => `"${w}"`).join(' ')
 }
-
-class SourceClient {
-  readonly http: VendorHttpClient
-  constructor(readonly source: SourceId, readonly budget: SourceBudget) {
-    this.http = new VendorHttpClient({
-      baseUrl: sourceBaseUrl(source), source, timeoutMs: literatureTimeoutMs(), retries: 1, retryBaseDelayMs: 100,
-      beforeRequest: () => budget.take(), agent: egressAgents(),
-    })
-  }
-
-  /** GET with the budget drawn per attempt; rate headers go to the budget, a 429 holds the source for everyone. */
-  protected async get(path: string, searchParams: Record<string, string>, resource: string, accept = 'application/json', headers: Record<string, string> = {}): Promise<RawAnswer | null> {
-    let answer: RawAnswer
-    try {
-      answer = await this.http.send('GET', path, { searchParams, headers: { accept, ...headers } })
-    } catch (e) {
-      if (e instanceof RateLimited) await this.budget.backOff(e.retryAfterSeconds)
-      throw e
-    }
-    await this.budget.observe(answer.headers as Record<string, string>)
-    if (answer.status === 404) return null
-    this.http.throwForStatus(answer, resource)
-    return answer
-  }
-
-  protected async getJson(path: string, searchParams: Record<string, string>, resource: string, headers: Record<string, string> = {}): Promise<unknown> {
-    const answer = await this.get(path, searchParams, resource, 'application/json', headers)
-    return answer ? this.http.parseJson(answer) : null
-  }
-}
-
-const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null)
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {})
 
 export interface IndexPage { hitCount: number; nextCursorMark: string | null; records: SourceRecord[] }
 
@@ -205,6 +173,8 @@ export function literatureClients(db: Db, organizationId: string) {
     doi: new DoiRegistryClient(b('doi_registry')),
     citations: new CitationGraphClient(b('citation_graph')),
     archive: new FulltextArchiveClient(b('fulltext_archive')),
+    // The four knowledge sources (knowledge.ts): optional policy steps and fetch_object by their schemes.
+    knowledge: knowledgeClients(b),
   }
 }
 export type LiteratureClients = ReturnType<typeof literatureClients>

@@ -13,6 +13,12 @@ import type { LiteratureClients } from './clients'
 import { platformKeys } from './config'
 import { isOpen, mostRestrictive, renderForLicence, type Rendering } from './licence'
 import { FULL_TEXT_PER_QUERY, POLICY_STEPS, RESULTS_PER_QUERY, type SourceId } from './sources'
+import { KNOWLEDGE_SOURCES, type KnowledgeRecord, type KnowledgeSourceId } from './knowledge'
+
+/** The optional step of each knowledge source (run only when the query asks for the source). */
+const KNOWLEDGE_STEP: Record<KnowledgeSourceId, string> = {
+  trial_registry: 'trials', drug_safety: 'drug_safety_reports', target_disease: 'targets_and_diseases', bioactivity: 'compounds',
+}
 
 export type StepStatus = 'ok' | 'failed' | 'rate_limited' | 'skipped' | 'not_configured'
 
@@ -54,6 +60,8 @@ export interface SearchOutcome {
   nextCursorMark: string | null
   /** The index did not answer and the citation graph's search stood in: no further pages. */
   fallback: boolean
+  /** Records of the knowledge sources asked for (first page only), each with its scheme and snapshot stamp. */
+  knowledge: KnowledgeRecord[]
 }
 
 export interface SearchArgs {
@@ -63,6 +71,8 @@ export interface SearchArgs {
   cursorMark?: string | null
   /** Index records of this page already shown (a cursor taken from an edge). */
   skip?: number
+  /** Knowledge sources the query asks for (optional steps after the literature ones; their records in `knowledge`). */
+  include?: readonly KnowledgeSourceId[]
 }
 
 const label = (step: string) => POLICY_STEPS.find((s) => s.step === step)?.label ?? step
@@ -216,14 +226,27 @@ export async function runPolicy(clients: LiteratureClients, args: SearchArgs): P
     const s = status.get(p.provider as SourceId)
     if (p.licence?.unreadable && s && s.status === 'ok') s.detail = 'licence field unreadable (the source changed its shape); read as unknown'
   }
+  // 6. Optional: the knowledge sources the query asks for (first page only; a later page is the literature's cursor).
+  const knowledge: KnowledgeRecord[] = []
+  const asked = KNOWLEDGE_SOURCES.filter((s) => args.include?.includes(s))
+  if (asked.length && (args.cursorMark ?? '*') === '*' && !skip) {
+    for (const source of asked) {
+      const got = await step(KNOWLEDGE_STEP[source], source, async () => {
+        const rs = await clients.knowledge[source].search(query, first)
+        return { value: rs, count: rs.length }
+      })
+      if (got) knowledge.push(...got)
+    }
+  }
+
   const sources = [...status.values()]
   // An exhausted budget is never a silent empty result.
-  if (!out.length) {
+  if (!out.length && !knowledge.length) {
     const limited = sources.find((s) => s.status === 'rate_limited')
     if (limited) throw new RateLimited(limited.source, limited.retryAfterSeconds ?? 1)
   }
   return {
     query, hitCount: page?.hitCount ?? out.length, clusters: out, steps, sources,
-    cursorMark: args.cursorMark || '*', nextCursorMark: page?.nextCursorMark ?? null, fallback,
+    cursorMark: args.cursorMark || '*', nextCursorMark: page?.nextCursorMark ?? null, fallback, knowledge,
   }
 }

@@ -10,6 +10,7 @@ import { EvidenceQueryBudgetExhausted } from '../adapters/errors'
 import { assertCan } from '../../../../core/session'
 import type { Edge, Page } from '../../../shared/pagination'
 import { literatureClients } from './clients'
+import type { KnowledgeSourceId } from './knowledge'
 import { runPolicy, type ClusterOut, type SearchOutcome } from './policy'
 import { QUERIES_PER_TURN_DEFAULT, RESULTS_PER_QUERY } from './sources'
 
@@ -31,12 +32,12 @@ export interface LiteraturePage extends Page<ClusterOut> {
 }
 
 /** One page of a search: `first` 1 to 25 (default 25), `after` a cursor this search gave out. */
-export async function searchPage(db: Db, organizationId: string, args: { query: string; first?: number | null; after?: string | null }): Promise<LiteraturePage> {
+export async function searchPage(db: Db, organizationId: string, args: { query: string; first?: number | null; after?: string | null; include?: readonly KnowledgeSourceId[] | null }): Promise<LiteraturePage> {
   const first = args.first ?? RESULTS_PER_QUERY
   if (!Number.isInteger(first) || first < 1 || first > RESULTS_PER_QUERY) throw InvalidInput.of('first', `Ask for 1 to ${RESULTS_PER_QUERY} results a query.`)
   const query = (args.query ?? '').trim()
   const cursor = args.after ? decode(args.after, query) : { q: query, m: '*', s: 0 }
-  const outcome = await runPolicy(literatureClients(db, organizationId), { query, first, cursorMark: cursor.m, skip: cursor.s })
+  const outcome = await runPolicy(literatureClients(db, organizationId), { query, first, cursorMark: cursor.m, skip: cursor.s, include: args.include ?? [] })
   await keepClusters(db, organizationId, outcome.clusters)
   const edges: Edge<ClusterOut>[] = outcome.clusters.map((c) => ({ cursor: encode({ q: query, m: outcome.cursorMark, s: c.position }), node: c }))
   const hasNextPage = !outcome.fallback && outcome.nextCursorMark !== null
@@ -45,7 +46,7 @@ export async function searchPage(db: Db, organizationId: string, args: { query: 
 }
 
 /** A person's search in a program (evidence.literature.search there). */
-export async function searchLiterature(ctx: Pick<DomainContext, 'session' | 'db'>, programId: string, args: { query: string; first?: number | null; after?: string | null }) {
+export async function searchLiterature(ctx: Pick<DomainContext, 'session' | 'db'>, programId: string, args: { query: string; first?: number | null; after?: string | null; include?: readonly KnowledgeSourceId[] | null }) {
   assertCan(ctx.session, SEARCH_PERMISSION, programId)
   return searchPage(ctx.db, ctx.session.organizationId, args)
 }

@@ -1,6 +1,6 @@
 // Owns the literature sources of the connector specification (Literature sources, Limits, Literature connector
 // behaviour item 6): the eight sources by kind with their key, provenance schemes, snapshot stamp and rate rule, and
-// the four excluded source kinds with their stated reasons. Data only; clients.ts calls the sources the policy uses.
+// the four excluded source kinds with their stated reasons. Data only; clients.ts and knowledge.ts call them.
 import { EXCLUDED_LITERATURE_SOURCES } from '../providers'
 
 export const SOURCE_IDS = [
@@ -40,7 +40,7 @@ export interface SourceSpec {
   path: string
   /** Public base URL used when LITERATURE_BASE_URL is not set. */
   publicBaseUrl: string
-  /** Whether the query policy calls it today (the others have their key, budget row and rate rule ready). */
+  /** Whether the query policy always calls it (false: an optional step, run when the query asks for the source). */
   calledByPolicy: boolean
 }
 
@@ -108,4 +108,9 @@ export const POLICY_STEPS = [
   { step: 'citations_and_oa', source: 'citation_graph', label: 'use the citation-graph service for citations and open-access location' },
   { step: 'archive_licence', source: 'fulltext_archive', label: 'read license_code, the open-access flag and is_manuscript from the archive bucket metadata' },
   { step: 'full_text', source: 'literature_index', label: 'fetch full text only for licences cc0, cc_by and cc_by_sa' },
+  // Optional steps, run only when the query asks for the source (SearchArgs.include; knowledge.ts).
+  { step: 'trials', source: 'trial_registry', label: 'search the clinical trial registry (asked for)' },
+  { step: 'drug_safety_reports', source: 'drug_safety', label: 'search drug safety reporting data (asked for)' },
+  { step: 'targets_and_diseases', source: 'target_disease', label: 'search target and disease association data (asked for)' },
+  { step: 'compounds', source: 'bioactivity', label: 'search the bioactivity database (asked for)' },
 ] as const
