@@ -25,9 +25,12 @@ describe('scheduled jobs (jobs/crontab)', () => {
       connectionString: t.current.url, taskList: createTaskList({ db: t.current.db, databaseUrl: t.current.url }),
       noHandleSignals: true, logger: new Logger(() => () => {}),
     })
-    // A completed job is deleted; a failed one stays with its error and a later run_at.
-    const left = await t.current.db.$queryRaw<{ last_error: string | null; attempts: number }[]>`
-      SELECT last_error, attempts FROM graphile_worker.jobs WHERE task_identifier = ${item.task}`
+    // A completed job is deleted; a failed one stays with its error and a later run_at. Under load runOnce can return
+    // a moment before the completion's DELETE is visible (attempts 1, no error), so wait for a settled row.
+    const leftRows = () => t.current.db.$queryRaw<{ last_error: string | null; attempts: number; locked_at: Date | null }[]>`
+      SELECT last_error, attempts, locked_at FROM graphile_worker.jobs WHERE task_identifier = ${item.task}`
+    let left = await leftRows()
+    for (let i = 0; i < 50 && left.length && left.every((r) => r.last_error === null); i++) { await new Promise((r) => setTimeout(r, 100)); left = await leftRows() }
     expect(left).toEqual([])
   })
 
