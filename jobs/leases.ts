@@ -3,8 +3,14 @@
 // graphile-worker locks a job with its pool id and only frees locks older than 4 hours. Here every worker process holds a
 // session advisory lock (namespace LEASE_NAMESPACE, key = its lease key) on one dedicated connection for its whole life,
 // and records which pool ids it runs in worker_leases. PostgreSQL drops the advisory lock the moment that connection
-// ends, so "a pool whose lease key nobody holds" is exactly "a pool whose process is gone". On start and every minute, a
-// worker unlocks the jobs of such pools (graphile_worker.force_unlock_workers) and they run again at once.
+// ends, so "a pool whose lease key nobody holds" is exactly "a pool whose process is gone".
+// The advisory lock cannot see a pool that lives in a live process but will never hand its jobs back (a runner replaced
+// after an outage whose stop hangs, a pool whose lease row was never written): so each process also refreshes
+// worker_leases.heartbeat_at every HEARTBEAT_MS for the pools of its current runner only, and a pool silent for
+// STALE_AFTER_SECONDS counts as gone too, as does a lock held for that long by a pool id with no lease row at all.
+// On start and every RECOVERY_INTERVAL_MS, a worker unlocks the jobs (and job queues) of gone pools
+// (graphile_worker.force_unlock_workers) and they run again at once. A pool that heartbeats keeps its jobs however
+// long they run.
 // Tasks are idempotent (processing marks commit with their writes), so a job that a half-dead worker still finishes
 // after being unlocked does nothing twice.
 import os from 'node:os'
@@ -13,6 +19,12 @@ import pg from 'pg'
 import { log } from '../core/log'
 
 export const LEASE_NAMESPACE = 727301
+/** How often a process refreshes the heartbeat of its current pools. */
+export const HEARTBEAT_MS = 10_000
+/** A pool whose heartbeat (or, without a lease row, whose lock) is older than this is gone: six missed heartbeats. */
+export const STALE_AFTER_SECONDS = 60
+/** How often every worker looks for gone pools (so a crash delays work by at most about 75 s). */
+export const RECOVERY_INTERVAL_MS = 15_000
 
 type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.Client, 'query'>
 
@@ -20,6 +32,7 @@ export class WorkerLease {
   private readonly pools = new Set<string>()
   private stopped = false
   private retry?: NodeJS.Timeout
+  private readonly heartbeat: NodeJS.Timeout
 
   /** Called each time the lease comes back after a lost connection (the database was gone). */
   onRestored?: () => void
@@ -30,6 +43,31 @@ export class WorkerLease {
     private readonly databaseUrl: string,
   ) {
     this.watch(client)
+    this.heartbeat = setInterval(() => { void this.beat().catch((error) => log.warn('worker.heartbeat_failed', { message: (error as Error).message })) }, HEARTBEAT_MS)
+    this.heartbeat.unref()
+  }
+
+  /**
+   * Refreshes the heartbeat of the current pools, writing their rows again if a recovery removed them (this process was
+   * silent too long, e.g. a blocked event loop): the jobs they held then were unlocked, the ones they lock now are kept.
+   */
+  async beat(): Promise<void> {
+    if (this.stopped || !this.pools.size) return
+    await this.client.query(
+      `INSERT INTO worker_leases (pool_id, lease_key, hostname, pid)
+       SELECT p, $2::int, $3::text, $4::int FROM unnest($1::text[]) AS p
+       ON CONFLICT (pool_id) DO UPDATE SET heartbeat_at = now()`,
+      [[...this.pools], this.leaseKey, os.hostname().slice(0, 200), process.pid],
+    )
+  }
+
+  /**
+   * The pools of a runner being replaced: no longer heartbeated, so if that runner never hands its jobs back (a stop
+   * that hangs), any worker unlocks them once the heartbeat is stale. Their rows stay until then or until the caller
+   * deletes them.
+   */
+  retire(poolIds: string[]) {
+    for (const id of poolIds) this.pools.delete(id)
   }
 
   private static async connect(databaseUrl: string): Promise<pg.Client> {
@@ -100,6 +138,7 @@ export class WorkerLease {
   async release(): Promise<void> {
     this.stopped = true
     clearTimeout(this.retry)
+    clearInterval(this.heartbeat)
     try {
       await this.client.query('DELETE FROM worker_leases WHERE lease_key = $1', [this.leaseKey])
     } finally {
@@ -108,17 +147,28 @@ export class WorkerLease {
   }
 }
 
-/** Unlocks every job and queue held by a pool whose process is gone; returns the pool ids it freed. */
-export async function recoverJobsOfGoneWorkers(db: Queryable): Promise<string[]> {
+/**
+ * Unlocks every job and queue held by a pool that is gone: its process no longer holds the lease key, its heartbeat is
+ * older than `staleAfterSeconds`, or (no lease row at all) its lock is that old. Returns the pool ids it freed.
+ */
+export async function recoverJobsOfGoneWorkers(db: Queryable, staleAfterSeconds = STALE_AFTER_SECONDS): Promise<string[]> {
   const { rows } = await db.query<{ pool_id: string }>(
     `SELECT l.pool_id
        FROM worker_leases l
-      WHERE NOT EXISTS (
+      WHERE l.heartbeat_at < now() - make_interval(secs => $2)
+         OR NOT EXISTS (
         SELECT 1 FROM pg_locks k
          WHERE k.locktype = 'advisory' AND k.granted AND k.objsubid = 2
            AND k.classid = $1::int::oid AND k.objid = l.lease_key::oid
-           AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database()))`,
-    [LEASE_NAMESPACE],
+           AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
+     UNION
+     SELECT x.locked_by FROM (
+       SELECT locked_by, locked_at FROM graphile_worker._private_jobs WHERE locked_by IS NOT NULL
+       UNION ALL
+       SELECT locked_by, locked_at FROM graphile_worker._private_job_queues WHERE locked_by IS NOT NULL) x
+      WHERE x.locked_at < now() - make_interval(secs => $2)
+        AND NOT EXISTS (SELECT 1 FROM worker_leases l WHERE l.pool_id = x.locked_by)`,
+    [LEASE_NAMESPACE, staleAfterSeconds],
   )
   const gone = rows.map((r) => r.pool_id)
   if (!gone.length) return []

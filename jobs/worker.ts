@@ -28,7 +28,7 @@ import { delegationExpire } from './tasks/delegation_expire'
 import { installTwinAuditHooks } from '../subgraphs/twins/domain/twin-events'
 import { twinDigest } from './tasks/twin_digest'
 import { stageReadinessRefresh } from './tasks/stage_readiness_refresh'
-import { WorkerLease, recoverJobsOfGoneWorkers } from './leases'
+import { RECOVERY_INTERVAL_MS, WorkerLease, recoverJobsOfGoneWorkers } from './leases'
 import { instrumentJobs } from './instrument'
 import { JOB_REQUEST_ID_FIELD, withRequestId } from '../core/request-context'
 
@@ -112,16 +112,18 @@ export interface WorkerHandle {
 export async function startWorker(deps: WorkerDeps, opts: { concurrency?: number; crontab?: boolean } = {}): Promise<WorkerHandle> {
   const concurrency = opts.concurrency ?? 4
   const pgPool = guardedPool(deps.databaseUrl, concurrency + 2)
-  // Jobs locked by worker processes that are gone run again now, not after graphile-worker's 4 hours (jobs/leases.ts).
+  // Jobs locked by worker processes that are gone (or pools that stopped heartbeating) run again within about a minute,
+  // not after graphile-worker's 4 hours (jobs/leases.ts).
   const lease = await WorkerLease.acquire(deps.databaseUrl)
   await recoverJobsOfGoneWorkers(pgPool).catch((error) => log.warn('worker.recovery_failed', { error }))
-  const recovery = setInterval(() => { void recoverJobsOfGoneWorkers(pgPool).catch((error) => log.warn('worker.recovery_failed', { error })) }, 60_000)
+  const recovery = setInterval(() => { void recoverJobsOfGoneWorkers(pgPool).catch((error) => log.warn('worker.recovery_failed', { error })) }, RECOVERY_INTERVAL_MS)
   recovery.unref()
   const taskList = createTaskList(deps)
   const crontab = opts.crontab === false ? '' : fs.readFileSync(CRONTAB, 'utf8')
   let stopping = false
   let generations = 0
   let current: Runner | undefined
+  const poolsOf = new WeakMap<Runner, string[]>()
   let finished!: () => void
   const promise = new Promise<void>((r) => { finished = r })
 
@@ -150,6 +152,7 @@ export async function startWorker(deps: WorkerDeps, opts: { concurrency?: number
       preset: { worker: { localQueue: { size: concurrency * 4, refetchDelay: { durationMs: 100, threshold: concurrency } }, completeJobBatchDelay: 20, failJobBatchDelay: 20 } },
     })
     generations++
+    poolsOf.set(runner, pools)
     runner.promise.then(() => undefined, (error) => error).then(async (error) => {
       if (stopping || current !== runner) return
       log.warn('worker.runner_ended', { error: error ? String(error) : undefined, note: 'restarting it in this process once the database answers' })
@@ -158,6 +161,7 @@ export async function startWorker(deps: WorkerDeps, opts: { concurrency?: number
         if (stopping) return
         try {
           if (pools.length) {
+            lease.retire(pools)
             await pgPool.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [pools])
             await pgPool.query('DELETE FROM worker_leases WHERE pool_id = ANY($1::text[])', [pools])
           }
@@ -175,10 +179,20 @@ export async function startWorker(deps: WorkerDeps, opts: { concurrency?: number
   // After an outage the runner may hold jobs it can no longer account for (graphile-worker's local queue fails to hand
   // them back while the database is gone, and they stay locked by a pool that lives on): once the lease is back, the
   // runner is stopped and replaced like one that gave up, and its pools' jobs are unlocked.
+  // Its pools stop heartbeating at once, so if its stop never settles, any worker unlocks their jobs once the heartbeat is
+  // stale; and a runner still not stopped after 30 s is given up on here too (a new one is launched beside it).
   lease.onRestored = () => {
-    if (stopping || !current) return
+    const old = current
+    if (stopping || !old) return
     log.warn('worker.runner_recycling', { note: 'the database came back: the runner is replaced and its jobs unlocked' })
-    void current.stop().catch((error) => log.warn('worker.stop_failed', { error }))
+    lease.retire(poolsOf.get(old) ?? [])
+    void old.stop().catch((error) => log.warn('worker.stop_failed', { error }))
+    setTimeout(() => {
+      if (stopping || current !== old) return
+      log.warn('worker.runner_stop_hung', { note: 'launching a new runner; the old pools\' jobs are unlocked once their heartbeat is stale' })
+      current = undefined // the old runner's end no longer triggers a restart
+      launch().then((r) => { if (stopping) void r.stop(); else current = r }, (error) => log.warn('worker.runner_restart_failed', { message: (error as Error).message }))
+    }, 30_000).unref()
   }
   try {
     current = await launch()

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "worker_leases" ADD COLUMN     "heartbeat_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP;
