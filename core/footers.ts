@@ -1,8 +1,8 @@
 // The one place a decision footer is composed, shared by the twins subgraph (a decided proposal's footer) and the
 // workbench subgraph (the footer of a record version applied from a twin's proposal), so the two always read alike.
-// Both call decisionFooter with the parts they hold; a further line of the decision record (the delegation line)
-// belongs here as another part, not in either subgraph.
-import { proposedBy, proposedByWorkingAs } from './copy'
+// Both call decisionFooter with the parts they hold; the decision record's further line under delegation
+// (delegationLine) is composed here too, not in either subgraph.
+import { proposedBy, proposedByWorkingAs, routedUnderDelegation } from './copy'
 
 /** The parts of a decision's footer. Extend here (a delegation line) rather than composing footers elsewhere. */
 export interface DecisionFooterParts {
@@ -19,4 +19,9 @@ export interface DecisionFooterParts {
  */
 export function decisionFooter(p: DecisionFooterParts): string {
   return p.workingAs ? proposedByWorkingAs(p.proposerName, p.workingAs, p.decidedByName) : proposedBy(p.proposerName, p.decidedByName)
+}
+
+/** The decision record's line under delegation: 'Routed under delegation from <Name>; decided by <Name> in their own right.' */
+export function delegationLine(a: { delegatedFromName?: string | null; decidedByName: string } | null | undefined): string | null {
+  return a?.delegatedFromName ? routedUnderDelegation(a.delegatedFromName, a.decidedByName) : null
 }

@@ -12,7 +12,6 @@ import { DelegationInvalid, NotFoundError } from '../../../core/errors'
 import { IdInput, isId } from '../../../core/ids'
 import { transition, transitionAll } from '../../../core/state-machine'
 import { delegationStatus } from '../../../core/states'
-import { routedUnderDelegation } from '../../../core/copy'
 
 /** Limits: 'delegation length: at most 30 days' (twins document). */
 export const MAX_DELEGATION_DAYS = 30
@@ -71,11 +70,6 @@ export async function routeDecision(q: AnyTx, item: { organizationId: string; us
 export async function delegationBetween(q: AnyTx, organizationId: string, principalId: string, delegateId: string, programId: string, now = new Date()) {
   const route = await routeDecision(q, { organizationId, userId: principalId, programId }, now)
   return route.delegatedFromUserId && route.userId === delegateId ? route.delegationId : null
-}
-
-/** The decision record's line under delegation: 'Routed under delegation from <Name>; decided by <Name> in their own right.' */
-export function delegationLine(a: { delegatedFromName?: string | null; decidedByName: string } | null | undefined): string | null {
-  return a?.delegatedFromName ? routedUnderDelegation(a.delegatedFromName, a.decidedByName) : null
 }
 
 const CreateInput = z.object({
