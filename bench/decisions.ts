@@ -4,9 +4,8 @@
 //
 // Knobs (environment): BENCH_DECISIONS_COUNT (300), BENCH_DECISIONS_WARMUP (20).
 import { randomUUID } from 'node:crypto'
-import { pathToFileURL } from 'node:url'
 import { provisionBenchDatabase } from './database'
-import { knobs, out, percentile, quietLogs } from './figures'
+import { knobs, out, percentile, quietLogs, runIfMain } from './figures'
 import { contextForUser } from '../core/command'
 import { createPrisma, type Db } from '../core/db'
 import { parseEnv, setEnv } from '../core/env'
@@ -75,9 +74,4 @@ export async function benchDecisions(): Promise<void> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchDecisions().then(() => process.exit(0), (e) => {
-    console.error(e)
-    process.exit(1)
-  })
-}
+runIfMain(import.meta.url, benchDecisions)

@@ -5,10 +5,9 @@
 // Knobs (environment): BENCH_EDGE_QUERIES (1000), BENCH_EDGE_WARMUP (100), BENCH_EDGE_SUBSCRIBERS (1000),
 // BENCH_EDGE_SOCKETS_PER_USER (1), BENCH_EDGE_EVENTS (200), BENCH_EDGE_EVENT_INTERVAL_MS (25).
 import { provisionBenchDatabase } from './database'
-import { knobs, out, percentile, quietLogs, sleep } from './figures'
+import { knobs, out, percentile, quietLogs, sleep, runIfMain } from './figures'
 import fs from 'node:fs'
 import { randomBytes } from 'node:crypto'
-import { pathToFileURL } from 'node:url'
 import type { EventLoopUtilization } from 'node:perf_hooks'
 import { createClient, type Client } from 'graphql-ws'
 import WebSocket from 'ws'
@@ -284,9 +283,4 @@ export async function benchEdge(): Promise<void> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchEdge().then(() => process.exit(0), (e) => {
-    console.error(e)
-    process.exit(1)
-  })
-}
+runIfMain(import.meta.url, benchEdge)

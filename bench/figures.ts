@@ -1,5 +1,6 @@
 // Owns what every bench shares: its knobs read from the environment, its `name value` figure lines, percentiles,
 // and quiet logs while it runs (so log lines do not interleave with the figures on stdout).
+import { pathToFileURL } from 'node:url'
 
 /** Positive whole-number knobs `<prefix>_<NAME>` from the environment, each falling back to its default. */
 export function knobs<K extends string>(prefix: string, defaults: Record<K, number>): Record<K, number> {
@@ -11,6 +12,15 @@ export function knobs<K extends string>(prefix: string, defaults: Record<K, numb
 }
 
 /** One figure: a `name value` line (bench/run.ts counts these). */
+/** Runs a bench when its file is executed directly (`tsx bench/<name>.ts`), not when bench/run.ts imports it. */
+export function runIfMain(moduleUrl: string, bench: () => Promise<unknown>): void {
+  if (!process.argv[1] || moduleUrl !== pathToFileURL(process.argv[1]).href) return
+  bench().then(() => process.exit(0), (e) => {
+    console.error(e)
+    process.exit(1)
+  })
+}
+
 export const out = (name: string, value: string | number | boolean) => console.log(`${name} ${value}`)
 
 export const sleep = (t: number) => new Promise((r) => setTimeout(r, t))

@@ -5,11 +5,10 @@
 // the gateway to stageGateReadinessChanged waits for 'k of N'. Prints `name value` lines; never asserts timings.
 // Alone: `npx tsx bench/gates.ts`. Knobs: BENCH_GATES_GATES (1000), BENCH_GATES_PER_PROGRAM (10), BENCH_GATES_SAMPLES (200).
 import os from 'node:os'
-import { pathToFileURL } from 'node:url'
 import { createClient } from 'graphql-ws'
 import WebSocket from 'ws'
 import { provisionBenchDatabase } from './database'
-import { knobs, out, percentile, quietLogs } from './figures'
+import { knobs, out, percentile, quietLogs, runIfMain } from './figures'
 import { contextForUser } from '../core/command'
 import { createPrisma, type Db } from '../core/db'
 import { parseEnv, setEnv } from '../core/env'
@@ -142,9 +141,4 @@ export async function benchGates(): Promise<void> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchGates().then(() => process.exit(0), (e) => {
-    console.error(e)
-    process.exit(1)
-  })
-}
+runIfMain(import.meta.url, benchGates)

@@ -4,9 +4,8 @@
 // after months of use. Prints `name value` lines; never asserts timings. Alone: `npx tsx bench/handoffs.ts`.
 //
 // Knobs (environment): BENCH_HANDOFFS_BOARD_RUNS (200), BENCH_HANDOFFS_PROPOSALS (100000), BENCH_HANDOFFS_METRICS_RUNS (30).
-import { pathToFileURL } from 'node:url'
 import { provisionBenchDatabase } from './database'
-import { knobs, out, percentile, quietLogs } from './figures'
+import { knobs, out, percentile, quietLogs, runIfMain } from './figures'
 import { createPrisma, type Db } from '../core/db'
 import { parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys } from '../core/auth'
@@ -131,9 +130,4 @@ export async function benchHandoffs(): Promise<void> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchHandoffs().then(() => process.exit(0), (e) => {
-    console.error(e)
-    process.exit(1)
-  })
-}
+runIfMain(import.meta.url, benchHandoffs)

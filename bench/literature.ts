@@ -9,9 +9,8 @@
 //
 // Knobs (environment): BENCH_LITERATURE_SEARCHES (40), BENCH_LITERATURE_PACED (4), BENCH_LITERATURE_RECORDS (10000),
 // BENCH_LITERATURE_ROUNDS (5).
-import { pathToFileURL } from 'node:url'
 import { provisionBenchDatabase } from './database'
-import { knobs, out, percentile, quietLogs } from './figures'
+import { knobs, out, percentile, quietLogs, runIfMain } from './figures'
 import { createPrisma, type Db } from '../core/db'
 import { parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys } from '../core/auth'
@@ -114,9 +113,4 @@ export async function benchLiterature(): Promise<void> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchLiterature().then(() => process.exit(0), (e) => {
-    console.error(e)
-    process.exit(1)
-  })
-}
+runIfMain(import.meta.url, benchLiterature)

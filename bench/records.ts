@@ -4,9 +4,8 @@
 //
 // Knobs (environment): BENCH_RECORDS_RECORDS (1000), BENCH_RECORDS_LISTINGS (50), BENCH_RECORDS_WARMUP (5).
 import { randomUUID } from 'node:crypto'
-import { pathToFileURL } from 'node:url'
 import { provisionBenchDatabase } from './database'
-import { knobs, out, percentile, quietLogs } from './figures'
+import { knobs, out, percentile, quietLogs, runIfMain } from './figures'
 import { createPrisma, type Db } from '../core/db'
 import { parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys } from '../core/auth'
@@ -111,9 +110,4 @@ export async function benchRecords(): Promise<void> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchRecords().then(() => process.exit(0), (e) => {
-    console.error(e)
-    process.exit(1)
-  })
-}
+runIfMain(import.meta.url, benchRecords)

@@ -7,9 +7,8 @@
 // BENCH_ROLES_OPENS (200), BENCH_ROLES_WARMUP (20).
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
-import { pathToFileURL } from 'node:url'
 import { provisionBenchDatabase } from './database'
-import { knobs, out, percentile, quietLogs } from './figures'
+import { knobs, out, percentile, quietLogs, runIfMain } from './figures'
 import { createPrisma, type Db } from '../core/db'
 import { parseEnv, setEnv } from '../core/env'
 import { mintDevToken, resetAuthKeys } from '../core/auth'
@@ -154,9 +153,4 @@ export async function benchRoles(): Promise<void> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchRoles().then(() => process.exit(0), (e) => {
-    console.error(e)
-    process.exit(1)
-  })
-}
+runIfMain(import.meta.url, benchRoles)

@@ -17,7 +17,7 @@ import { Supergraph, operationFromDocument } from '@apollo/federation-internals'
 import { QueryPlanner, prettyFormatQueryPlan } from '@apollo/query-planner'
 import { parse } from 'graphql'
 import { provisionBenchDatabase } from './database'
-import { knobs, out, quietLogs, sleep } from './figures'
+import { knobs, out, quietLogs, sleep, runIfMain } from './figures'
 import { createPrisma, type Db } from '../core/db'
 import { parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys, signInternalToken, INTERNAL_HEADER } from '../core/auth'
@@ -269,9 +269,4 @@ export async function benchThroughput(): Promise<void> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  benchThroughput().then(() => process.exit(0), (e) => {
-    console.error(e)
-    process.exit(1)
-  })
-}
+runIfMain(import.meta.url, benchThroughput)
