@@ -1,16 +1,12 @@
-// Owns the public edge: the Apollo gateway over the static supergraph, subscriptions on the same /graphql path,
-// GraphiQL (outside production), the REST webhook edge forwarded to connectors, and health endpoints.
+// Owns the public edge: GraphQL over the static supergraph on /graphql (./graphql-http.ts over ./federation.ts),
+// subscriptions on the same path, GraphiQL (outside production), the REST webhook edge forwarded to connectors, the
+// inbox and export REST shims, and health endpoints.
 import http from 'node:http'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import express from 'express'
 import { WebSocketServer } from 'ws'
 import { useServer } from 'graphql-ws/use/ws'
-import { ApolloServer } from '@apollo/server'
-import { expressMiddleware } from '@as-integrations/express5'
-import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer'
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled'
-import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway'
 import {
   getOperationAST, NoSchemaIntrospectionCustomRule, specifiedRules, validate, GraphQLError,
   type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError,
@@ -20,19 +16,20 @@ import pg from 'pg'
 import type { Db } from '../core/db'
 import { env, ROOT_DIR } from '../core/env'
 import { unauthenticated } from '../core/errors'
-import { INTERNAL_HEADER } from '../core/auth'
 import { log } from '../core/log'
 import { IdentityResolver, type CallerIdentity } from './identity'
 import { SubscriptionBridge } from './subscription-bridge'
 import { readSupergraph, SUBGRAPH_NAMES, type SubgraphName } from './supergraph'
 import { forwardToConnectors } from './rest-edge'
-import { postJson } from './subgraph-http'
+import { InternalTokenDataSource } from './subgraph-http'
+import { Federation } from './federation'
+import { createEdgePipeline } from './graphql-http'
 import { inboxRestRoutes, type ExecuteAs } from './inbox-routes'
 import { exportRestRoutes } from './export-routes'
-import { outageGuard, outagePlugin } from './outage'
 import { installGatewayObservability, wsMetrics } from './observability'
-import { currentRequestId, withRequestId } from '../core/request-context'
-import { checkDocumentSize, checkInputSize, edgeValidationRules, formatEdgeError, LIMITS, parseLimited, EDGE_CODES, type EdgeMode } from './edge-limits'
+import { withRequestId } from '../core/request-context'
+import { httpMetrics } from '../core/metrics'
+import { checkInputSize, edgeValidationRules, formatEdgeError, LIMITS, parseLimited, EDGE_CODES, type EdgeMode } from './edge-limits'
 
 export { LIMITS } from './edge-limits'
 
@@ -58,40 +55,16 @@ export interface GatewayOptions {
   requestTimeoutMs?: number
   /** Stack traces in error responses (never in production); default GRAPHQL_STACK_TRACES. */
   stackTraces?: boolean
+  /** Answer a one-fetch query with the subgraph's bytes when they are the answer (default true; tests compare both). */
+  singleFetchPassThrough?: boolean
   /** Subscription caps (defaults in SUBSCRIPTION_LIMITS). */
   subscriptionLimits?: { perSocket: number; perUser: number }
 }
 
 export const SUBSCRIPTION_LIMITS = { perSocket: 100, perUser: 300 } as const
 
-/** Forwards the caller's identity to subgraphs as a short-lived internal token, never the caller's own token. */
-class InternalTokenDataSource extends RemoteGraphQLDataSource<GatewayContext> {
-  override async willSendRequest({ request, context: raw }: { request: any; context: Record<string, any> }) {
-    const context = raw as GatewayContext
-    if (!context?.identity) throw new GraphQLError('No caller identity', { extensions: { code: 'UNAUTHENTICATED' } })
-    request.http?.headers.set(INTERNAL_HEADER, await context.identity.internalToken())
-    request.http?.headers.set('x-request-id', currentRequestId() ?? context.identity.requestId) // the request's id, into the subgraphs
-  }
-}
-
-/** RemoteGraphQLDataSource.sendRequest with the same contract, over gateway/subgraph-http.ts instead of Apollo's fetch stack. */
-async function sendRequest(this: RemoteGraphQLDataSource, request: any): Promise<any> {
-  const { http: h, ...rest } = request
-  const res = await postJson(h.url, Object.fromEntries(h.headers), JSON.stringify(rest))
-  // Apollo reads only headers.get('cache-control') of a good answer; a whole Headers object is built for errors only
-  const header = (name: string) => { const v = res.headers[name.toLowerCase()]; return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v }
-  if (res.status < 200 || res.status > 299) {
-    const headers = new Headers()
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v)
-    throw await this.errorFromResponse(new Response(res.body, { status: res.status, headers }) as never)
-  }
-  const body = JSON.parse(res.body)
-  if (body === null || typeof body !== 'object') throw new Error(`Expected JSON response body, but received: ${res.body.slice(0, 200)}`)
-  // not enumerable: the subscription bridge clones answers it shares (structuredClone), and a function cannot be cloned
-  return Object.defineProperty({ ...body }, 'http', { value: { headers: { get: header }, status: res.status }, enumerable: false })
-}
-// private in Apollo's types, hence replaced on the prototype rather than overridden
-Object.assign(InternalTokenDataSource.prototype, { sendRequest })
+/** How long close() lets requests in flight finish before it cuts their sockets. */
+const DRAIN_MS = 10_000
 
 export async function createGateway(opts: GatewayOptions) {
   const identityPool = opts.databaseUrl ? new pg.Pool({ connectionString: opts.databaseUrl, max: 4, connectionTimeoutMillis: 5_000 }) : undefined
@@ -102,17 +75,12 @@ export async function createGateway(opts: GatewayOptions) {
   const limitRules = edgeValidationRules(mode)
   const formatError = (formatted: GraphQLFormattedError, error: unknown) => formatEdgeError(formatted, error, mode)
 
-  const dataSources = new Map<string, GraphQLDataSource>()
-  const gateway = new ApolloGateway({
-    supergraphSdl: opts.supergraphSdl ?? (await readSupergraph()),
-    buildService: ({ name }) => {
-      const ds = new InternalTokenDataSource({ url: opts.subgraphUrls[name as SubgraphName] })
-      dataSources.set(name, ds)
-      return ds
-    },
-  })
+  const supergraphSdl = opts.supergraphSdl ?? (await readSupergraph())
+  const dataSources = new Map(SUBGRAPH_NAMES.map((name) => [name as string, new InternalTokenDataSource({ url: opts.subgraphUrls[name] })]))
+  const federation = new Federation(supergraphSdl, dataSources, opts.singleFetchPassThrough ?? true)
+  const pipeline = createEdgePipeline({ federation, mode, limitRules })
   const bridge = new SubscriptionBridge<GatewayContext>({
-    gateway, dataSources,
+    federation, dataSources,
     wsUrl: (name) => opts.subgraphUrls[name as SubgraphName].replace(/^http/, 'ws'),
     upstreamConnectionParams: async (ctx) => ({ internalToken: await ctx.identity.internalToken() }),
     connectionKey: (ctx) => ctx.socket ?? ctx,
@@ -122,9 +90,30 @@ export async function createGateway(opts: GatewayOptions) {
 
   const app = express()
   app.disable('x-powered-by')
-  app.use((_req, res, next) => { res.setHeader('X-Content-Type-Options', 'nosniff'); next() })
-  installGatewayObservability(app, bridge) // request metrics, subscription gauges, /metrics (METRICS_ALLOW only)
-  const httpServer = http.createServer(app)
+  installGatewayObservability(app, bridge) // subscription gauges, /metrics (METRICS_ALLOW only)
+  const measure = httpMetrics('gateway')
+  const timeoutMs = opts.requestTimeoutMs ?? LIMITS.requestTimeoutMs
+  let inFlight = 0
+  let drained: (() => void) | undefined
+  const httpServer = http.createServer((req, res) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff')
+    const graphql = req.url === '/graphql' || req.url?.startsWith('/graphql?')
+    measure(req, res, () => {
+      if (!graphql) return app(req, res)
+      inFlight++
+      res.once('close', () => { if (--inFlight === 0) drained?.() })
+      const requestId = randomUUID()
+      res.setHeader('x-request-id', requestId)
+      res.setTimeout(timeoutMs, () => {
+        if (res.headersSent) return
+        log.warn('gateway.request_timeout', { requestId, timeoutMs })
+        const body = JSON.stringify({ errors: [{ message: `The request took longer than ${timeoutMs / 1000} s.`, extensions: { code: 'TIMEOUT' } }] })
+        res.writeHead(503, { 'content-type': 'application/json; charset=utf-8' }).end(body)
+      })
+      // logs and subgraph calls of this request carry its id
+      void withRequestId(requestId, () => pipeline.handle(req, res, async (r) => ({ identity: await identities.resolve(r.headers.authorization) })))
+    })
+  })
 
   // The webhook edge comes first: raw bytes, no JSON parsing, no bearer (authenticity is the vendor signature).
   const connectorsBase = opts.connectorsBaseUrl ?? new URL(opts.subgraphUrls.connectors).origin
@@ -132,11 +121,8 @@ export async function createGateway(opts: GatewayOptions) {
 
   // The inbox's REST shim: GET /me/brief and POST /me/inbox/{item_id}/resolve (bearer, through the GraphQL pipeline,
   // or a signed link forwarded to the twins subgraph).
-  const executeAs: ExecuteAs = async (authorization, query, variables) => {
-    const identity = await identities.resolve(authorization)
-    const r = await apollo.executeOperation({ query, variables }, { contextValue: { identity } })
-    return r.body.kind === 'single' ? r.body.singleResult : { errors: [{ message: 'Incremental delivery is not supported here.' }] }
-  }
+  const executeAs: ExecuteAs = async (authorization, query, variables) =>
+    pipeline.execute({ query, variables }, { identity: await identities.resolve(authorization) })
   app.use(inboxRestRoutes({ twinsBase: new URL(opts.subgraphUrls.twins).origin, execute: executeAs }))
   // The twins export as a streamed NDJSON download (GET /orgs/current/twins/export, bearer, org.audit.read).
   app.use(exportRestRoutes({ execute: executeAs }))
@@ -153,7 +139,7 @@ export async function createGateway(opts: GatewayOptions) {
   })
 
   // graphql-ws runs the same edge as HTTP: parse limits before any work, the same validation rules, queries and
-  // mutations through Apollo's pipeline, and every error formatted once by formatEdgeError (never a 4500 close).
+  // mutations through the same pipeline, and every error formatted once by formatEdgeError (never a 4500 close).
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: 1024 * 1024 })
   const wsRules = [...specifiedRules, ...(production ? [NoSchemaIntrospectionCustomRule] : []), ...limitRules]
   const sources = new WeakMap<DocumentNode, string>()
@@ -200,15 +186,11 @@ export async function createGateway(opts: GatewayOptions) {
       return { schema: bridge.schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue: context }
     },
     subscribe: (args: ExecutionArgs) => bridge.subscribe(args),
-    // Queries and mutations sent over the socket run through the normal gateway pipeline (validation included).
-    execute: async (args: ExecutionArgs) => {
-      const res = await apollo.executeOperation(
-        { query: sources.get(args.document)!, variables: args.variableValues as Record<string, unknown>, operationName: args.operationName ?? undefined },
-        { contextValue: args.contextValue as GatewayContext })
-      return res.body.kind === 'single' ? (res.body.singleResult as never)
-        : { errors: [new GraphQLError('Incremental delivery is not supported over WebSocket')] }
-    },
-    // Apollo's results carry formatted errors already; the bridge's carry GraphQLErrors: format those alike.
+    // Queries and mutations sent over the socket run through the HTTP pipeline (validation included).
+    execute: async (args: ExecutionArgs) => pipeline.execute(
+      { query: sources.get(args.document)!, variables: args.variableValues as Record<string, unknown>, operationName: args.operationName ?? undefined },
+      args.contextValue as GatewayContext) as never,
+    // The pipeline's results carry formatted errors already; the bridge's carry GraphQLErrors: format those alike.
     onNext: (_ctx, _id, _payload, _args, result) => {
       const r = result as ExecutionResult
       wsMetrics.sent(r)
@@ -221,53 +203,12 @@ export async function createGateway(opts: GatewayOptions) {
     },
   }, wsServer)
 
-  const apollo = new ApolloServer<GatewayContext>({
-    gateway,
-    introspection: !opts.production,
-    formatError,
-    includeStacktraceInErrorResponses: mode.stackTraces,
-    parseOptions: { maxTokens: LIMITS.maxTokens },
-    validationRules: limitRules,
-    allowBatchedHttpRequests: false,
-    plugins: [
-      { async requestDidStart() { return { async didResolveOperation({ document, request }) { checkInputSize(document, request.variables, mode) } } } },
-      outagePlugin, // database gone: 503 with Retry-After
-      ApolloServerPluginLandingPageDisabled(), // the default landing page loads from a CDN; GraphiQL is served locally
-      ApolloServerPluginDrainHttpServer({ httpServer }),
-      { async serverWillStart() { return { async drainServer() { await wsCleanup.dispose() } } } },
-    ],
-  })
-  await apollo.start()
-
   if (!opts.production) {
     const { graphiqlRouter } = await import('./graphiql/router')
     // Built assets are a cache shared by every data folder (tests use a fresh DATA_DIR per file).
     app.use(await graphiqlRouter({ dataDir: path.join(ROOT_DIR, '.data'), endpoint: '/graphql' }))
   }
-
-  const timeoutMs = opts.requestTimeoutMs ?? LIMITS.requestTimeoutMs
-  app.use('/graphql', (req, res, next) => {
-    const requestId = randomUUID()
-    res.setHeader('x-request-id', requestId)
-    res.setTimeout(timeoutMs, () => {
-      if (res.headersSent) return
-      log.warn('gateway.request_timeout', { requestId, timeoutMs })
-      res.status(503).json({ errors: [{ message: `The request took longer than ${timeoutMs / 1000} s.`, extensions: { code: 'TIMEOUT' } }] })
-    })
-    withRequestId(requestId, next) // logs and subgraph calls of this request carry its id
-  }, express.json({ limit: LIMITS.bodyBytes }), (req, res, next) => {
-    // The document size is refused before the lexer runs, as over graphql-ws.
-    const query = req.method === 'GET' ? req.query.query : req.body?.query
-    if (typeof query !== 'string') return next()
-    try { checkDocumentSize(query, mode) } catch (e) {
-      const err = e as GraphQLError
-      return void res.status(400).json({ errors: [formatError(err.toJSON(), err)] })
-    }
-    next()
-  }, expressMiddleware(apollo, {
-    context: outageGuard(async ({ req }) => ({ identity: await identities.resolve(req.headers.authorization) })),
-  }))
-  // Body-size and JSON errors from express.json: a GraphQL-shaped answer, no stack trace.
+  // Errors of the REST routes (a body too large or not JSON): a GraphQL-shaped answer, no stack trace.
   app.use((err: any, _req: express.Request, res: express.Response, next: express.NextFunction) => {
     if (!err) return next()
     const status = err.status ?? err.statusCode ?? 500
@@ -276,7 +217,7 @@ export async function createGateway(opts: GatewayOptions) {
   })
 
   return {
-    app, httpServer, bridge, url: '',
+    app, httpServer, bridge, pipeline, url: '',
     async listen(port: number, host: string) {
       await new Promise<void>((resolve, reject) => {
         httpServer.once('error', reject)
@@ -288,9 +229,19 @@ export async function createGateway(opts: GatewayOptions) {
       log.info('gateway.listening', { url })
       return url
     },
+    /** Stops taking requests, lets those in flight finish (up to DRAIN_MS), then closes every socket. */
     async close() {
-      await apollo.stop()
+      await wsCleanup.dispose()
+      const closed = new Promise<void>((r) => httpServer.close(() => r()))
+      httpServer.closeIdleConnections?.()
+      if (inFlight > 0) {
+        await new Promise<void>((r) => {
+          const timer = setTimeout(r, DRAIN_MS)
+          drained = () => { clearTimeout(timer); r() }
+        })
+      }
       httpServer.closeAllConnections?.()
+      await closed
       await identityPool?.end()
     },
   }

@@ -1,13 +1,13 @@
 // Owns subscriptions through the gateway (which plans but will not execute them): each subscription is planned
 // with the supergraph's query planner; its primary fetch runs over graphql-ws on the owning subgraph, and the
 // rest (entity fields of other subgraphs) runs per event with the gateway's executor.
-import { buildOperationContext, executeQueryPlan, type ApolloGateway, type GraphQLDataSource, type ServiceMap } from '@apollo/gateway'
+import { buildOperationContext, executeQueryPlan, type GraphQLDataSource, type ServiceMap } from '@apollo/gateway'
 import { QueryPlanner, type QueryPlan } from '@apollo/query-planner'
-import { operationFromDocument, Supergraph, type Schema } from '@apollo/federation-internals'
+import { operationFromDocument, type Schema } from '@apollo/federation-internals'
+import type { Federation } from './federation'
 import { createClient, type Client } from 'graphql-ws'
 import WebSocket from 'ws'
-import { GraphQLError, getOperationAST, print, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql'
-import { getVariableValues } from 'graphql/execution/values'
+import { GraphQLError, getOperationAST, getVariableValues, print, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql'
 import { boundedQueue, SlowConsumerError } from '../core/pubsub'
 import { INTERRUPTED_MESSAGE, SUBSCRIPTION_INTERRUPTED } from '../subgraphs/shared/live-topic'
 import { log } from '../core/log'
@@ -35,7 +35,8 @@ interface State {
 }
 
 export interface BridgeOptions<C extends object> {
-  gateway: ApolloGateway
+  /** The supergraph's schemas and query planner (shared with queries and mutations). */
+  federation: Pick<Federation, 'planner' | 'apiSchema' | 'schema' | 'supergraphSchema'>
   /** The same data source instances the gateway built, so entity fetches carry the same identity. */
   dataSources: Map<string, GraphQLDataSource>
   /** Subgraph name -> its graphql-ws URL. */
@@ -61,13 +62,8 @@ export class SubscriptionBridge<C extends object> {
   private readonly inflight = new Map<string, Promise<unknown>>()
 
   constructor(private readonly opts: BridgeOptions<C>) {
-    opts.gateway.onSchemaLoadOrUpdate(({ apiSchema, coreSupergraphSdl }) => {
-      const supergraph = Supergraph.build(coreSupergraphSdl)
-      this.state = {
-        planner: new QueryPlanner(supergraph), apiSchema: supergraph.apiSchema(), apiSchemaJs: apiSchema,
-        supergraphSchemaJs: supergraph.schema.toGraphQLJSSchema(), plans: new Map(),
-      }
-    })
+    const f = opts.federation
+    this.state = { planner: f.planner, apiSchema: f.apiSchema, apiSchemaJs: f.schema, supergraphSchemaJs: f.supergraphSchema, plans: new Map() }
   }
 
   get schema(): GraphQLSchema {

@@ -1,6 +1,6 @@
 // Owns turning a document string into an executable document for one schema: parsed and validated once, then served
 // from a bounded LRU keyed by the exact string (the gateway sends the same few query-plan fetches over and over).
-import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql'
+import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql'
 
 export type Prepared = { document: DocumentNode; errors?: undefined } | { document?: undefined; errors: readonly GraphQLError[] }
 
@@ -13,7 +13,16 @@ export class DocumentCache {
   hits = 0
   misses = 0
 
-  constructor(private readonly schema: GraphQLSchema, private readonly maxEntries = MAX_ENTRIES) {}
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly opts: {
+      maxEntries?: number
+      /** the parser (the gateway's refuses documents over its size and token limits); throws a GraphQLError */
+      parse?: (source: string) => DocumentNode
+      /** validation rules (default: graphql's own) */
+      rules?: readonly ValidationRule[]
+    } = {},
+  ) {}
 
   /** The document, or the parse / validation errors Apollo Server answered with (GRAPHQL_PARSE_FAILED, _VALIDATION_FAILED). */
   prepare(source: string): Prepared {
@@ -28,7 +37,7 @@ export class DocumentCache {
     this.misses++
     const prepared = this.build(source)
     if (source.length <= MAX_CACHED_LENGTH) {
-      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string)
+      if (this.entries.size >= (this.opts.maxEntries ?? MAX_ENTRIES)) this.entries.delete(this.entries.keys().next().value as string)
       this.entries.set(source, prepared)
     }
     return prepared
@@ -37,12 +46,13 @@ export class DocumentCache {
   private build(source: string): Prepared {
     let document: DocumentNode
     try {
-      document = parse(source)
+      document = (this.opts.parse ?? parse)(source)
     } catch (e) {
       const err = e as GraphQLError
+      if (!(err instanceof GraphQLError)) throw e
       return { errors: [new GraphQLError(err.message, { source: err.source, positions: err.positions, extensions: { code: 'GRAPHQL_PARSE_FAILED', http: { status: 400 } } })] }
     }
-    const errors = validate(this.schema, document)
+    const errors = validate(this.schema, document, this.opts.rules ?? specifiedRules)
     if (errors.length) {
       return { errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } })) }
     }

@@ -30,7 +30,11 @@ export function asGraphQLError(error: unknown, prefix = ''): GraphQLError {
  * error (INTERNAL_SERVER_ERROR when none), `extensions.http` taken out and its status returned, optional stack traces,
  * then masking.
  */
-export function formatErrors(errors: readonly unknown[], stackTraces: boolean): { errors: GraphQLFormattedError[]; status?: number } {
+export function formatErrors(
+  errors: readonly unknown[], stackTraces: boolean,
+  /** the last step (the gateway's edge formatter masks and strips more) */
+  format: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError = maskUnexpected as never,
+): { errors: GraphQLFormattedError[]; status?: number } {
   let status: number | undefined
   const formatted = errors.map((raw) => {
     const error = asGraphQLError(raw)
@@ -42,7 +46,7 @@ export function formatErrors(errors: readonly unknown[], stackTraces: boolean): 
     }
     if (stackTraces) extensions.stacktrace = error.stack?.split('\n')
     try {
-      return maskUnexpected({ ...error.toJSON(), extensions }, error) as GraphQLFormattedError
+      return format({ ...error.toJSON(), extensions } as GraphQLFormattedError, error)
     } catch {
       return { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }
     }

@@ -5,6 +5,7 @@ import type http from 'node:http'
 import { execute, getOperationAST, GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql'
 import { DocumentCache } from './documents'
 import { asGraphQLError, formatErrors } from './errors'
+import { DATA_ONLY_HEADER } from '../../core/subgraph-protocol'
 
 /** Body bound (the gateway's is 1 MB too; entity fetches of a big page stay well under it). */
 export const SUBGRAPH_BODY_BYTES = 1024 * 1024
@@ -18,11 +19,12 @@ export interface GraphQLHttpOptions<C> {
   stackTraces: () => boolean
 }
 
-class BadRequest extends Error {
+export class BadRequest extends Error {
   constructor(message: string, readonly status = 400) { super(message) }
 }
 
-function readBody(req: http.IncomingMessage): Promise<string> {
+/** The whole body as text, refused (413) past SUBGRAPH_BODY_BYTES whether declared or streamed. */
+export function readBody(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'])
     if (declared > SUBGRAPH_BODY_BYTES) { req.resume(); return reject(new BadRequest('The request body is larger than 1 MB.', 413)) }
@@ -61,9 +63,12 @@ async function requestOf(req: http.IncomingMessage): Promise<{ request: GraphQLR
   return { get: false, request: body as GraphQLRequest }
 }
 
-function send(res: http.ServerResponse, status: number, body: unknown) {
+function send(res: http.ServerResponse, status: number, body: unknown, dataOnly = false) {
   const text = JSON.stringify(body)
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) })
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text),
+    ...(dataOnly ? { [DATA_ONLY_HEADER]: '1' } : {}),
+  })
   res.end(text)
 }
 
@@ -118,7 +123,7 @@ export function createGraphQLHandler<C>(opts: GraphQLHttpOptions<C>) {
       }))
       return fail(res, errors, 400)
     }
-    if (!result.errors?.length) return send(res, 200, result.extensions ? { data: result.data, extensions: result.extensions } : { data: result.data })
+    if (!result.errors?.length) return result.extensions ? send(res, 200, { data: result.data, extensions: result.extensions }) : send(res, 200, { data: result.data }, true)
     const f = formatErrors(result.errors, opts.stackTraces())
     send(res, f.status ?? 200, { errors: f.errors, data: result.data, ...(result.extensions ? { extensions: result.extensions } : {}) })
   }

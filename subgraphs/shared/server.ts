@@ -19,7 +19,7 @@ import { contextForEvent, createContext, type GraphQLContext } from './context'
 import { createGraphQLHandler } from './graphql-http'
 import type { DocumentCache } from './documents'
 import { maskUnexpected } from './errors'
-import { SUBGRAPH_KEEP_ALIVE_MS } from '../../gateway/subgraph-http'
+import { SUBGRAPH_KEEP_ALIVE_MS } from '../../core/subgraph-protocol'
 
 export { maskUnexpected } from './errors'
 

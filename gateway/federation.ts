@@ -1,0 +1,116 @@
+// Owns running queries and mutations over the supergraph: the API schema, one query plan per document and operation
+// (planned on first use, then kept with the document), and Apollo's executeQueryPlan over the subgraphs' data sources.
+// This is what ApolloGateway's executor does, without its per-request tracing spans, hashing and asynchronous plan
+// cache. A plan that is one fetch selecting exactly what the caller selected is answered with the subgraph's own bytes
+// when the subgraph says its answer holds data only (DATA_ONLY_HEADER): Apollo's re-shaping would give back the same
+// JSON, and re-shaping plus parsing and printing it again were about a sixth of the gateway's CPU (issue 20 profile).
+import { buildOperationContext, executeQueryPlan, type GraphQLDataSource, type ServiceMap } from '@apollo/gateway'
+import type { OperationContext } from '@apollo/gateway/dist/operationContext'
+import { operationFromDocument, Supergraph, type Schema } from '@apollo/federation-internals'
+import { QueryPlanner, type FetchNode, type QueryPlan } from '@apollo/query-planner'
+import {
+  getOperationAST, getVariableValues, GraphQLError, parse, print,
+  type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode,
+} from 'graphql'
+import { DATA_ONLY_HEADER } from '../core/subgraph-protocol'
+import { postJson, subgraphHeaders, type InternalTokenDataSource, type SubgraphCallContext } from './subgraph-http'
+
+export interface PlannedOperation {
+  operation: OperationDefinitionNode
+  operationContext: OperationContext
+  plan: QueryPlan
+  /** the plan's only fetch, when its selection is the caller's own (a query): the subgraph's answer can be passed on */
+  singleFetch?: FetchNode
+}
+
+export interface OperationRequest {
+  /** the document's text, as the caller sent it */
+  query: string
+  variables?: Record<string, unknown>
+  operationName?: string
+}
+
+/** An answer: a result to format, or the bytes of a subgraph's data-only answer, to send as they are. */
+export type FederatedAnswer = { result: ExecutionResult; raw?: undefined } | { raw: string; result?: undefined }
+
+const PLANS_PER_DOCUMENT = 16
+
+/** The plan's one fetch when the gateway's answer would be that fetch's data unchanged; else undefined. */
+function passThroughFetch(plan: QueryPlan, operation: OperationDefinitionNode): FetchNode | undefined {
+  const node = plan.node
+  if (operation.operation !== 'query' || node?.kind !== 'Fetch' || operation.directives?.length) return undefined
+  if (node.requires?.length || node.inputRewrites?.length || node.outputRewrites?.length || node.contextRewrites?.length || node.hasDefers) return undefined
+  const fetched = getOperationAST(parse(node.operation), node.operationName)
+  // the same selection printed the same way: same fields, aliases, arguments and order, no fragments, no __typename
+  // the planner added; the subgraph then answers exactly the JSON Apollo's result shaping would build
+  return fetched && print(fetched.selectionSet) === print(operation.selectionSet) ? node : undefined
+}
+
+export class Federation {
+  readonly apiSchema: Schema
+  /** the API schema as graphql-js: what callers validate against and introspect */
+  readonly schema: GraphQLSchema
+  /** the supergraph as graphql-js: what executeQueryPlan reads */
+  readonly supergraphSchema: GraphQLSchema
+  readonly planner: QueryPlanner
+  private readonly plans = new WeakMap<DocumentNode, Map<string, PlannedOperation>>()
+
+  constructor(supergraphSdl: string, private readonly dataSources: Map<string, InternalTokenDataSource>, private readonly singleFetchPassThrough = true) {
+    const supergraph = Supergraph.build(supergraphSdl)
+    this.apiSchema = supergraph.apiSchema()
+    this.schema = this.apiSchema.toGraphQLJSSchema()
+    this.supergraphSchema = supergraph.schema.toGraphQLJSSchema()
+    this.planner = new QueryPlanner(supergraph)
+  }
+
+  /** The services executeQueryPlan calls, by subgraph name. */
+  get services(): ServiceMap {
+    return Object.fromEntries(this.dataSources)
+  }
+
+  /** The document's operation and its plan, planned once per (document, operation name); undefined for no such operation. */
+  plan(document: DocumentNode, operationName: string | undefined): PlannedOperation | undefined {
+    let byName = this.plans.get(document)
+    const key = operationName ?? ''
+    const hit = byName?.get(key)
+    if (hit) return hit
+    const operation = getOperationAST(document, operationName)
+    if (!operation) return undefined
+    const plan = this.planner.buildQueryPlan(operationFromDocument(this.apiSchema, document, { operationName }))
+    const planned: PlannedOperation = {
+      operation, plan,
+      operationContext: buildOperationContext({ schema: this.schema, operationDocument: document, operationName }),
+      singleFetch: this.singleFetchPassThrough ? passThroughFetch(plan, operation) : undefined,
+    }
+    if (!byName) this.plans.set(document, (byName = new Map()))
+    if (byName.size < PLANS_PER_DOCUMENT) byName.set(key, planned)
+    return planned
+  }
+
+  /** Runs a planned operation for the caller in `context`. Variables that do not coerce answer BAD_USER_INPUT, nothing runs. */
+  async execute(planned: PlannedOperation, document: DocumentNode, request: OperationRequest, context: SubgraphCallContext): Promise<FederatedAnswer> {
+    const variables = request.variables ?? {}
+    const coerced = getVariableValues(this.schema, planned.operation.variableDefinitions ?? [], variables)
+    if (coerced.errors) {
+      return { result: { errors: coerced.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, originalError: e.originalError, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } })) } }
+    }
+    let services = this.services
+    const fetch = planned.singleFetch
+    if (fetch) {
+      const source = this.dataSources.get(fetch.serviceName)!
+      const sent = Object.fromEntries((fetch.variableUsages ?? []).filter((v) => v in variables).map((v) => [v, variables[v]]))
+      const res = await postJson(source.url!, await subgraphHeaders(context), JSON.stringify({ query: fetch.operation, variables: sent, operationName: fetch.operationName }))
+      if (res.status === 200 && res.headers[DATA_ONLY_HEADER] === '1') return { raw: res.body }
+      // errors, extensions or a failure: the answer already fetched goes through Apollo's shaping (nothing is sent twice)
+      const answered: GraphQLDataSource = { process: () => source.responseOf(res) }
+      services = { ...services, [fetch.serviceName]: answered }
+    }
+    const requestContext = { // what executeQueryPlan and the data sources read of Apollo's request context
+      request: { query: request.query, variables, operationName: request.operationName },
+      context, document, operation: planned.operation, operationName: planned.operation.name?.value ?? null,
+      schema: this.schema, source: request.query, queryHash: '', metrics: {}, logger: console, overallCachePolicy: undefined,
+    }
+    const result = await executeQueryPlan(planned.plan, services, requestContext as never, planned.operationContext, this.supergraphSchema, this.apiSchema)
+    return { result }
+  }
+}
