@@ -54,6 +54,8 @@ export class Federation {
   readonly supergraphSchema: GraphQLSchema
   readonly planner: QueryPlanner
   private readonly plans = new WeakMap<DocumentNode, Map<string, PlannedOperation>>()
+  /** Answers sent as a subgraph's own bytes since start (tests read it). */
+  passedThrough = 0
 
   constructor(supergraphSdl: string, private readonly dataSources: Map<string, InternalTokenDataSource>, private readonly singleFetchPassThrough = true) {
     const supergraph = Supergraph.build(supergraphSdl)
@@ -100,7 +102,10 @@ export class Federation {
       const source = this.dataSources.get(fetch.serviceName)!
       const sent = Object.fromEntries((fetch.variableUsages ?? []).filter((v) => v in variables).map((v) => [v, variables[v]]))
       const res = await postJson(source.url!, await subgraphHeaders(context), JSON.stringify({ query: fetch.operation, variables: sent, operationName: fetch.operationName }))
-      if (res.status === 200 && res.headers[DATA_ONLY_HEADER] === '1') return { raw: res.body }
+      if (res.status === 200 && res.headers[DATA_ONLY_HEADER] === '1') {
+        this.passedThrough++
+        return { raw: res.body }
+      }
       // errors, extensions or a failure: the answer already fetched goes through Apollo's shaping (nothing is sent twice)
       const answered: GraphQLDataSource = { process: () => source.responseOf(res) }
       services = { ...services, [fetch.serviceName]: answered }

@@ -217,7 +217,7 @@ export async function createGateway(opts: GatewayOptions) {
   })
 
   return {
-    app, httpServer, bridge, pipeline, url: '',
+    app, httpServer, bridge, pipeline, federation, url: '',
     async listen(port: number, host: string) {
       await new Promise<void>((resolve, reject) => {
         httpServer.once('error', reject)
