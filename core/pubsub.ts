@@ -14,6 +14,11 @@ export interface Channels {
   record_changed: { id: string; programId: string; organizationId: string; version: number }
   /** A stage gate's readiness or status changed (subgraphs/twins/domain/gates.ts); audience: its program. */
   stage_gate_readiness_changed: { id: string; programId: string; organizationId: string }
+  /**
+   * What a person's session holds changed (memberships, role assignments, organisation roles, their row): sent by the
+   * trigger that bumps session_versions, never by application code (prisma/migrations/*_session_change_notify).
+   */
+  session_changed: { userId: string; version: number }
 }
 export type Channel = keyof Channels
 
@@ -111,6 +116,10 @@ export class PgListener {
   private client?: pg.Client
   private stopped = false
   private retry?: NodeJS.Timeout
+  /** Ends the current connection as lost (a barrier that got no answer: the connection is not to be trusted). */
+  private drop?: (why: unknown) => void
+  private barrier?: Promise<void>
+  private nextBarrier?: Promise<void>
   private readonly handlers = new Map<string, Set<(payload: unknown) => void>>()
   private readonly lostHandlers = new Set<() => void>()
   /** True while the LISTEN connection is up; live topics refuse new streams while it is not. */
@@ -134,6 +143,55 @@ export class PgListener {
 
   async start(): Promise<void> {
     await this.connect()
+  }
+
+  /**
+   * Connects without waiting, and keeps trying with back-off while PostgreSQL is unreachable (a process that must start
+   * anyway, and works without LISTEN meanwhile: the gateway's session stamps). `onReconnect` reports the first success.
+   */
+  startInBackground(): void {
+    this.connect().then(() => this.onReconnect?.(), () => this.scheduleReconnect(0))
+  }
+
+  /**
+   * Resolves once every notification of a transaction that committed before this call has been handed to the
+   * handlers. A round trip on the LISTEN connection: PostgreSQL signals the listening backends while a transaction
+   * commits (before its writer hears of the commit), and a backend sends the notifications it was signalled for before
+   * it reports ready for the next query, and in order. Concurrent callers share round trips: a caller that arrives while
+   * one is under way waits for the next (the one under way may have been sent before its commit), so under load one
+   * round trip answers many callers. Rejects when not connected, or without an answer within `timeoutMs` (the connection
+   * is then dropped as lost, and reconnected: a half-open connection is found here).
+   */
+  sync(timeoutMs = 2_000): Promise<void> {
+    if (!this.client || !this.connected) return Promise.reject(new Error('Not listening.'))
+    if (!this.barrier) {
+      const client = this.client
+      let timer: NodeJS.Timeout | undefined
+      const answered = client.query('').then(() => undefined)
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          if (this.client === client) this.drop?.(new Error(`No answer on the LISTEN connection within ${timeoutMs} ms.`))
+          reject(new Error('The LISTEN connection did not answer.'))
+        }, timeoutMs)
+      })
+      const barrier = Promise.race([answered, timedOut]).finally(() => {
+        clearTimeout(timer)
+        if (this.barrier === barrier) this.barrier = undefined
+      })
+      answered.catch(() => {}) // after a timeout, the late failure of the query itself is of no interest
+      this.barrier = barrier
+      return barrier
+    }
+    this.nextBarrier ??= this.barrier.catch(() => {}).then(() => {
+      this.nextBarrier = undefined
+      return this.sync(timeoutMs)
+    })
+    return this.nextBarrier
+  }
+
+  /** The LISTEN connection's backend pid while it is up (tests end exactly this connection). */
+  get backendPid(): number | undefined {
+    return this.connected ? (this.client as unknown as { processID?: number } | undefined)?.processID : undefined
   }
 
   private async connect(): Promise<void> {
@@ -161,6 +219,7 @@ export class PgListener {
     client.on('error', lost)
     client.on('end', () => lost('end'))
     this.client = client
+    this.drop = lost
     try {
       await client.connect()
       for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`) // trusted identifiers
@@ -168,6 +227,7 @@ export class PgListener {
       if (this.client === client) { this.client = undefined; client.removeAllListeners(); client.on('error', () => {}); client.end().catch(() => {}) }
       throw err
     }
+    if (this.client !== client) throw new Error('The listener was stopped while connecting.')
     this.connected = true
   }
 

@@ -1,5 +1,6 @@
-// Owns who the gateway's caller is: verifies the bearer token (once per token), maps it to an active user, reads the
-// person's session version on every request, and reuses one internal token per person and version across requests.
+// Owns who the gateway's caller is: verifies the bearer token (once per token), maps it to an active user, takes the
+// person's session stamp (active, version) from gateway/session-stamps.ts (cached while PostgreSQL announces changes,
+// read per request otherwise), and reuses one internal token per person and version across requests.
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import { decodeJwt } from 'jose'
@@ -7,7 +8,7 @@ import type { Db } from '../core/db'
 import { INTERNAL_TOKEN_TTL_MS, signInternalToken, verifyCallerToken, type CallerClaims } from '../core/auth'
 import { unauthenticated } from '../core/errors'
 import { isId } from '../core/ids'
-import { readSessionStamp } from '../core/session'
+import { SessionStamps } from './session-stamps'
 
 export interface CallerIdentity {
   userId: string
@@ -36,7 +37,17 @@ export class IdentityResolver {
   private readonly subjects = new Map<string, { at: number; userId: string | null }>()
   private readonly callerTokens = new Map<string, { claims: CallerClaims; expiresAt: number; until: number }>()
   private readonly internalTokens = new Map<string, { token: Promise<string>; renewAt: number }>()
-  constructor(private readonly db: Db, private readonly pool?: pg.Pool) {}
+  /** Session stamps: `stamps.reads` counts database reads (tests), `stamps.listening` says whether the cache is trusted. */
+  readonly stamps: SessionStamps
+  /** `listenUrl`: LISTEN there for session changes and cache stamps meanwhile; without it every request reads. */
+  constructor(private readonly db: Db, pool?: pg.Pool, listenUrl?: string) {
+    this.stamps = new SessionStamps(db, pool, listenUrl)
+  }
+
+  /** Stops listening (the gateway's close). */
+  close(): Promise<void> {
+    return this.stamps.close()
+  }
 
   private async userIdOf(sub: string, email: string | undefined): Promise<string | null> {
     const key = `${sub}|${email ?? ''}`
@@ -78,13 +89,13 @@ export class IdentityResolver {
   }
 
   /**
-   * UNAUTHENTICATED for a missing, invalid or expired token, and for a person unknown here or deactivated. Reads the
-   * person's row on every call (one primary-key lookup): deactivation and permission changes apply to the next request.
+   * UNAUTHENTICATED for a missing, invalid or expired token, and for a person unknown here or deactivated. The stamp is
+   * current: deactivation and permission changes apply to the next request (the argument is in session-stamps.ts).
    */
   async resolve(authorization: string | undefined | null): Promise<CallerIdentity> {
     const { claims, expiresAt } = await this.claimsOf(authorization)
     const userId = await this.userIdOf(claims.sub, claims.email)
-    const stamp = userId ? await readSessionStamp(this.db, userId, this.pool) : null
+    const stamp = userId ? await this.stamps.read(userId) : null
     if (!stamp || !stamp.active) throw unauthenticated('Your account is not active in this service.')
     const requestId = randomUUID()
     return {

@@ -44,7 +44,7 @@ export interface GatewayContext {
 
 export interface GatewayOptions {
   db: Db
-  /** When given, the per-request identity read (a primary-key lookup) uses a small pg pool of its own, not Prisma. */
+  /** When given: session stamps are cached while a LISTEN connection there is up, and read over a small pg pool. */
   databaseUrl?: string
   subgraphUrls: Record<SubgraphName, string>
   /** base URL of the connectors service for the webhook edge (default: derived from its GraphQL URL) */
@@ -69,7 +69,7 @@ const DRAIN_MS = 10_000
 export async function createGateway(opts: GatewayOptions) {
   const identityPool = opts.databaseUrl ? new pg.Pool({ connectionString: opts.databaseUrl, max: 4, connectionTimeoutMillis: 5_000 }) : undefined
   identityPool?.on('error', (error) => log.warn('gateway.identity_pool_error', { error }))
-  const identities = new IdentityResolver(opts.db, identityPool)
+  const identities = new IdentityResolver(opts.db, identityPool, opts.databaseUrl)
   const production = Boolean(opts.production)
   const mode: EdgeMode = { production, stackTraces: !production && (opts.stackTraces ?? env().GRAPHQL_STACK_TRACES) }
   const limitRules = edgeValidationRules(mode)
@@ -217,7 +217,7 @@ export async function createGateway(opts: GatewayOptions) {
   })
 
   return {
-    app, httpServer, bridge, pipeline, federation, url: '',
+    app, httpServer, bridge, pipeline, federation, identities, url: '',
     async listen(port: number, host: string) {
       await new Promise<void>((resolve, reject) => {
         httpServer.once('error', reject)
@@ -242,6 +242,7 @@ export async function createGateway(opts: GatewayOptions) {
       }
       httpServer.closeAllConnections?.()
       await closed
+      await identities.close()
       await identityPool?.end()
     },
   }

@@ -1,0 +1,135 @@
+// Owns the gateway's session stamps (is the person active, and the version of what their session holds): kept in a
+// bounded per-process cache, dropped at once when PostgreSQL announces a change, read per request whenever the
+// announcements cannot be trusted (issue 20). The stamp's version is what the internal token carries to the subgraphs,
+// which reload a cached session when it moved (core/session-cache.ts): so this cache decides how live permissions are.
+//
+// Why the first request after a change sees it (the consistency argument):
+// - Every change to what a session holds goes through a trigger that bumps session_versions and sends
+//   NOTIFY session_changed {userId, version} in the same transaction (prisma/migrations/*_session_change_notify): the
+//   tables the session reads (memberships, role assignments, organisation roles, users incl. deactivated_at), whoever
+//   writes. PostgreSQL delivers a notification to every backend that was listening when the transaction committed,
+//   after the commit and only for a commit; the queue is in order per listener, and a NOTIFY that cannot be queued
+//   fails the transaction itself (so no change commits unannounced).
+// - A stamp is cached only from a read that started while the LISTEN connection was up with LISTEN in effect (the
+//   listener sets `connected` after its LISTEN statements returned). For a change committed after that read's
+//   snapshot, the notification reaches this process; one that arrives while the read is in flight removes the read from
+//   `reading`, and the finished read then is not cached; one that arrives later deletes the entry. A change committed
+//   before the snapshot is in the read. Either way the cache never keeps a stamp older than a delivered notification.
+// - While the connection is down (start, loss, reconnecting) notifications are missed: every request reads, as before
+//   this cache existed, nothing read then is cached, the loss clears the cache, and the reconnect clears it again.
+// - One gateway replica's cache knows nothing of another's: each replica has its own LISTEN connection, and the
+//   trigger's notification reaches all of them.
+// The doubt, stated: "the next request" is ordered after the commit, but the notification travels on another
+// connection, so a request that reaches this process after the commit yet before the notification has been read from
+// the LISTEN socket is served from the cache. PostgreSQL signals the listening backends while committing, before the
+// writer hears "committed", so this window is the listening backend's wake-up plus one socket read (well under a
+// millisecond on one machine), against a client's round trip to learn of the commit and send again. It is a
+// window, not a proof; a strict barrier would cost a round trip per request, which is what this cache removes.
+// STAMP_MAX_AGE_MS bounds what a loss the listener cannot see (a half-open TCP connection: no error, no notifications)
+// or a write that bypasses the triggers (TRUNCATE, session_replication_role = replica) could cost.
+import type pg from 'pg'
+import type { Db } from '../core/db'
+import { log } from '../core/log'
+import { PgListener } from '../core/pubsub'
+import { readSessionStamp, type SessionStamp } from '../core/session'
+
+/**
+ * The longest a cached stamp is trusted without a notification: 5 s. Short enough that a failure the listener cannot
+ * detect leaves permissions stale only for a moment (the same order as PgListener's longest reconnect back-off, 5 s,
+ * while which every request reads anyway); long enough that a person sending requests (a console page fans out to
+ * several; a script or a busy screen sends many per second) is read once per 5 s instead of once per request: at 100
+ * requests per second from one person, 1 read in 500.
+ */
+export const STAMP_MAX_AGE_MS = 5_000
+const MAX_ENTRIES = 10_000
+
+export class SessionStamps {
+  private readonly cache = new Map<string, { stamp: SessionStamp; at: number }>()
+  /** Reads in flight, shared by concurrent requests of one person while listening; a notification removes its person's. */
+  private readonly reading = new Map<string, Promise<SessionStamp | null>>()
+  private readonly listener?: PgListener
+  /** Stamps read from the database since start (tests and benches read it). */
+  reads = 0
+  /** STAMP_MAX_AGE_MS; tests lengthen it so that counts of reads never depend on how busy the machine is. */
+  maxAgeMs = STAMP_MAX_AGE_MS
+
+  /** `listenUrl`: where to LISTEN for session_changed; without one nothing is cached (every request reads). */
+  constructor(private readonly db: Db, private readonly pool?: pg.Pool, listenUrl?: string) {
+    if (!listenUrl) return
+    this.listener = new PgListener(listenUrl, () => {
+      this.forgetAll() // notifications sent while it was down are lost
+      log.info('gateway.session_stamps_listening')
+    })
+    this.listener.on('session_changed', ({ userId }) => this.forget(userId)) // before start: LISTEN is in effect once connected
+    this.listener.onLost(() => this.forgetAll())
+    this.listener.startInBackground()
+  }
+
+  /** True while the cache is trusted: the LISTEN connection is up. */
+  get listening(): boolean {
+    return this.listener?.connected ?? false
+  }
+
+  /** The LISTEN connection's backend pid while it is up (tests end it). */
+  get listenerPid(): number | undefined {
+    return this.listener?.backendPid
+  }
+
+  /** The person's stamp, null for an unknown id: from the cache while listening (after a sync), else read. */
+  async read(userId: string): Promise<SessionStamp | null> {
+    if (!this.listening) return this.fromDatabase(userId)
+    if (this.fresh(userId) || this.reading.has(userId)) {
+      // Something to reuse: first let every notification of a change committed before this request reach `forget`.
+      try { await this.listener!.sync() } catch { return this.fromDatabase(userId) }
+      if (!this.listening) return this.fromDatabase(userId)
+      const hit = this.fresh(userId)
+      if (hit) return hit.stamp
+      const inFlight = this.reading.get(userId)
+      if (inFlight) return inFlight
+    }
+    const at = Date.now()
+    const read: Promise<SessionStamp | null> = this.fromDatabase(userId).then((stamp) => {
+      // still ours: no notification for this person and no loss of the connection since the read started
+      if (this.reading.get(userId) === read) {
+        this.reading.delete(userId)
+        if (stamp && this.listening) this.remember(userId, { stamp, at })
+      }
+      return stamp
+    }, (error) => {
+      if (this.reading.get(userId) === read) this.reading.delete(userId)
+      throw error
+    })
+    this.reading.set(userId, read)
+    return read
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.stop()
+    this.forgetAll()
+  }
+
+  private fromDatabase(userId: string): Promise<SessionStamp | null> {
+    this.reads++
+    return readSessionStamp(this.db, userId, this.pool)
+  }
+
+  private fresh(userId: string) {
+    const hit = this.cache.get(userId)
+    return hit && Date.now() - hit.at < this.maxAgeMs ? hit : undefined
+  }
+
+  private remember(userId: string, entry: { stamp: SessionStamp; at: number }) {
+    if (!this.cache.has(userId) && this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string)
+    this.cache.set(userId, entry)
+  }
+
+  private forget(userId: string) {
+    this.cache.delete(userId)
+    this.reading.delete(userId)
+  }
+
+  private forgetAll() {
+    this.cache.clear()
+    this.reading.clear()
+  }
+}
