@@ -120,6 +120,8 @@ export class PgListener {
   private drop?: (why: unknown) => void
   private barrier?: Promise<void>
   private nextBarrier?: Promise<void>
+  /** Round trips sync() has sent (tests read it). */
+  syncRoundTrips = 0
   private readonly handlers = new Map<string, Set<(payload: unknown) => void>>()
   private readonly lostHandlers = new Set<() => void>()
   /** True while the LISTEN connection is up; live topics refuse new streams while it is not. */
@@ -167,7 +169,8 @@ export class PgListener {
     if (!this.barrier) {
       const client = this.client
       let timer: NodeJS.Timeout | undefined
-      const answered = client.query('').then(() => undefined)
+      this.syncRoundTrips++
+      const answered = client.query('').then(() => undefined) // an empty query: the cheapest round trip there is
       const timedOut = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           if (this.client === client) this.drop?.(new Error(`No answer on the LISTEN connection within ${timeoutMs} ms.`))

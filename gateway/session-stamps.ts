@@ -4,29 +4,33 @@
 // which reload a cached session when it moved (core/session-cache.ts): so this cache decides how live permissions are.
 //
 // Why the first request after a change sees it (the consistency argument):
-// - Every change to what a session holds goes through a trigger that bumps session_versions and sends
-//   NOTIFY session_changed {userId, version} in the same transaction (prisma/migrations/*_session_change_notify): the
-//   tables the session reads (memberships, role assignments, organisation roles, users incl. deactivated_at), whoever
-//   writes. PostgreSQL delivers a notification to every backend that was listening when the transaction committed,
-//   after the commit and only for a commit; the queue is in order per listener, and a NOTIFY that cannot be queued
-//   fails the transaction itself (so no change commits unannounced).
-// - A stamp is cached only from a read that started while the LISTEN connection was up with LISTEN in effect (the
-//   listener sets `connected` after its LISTEN statements returned). For a change committed after that read's
-//   snapshot, the notification reaches this process; one that arrives while the read is in flight removes the read from
-//   `reading`, and the finished read then is not cached; one that arrives later deletes the entry. A change committed
-//   before the snapshot is in the read. Either way the cache never keeps a stamp older than a delivered notification.
-// - While the connection is down (start, loss, reconnecting) notifications are missed: every request reads, as before
-//   this cache existed, nothing read then is cached, the loss clears the cache, and the reconnect clears it again.
-// - One gateway replica's cache knows nothing of another's: each replica has its own LISTEN connection, and the
-//   trigger's notification reaches all of them.
-// The doubt, stated: "the next request" is ordered after the commit, but the notification travels on another
-// connection, so a request that reaches this process after the commit yet before the notification has been read from
-// the LISTEN socket is served from the cache. PostgreSQL signals the listening backends while committing, before the
-// writer hears "committed", so this window is the listening backend's wake-up plus one socket read (well under a
-// millisecond on one machine), against a client's round trip to learn of the commit and send again. It is a
-// window, not a proof; a strict barrier would cost a round trip per request, which is what this cache removes.
-// STAMP_MAX_AGE_MS bounds what a loss the listener cannot see (a half-open TCP connection: no error, no notifications)
-// or a write that bypasses the triggers (TRUNCATE, session_replication_role = replica) could cost.
+// 1. Every change to what a session holds goes through a trigger that bumps session_versions and sends
+//    NOTIFY session_changed {userId, version} in the same transaction (prisma/migrations/*_session_change_notify): the
+//    tables the session reads (memberships, role assignments, organisation roles, users including deactivated_at),
+//    whoever writes. PostgreSQL queues it at commit (never for a rollback; a NOTIFY that cannot be queued fails the
+//    transaction, so no change commits unannounced) and delivers it to every backend listening then, in commit order.
+// 2. A notification alone is not enough: it travels on another connection than the request, and a request that reaches
+//    this process just after the commit can be served before the notification has been read from the LISTEN socket.
+//    (tests/gateway/live-permissions.test.ts failed that way on its first run, with a change written straight to the
+//    database: the query saw the old personas, the mutation right after it the new ones.) So a cached stamp is used
+//    only after PgListener.sync(): a round trip on the LISTEN connection, sent after the request arrived. PostgreSQL
+//    signals the listening backends inside the commit (AtCommit_Notify), before the writer's client hears of it, and a
+//    backend sends the notifications it was signalled for before it reports ready for the next query (postgres.c: "they'll
+//    be seen by the client before ReadyForQuery is"); so when the sync
+//    returns, every change committed before the request arrived has reached `forget`. Requests arriving together share
+//    one round trip, so under load it costs a fraction of a read per request, and it is cheaper than the read it
+//    replaces (an empty query: no parse, no plan, no pool).
+// 3. A stamp is cached only from a read that started while the LISTEN connection was up with LISTEN in effect (the
+//    listener sets `connected` after its LISTEN statements returned). A change committed before the read's snapshot is
+//    in the read; one committed after it is notified: arriving while the read is in flight, it removes the read from
+//    `reading` and the finished read is not cached; arriving later, it deletes the entry. A request joins a read in
+//    flight only after its own sync, so it never takes a read older than a change committed before it arrived.
+// 4. While the connection is down (start, loss, reconnecting) notifications are missed: every request reads, as before
+//    this cache existed, nothing read then is cached, the loss clears the cache and the reconnect clears it again. A
+//    sync without an answer in 2 s drops the connection as lost (a half-open connection is found by the next request).
+// 5. Each gateway replica has its own LISTEN connection and cache; the trigger's notification reaches all of them.
+// What is left to STAMP_MAX_AGE_MS: writes that bypass row triggers (TRUNCATE, session_replication_role = replica during
+// a restore), or a table a session comes to depend on without a trigger.
 import type pg from 'pg'
 import type { Db } from '../core/db'
 import { log } from '../core/log'
@@ -34,11 +38,11 @@ import { PgListener } from '../core/pubsub'
 import { readSessionStamp, type SessionStamp } from '../core/session'
 
 /**
- * The longest a cached stamp is trusted without a notification: 5 s. Short enough that a failure the listener cannot
- * detect leaves permissions stale only for a moment (the same order as PgListener's longest reconnect back-off, 5 s,
- * while which every request reads anyway); long enough that a person sending requests (a console page fans out to
- * several; a script or a busy screen sends many per second) is read once per 5 s instead of once per request: at 100
- * requests per second from one person, 1 read in 500.
+ * The longest a cached stamp is trusted: 5 s. Notifications and syncs keep the cache exact; this only bounds what a
+ * change that bypasses the triggers could cost, to about the time a person takes to notice (the same order as
+ * PgListener's longest reconnect back-off, 5 s, during which every request reads anyway). Longer buys little: a person
+ * sending requests (a console page fans out to several, a script or a busy screen sends many per second) is read once
+ * per 5 s instead of once per request, at 100 requests per second 1 read in 500; an idle person costs nothing either way.
  */
 export const STAMP_MAX_AGE_MS = 5_000
 const MAX_ENTRIES = 10_000
