@@ -20,7 +20,7 @@ export interface CallerIdentity {
   internalToken(): Promise<string>
 }
 
-/** Which user a token's subject or e-mail names: stable, so remembered (liveness is read per request, not here). */
+/** Which user a token's subject or e-mail names: stable, so remembered (liveness comes from the session stamp, not here). */
 const SUBJECT_CACHE_MS = 5 * 60_000
 /** A verified caller token is remembered until it expires, at most this long. */
 const CALLER_TOKEN_CACHE_MS = 5 * 60_000
