@@ -3,7 +3,7 @@ import SchemaBuilder, { type InterfaceRef, type ObjectRef } from '@pothos/core'
 import DirectivePlugin from '@pothos/plugin-directives'
 import ErrorsPlugin from '@pothos/plugin-errors'
 import FederationPlugin from '@pothos/plugin-federation'
-import { GraphQLScalarType, Kind, type GraphQLResolveInfo } from 'graphql'
+import { GraphQLScalarType, Kind, type FieldNode, type GraphQLResolveInfo } from 'graphql'
 import type { Organization, Program, User } from '../../generated/prisma/client'
 import { CORE_ERROR_CLASSES, DomainError, ERROR_CATALOGUE, type ErrorClass, type InputIssue } from '../../core/errors'
 import type { ErrorDataField, ErrorSpec } from '../../core/errors/catalogue'
@@ -165,26 +165,53 @@ export function referenceEntity(builder: Builder, name: 'Program' | 'User' | 'Or
   return ref
 }
 
+/** What a Program of the twins subgraph is: its key, or the row the request's loader read (programAt). */
+export type ProgramShape = { id: string } & Partial<Pick<Program, 'name' | 'slug'>>
+
+// A subscription's context lives as long as its socket: each event reads the program afresh (a rename shows).
+function loadProgram(id: string, ctx: GraphQLContext, info: GraphQLResolveInfo) {
+  if (info.operation.operation === 'subscription') ctx.loaders.program.clear(id)
+  return ctx.loaders.program.load(id)
+}
+
 /**
  * A key-only Program reference that also answers the core `name` and `slug` (shareable, from the request's program
  * loader: one query for every program of the answer). A subgraph that lists items with `program { name slug }` (the
  * inbox) then answers them itself instead of sending the gateway to another subgraph for an entity fetch (issue 20).
+ * A program that programAt loaded answers them at once; a bare key (an entity fetch) reads the row.
  */
 export function programReferenceWithNames(builder: Builder) {
-  // A subscription's context lives as long as its socket: each event reads the program afresh (a rename shows).
-  const program = (ref: { id: string }, ctx: GraphQLContext, info: GraphQLResolveInfo) => {
-    if (info.operation.operation === 'subscription') ctx.loaders.program.clear(ref.id)
-    return ctx.loaders.program.load(ref.id)
-  }
-  const ref = builder.objectRef<{ id: string }>('Program').implement({
+  const ref = builder.objectRef<ProgramShape>('Program').implement({
     fields: (t) => ({
       id: t.exposeID('id'),
-      slug: t.string({ shareable: true, resolve: async (p, _a, ctx, info) => (await program(p, ctx, info))?.slug ?? null }),
-      name: t.string({ shareable: true, resolve: async (p, _a, ctx, info) => (await program(p, ctx, info))?.name ?? null }),
+      slug: t.string({ shareable: true, resolve: (p, _a, ctx, info) => p.slug ?? loadProgram(p.id, ctx, info).then((r) => r?.slug ?? null) }),
+      name: t.string({ shareable: true, resolve: (p, _a, ctx, info) => p.name ?? loadProgram(p.id, ctx, info).then((r) => r?.name ?? null) }),
     }),
   })
   builder.asEntity(ref, { key: builder.selection<{ id: string }>('id'), resolveReference: (r) => ({ id: r.id }) })
   return ref
+}
+
+const keyOnlySelections = new WeakMap<readonly FieldNode[], boolean>()
+/** Whether a field's selection asks nothing of its object but `id` and `__typename` (fragments count as more). */
+function asksKeyOnly(info: GraphQLResolveInfo): boolean {
+  let keyOnly = keyOnlySelections.get(info.fieldNodes)
+  if (keyOnly === undefined) {
+    keyOnly = info.fieldNodes.every((f) => f.selectionSet?.selections.every((s) => s.kind === Kind.FIELD && (s.name.value === 'id' || s.name.value === '__typename')) ?? true)
+    keyOnlySelections.set(info.fieldNodes, keyOnly)
+  }
+  return keyOnly
+}
+
+/**
+ * The Program `id` points at, for a field of programReferenceWithNames' type: the key alone when the selection asks
+ * nothing else (nothing read), else the row from the request's loader (one query for a page's programs), whose
+ * `name` and `slug` then resolve without a promise and a loader call each (they were half the twins subgraph's CPU
+ * for an inbox page with `program { name slug }`). A program that is not there is its key, as before: null names.
+ */
+export function programAt(id: string, ctx: GraphQLContext, info: GraphQLResolveInfo): ProgramShape | Promise<ProgramShape> {
+  if (asksKeyOnly(info)) return { id }
+  return loadProgram(id, ctx, info).then((row) => row ?? { id })
 }
 
 /** The one way to point at an entity from a row: `{ id }`, typed, never hand-copied fields. */

@@ -4,7 +4,7 @@
 import type { InboxItem } from '../../../generated/prisma/client'
 import { INBOX_CHANGES } from '../../../core/pubsub'
 import { FIXED_PHRASES } from '../../../core/copy'
-import { entityRef, result, type Builder } from '../../shared/builder'
+import { entityRef, programAt, result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import {
   DECIDED_KINDS, INBOX_KINDS, INBOX_STATUSES, changeShownBy, dismissInboxItem, getMyInboxItem, inboxFeedback,
@@ -35,7 +35,7 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       sourceType: t.exposeString('sourceType'),
       sourceId: t.exposeString('sourceId'),
       priority: t.exposeString('priority'),
-      program: t.field({ type: ProgramRef, nullable: true, resolve: (i) => (i.programId ? entityRef(i.programId) : null) }),
+      program: t.field({ type: ProgramRef, nullable: true, resolve: (i, _a, ctx, info) => (i.programId ? programAt(i.programId, ctx, info) : null) }),
       user: t.field({ type: UserRef, resolve: (i) => entityRef(i.userId) }),
       dueAt: t.field({ type: 'DateTime', nullable: true, resolve: (i) => i.dueAt }),
       snoozedUntil: t.field({ type: 'DateTime', nullable: true, resolve: (i) => i.snoozedUntil }),
