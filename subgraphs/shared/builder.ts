@@ -3,7 +3,7 @@ import SchemaBuilder, { type InterfaceRef, type ObjectRef } from '@pothos/core'
 import DirectivePlugin from '@pothos/plugin-directives'
 import ErrorsPlugin from '@pothos/plugin-errors'
 import FederationPlugin from '@pothos/plugin-federation'
-import { GraphQLScalarType, Kind, type GraphQLResolveInfo } from 'graphql'
+import { GraphQLScalarType, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql'
 import type { Organization, Program, User } from '../../generated/prisma/client'
 import { CORE_ERROR_CLASSES, DomainError, ERROR_CATALOGUE, type ErrorClass, type InputIssue } from '../../core/errors'
 import type { ErrorDataField, ErrorSpec } from '../../core/errors/catalogue'
@@ -165,26 +165,87 @@ export function referenceEntity(builder: Builder, name: 'Program' | 'User' | 'Or
   return ref
 }
 
+/** What a Program of the twins subgraph is: its key, or the row the request's loader read (programAt). */
+export type ProgramShape = { id: string } & Partial<Pick<Program, 'name' | 'slug'>>
+
+// A subscription's context lives as long as its socket: each event reads the program afresh (a rename shows).
+function loadProgram(id: string, ctx: GraphQLContext, info: GraphQLResolveInfo) {
+  if (info.operation.operation === 'subscription') ctx.loaders.program.clear(id)
+  return ctx.loaders.program.load(id)
+}
+
 /**
  * A key-only Program reference that also answers the core `name` and `slug` (shareable, from the request's program
  * loader: one query for every program of the answer). A subgraph that lists items with `program { name slug }` (the
  * inbox) then answers them itself instead of sending the gateway to another subgraph for an entity fetch (issue 20).
+ * A program that programAt loaded answers them at once; a bare key (an entity fetch) reads the row.
  */
 export function programReferenceWithNames(builder: Builder) {
-  // A subscription's context lives as long as its socket: each event reads the program afresh (a rename shows).
-  const program = (ref: { id: string }, ctx: GraphQLContext, info: GraphQLResolveInfo) => {
-    if (info.operation.operation === 'subscription') ctx.loaders.program.clear(ref.id)
-    return ctx.loaders.program.load(ref.id)
-  }
-  const ref = builder.objectRef<{ id: string }>('Program').implement({
+  const ref = builder.objectRef<ProgramShape>('Program').implement({
     fields: (t) => ({
       id: t.exposeID('id'),
-      slug: t.string({ shareable: true, resolve: async (p, _a, ctx, info) => (await program(p, ctx, info))?.slug ?? null }),
-      name: t.string({ shareable: true, resolve: async (p, _a, ctx, info) => (await program(p, ctx, info))?.name ?? null }),
+      slug: t.string({ shareable: true, resolve: (p, _a, ctx, info) => p.slug ?? loadProgram(p.id, ctx, info).then((r) => r?.slug ?? null) }),
+      name: t.string({ shareable: true, resolve: (p, _a, ctx, info) => p.name ?? loadProgram(p.id, ctx, info).then((r) => r?.name ?? null) }),
     }),
   })
   builder.asEntity(ref, { key: builder.selection<{ id: string }>('id'), resolveReference: (r) => ({ id: r.id }) })
   return ref
+}
+
+/** Whether fields ask nothing of their object but `id` and `__typename` (fragments count as more). */
+const keyOnly = (fields: readonly FieldNode[]) =>
+  fields.every((f) => f.selectionSet?.selections.every((s) => s.kind === Kind.FIELD && (s.name.value === 'id' || s.name.value === '__typename')) ?? true)
+
+const keyOnlySelections = new WeakMap<readonly FieldNode[], boolean>()
+function asksKeyOnly(info: GraphQLResolveInfo): boolean {
+  let answer = keyOnlySelections.get(info.fieldNodes)
+  if (answer === undefined) keyOnlySelections.set(info.fieldNodes, (answer = keyOnly(info.fieldNodes)))
+  return answer
+}
+
+/** The field nodes `path` leads to beneath the resolving field (through fragments): `['nodes', 'program']`. */
+function fieldsAt(info: GraphQLResolveInfo, path: readonly string[]): FieldNode[] {
+  let fields: readonly FieldNode[] = info.fieldNodes
+  for (const name of path) {
+    const next: FieldNode[] = []
+    const visit = (set: SelectionSetNode | undefined) => {
+      for (const s of set?.selections ?? []) {
+        if (s.kind === Kind.FIELD) { if (s.name.value === name) next.push(s) }
+        else if (s.kind === Kind.INLINE_FRAGMENT) visit(s.selectionSet)
+        else visit(info.fragments[s.name.value]?.selectionSet)
+      }
+    }
+    for (const f of fields) visit(f.selectionSet)
+    fields = next
+  }
+  return fields as FieldNode[]
+}
+
+/**
+ * Reads, before a list's items resolve, the programs its items' Program field (`path` beneath the resolving field,
+ * e.g. ['nodes', 'program'] of an inbox page) will ask more than the key of: programAt then answers every item at
+ * once, without a promise per item (50 of them, each with graphql-js's object promise, for an inbox page). Nothing is
+ * read for a selection of keys only. Leaves subscriptions alone: their events read programs afresh (loadProgram).
+ */
+export async function preloadPrograms(ctx: GraphQLContext, info: GraphQLResolveInfo, paths: readonly (readonly string[])[], ids: readonly (string | null)[]) {
+  if (info.operation.operation === 'subscription') return
+  if (paths.every((path) => { const at = fieldsAt(info, path); return !at.length || keyOnly(at) })) return
+  await ctx.loaders.program.loadMany([...new Set(ids.filter((id): id is string => !!id))])
+}
+
+/**
+ * The Program `id` points at, for a field of programReferenceWithNames' type: the key alone when the selection asks
+ * nothing else (nothing read), else the row from the request's loader (one query for a page's programs), whose
+ * `name` and `slug` then resolve without a promise and a loader call each (they were half the twins subgraph's CPU
+ * for an inbox page with `program { name slug }`). A program that is not there is its key, as before: null names.
+ */
+export function programAt(id: string, ctx: GraphQLContext, info: GraphQLResolveInfo): ProgramShape | Promise<ProgramShape> {
+  if (asksKeyOnly(info)) return { id }
+  // read already (preloadPrograms, or an earlier field of this execution): no promise
+  const read = info.operation.operation === 'subscription' ? undefined : ctx.loaders.programsRead.get(id)
+  if (read !== undefined) return read ?? { id }
+  // a failed read leaves the key: `name` and `slug` then fail on the loader's cached error, where they failed before
+  return loadProgram(id, ctx, info).then((row) => row ?? { id }, () => ({ id }))
 }
 
 /** The one way to point at an entity from a row: `{ id }`, typed, never hand-copied fields. */

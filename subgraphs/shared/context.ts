@@ -18,11 +18,16 @@ export interface GraphQLContext extends DomainContext {
   loader<K, V>(name: string, batch: (keys: readonly K[]) => Promise<readonly (V | Error)[]>): DataLoader<K, V>
 }
 
-function byId<T extends { id: string }>(load: (ids: string[]) => Promise<T[]>) {
+/** A loader by id; `read`, when given, also keeps what it read (null for an id not there) for synchronous lookups. */
+function byId<T extends { id: string }>(load: (ids: string[]) => Promise<T[]>, read?: Map<string, T | null>) {
   return new DataLoader<string, T | null>(async (ids) => {
     const rows = await load([...ids])
     const map = new Map(rows.map((r) => [r.id, r]))
-    return ids.map((id) => map.get(id) ?? null)
+    return ids.map((id) => {
+      const row = map.get(id) ?? null
+      read?.set(id, row)
+      return row
+    })
   })
 }
 
@@ -31,8 +36,11 @@ export function createLoaders(db: Db, tdb: TenantDb, organizationId: string) {
   // hot reads (every entity fetch of a program or person): plain SQL, the organisation in the filter
   const rowsOf = <T>(table: 'programs' | 'users') => (ids: string[]) => hotRows<T>(db, `loader.${table}`,
     `SELECT * FROM ${table} WHERE organization_id = $1::uuid AND id = ANY($2::uuid[])`, [organizationId, ids.filter(isId)])
+  const programsRead = new Map<string, Program | null>()
   return {
-    program: byId(rowsOf<Program>('programs')),
+    program: byId(rowsOf<Program>('programs'), programsRead),
+    /** The programs `program` has read in this execution, by id (null: not there): a field may answer without a promise. */
+    programsRead: programsRead as ReadonlyMap<string, Program | null>,
     user: byId(rowsOf<User>('users')),
     // organizations carry no organization_id column: the caller may only ever see their own.
     organization: byId((ids) => db.organization.findMany({ where: { id: { in: ids.filter((id) => id === organizationId) } } })),

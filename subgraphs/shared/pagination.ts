@@ -34,6 +34,19 @@ export function pageSize(first: number | null | undefined): number {
   return first
 }
 
+/**
+ * An edge of a keyset page whose cursor is written when read: a page asked for `nodes` only (the console's inbox)
+ * writes none (a cursor per row was 3 % of the twins subgraph's CPU). The position is the row's at the time of the read.
+ */
+class KeysetEdge<T> implements Edge<T> {
+  readonly #at: Date
+  readonly #id: string
+  constructor(readonly node: T, at: Date, id: string) { this.#at = at; this.#id = id }
+  get cursor() { return encodeCursor({ at: this.#at, id: this.#id }) }
+  /** The same position over another node (mapPage). */
+  over<U>(node: U): KeysetEdge<U> { return new KeysetEdge(node, this.#at, this.#id) }
+}
+
 /** The Prisma arguments of one keyset page on the timestamp column `A`: spread `where` into the list's own filter. */
 export interface KeysetQuery<A extends string> {
   where: { OR?: ({ [K in A]: { lt: Date } } | ({ [K in A]: Date } & { id: { lt: string } }))[] }
@@ -56,7 +69,7 @@ export async function keysetPage<A extends string, T extends { id: string } & { 
     ? { OR: [{ [at]: { lt: after.at } } as { [K in A]: { lt: Date } }, { [at]: after.at, id: { lt: after.id } } as { [K in A]: Date } & { id: { lt: string } }] }
     : {}
   const rows = await read({ where, orderBy: [{ [at]: 'desc' } as { [K in A]: 'desc' }, { id: 'desc' }], take: first + 1 })
-  const edges = rows.slice(0, first).map((node) => ({ cursor: encodeCursor({ at: node[at], id: node.id }), node }))
+  const edges = rows.slice(0, first).map((node) => new KeysetEdge(node, node[at], node.id))
   return { edges, pageInfo: { endCursor: edges.at(-1)?.cursor ?? null, hasNextPage: rows.length > first } }
 }
 
@@ -77,5 +90,5 @@ export function keysetSql<A extends string>(q: KeysetQuery<A>, at: A, column: st
 /** The same page with its nodes replaced (e.g. rows joined with what the page shows), cursors unchanged. */
 export async function mapPage<T, U>(page: Page<T>, map: (nodes: T[]) => U[] | Promise<U[]>): Promise<Page<U>> {
   const nodes = await map(page.edges.map((e) => e.node))
-  return { edges: page.edges.map((e, i) => ({ cursor: e.cursor, node: nodes[i] })), pageInfo: page.pageInfo }
+  return { edges: page.edges.map((e, i) => (e instanceof KeysetEdge ? e.over(nodes[i]) : { cursor: e.cursor, node: nodes[i] })), pageInfo: page.pageInfo }
 }

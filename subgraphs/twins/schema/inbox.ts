@@ -4,7 +4,7 @@
 import type { InboxItem } from '../../../generated/prisma/client'
 import { INBOX_CHANGES } from '../../../core/pubsub'
 import { FIXED_PHRASES } from '../../../core/copy'
-import { entityRef, result, type Builder } from '../../shared/builder'
+import { entityRef, preloadPrograms, programAt, result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import {
   DECIDED_KINDS, INBOX_KINDS, INBOX_STATUSES, changeShownBy, dismissInboxItem, getMyInboxItem, inboxFeedback,
@@ -14,6 +14,9 @@ import { myBriefs, myInboxSummary, type Brief } from '../domain/brief'
 import type { InboxEvents, LiveInboxItem } from '../domain/inbox-events'
 import type { TwinsRefs } from '.'
 import { addMyOpenInboxCount } from '../../shared/open-inbox-count'
+
+/** Where a page of myInbox asks for its items' programs. */
+const INBOX_PROGRAM_PATHS = [['nodes', 'program'], ['edges', 'node', 'program']] as const
 
 export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, deps: { inboxEvents: InboxEvents }) {
   const InboxKind = builder.enumType('InboxItemKind', { values: INBOX_KINDS })
@@ -35,7 +38,7 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       sourceType: t.exposeString('sourceType'),
       sourceId: t.exposeString('sourceId'),
       priority: t.exposeString('priority'),
-      program: t.field({ type: ProgramRef, nullable: true, resolve: (i) => (i.programId ? entityRef(i.programId) : null) }),
+      program: t.field({ type: ProgramRef, nullable: true, resolve: (i, _a, ctx, info) => (i.programId ? programAt(i.programId, ctx, info) : null) }),
       user: t.field({ type: UserRef, resolve: (i) => entityRef(i.userId) }),
       dueAt: t.field({ type: 'DateTime', nullable: true, resolve: (i) => i.dueAt }),
       snoozedUntil: t.field({ type: 'DateTime', nullable: true, resolve: (i) => i.snoozedUntil }),
@@ -67,7 +70,11 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       type: InboxConnection,
       description: "The caller's inbox, newest first (GET /me/inbox).",
       args: { ...pageArgs(t.arg), status: t.arg({ type: [InboxStatus], required: false }) },
-      resolve: (_r, args, ctx) => listMyInbox(ctx, args),
+      resolve: async (_r, args, ctx, info) => {
+        const page = await listMyInbox(ctx, args)
+        await preloadPrograms(ctx, info, INBOX_PROGRAM_PATHS, page.edges.map((e) => e.node.programId))
+        return page
+      },
     }),
     inboxItem: t.field({
       type: InboxItemRef, nullable: true, description: 'One of the caller\'s inbox items (GET /me/inbox/{item_id}).',
