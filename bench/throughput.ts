@@ -8,7 +8,7 @@
 // BENCH_THROUGHPUT_QUERIES (direct,gateway,federated,console), BENCH_THROUGHPUT_CONCURRENCY (10,50),
 // BENCH_THROUGHPUT_ROOT (the checkout whose components are started: compare another version with the same bench),
 // BENCH_THROUGHPUT_PROFILE (a folder: the components run with --cpu-prof and write their profiles there),
-// BENCH_THROUGHPUT_SUBGRAPH_NODE_FLAGS (the subgraphs' node flags; core/component.ts SUBGRAPH_NODE_FLAGS by default).
+// BENCH_THROUGHPUT_NODE_FLAGS (every component's node flags; core/component.ts SERVICE_NODE_FLAGS by default).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import os from 'node:os'
@@ -23,7 +23,7 @@ import { createPrisma, type Db } from '../core/db'
 import { parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys, signInternalToken, INTERNAL_HEADER } from '../core/auth'
 import { freePort } from '../core/postgres'
-import { SUBGRAPH_NODE_FLAGS } from '../core/component'
+import { SERVICE_NODE_FLAGS } from '../core/component'
 import { fileInboxItem } from '../subgraphs/twins/domain/inbox'
 import { readSessionStamp } from '../core/session'
 import { addMember, createProgram, createTenant } from '../tests/helpers/factories'
@@ -182,10 +182,10 @@ export async function benchThroughput(): Promise<void> {
     }
     // one folder per component: tsx's loader thread writes a profile of its own beside the main thread's
     const flags = (name: string) => profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []
-    // the subgraphs start as package.json starts them (BENCH_THROUGHPUT_SUBGRAPH_NODE_FLAGS replaces the flags, '' for none)
-    const subgraphFlags = process.env.BENCH_THROUGHPUT_SUBGRAPH_NODE_FLAGS ?? SUBGRAPH_NODE_FLAGS.join(' ')
-    await Promise.all(['connectors', 'workbench', 'twins'].map((n) => startComponent(root, `subgraphs/${n}/main.ts`, env, [...subgraphFlags.split(' ').filter(Boolean), ...flags(n)], children)))
-    await startComponent(root, 'gateway/main.ts', env, flags('gateway'), children)
+    // every component starts as package.json starts it (BENCH_THROUGHPUT_NODE_FLAGS replaces the flags, '' for none)
+    const nodeFlags = (process.env.BENCH_THROUGHPUT_NODE_FLAGS ?? SERVICE_NODE_FLAGS.join(' ')).split(' ').filter(Boolean)
+    await Promise.all(['connectors', 'workbench', 'twins'].map((n) => startComponent(root, `subgraphs/${n}/main.ts`, env, [...nodeFlags, ...flags(n)], children)))
+    await startComponent(root, 'gateway/main.ts', env, [...nodeFlags, ...flags('gateway')], children)
     const gatewayUrl = `http://127.0.0.1:${ports.GATEWAY_PORT}/graphql`
     const twinsUrl = `http://127.0.0.1:${ports.TWINS_PORT}/graphql`
 

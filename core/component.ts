@@ -7,14 +7,15 @@ import { log, markShuttingDown } from './log'
 import { isDatabaseUnavailable } from './db-outage'
 
 /**
- * Node flags a subgraph process starts with (package.json's start scripts, the throughput bench). A young generation
+ * Node flags every service process starts with (package.json's start scripts, the throughput bench). A young generation
  * of 32 MB semi-spaces instead of V8's 16 MB: with 50 requests in flight their objects outlived the smaller nursery,
  * were promoted and collected by full GCs. The twins subgraph spent 29 % of its CPU in the collector at concurrency
  * 50 (6 % at 10), and its CPU per request at 50 was 1.6 times that at 10; with the flag (and fewer objects per
  * request) c50 costs what c10 does: 0.57 ms a direct inbox page, against 0.72 ms without the flag (issue 20). It
- * must be given at start: V8 sizes its heap before any code runs (v8.setFlagsFromString has no effect on it).
+ * must be given at start: V8 sizes its heap before any code runs (v8.setFlagsFromString has no effect on it). The
+ * gateway holds every request's answer until it is sent, so it starts with the same flag.
  */
-export const SUBGRAPH_NODE_FLAGS = ['--max-semi-space-size=32'] as const
+export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=32'] as const
 
 export interface ComponentContext { db: Db; databaseUrl: string; env: Env }
 export interface RunningComponent { url: string; stop: () => Promise<void> }
