@@ -45,6 +45,7 @@ instance.on('done', (r: any) => {
     requests: r.requests.total,
     rps: r.requests.average,
     p50: r.latency.p50,
+    mean: r.latency.average,
     p99: r.latency.p99,
     max: r.latency.max,
     non2xx: r.non2xx,

@@ -76,16 +76,22 @@ export function edgeValidationRules(mode: EdgeMode): ValidationRule[] {
   ] as ValidationRule[]
 }
 
+const literalsWithinLimits = new WeakSet<DocumentNode>()
+
 /** Refuses any string or list over the limits, in the document's literals and in the variables (JSON included). */
 export function checkInputSize(document: DocumentNode, variables: unknown, mode: EdgeMode) {
   const tooLarge = (what: 'string' | 'list', where: string) => {
     const limit = what === 'string' ? `${LIMITS.maxStringChars} characters` : `${LIMITS.maxListItems} items`
     return refusal(mode.production ? `The ${what} ${where} is too large.` : `The ${what} ${where} is longer than ${limit}.`, EDGE_CODES.inputTooLarge)
   }
-  visit(document, {
-    [Kind.STRING]: (node) => { if (node.value.length > LIMITS.maxStringChars) throw tooLarge('string', 'in the document') },
-    [Kind.LIST]: (node) => { if (node.values.length > LIMITS.maxListItems) throw tooLarge('list', 'in the document') },
-  })
+  // a document's literals never change: a cached document is walked once, only the variables on every request
+  if (!literalsWithinLimits.has(document)) {
+    visit(document, {
+      [Kind.STRING]: (node) => { if (node.value.length > LIMITS.maxStringChars) throw tooLarge('string', 'in the document') },
+      [Kind.LIST]: (node) => { if (node.values.length > LIMITS.maxListItems) throw tooLarge('list', 'in the document') },
+    })
+    literalsWithinLimits.add(document)
+  }
   const walk = (value: unknown, path: string) => {
     if (typeof value === 'string') { if (value.length > LIMITS.maxStringChars) throw tooLarge('string', `at ${path}`); return }
     if (Array.isArray(value)) {
