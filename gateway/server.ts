@@ -30,6 +30,7 @@ import { installGatewayObservability, wsMetrics } from './observability'
 import { withRequestId } from '../core/request-context'
 import { httpMetrics } from '../core/metrics'
 import { checkInputSize, edgeValidationRules, formatEdgeError, LIMITS, parseLimited, EDGE_CODES, type EdgeMode } from './edge-limits'
+import { drainableServer } from '../core/http-drain'
 
 export { LIMITS } from './edge-limits'
 
@@ -63,8 +64,6 @@ export interface GatewayOptions {
 
 export const SUBSCRIPTION_LIMITS = { perSocket: 100, perUser: 300 } as const
 
-/** How long close() lets requests in flight finish before it cuts their sockets. */
-const DRAIN_MS = 10_000
 
 export async function createGateway(opts: GatewayOptions) {
   const identityPool = opts.databaseUrl ? new pg.Pool({ connectionString: opts.databaseUrl, max: 4, connectionTimeoutMillis: 5_000 }) : undefined
@@ -93,15 +92,12 @@ export async function createGateway(opts: GatewayOptions) {
   installGatewayObservability(app, bridge) // subscription gauges, /metrics (METRICS_ALLOW only)
   const measure = httpMetrics('gateway')
   const timeoutMs = opts.requestTimeoutMs ?? LIMITS.requestTimeoutMs
-  let inFlight = 0
-  let drained: (() => void) | undefined
   const httpServer = http.createServer((req, res) => {
     res.setHeader('X-Content-Type-Options', 'nosniff')
     const graphql = req.url === '/graphql' || req.url?.startsWith('/graphql?')
     measure(req, res, () => {
       if (!graphql) return app(req, res)
-      inFlight++
-      res.once('close', () => { if (--inFlight === 0) drained?.() })
+      drain.track(res)
       const requestId = randomUUID()
       res.setHeader('x-request-id', requestId)
       res.setTimeout(timeoutMs, () => {
@@ -114,6 +110,7 @@ export async function createGateway(opts: GatewayOptions) {
       void withRequestId(requestId, () => pipeline.handle(req, res, async (r) => ({ identity: await identities.resolve(r.headers.authorization) })))
     })
   })
+  const drain = drainableServer(httpServer)
 
   // The webhook edge comes first: raw bytes, no JSON parsing, no bearer (authenticity is the vendor signature).
   const connectorsBase = opts.connectorsBaseUrl ?? new URL(opts.subgraphUrls.connectors).origin
@@ -229,19 +226,9 @@ export async function createGateway(opts: GatewayOptions) {
       log.info('gateway.listening', { url })
       return url
     },
-    /** Stops taking requests, lets those in flight finish (up to DRAIN_MS), then closes every socket. */
     async close() {
       await wsCleanup.dispose()
-      const closed = new Promise<void>((r) => httpServer.close(() => r()))
-      httpServer.closeIdleConnections?.()
-      if (inFlight > 0) {
-        await new Promise<void>((r) => {
-          const timer = setTimeout(r, DRAIN_MS)
-          drained = () => { clearTimeout(timer); r() }
-        })
-      }
-      httpServer.closeAllConnections?.()
-      await closed
+      await drain.close() // requests in flight finish (up to DRAIN_MS), then every socket goes
       await identities.close()
       await identityPool?.end()
     },

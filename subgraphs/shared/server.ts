@@ -20,6 +20,7 @@ import { createGraphQLHandler } from './graphql-http'
 import type { DocumentCache } from './documents'
 import { maskUnexpected } from './errors'
 import { SUBGRAPH_KEEP_ALIVE_MS } from '../../core/subgraph-protocol'
+import { drainableServer } from '../../core/http-drain'
 
 export { maskUnexpected } from './errors'
 
@@ -36,8 +37,6 @@ export interface SubgraphServer {
   close(): Promise<void>
 }
 
-/** How long close() lets requests in flight finish before it cuts their sockets. */
-const DRAIN_MS = 10_000
 
 const formatWsError = (e: GraphQLError): GraphQLFormattedError => maskUnexpected(e.toJSON(), e)
 
@@ -88,17 +87,15 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
     // Only the gateway reads these answers; it sends stack traces on only where a developer opted in.
     stackTraces: () => env().NODE_ENV !== 'production' && env().GRAPHQL_STACK_TRACES,
   })
-  let inFlight = 0
-  let drained: (() => void) | undefined
   const httpServer = http.createServer((req, res) => {
     const path = req.url === '/graphql' || req.url?.startsWith('/graphql?') ? '/graphql' : undefined
     if (!path || (req.method !== 'POST' && req.method !== 'GET')) return app(req, res)
-    inFlight++
-    res.once('close', () => { if (--inFlight === 0) drained?.() })
+    drain.track(res)
     // the gateway's request id follows into this request's log lines and the jobs it enqueues; one counter + histogram
     measure(req, res, () => withRequestId(requestIdFrom(req.headers['x-request-id']), () =>
       graphql.handle(req, res, (error) => log.error('subgraph.http_error', { subgraph: name, error }))))
   })
+  const drain = drainableServer(httpServer)
   // The gateway keeps sockets to a subgraph open between requests: the subgraph must not close an idle one first (Node's
   // 5 s default), or a request sent on it as it closes fails with 'socket hang up' (seen after a few idle seconds). The
   // gateway closes its own idle sockets sooner (gateway/subgraph-http.ts).
@@ -161,17 +158,7 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
     },
     async close() {
       await wsCleanup.dispose()
-      const closed = new Promise<void>((r) => httpServer.close(() => r()))
-      httpServer.closeIdleConnections?.()
-      // requests in flight finish (up to DRAIN_MS), then every socket goes
-      if (inFlight > 0) {
-        await new Promise<void>((r) => {
-          const timer = setTimeout(r, DRAIN_MS)
-          drained = () => { clearTimeout(timer); r() }
-        })
-      }
-      httpServer.closeAllConnections?.()
-      await closed
+      await drain.close() // requests in flight finish (up to DRAIN_MS), then every socket goes
     },
   }
   return server
