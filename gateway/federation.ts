@@ -35,6 +35,18 @@ export type FederatedAnswer = { result: ExecutionResult; raw?: undefined } | { r
 
 const PLANS_PER_DOCUMENT = 16
 
+/**
+ * The operation's variables coerced to their declared types, or the errors Apollo answers over HTTP for variables that
+ * do not coerce (BAD_USER_INPUT): for queries and mutations here, for subscriptions in the bridge.
+ */
+export function coerceVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown>):
+  { coerced: Record<string, unknown>; errors?: undefined } | { errors: GraphQLError[]; coerced?: undefined } {
+  const result = getVariableValues(schema, operation.variableDefinitions ?? [], variables)
+  if (!result.errors) return { coerced: result.coerced }
+  // the nodes carry the source and positions: the locations are the same as the original error's
+  return { errors: result.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, originalError: e.originalError, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } })) }
+}
+
 /** The plan's one fetch when the gateway's answer would be that fetch's data unchanged; else undefined. */
 function passThroughFetch(plan: QueryPlan, operation: OperationDefinitionNode): FetchNode | undefined {
   const node = plan.node
@@ -53,6 +65,8 @@ export class Federation {
   /** the supergraph as graphql-js: what executeQueryPlan reads */
   readonly supergraphSchema: GraphQLSchema
   readonly planner: QueryPlanner
+  /** The services executeQueryPlan calls, by subgraph name. */
+  private readonly services: ServiceMap
   private readonly plans = new WeakMap<DocumentNode, Map<string, PlannedOperation>>()
   /** Answers sent as a subgraph's own bytes since start (tests read it). */
   passedThrough = 0
@@ -63,12 +77,9 @@ export class Federation {
     this.schema = this.apiSchema.toGraphQLJSSchema()
     this.supergraphSchema = supergraph.schema.toGraphQLJSSchema()
     this.planner = new QueryPlanner(supergraph)
+    this.services = Object.fromEntries(dataSources)
   }
 
-  /** The services executeQueryPlan calls, by subgraph name. */
-  get services(): ServiceMap {
-    return Object.fromEntries(this.dataSources)
-  }
 
   /** The document's operation and its plan, planned once per (document, operation name); undefined for no such operation. */
   plan(document: DocumentNode, operationName: string | undefined): PlannedOperation | undefined {
@@ -92,10 +103,8 @@ export class Federation {
   /** Runs a planned operation for the caller in `context`. Variables that do not coerce answer BAD_USER_INPUT, nothing runs. */
   async execute(planned: PlannedOperation, document: DocumentNode, request: OperationRequest, context: SubgraphCallContext): Promise<FederatedAnswer> {
     const variables = request.variables ?? {}
-    const coerced = getVariableValues(this.schema, planned.operation.variableDefinitions ?? [], variables)
-    if (coerced.errors) {
-      return { result: { errors: coerced.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, originalError: e.originalError, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } })) } }
-    }
+    const coerced = coerceVariables(this.schema, planned.operation, variables)
+    if (coerced.errors) return { result: { errors: coerced.errors } }
     let services = this.services
     const fetch = planned.singleFetch
     if (fetch) {

@@ -4,10 +4,10 @@
 import { buildOperationContext, executeQueryPlan, type GraphQLDataSource, type ServiceMap } from '@apollo/gateway'
 import { QueryPlanner, type QueryPlan } from '@apollo/query-planner'
 import { operationFromDocument, type Schema } from '@apollo/federation-internals'
-import type { Federation } from './federation'
+import { coerceVariables, type Federation } from './federation'
 import { createClient, type Client } from 'graphql-ws'
 import WebSocket from 'ws'
-import { GraphQLError, getOperationAST, getVariableValues, print, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql'
+import { GraphQLError, getOperationAST, print, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql'
 import { boundedQueue, SlowConsumerError } from '../core/pubsub'
 import { INTERRUPTED_MESSAGE, SUBSCRIPTION_INTERRUPTED } from '../subgraphs/shared/live-topic'
 import { log } from '../core/log'
@@ -149,10 +149,9 @@ export class SubscriptionBridge<C extends object> {
     if ((this.perUser.get(userKey) ?? 0) >= perUser) return tooMany(`A person may hold ${perUser} subscriptions at a time: complete one first.`)
     const opAst = getOperationAST(args.document, args.operationName)
     if (!opAst) return { errors: [new GraphQLError('Unable to identify the operation')] }
-    const coerced = getVariableValues(st.apiSchemaJs, opAst.variableDefinitions ?? [], args.variableValues ?? {})
-    // the code Apollo gives the same coercion error over HTTP
-    if (coerced.errors) return { errors: coerced.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: 'BAD_USER_INPUT' } })) }
-    const variables = coerced.coerced as Record<string, unknown>
+    const coerced = coerceVariables(st.apiSchemaJs, opAst, args.variableValues ?? {})
+    if (coerced.errors) return { errors: coerced.errors }
+    const variables = coerced.coerced
 
     let plan: QueryPlan
     try { plan = this.plan(st, args.document, args.operationName) } catch (e) {
