@@ -17,10 +17,14 @@ export async function reportStartFailure(event: string, error: unknown, fields: 
   else log.error(event, { ...fields, error })
 }
 
-/** For a script's entry: a StartFailure ends the process with its sentence and exit code 1; anything else is rethrown. */
-export function exitOnStartFailure(error: unknown): never {
-  if (error instanceof StartFailure) {
-    console.error(error.message)
+/**
+ * For an entry's catch: a StartFailure (or a listen error, made one) ends the process with its sentence and exit code 1;
+ * anything else is rethrown. `portVariable` names the setting for an entry outside core/env (the fakes run alone).
+ */
+export async function exitOnStartFailure(error: unknown, portVariable?: string): Promise<never> {
+  const failure = error instanceof StartFailure ? error : await listenFailure(error, portVariable)
+  if (failure) {
+    console.error(failure.message)
     process.exit(1)
   }
   throw error
@@ -33,13 +37,14 @@ interface ListenError { code?: string; port?: number; address?: string; syscall?
  * that moves it; null for any other error. The variable is found by value among the settings (defaults included),
  * so every listener (components, the worker's probes, the fakes) is covered without each naming its own.
  */
-export async function listenFailure(error: unknown): Promise<StartFailure | null> {
+export async function listenFailure(error: unknown, variable?: string): Promise<StartFailure | null> {
   const e = error as ListenError | null
   if (!e || typeof e !== 'object' || e.syscall !== 'listen' || typeof e.port !== 'number') return null
   const port = e.port
-  if (e.code === 'EADDRINUSE') return new StartFailure(await portInUseSentence(port, portVariable(port)))
+  variable ??= portVariable(port)
+  if (e.code === 'EADDRINUSE') return new StartFailure(await portInUseSentence(port, variable))
   if (e.code === 'EACCES') {
-    return new StartFailure(`Cannot listen on port ${port}: this user may not open ports below 1024; set ${portVariable(port) ?? 'the port'} to 1024 or above.`)
+    return new StartFailure(`Cannot listen on port ${port}: this user may not open ports below 1024; set ${variable ?? 'the port'} to 1024 or above.`)
   }
   if (e.code === 'EADDRNOTAVAIL') {
     const host = hostVariables(e.address)

@@ -210,7 +210,22 @@ export function createMigration(url: string, name: string, draft: boolean, paths
   })
 }
 
+const USAGE = `Usage: npm run migrate -- <command>
+  deploy          apply pending migrations and install graphile-worker's schema (the default; the release step)
+  dev <name>      create a migration from prisma/schema.prisma and apply it (the role needs CREATEDB: shadow database)
+  create <name>   create the migration only
+  diff            print the SQL that would take the migrations to schema.prisma (empty: no drift)
+  status          the migration history diagnosis as JSON
+  --help          this text
+The database: DATABASE_URL, else the embedded PostgreSQL (EMBEDDED_PG_PORT, DATA_DIR).`
+
 async function cli(cmd = 'deploy', name = 'migration') {
+  // Before any database work: an unknown command used to do nothing and exit 0.
+  if (cmd === '--help' || cmd === '-h') return void console.log(USAGE)
+  if (!['deploy', 'dev', 'create', 'diff', 'status'].includes(cmd)) {
+    console.error(`Unknown command ${cmd}.\n${USAGE}`)
+    process.exit(2)
+  }
   const { resolveDatabaseUrl } = await import('../core/postgres')
   const { exitOnStartFailure } = await import('../core/start-failure')
   const db = await resolveDatabaseUrl().catch(exitOnStartFailure)

@@ -41,7 +41,7 @@ function expectOneSentence(r: { code: number | null; stderr: string }, variable:
   expect(r.stderr).not.toContain('Internal error emitted on the WebSocket server')
 }
 describe('a port held by another process', () => {
-  it('stops each component started on its own (gateway, subgraphs, tool server, worker probes) with exit 1 and one sentence naming the port, its holder and the variable', async () => {
+  it('stops each component started on its own (gateway, subgraphs, tool server, worker probes, the fakes run alone) with exit 1 and one sentence naming the port, its holder and the variable', async () => {
     const base = { DATABASE_URL: t.current.url, DATA_DIR: t.current.dataDir }
     const entries: [string, string][] = [
       ['gateway/main.ts', 'GATEWAY_PORT'],
@@ -50,6 +50,9 @@ describe('a port held by another process', () => {
       ['subgraphs/twins/main.ts', 'TWINS_PORT'],
       ['subgraphs/twins/tools/main.ts', 'TOOLS_PORT'],
       ['jobs/main.ts', 'WORKER_METRICS_PORT'],
+      ['fakes/notebook/main.ts', 'FAKE_NOTEBOOK_PORT'],
+      ['fakes/qms/main.ts', 'FAKE_QMS_PORT'],
+      ['fakes/literature/main.ts', 'FAKE_LITERATURE_PORT'],
     ]
     const results = await Promise.all(entries.map(async ([file, variable]) =>
       [variable, await runEntry(file, { env: { ...base, ...(await ports(variable)) } })] as const))
