@@ -57,7 +57,7 @@ describe('a port held by another process', () => {
     const results = await Promise.all(entries.map(async ([file, variable]) =>
       [variable, await runEntry(file, { env: { ...base, ...(await ports(variable)) } })] as const))
     for (const [variable, r] of results) expectOneSentence(r, variable)
-  }, 180_000)
+  }, 300_000) // nine processes starting at once on a shared machine
 
   it('stops npm start with exit 1 (not 0) and the same sentence when a port it needs is taken, as by a second npm start', async () => {
     const r = await runEntry('main.ts', { env: { DATABASE_URL: t.current.url, DATA_DIR: t.current.dataDir, ...(await ports('CONNECTORS_PORT')) } })
