@@ -1,10 +1,11 @@
 // npm start: the whole service in one process for the demo: PostgreSQL (embedded unless DATABASE_URL), migrations,
 // the illustrative seed, the fake vendors, the three subgraphs, the gateway and the worker. Ctrl-C stops it all.
 import { parseEnv, setEnv, EnvError, type Env } from './core/env'
-import { EmbeddedPostgresUnavailable, resolveDatabaseUrl } from './core/postgres'
+import { resolveDatabaseUrl } from './core/postgres'
+import { reportStartFailure } from './core/start-failure'
 import { createPrisma } from './core/db'
-import { deployMigrations } from './prisma/migrate'
-import { migrateWorkerSchema, startWorker } from './jobs/worker'
+import { prepareDatabase } from './core/prepare-database'
+import { startWorker } from './jobs/worker'
 import { seedIllustrative } from './core/seed'
 import { mintDevToken } from './core/auth'
 import { log, markShuttingDown } from './core/log'
@@ -25,7 +26,8 @@ async function main() {
   setEnv(e)
   const running: Stoppable[] = []
   let stopping = false
-  const shutdown = async (signal: string) => {
+  // A stop after a failed start exits 1: exiting 0 there made a second npm start (ports taken) look like a success.
+  const shutdown = async (signal: string, code = 0) => {
     if (stopping) return
     stopping = true
     markShuttingDown()
@@ -34,7 +36,7 @@ async function main() {
       try { await part.stop() } catch (err) { log.error('shutdown.failed', { part: part.name, error: err }) }
     }
     log.info('shutdown.done')
-    process.exit(0)
+    process.exit(code)
   }
   process.on('SIGINT', () => void shutdown('SIGINT'))
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
@@ -42,9 +44,8 @@ async function main() {
   try {
     const database = await resolveDatabaseUrl()
     running.push({ name: 'postgres', stop: database.stop })
-    const applied = await deployMigrations(database.url)
+    const applied = await prepareDatabase(database.url)
     if (applied.length) log.info('migrations.applied', { names: applied })
-    await migrateWorkerSchema(database.url)
     const db = createPrisma(database.url)
     running.push({ name: 'prisma', stop: () => db.$disconnect() })
     const seed = await seedIllustrative(db)
@@ -73,10 +74,8 @@ async function main() {
       '',
     ].join('\n'))
   } catch (err) {
-    if (err instanceof EmbeddedPostgresUnavailable) console.error(err.message) // one sentence that says what to do
-    else log.error('startup.failed', { error: err })
-    await shutdown('startup-failure')
-    process.exit(1)
+    await reportStartFailure('startup.failed', err) // a port in use, no embedded PostgreSQL: one sentence that says what to do
+    await shutdown('startup-failure', 1)
   }
 }
 

@@ -2,6 +2,7 @@
 import type { Db } from './core/db'
 import { PgListener } from './core/pubsub'
 import { log } from './core/log'
+import { listenFailure } from './core/start-failure'
 import type { seedIllustrative } from './core/seed'
 import { createConnectorsSubgraph } from './subgraphs/connectors/server'
 import { createWorkbenchSubgraph } from './subgraphs/workbench/server'
@@ -109,7 +110,7 @@ async function startIllustrativeNotebook(ctx: ServiceContext, port: number, gate
   try {
     fake = await startFakeNotebook({ port, host: '127.0.0.1' })
   } catch (error) {
-    log.warn('fake_notebook.not_started', { port, error })
+    log.warn('fake_notebook.not_started', { port, reason: (await listenFailure(error))?.message ?? String(error) })
     return null
   }
   try {
@@ -140,7 +141,7 @@ async function startIllustrativeQms(ctx: ServiceContext, port: number) {
   try {
     fake = await startFakeQms({ port, host: '127.0.0.1' })
   } catch (error) {
-    log.warn('fake_qms.not_started', { port, error })
+    log.warn('fake_qms.not_started', { port, reason: (await listenFailure(error))?.message ?? String(error) })
     return null
   }
   try {
@@ -170,7 +171,7 @@ async function startIllustrativeLiterature(port: number, configured: string | un
     configureLiterature({ baseUrl: fake.url })
     return fake
   } catch (error) {
-    log.warn('fake_literature.not_started', { port, error })
+    log.warn('fake_literature.not_started', { port, reason: (await listenFailure(error))?.message ?? String(error) })
     return null
   }
 }

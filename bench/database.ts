@@ -7,8 +7,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { freePort, removeEmbeddedData, startEmbeddedPostgres, withDatabase } from '../core/postgres'
 
-import { deployMigrations } from '../prisma/migrate'
-import { migrateWorkerSchema } from '../jobs/worker'
+import { prepareDatabase } from '../core/prepare-database'
 
 
 export interface BenchDatabase { url: string; dataDir: string; cleanup(): Promise<void> }
@@ -43,8 +42,7 @@ export async function provisionBenchDatabase(label: string): Promise<BenchDataba
     await admin.connect()
     try { await admin.query(`CREATE DATABASE "${name}"`); created = true } finally { await admin.end() }
     const url = withDatabase(serverUrl, name)
-    await deployMigrations(url)
-    await migrateWorkerSchema(url)
+    await prepareDatabase(url)
     return { url, dataDir, cleanup }
   } catch (e) {
     await cleanup().catch(() => {})

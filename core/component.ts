@@ -1,7 +1,8 @@
 // Owns running one component as its own process (production): environment, database, signals, ordered stop.
 // Migrations are a release step here (`npm run migrate -- deploy`), not something each replica does on start.
 import { parseEnv, setEnv, EnvError, type Env } from './env'
-import { EmbeddedPostgresUnavailable, resolveDatabaseUrl } from './postgres'
+import { resolveDatabaseUrl } from './postgres'
+import { exitOnStartFailure, reportStartFailure } from './start-failure'
 import { createPrisma, type Db } from './db'
 import { log, markShuttingDown } from './log'
 import { isDatabaseUnavailable } from './db-outage'
@@ -27,11 +28,7 @@ export async function runComponent(name: string, start: (ctx: ComponentContext) 
     process.exit(1)
   }
   setEnv(e)
-  const database = await resolveDatabaseUrl().catch((err) => {
-    if (!(err instanceof EmbeddedPostgresUnavailable)) throw err
-    console.error(err.message) // one sentence that says what to do
-    process.exit(1)
-  })
+  const database = await resolveDatabaseUrl().catch(exitOnStartFailure) // one sentence that says what to do
   const db = createPrisma(database.url)
   let running: RunningComponent | undefined
   let stopping = false
@@ -59,7 +56,7 @@ export async function runComponent(name: string, start: (ctx: ComponentContext) 
     running = await start({ db, databaseUrl: database.url, env: e })
     log.info('component.ready', { component: name, url: running.url })
   } catch (err) {
-    log.error('component.start_failed', { component: name, error: err })
+    await reportStartFailure('component.start_failed', err, { component: name }) // a port in use: which, held by whom, what to do
     await db.$disconnect()
     await database.stop()
     process.exit(1)

@@ -1,4 +1,4 @@
-// Owns structured logging: one JSON line per event; secrets are redacted by key name before writing.
+// Owns structured logging: one JSON line per event on stderr; secrets are redacted by key name before writing.
 import { currentRequestId } from './request-context'
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const
@@ -33,8 +33,9 @@ function write(level: Exclude<Level, 'silent'>, event: string, fields?: Record<s
   if (LEVELS[level] < threshold()) return
   const requestId = currentRequestId() // the request (or job) this line belongs to
   const line = JSON.stringify({ t: new Date().toISOString(), level, event, ...(requestId ? { requestId } : {}), ...(redact(fields ?? {}) as object) })
-  if (level === 'error' || level === 'warn') process.stderr.write(line + '\n')
-  else process.stdout.write(line + '\n')
+  // Every level on stderr: stdout is a program's output (a token, SQL, JSON, npm start's banner), which a caller
+  // captures (TOKEN=$(npm run -s token …), npm run migrate -- diff > drift.sql); a log line there made it garbage.
+  process.stderr.write(line + '\n')
 }
 
 export const log = {

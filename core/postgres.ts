@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { env } from './env'
 import { log } from './log'
+import { StartFailure, portInUseSentence } from './start-failure'
 
 export interface DatabaseHandle {
   url: string
@@ -48,8 +49,8 @@ function portInUse(port: number): Promise<boolean> {
 }
 
 /** The embedded server cannot run here; the message is one sentence saying what to do (no stack). */
-export class EmbeddedPostgresUnavailable extends Error {
-  override readonly name = 'EmbeddedPostgresUnavailable'
+export class EmbeddedPostgresUnavailable extends StartFailure {
+  override readonly name: string = 'EmbeddedPostgresUnavailable'
 }
 
 /**
@@ -77,7 +78,8 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
       // running `npm start` is only shared.
       return { url, embedded: true, stop: orphan ? () => stopPid(orphan, opts.port) : async () => {} }
     }
-    throw new Error(`Port ${opts.port} is taken by another server; set EMBEDDED_PG_PORT or DATABASE_URL.`)
+    // Not ours (another data folder, another PostgreSQL, something else): one sentence naming the holder when /proc tells.
+    throw new EmbeddedPostgresUnavailable(await portInUseSentence(opts.port, 'EMBEDDED_PG_PORT', 'set DATABASE_URL to a PostgreSQL of your own'))
   }
 
   const initialised = await fs.stat(path.join(databaseDir, 'PG_VERSION')).then(() => true, () => false)

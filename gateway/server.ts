@@ -5,7 +5,7 @@ import http from 'node:http'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import express from 'express'
-import { WebSocketServer } from 'ws'
+import { attachWebSocketServer } from '../core/websocket'
 import { useServer } from 'graphql-ws/use/ws'
 import {
   getOperationAST, NoSchemaIntrospectionCustomRule, specifiedRules, validate, GraphQLError,
@@ -137,7 +137,7 @@ export async function createGateway(opts: GatewayOptions) {
 
   // graphql-ws runs the same edge as HTTP: parse limits before any work, the same validation rules, queries and
   // mutations through the same pipeline, and every error formatted once by formatEdgeError (never a 4500 close).
-  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: 1024 * 1024 })
+  const wsServer = attachWebSocketServer(httpServer, { path: '/graphql', maxPayload: 1024 * 1024 })
   const wsRules = [...specifiedRules, ...(production ? [NoSchemaIntrospectionCustomRule] : []), ...limitRules]
   const sources = new WeakMap<DocumentNode, string>()
   const formatAll = (errors: readonly unknown[]) =>

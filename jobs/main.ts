@@ -4,6 +4,7 @@ import os from 'node:os'
 import { runOnce } from 'graphile-worker'
 import { parseEnv, setEnv, EnvError } from '../core/env'
 import { resolveDatabaseUrl } from '../core/postgres'
+import { reportStartFailure, exitOnStartFailure } from '../core/start-failure'
 import { createPrisma } from '../core/db'
 import { log } from '../core/log'
 import { isDatabaseUnavailable } from '../core/db-outage'
@@ -15,7 +16,7 @@ try { e = parseEnv() } catch (err) { console.error((err as EnvError).message); p
 setEnv(e)
 // Background work yields to the servers sharing the host: a 202 to the vendor must not wait behind job processing.
 try { if (e.WORKER_NICE > 0) os.setPriority(Math.max(os.getPriority(), e.WORKER_NICE)) } catch { /* not permitted: run as is */ }
-const database = await resolveDatabaseUrl()
+const database = await resolveDatabaseUrl().catch(exitOnStartFailure)
 const db = createPrisma(database.url)
 await migrateWorkerSchema(database.url)
 if (process.argv.includes('--once')) {
@@ -32,7 +33,14 @@ process.on('uncaughtException', (error) => {
   log.error('worker.crashed', { error })
   process.exit(1)
 })
-const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })
 // Probes and metrics for the worker (it serves no API): /healthz, /readyz (database), /metrics on WORKER_METRICS_PORT.
-const probes = process.env.WORKER_METRICS_PORT ? await startWorkerProbes(Number(process.env.WORKER_METRICS_PORT), db) : undefined
+// Bound before any job runs, so a port in use stops the start (one sentence: which, held by whom, what to do).
+const probes = process.env.WORKER_METRICS_PORT
+  ? await startWorkerProbes(Number(process.env.WORKER_METRICS_PORT), db).catch(async (error) => {
+    await reportStartFailure('worker.start_failed', error)
+    await db.$disconnect(); await database.stop()
+    process.exit(1)
+  })
+  : undefined
+const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })
 const stop = async () => { probes?.close(); await worker.stop(); await db.$disconnect(); await database.stop(); process.exit(0) }

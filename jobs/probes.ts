@@ -17,7 +17,11 @@ export async function startWorkerProbes(port: number, db: Db) {
     if (req.url === '/metrics') return void registry.metrics().then((m) => send(200, m, registry.contentType), () => send(500, ''))
     send(404, '')
   })
-  await new Promise<void>((resolve) => server.listen(port, env().HOST, () => resolve()))
+  // A port in use rejects here (the caller says so in one sentence); unheard, the 'error' event would crash with a stack.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, env().HOST, () => { server.off('error', reject); resolve() })
+  })
   log.info('worker.probes_listening', { port })
   return { close: () => server.close() }
 }

@@ -1,7 +1,9 @@
 // Offline Prisma migrations: drives the schema engine's wasm build through @prisma/adapter-pg (no native binary).
 //   npm run migrate -- dev <name>   create prisma/migrations/<ts>_<name>/migration.sql (diff via a shadow DB) and apply it
 //   npm run migrate -- create <name>  create only
-//   npm run migrate -- deploy       apply pending migrations (recorded in _prisma_migrations, as Prisma does)
+//   npm run migrate -- deploy       apply pending migrations (recorded in _prisma_migrations, as Prisma does) and install
+//                                   graphile-worker's schema (core/prepare-database.ts: the release step leaves a database
+//                                   every component can enqueue jobs in)
 //   npm run migrate -- diff         print the SQL that would take the migrations to schema.prisma (empty = no drift)
 //   npm run migrate -- status       migration history diagnosis as JSON
 // The writes are the same as Prisma's own CLI, so the native CLI keeps working where it is available.
@@ -208,15 +210,34 @@ export function createMigration(url: string, name: string, draft: boolean, paths
   })
 }
 
+const USAGE = `Usage: npm run migrate -- <command>
+  deploy          apply pending migrations and install graphile-worker's schema (the default; the release step)
+  dev <name>      create a migration from prisma/schema.prisma and apply it (the role needs CREATEDB: shadow database)
+  create <name>   create the migration only
+  diff            print the SQL that would take the migrations to schema.prisma (empty: no drift)
+  status          the migration history diagnosis as JSON
+  --help          this text
+The database: DATABASE_URL, else the embedded PostgreSQL (EMBEDDED_PG_PORT, DATA_DIR).`
+
 async function cli(cmd = 'deploy', name = 'migration') {
+  // Before any database work: an unknown command used to do nothing and exit 0.
+  if (cmd === '--help' || cmd === '-h') return void console.log(USAGE)
+  if (!['deploy', 'dev', 'create', 'diff', 'status'].includes(cmd)) {
+    console.error(`Unknown command ${cmd}.\n${USAGE}`)
+    process.exit(2)
+  }
   const { resolveDatabaseUrl } = await import('../core/postgres')
-  const db = await resolveDatabaseUrl()
+  const { exitOnStartFailure } = await import('../core/start-failure')
+  const db = await resolveDatabaseUrl().catch(exitOnStartFailure)
   try {
     if (cmd === 'dev' || cmd === 'create') {
       const created = await createMigration(db.url, name, cmd === 'create')
       console.log(created ? `Created ${created}` : 'No schema changes; nothing to create.')
     }
-    if (cmd === 'dev' || cmd === 'deploy') console.log('Applied:', await deployMigrations(db.url))
+    if (cmd === 'dev' || cmd === 'deploy') {
+      const { prepareDatabase } = await import('../core/prepare-database')
+      console.log('Applied:', await prepareDatabase(db.url))
+    }
     if (cmd === 'diff') process.stdout.write(await diffMigrationsToSchema(db.url))
     if (cmd === 'status') {
       const res = await withEngine(db.url, PROJECT, async (engine) => engine.diagnoseMigrationHistory({

@@ -1,15 +1,17 @@
-// npm run seed: applies migrations and the illustrative seed without starting the service (idempotent).
+// npm run seed: prepares the database (migrations, the worker's schema) and applies the illustrative seed without
+// starting the service (idempotent). The seed opens a stage gate, which enqueues a job: the worker's schema must exist.
 import { parseEnv, setEnv, EnvError } from '../core/env'
 import { resolveDatabaseUrl } from '../core/postgres'
 import { createPrisma } from '../core/db'
-import { deployMigrations } from '../prisma/migrate'
+import { prepareDatabase } from '../core/prepare-database'
 import { seedIllustrative } from '../core/seed'
+import { exitOnStartFailure } from '../core/start-failure'
 
 try { setEnv(parseEnv()) } catch (e) { console.error((e as EnvError).message); process.exit(1) }
-const database = await resolveDatabaseUrl()
+const database = await resolveDatabaseUrl().catch(exitOnStartFailure)
 const db = createPrisma(database.url, 2)
 try {
-  await deployMigrations(database.url)
+  await prepareDatabase(database.url)
   const seed = await seedIllustrative(db)
   console.log(`Seeded ${seed.organization.name}: program ${seed.program.slug}; users ${Object.values(seed.users).map((u) => u.email).join(', ')}`)
 } finally {

@@ -20,8 +20,7 @@ import { freePort, removeEmbeddedData, startEmbeddedPostgres, withDatabase, type
 import { createPrisma } from '../core/db'
 import { ROOT_DIR, parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys, signInternalToken } from '../core/auth'
-import { deployMigrations } from '../prisma/migrate'
-import { migrateWorkerSchema } from '../jobs/worker'
+import { prepareDatabase } from '../core/prepare-database'
 import { startFakeNotebook } from '../fakes/notebook/server'
 import { createTenant, type Tenant } from '../tests/helpers/factories'
 import { FOLDER, entryUpdated, ownerContext, sampleEntry } from '../tests/connectors/helpers'
@@ -139,8 +138,7 @@ async function main() {
   await admin.query('CREATE DATABASE soak')
   await admin.end()
   const url = withDatabase(pgHandle.url, 'soak')
-  await deployMigrations(url)
-  await migrateWorkerSchema(url)
+  await prepareDatabase(url)
   setEnv(parseEnv({ ...process.env, NODE_ENV: 'development', DATABASE_URL: url, DATA_DIR: dir }))
   resetAuthKeys()
   await signInternalToken({ userId: 'soak', organizationId: 'soak', requestId: 'soak' }) // key pairs exist before any replica starts

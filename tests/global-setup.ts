@@ -7,8 +7,7 @@ import pg from 'pg'
 import type { TestProject } from 'vitest/node'
 import { parseEnv, setEnv, ROOT_DIR } from '../core/env'
 import { freePort, removeEmbeddedData, startEmbeddedPostgres, withDatabase, type DatabaseHandle } from '../core/postgres'
-import { deployMigrations } from '../prisma/migrate'
-import { migrateWorkerSchema } from '../jobs/worker'
+import { prepareDatabase } from '../core/prepare-database'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -61,8 +60,7 @@ export default async function setup(project: TestProject) {
       await admin.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`)
       await admin.query(`CREATE DATABASE "${building}"`)
       const url = withDatabase(handle.url, building)
-      await deployMigrations(url)
-      await migrateWorkerSchema(url)
+      await prepareDatabase(url)
       await admin.query(`ALTER DATABASE "${building}" RENAME TO "${template}"`)
     }
     await admin.query('SELECT pg_advisory_unlock(727274)')

@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { seedIllustrative } from './seed'
 import { startFakeNotebook } from './server'
+import { exitOnStartFailure } from '../../core/start-failure'
 
 const Env = z.object({
   FAKE_NOTEBOOK_PORT: z.coerce.number().int().min(0).max(65535).default(8190),
@@ -25,7 +26,7 @@ const fake = await startFakeNotebook({
   port: env.FAKE_NOTEBOOK_PORT,
   host: env.FAKE_NOTEBOOK_HOST,
   rateLimit: { limit: env.FAKE_NOTEBOOK_RATE_LIMIT, windowSeconds: env.FAKE_NOTEBOOK_RATE_WINDOW_SECONDS },
-})
+}).catch((e) => exitOnStartFailure(e, 'FAKE_NOTEBOOK_PORT')) // a port in use: one sentence (held by whom), exit 1
 const seed = seedIllustrative(fake.control, {
   appDefinitionId: env.FAKE_NOTEBOOK_APP_DEFINITION_ID,
   clientId: env.FAKE_NOTEBOOK_CLIENT_ID,

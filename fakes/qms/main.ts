@@ -2,13 +2,15 @@
 import { z } from 'zod'
 import { seedIllustrativeQms } from './seed'
 import { startFakeQms } from './server'
+import { exitOnStartFailure } from '../../core/start-failure'
 
 const Env = z.object({
   FAKE_QMS_PORT: z.coerce.number().int().min(0).max(65535).default(8191),
   FAKE_QMS_HOST: z.string().min(1).default('127.0.0.1'),
 })
 const env = Env.parse(process.env)
-const fake = await startFakeQms({ port: env.FAKE_QMS_PORT, host: env.FAKE_QMS_HOST })
+// A port in use: one sentence (held by whom, FAKE_QMS_PORT), exit 1.
+const fake = await startFakeQms({ port: env.FAKE_QMS_PORT, host: env.FAKE_QMS_HOST }).catch((e) => exitOnStartFailure(e, 'FAKE_QMS_PORT'))
 seedIllustrativeQms(fake.state)
 console.log(JSON.stringify({ msg: 'fake QMS listening (illustrative content)', url: fake.url, vaultId: fake.state.vaultId, control: `${fake.url}/_control/state` }))
 const stop = async () => {

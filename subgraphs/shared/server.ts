@@ -4,7 +4,7 @@
 import http from 'node:http'
 import { randomUUID } from 'node:crypto'
 import express from 'express'
-import { WebSocketServer } from 'ws'
+import { attachWebSocketServer } from '../../core/websocket'
 import { useServer } from 'graphql-ws/use/ws'
 import { GraphQLError, createSourceEventStream, execute, parse, validate, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql'
 import { INTERNAL_HEADER } from '../../core/auth'
@@ -101,7 +101,7 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
   // gateway closes its own idle sockets sooner (gateway/subgraph-http.ts).
   httpServer.keepAliveTimeout = SUBGRAPH_KEEP_ALIVE_MS
   httpServer.headersTimeout = SUBGRAPH_KEEP_ALIVE_MS + 1_000
-  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' })
+  const wsServer = attachWebSocketServer(httpServer, { path: '/graphql' })
   const wsCleanup = useServer<{ internalToken?: string }, { ctx?: GraphQLContext }>({
     schema,
     // The gateway's bridge sends its internal token in connection_init; nothing else may subscribe here.

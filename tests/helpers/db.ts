@@ -64,3 +64,20 @@ export function useTestDatabase(overrides: Record<string, string> = {}) {
   afterAll(async () => { await drop?.() })
   return holder
 }
+
+/** An empty database (not cloned from the migrated template) on the test server: what a first start meets. */
+export async function createEmptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const server = inject('databaseServerUrl')
+  const name = `ew_empty_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: server })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE "${name}"`).finally(() => admin.end())
+  return {
+    url: withDatabase(server, name),
+    async drop() {
+      const a = new pg.Client({ connectionString: server })
+      await a.connect()
+      await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => a.end())
+    },
+  }
+}

@@ -23,10 +23,10 @@ describe('request ids, metrics and probes', () => {
   it('carries the gateway\'s request id into the job a request enqueued and into the worker\'s log line for it', async () => {
     const t = await createTenant(stack.db.db, 'Observed')
     const lines: string[] = []
-    const write = process.stdout.write.bind(process.stdout)
+    const write = process.stderr.write.bind(process.stderr)
     const level = process.env.LOG_LEVEL
     process.env.LOG_LEVEL = 'info'
-    process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => { lines.push(String(chunk)); return (write as any)(chunk, ...rest) }) as typeof process.stdout.write
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => { lines.push(String(chunk)); return (write as any)(chunk, ...rest) }) as typeof process.stderr.write
     let requestId: string | null
     try {
       // a class B skill runs in the worker: the request enqueues skill_library_job and waits for its answer
@@ -40,7 +40,7 @@ describe('request ids, metrics and probes', () => {
       requestId = res.headers.get('x-request-id')
       await waitFor(() => lines.some((l) => l.includes('"job.done"') && l.includes('skill_library_job')), 20_000, 'the job ran')
     } finally {
-      process.stdout.write = write
+      process.stderr.write = write
       if (level === undefined) delete process.env.LOG_LEVEL; else process.env.LOG_LEVEL = level
     }
     expect(requestId).toMatch(/^[\w-]{8,64}$/)

@@ -10,8 +10,8 @@ import { freePort, removeEmbeddedData, startEmbeddedPostgres, type DatabaseHandl
 import { createPrisma, type Db } from '../../core/db'
 import { parseEnv, setEnv } from '../../core/env'
 import { resetAuthKeys } from '../../core/auth'
-import { deployMigrations } from '../../prisma/migrate'
-import { migrateWorkerSchema, startWorker } from '../../jobs/worker'
+import { prepareDatabase } from '../../core/prepare-database'
+import { startWorker } from '../../jobs/worker'
 import { enqueue } from '../../jobs/registry'
 import { startStack } from '../../services'
 import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
@@ -33,8 +33,7 @@ beforeAll(async () => {
   port = await freePort()
   pgHandle = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port })
   url = pgHandle.url
-  await deployMigrations(url)
-  await migrateWorkerSchema(url)
+  await prepareDatabase(url)
   setEnv(parseEnv({ ...process.env, NODE_ENV: 'test', DATABASE_URL: url, DATA_DIR: dataDir }))
   resetAuthKeys()
   db = createPrisma(url, 5)

@@ -1,0 +1,26 @@
+// Runs one of the project's entries (main.ts, a script, a component's main.ts) as its own Node process, the way npm
+// runs it, for tests of what it prints on which stream and how it exits.
+import { spawn } from 'node:child_process'
+
+export interface EntryResult { code: number | null; stdout: string; stderr: string }
+
+/**
+ * `env` is laid over this process's environment without the test runner's settings (NODE_ENV=test, VITEST, a
+ * DATABASE_URL or DATA_DIR of its own), so the entry behaves as in a shell; pass what it needs. With `until`, the
+ * entry is sent SIGTERM once its output contains that text.
+ */
+export function runEntry(file: string, opts: { args?: string[]; env?: Record<string, string>; until?: string; timeoutMs?: number } = {}): Promise<EntryResult> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(NODE_ENV|VITEST.*|DATABASE_URL|DATA_DIR|LOG_LEVEL|AUTH_.*)$/.test(k)))
+  const child = spawn(process.execPath, ['--import', 'tsx', file, ...(opts.args ?? [])], { env: { ...clean, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const result: EntryResult = { code: null, stdout: '', stderr: '' }
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`${file} did not finish:\n${result.stdout}\n${result.stderr}`))
+    }, opts.timeoutMs ?? 90_000)
+    const seen = () => { if (opts.until && (result.stdout + result.stderr).includes(opts.until)) child.kill('SIGTERM') }
+    child.stdout.on('data', (c: Buffer) => { result.stdout += c; seen() })
+    child.stderr.on('data', (c: Buffer) => { result.stderr += c; seen() })
+    child.once('close', (code) => { clearTimeout(timer); result.code = code; resolve(result) }) // after stdout and stderr are read to the end
+  })
+}
