@@ -29,7 +29,7 @@ function theophLikeProfiles(n: number) {
     time_unit: 'h',
     conc_unit: 'mg/L',
     dose: { value: 320, unit: 'mg' },
-    route: 'extravascular',
+    route: 'oral',
   }))
 }
 
