@@ -372,12 +372,14 @@ function compute(inp: NcaInput) {
     const altAuc = integrate(alt.pts, alt.lastIdx, inp.auc_method).auc
     ivs.push(iv('auclast_if_zeros_marked_blq', altAuc, aucUnit, `the ${zeros.length} measured zero(s) marked blq: true under '${inp.blq_rule}'`))
     const diff = altAuc === 0 ? 0 : (100 * (auclast - altAuc)) / altAuc
+    const many = zeros.length > 1
+    const them = many ? 'them' : 'it'
     const effect =
       Math.abs(auclast - altAuc) <= 1e-12 * Math.max(auclast, altAuc)
         ? 'AUClast is the same either way'
-        : `AUClast is ${auclast.toPrecision(4)} ${displayUnit(aucUnit)} with them, ${altAuc.toPrecision(4)} if they were marked blq: true (${Math.abs(diff).toFixed(1)} % ${diff < 0 ? 'lower' : 'higher'} as measured)`
+        : `AUClast is ${auclast.toPrecision(4)} ${displayUnit(aucUnit)} with ${them}, ${altAuc.toPrecision(4)} if marked blq: true (${Math.abs(diff).toFixed(1)} % ${diff < 0 ? 'lower' : 'higher'} as measured)`
     warnings.push(
-      `Measured zero concentration${zeros.length > 1 ? 's' : ''} at ${zeros.map((z) => `t = ${z.t}`).join(', ')} ${timeUnit} (rows ${zeros.map((z) => z.row).join(', ')}) used as measured values; the BLQ rule '${inp.blq_rule}' would ${inp.blq_rule === 'missing' ? 'drop them' : 'drop them (after Tmax)'}. ${effect}. Mark samples below the limit of quantification blq: true.`,
+      `${many ? 'Measured zero concentrations' : 'A measured zero concentration'} at ${zeros.map((z) => `t = ${z.t}`).join(', ')} ${timeUnit} (${many ? 'rows' : 'row'} ${zeros.map((z) => z.row).join(', ')}) ${many ? 'are' : 'is'} used as measured; the BLQ rule '${inp.blq_rule}' would drop ${them}${inp.blq_rule === 'missing' ? '' : ' (after Tmax)'}. ${effect}. Mark samples below the limit of quantification blq: true.`,
     )
   }
 
