@@ -96,12 +96,17 @@ describe('issue 30: skills a pharmacometrician could leave unattended', () => {
       expect(wrong).toEqual([])
     })
 
-    it('still tells apart mg/kg NOAELs whose HEDs differ, and treats HEDs within a relative 1e-9 as a tie', () => {
+    it('treats mg/kg HEDs within a relative 1e-9 as a tie and takes the first row, while still telling apart HEDs that differ', () => {
       const r = runSkillSync(FIH, { route: 'oral', noael: [{ species: 'dog', dose: { value: 10, unit: 'mg/kg' }, citation: 'a' }, { species: 'rat', dose: { value: 30, unit: 'mg/kg' }, citation: 'b' }] })
       // dog 10 x 20/37 = 5.405..., rat 30 x 6/37 = 4.864...: the rat is more sensitive.
       expect(r.outputs.most_sensitive_species.value).toBe('rat')
-      // rat 100/3 mg/kg x 6/37 and dog 10 mg/kg x 20/37 are both 200/37 up to rounding: a tie, first row.
-      const tie = runSkillSync(FIH, { route: 'oral', noael: [{ species: 'dog', dose: { value: 10, unit: 'mg/kg' }, citation: 'a' }, { species: 'rat', dose: { value: 100 / 3, unit: 'mg/kg' }, citation: 'b' }] })
+      // dog 7 mg/kg x 20/37 and rat 70/3 mg/kg x 6/37 are both 140/37; in doubles the rat's is one
+      // rounding step lower. Within the relative 1e-9 it is a tie, so the first row (dog) is taken.
+      const hedDog = 7 * (20 / 37)
+      const hedRat = (70 / 3) * (6 / 37)
+      expect(hedRat).toBeLessThan(hedDog)
+      expect(Math.abs(hedDog - hedRat) / hedDog).toBeLessThan(1e-9)
+      const tie = runSkillSync(FIH, { route: 'oral', noael: [{ species: 'dog', dose: { value: 7, unit: 'mg/kg' }, citation: 'a' }, { species: 'rat', dose: { value: 70 / 3, unit: 'mg/kg' }, citation: 'b' }] })
       expect(tie.outputs.most_sensitive_species.value).toBe('dog')
     })
   })
