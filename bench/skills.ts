@@ -1,11 +1,21 @@
-// Skills benchmarks: NCA throughput (class A) and SAR table latency for 200 compounds (class B).
-// Prints one `name value` line per figure. Run alone with `npx tsx bench/skills.ts`.
+// Skills benchmarks: NCA throughput (class A) on 1,000 twelve-point profiles, the p50/p99 of an NCA run
+// through the gateway (runSkill over HTTP: permission, tool_calls row, artifact and audit committed), and
+// SAR table latency for 200 compounds (class B). Prints one `name value` line per figure. Run alone with
+// `npx tsx bench/skills.ts`.
+import os from 'node:os'
 import { pathToFileURL } from 'node:url'
-import { out } from './figures'
+import { provisionBenchDatabase } from './database'
+import { knobs, out, percentile, quietLogs } from './figures'
+import { createPrisma, type Db } from '../core/db'
+import { parseEnv, setEnv } from '../core/env'
+import { resetAuthKeys } from '../core/auth'
+import { startStack } from '../services'
+import { createTenant } from '../tests/helpers/factories'
 import { executeSkill, loadRdkit, runSkillSync } from '../subgraphs/twins/domain/skills/index'
 
-const THEOPH_TIMES = [0, 0.25, 0.57, 1.12, 2.02, 3.82, 5.1, 7.03, 9.05, 12.12, 24.37]
-const THEOPH_CONC = [0.74, 2.84, 6.57, 10.5, 9.66, 8.58, 8.36, 7.47, 6.89, 5.94, 3.28]
+// Theoph subject 1 and a twelfth sample at 36 h on its terminal slope (lambda_z 0.0485 /h).
+const THEOPH_TIMES = [0, 0.25, 0.57, 1.12, 2.02, 3.82, 5.1, 7.03, 9.05, 12.12, 24.37, 36]
+const THEOPH_CONC = [0.74, 2.84, 6.57, 10.5, 9.66, 8.58, 8.36, 7.47, 6.89, 5.94, 3.28, 1.87]
 
 /** Deterministic pseudo-random numbers (LCG), so every run benchmarks the same profiles. */
 function lcg(seed: number): () => number {
@@ -22,14 +32,46 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 
-function theophLikeProfiles(n: number) {
-  const rnd = lcg(42)
+async function benchGatewayRun(profiles: ReturnType<typeof theophLikeProfiles>, runs: number, warmup: number): Promise<void> {
+  const restoreLogs = quietLogs()
+  const database = await provisionBenchDatabase('skills')
+  setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
+  resetAuthKeys()
+  const db: Db = createPrisma(database.url, 10)
+  let started: Awaited<ReturnType<typeof startStack>> | undefined
+  try {
+    const stack = (started = await startStack({ db, databaseUrl: database.url, dataDir: database.dataDir, production: true }))
+    const tenant = await createTenant(db, 'Bench skills')
+    const token = await tenant.token('scientist')
+    const query = 'mutation($programId: ID!, $input: SkillRunInput!) { runSkill(programId: $programId, input: $input) { __typename ... on MutationRunSkillSuccess { result { artifactId inputsHash } } } }'
+    const xs: number[] = []
+    for (let i = 0; i < warmup + runs; i++) {
+      const body = JSON.stringify({ query, variables: { programId: tenant.program.id, input: { skillKey: 'tox.pk_parameter_extraction', inputs: profiles[i % profiles.length] } } })
+      const t = performance.now()
+      const res = await fetch(`${stack.gatewayUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body })
+      const json = (await res.json()) as { data?: { runSkill?: { __typename: string } } }
+      if (json.data?.runSkill?.__typename !== 'MutationRunSkillSuccess') throw new Error(`skill run ${i} failed: ${JSON.stringify(json)}`)
+      if (i >= warmup) xs.push(performance.now() - t)
+    }
+    out('skills.gateway_run.runs', runs)
+    out('skills.gateway_run.p50_ms', percentile(xs, 50).toFixed(2))
+    out('skills.gateway_run.p99_ms', percentile(xs, 99).toFixed(2))
+  } finally {
+    await started?.stop()
+    await db.$disconnect()
+    await database.cleanup()
+    restoreLogs()
+  }
+}
+
+function theophLikeProfiles(n: number, seed = 42) {
+  const rnd = lcg(seed)
   return Array.from({ length: n }, () => ({
     rows: THEOPH_TIMES.map((t, i) => ({ time: t, conc: THEOPH_CONC[i] * (0.8 + 0.4 * rnd()) })),
     time_unit: 'h',
     conc_unit: 'mg/L',
     dose: { value: 320, unit: 'mg' },
-    route: 'extravascular',
+    route: 'oral',
   }))
 }
 
@@ -53,14 +95,21 @@ function sarSeries(n: number) {
 }
 
 export async function benchSkills(): Promise<void> {
-  // ---- NCA throughput ----
-  const profiles = theophLikeProfiles(2000)
-  for (const p of profiles.slice(0, 1000)) runSkillSync('tox.pk_parameter_extraction', p) // warm-up (JIT)
+  // ---- NCA throughput: 1,000 twelve-point profiles after 1,000 warm-up runs ----
+  const k = knobs('BENCH_SKILLS', { PROFILES: 1000, GATEWAY_RUNS: 200, WARMUP: 20 })
+  const warm = theophLikeProfiles(1000)
+  for (const p of warm) runSkillSync('tox.pk_parameter_extraction', p) // warm-up (JIT)
+  const profiles = theophLikeProfiles(k.PROFILES, 43)
   const t0 = performance.now()
   for (const p of profiles) runSkillSync('tox.pk_parameter_extraction', p)
   const ncaMs = performance.now() - t0
   out('skills.nca.profiles', profiles.length)
+  out('skills.nca.points_per_profile', THEOPH_TIMES.length)
   out('skills.nca.profiles_per_second', Math.round((profiles.length / ncaMs) * 1000))
+  out('skills.load_avg_1m', os.loadavg()[0].toFixed(2))
+
+  // ---- one NCA run through the gateway, client-side ----
+  await benchGatewayRun(profiles, k.GATEWAY_RUNS, k.WARMUP)
 
   // ---- SAR latency, 200 compounds ----
   const tLoad = performance.now()

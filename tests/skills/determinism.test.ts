@@ -6,7 +6,7 @@ import { THEOPH_SUBJECT1_DOSE, THEOPH_SUBJECT1_ROWS } from './fixtures/theoph-su
 import { check, requirementSet } from './fixtures/readiness'
 
 const fih = { noael: [{ species: 'rat', dose: { value: 50, unit: 'mg/kg' }, citation: 'tox:rat' }, { species: 'dog', dose: { value: 10, unit: 'mg/kg' }, citation: 'tox:dog' }], route: 'oral' }
-const nca = { rows: THEOPH_SUBJECT1_ROWS, time_unit: 'h', conc_unit: 'mg/L', dose: THEOPH_SUBJECT1_DOSE, route: 'extravascular' }
+const nca = { rows: THEOPH_SUBJECT1_ROWS, time_unit: 'h', conc_unit: 'mg/L', dose: THEOPH_SUBJECT1_DOSE, route: 'oral' }
 
 const cases: Array<[string, Record<string, unknown>]> = [
   ['tox.fih_dose_projection', fih],
@@ -29,10 +29,10 @@ describe('determinism', () => {
   it('hashes the RFC 8785 canonical JSON of {skill_key, check_logic_version, inputs, citations}', () => {
     const r = runSkillSync('tox.fih_dose_projection', fih, ['memo:1'])
     const expected = createHash('sha256')
-      .update(canonicalize({ skill_key: 'tox.fih_dose_projection', check_logic_version: 1, inputs: fih, citations: ['memo:1'] })!)
+      .update(canonicalize({ skill_key: 'tox.fih_dose_projection', check_logic_version: 2, inputs: fih, citations: ['memo:1'] })!)
       .digest('hex')
     expect(r.inputs_hash).toBe(expected)
-    expect(r.inputs_hash).toBe(computeInputsHash('tox.fih_dose_projection', 1, fih, ['memo:1']))
+    expect(r.inputs_hash).toBe(computeInputsHash('tox.fih_dose_projection', 2, fih, ['memo:1']))
     expect(r.citations[0]).toEqual({ ref: 'memo:1', field: 'citations[0]' })
   })
 

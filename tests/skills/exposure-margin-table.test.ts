@@ -25,7 +25,7 @@ describe('tox.exposure_margin_table', () => {
     expect(rat.auc.unit_ucum).toBe('h.ng/mL')
     expect(rat.auc.citation).toBe('tk-rat#t2')
     expect(r.citations.map((c) => c.field)).toEqual(['human_projection.citation', 'noael_exposure[0].citation', 'noael_exposure[1].citation'])
-    expect(r.method_line).toBe('Method: Exposure margins at the NOAEL (fold) (ICH M3(R2), Step 4 2009, retrieved 2026-09-16), version 1')
+    expect(r.method_line).toBe('Method: Exposure margins at the NOAEL (fold) (ICH M3(R2), Step 4 2009, retrieved 2026-09-16), version 2')
   })
 
   it('accepts AUC units written time-first or time-last and in minutes', () => {

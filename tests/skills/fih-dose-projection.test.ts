@@ -81,7 +81,7 @@ describe('tox.fih_dose_projection', () => {
     expect(r.warnings).toContain('PAD/MABEL not computed')
     expect(r.warnings).toContain('exposure-based projection not computed')
     expect(r.reference_refs.map((x) => x.key)).toEqual(['fda_2005_mrsd', 'ema_2017_fih', 'ich_m3r2'])
-    expect(r.method_line).toBe('Method: FIH dose projection, body surface area (km ratio) (FDA 2005 MRSD guidance, July 2005, retrieved 2026-09-15), version 1')
+    expect(r.method_line).toBe('Method: FIH dose projection, body surface area (km ratio) (FDA 2005 MRSD guidance, July 2005, retrieved 2026-09-15), version 2')
     expect(r.guidance_version).toBe('July 2005 (Pharmacology and Toxicology)')
     expect(r.retrieved_on).toBe('2026-09-15')
     expect(r.citations).toEqual([{ ref: 'tox-report:rat#noael', field: 'noael[0].citation' }])

@@ -12,7 +12,7 @@ const theoph = (extra: Record<string, unknown> = {}) =>
     time_unit: 'h',
     conc_unit: 'mg/L',
     dose: THEOPH_SUBJECT1_DOSE,
-    route: 'extravascular',
+    route: 'oral',
     citation: THEOPH_SUBJECT1_SOURCE,
     ...extra,
   })
@@ -57,7 +57,7 @@ describe('tox.pk_parameter_extraction', () => {
     expect(fits.filter((f) => f.chosen.value).map((f) => f.n_points.value)).toEqual([3])
     expect(r.tables.auc_intervals.rows).toHaveLength(10)
     expect(r.tables.auc_intervals.rows.filter((x) => x.method.value === 'log')).toHaveLength(7)
-    expect(r.how_computed.rules_applied.join('\n')).toMatch(/within 0.0001 of the best/)
+    expect(r.how_computed.rules_applied.join('\n')).toMatch(/falling fits whose adjusted R2 is within 0.0001 of that best/)
     expect(r.how_computed.rules_applied.join('\n')).toMatch(/BLQ before Tmax counts as 0, BLQ after Tmax is dropped/)
     expect(r.warnings.some((w) => /31\.\d % \(above 20 %\)/.test(w))).toBe(true)
   })
@@ -68,7 +68,7 @@ describe('tox.pk_parameter_extraction', () => {
       time_unit: 'min',
       conc_unit: 'ug/mL',
       dose: { value: 0.32, unit: 'g' },
-      route: 'extravascular',
+      route: 'oral',
     })
     expectSig(r.outputs.cl_f.value, REF.linear_up_log_down.cl_f, 6)
     expectSig(r.outputs.vz_f.value, REF.linear_up_log_down.vz_f, 6)
@@ -77,31 +77,31 @@ describe('tox.pk_parameter_extraction', () => {
   })
 
   it('returns CL/F per kg when the dose is given per body weight', () => {
-    const r = runSkillSync(KEY, { rows: THEOPH_SUBJECT1_ROWS, time_unit: 'h', conc_unit: 'mg/L', dose: { value: 4.02, unit: 'mg/kg' }, route: 'extravascular' })
+    const r = runSkillSync(KEY, { rows: THEOPH_SUBJECT1_ROWS, time_unit: 'h', conc_unit: 'mg/L', dose: { value: 4.02, unit: 'mg/kg' }, route: 'oral' })
     expect(r.outputs.cl_f.unit_ucum).toBe('L/h/kg')
     expect(r.outputs.cl_f.value).toBeCloseTo(4.02 / REF.linear_up_log_down.aucinf_obs, 6)
   })
 
   it('applies the default BLQ rule: zero before Cmax, missing after', () => {
     const rows = [{ time: 0, conc: null, blq: true }, ...THEOPH_SUBJECT1_ROWS.slice(1, 10), { time: 15, conc: null, blq: true }, THEOPH_SUBJECT1_ROWS[10], { time: 36, conc: null, blq: true }]
-    const r = runSkillSync(KEY, { rows, time_unit: 'h', conc_unit: 'mg/L', dose: THEOPH_SUBJECT1_DOSE, route: 'extravascular' })
-    const ref = runSkillSync(KEY, { rows: [{ time: 0, conc: 0 }, ...THEOPH_SUBJECT1_ROWS.slice(1)], time_unit: 'h', conc_unit: 'mg/L', dose: THEOPH_SUBJECT1_DOSE, route: 'extravascular' })
+    const r = runSkillSync(KEY, { rows, time_unit: 'h', conc_unit: 'mg/L', dose: THEOPH_SUBJECT1_DOSE, route: 'oral' })
+    const ref = runSkillSync(KEY, { rows: [{ time: 0, conc: 0 }, ...THEOPH_SUBJECT1_ROWS.slice(1)], time_unit: 'h', conc_unit: 'mg/L', dose: THEOPH_SUBJECT1_DOSE, route: 'oral' })
     expect(r.outputs.auclast.value).toBe(ref.outputs.auclast.value)
     expect(r.outputs.tlast.value).toBe(24.37)
     expect(r.how_computed.intermediate_values.find((v) => v.name === 'blq_rows_set_to_zero')!.value).toBe(1)
     expect(r.how_computed.intermediate_values.find((v) => v.name === 'blq_rows_dropped')!.value).toBe(2)
     expect(r.outputs.lambda_z.value).toBe(ref.outputs.lambda_z.value)
     // 'zero' keeps the BLQ row at 15 h as 0: the AUC dips to zero between 12.12 and 24.37 h.
-    const zero = runSkillSync(KEY, { rows, time_unit: 'h', conc_unit: 'mg/L', dose: THEOPH_SUBJECT1_DOSE, route: 'extravascular', blq_rule: 'zero' })
+    const zero = runSkillSync(KEY, { rows, time_unit: 'h', conc_unit: 'mg/L', dose: THEOPH_SUBJECT1_DOSE, route: 'oral', blq_rule: 'zero' })
     expect(zero.outputs.tlast.value).toBe(24.37)
     expect(zero.outputs.auclast.value as number).toBeLessThan(ref.outputs.auclast.value as number)
-    const missing = runSkillSync(KEY, { rows, time_unit: 'h', conc_unit: 'mg/L', dose: THEOPH_SUBJECT1_DOSE, route: 'extravascular', blq_rule: 'missing' })
+    const missing = runSkillSync(KEY, { rows, time_unit: 'h', conc_unit: 'mg/L', dose: THEOPH_SUBJECT1_DOSE, route: 'oral', blq_rule: 'missing' })
     expect(missing.outputs.auclast.value).toBe(ref.outputs.auclast.value)
   })
 
   it('starts an extravascular profile without a time-0 row at (0, 0)', () => {
     const rows = THEOPH_SUBJECT1_ROWS.slice(1)
-    const r = runSkillSync(KEY, { rows, time_unit: 'h', conc_unit: 'mg/L', dose: THEOPH_SUBJECT1_DOSE, route: 'extravascular', auc_method: 'linear' })
+    const r = runSkillSync(KEY, { rows, time_unit: 'h', conc_unit: 'mg/L', dose: THEOPH_SUBJECT1_DOSE, route: 'oral', auc_method: 'linear' })
     const first = r.tables.profile.rows[0]
     expect([first.time.value, first.conc.value, first.source.value]).toEqual([0, 0, 'assumed_zero'])
     expect(r.outputs.auclast.value).toBeCloseTo(REF.linear.auclast - ((0.74 + 2.84) / 2) * 0.25 + (2.84 / 2) * 0.25, 9)
@@ -119,17 +119,17 @@ describe('tox.pk_parameter_extraction', () => {
     expect(r.outputs.lambda_z_n_points.value).toBe(6)
   })
 
-  it('recovers the elimination rate of the synthetic one-compartment golden profile (reference still to verify)', () => {
+  it('recovers the elimination rate of the synthetic one-compartment profile, which is no longer its golden reference', () => {
     const g = PK_GOLDEN_SYNTHETIC
     const c = (t: number) => ((g.bioavailability * g.dose_mg * g.ka_per_h) / (g.volume_l * (g.ka_per_h - g.ke_per_h))) * (Math.exp(-g.ke_per_h * t) - Math.exp(-g.ka_per_h * t))
     const rows = g.times_h.map((t) => ({ time: t, conc: c(t) }))
-    const r = runSkillSync(KEY, { rows, time_unit: 'h', conc_unit: 'mg/L', dose: { value: g.dose_mg, unit: 'mg' }, route: 'extravascular' })
+    const r = runSkillSync(KEY, { rows, time_unit: 'h', conc_unit: 'mg/L', dose: { value: g.dose_mg, unit: 'mg' }, route: 'oral' })
     // Noise-free data: the 1e-4 adjusted-R2 tolerance admits late-absorption points, so lambda_z
     // is within 0.5 % of ke (not 4 significant figures); AUCinf within 1 % of F*Dose/(V*ke).
     expect(Math.abs((r.outputs.lambda_z.value as number) / g.ke_per_h - 1)).toBeLessThan(0.005)
     const aucinf = (g.bioavailability * g.dose_mg) / (g.volume_l * g.ke_per_h)
     expect(Math.abs((r.outputs.aucinf_obs.value as number) / aucinf - 1)).toBeLessThan(0.01)
-    expect(r.warnings).toContain('Reference pk_golden_synthetic_one_compartment is still to_verify: this result is not backed by a verified reference.')
+    expect(r.warnings.some((w) => /to_verify/.test(w))).toBe(false)
   })
 
   it('uses a manual lambda_z range when asked', () => {
@@ -149,22 +149,25 @@ describe('tox.pk_parameter_extraction', () => {
   })
 
   it('reports lambda_z as not estimated when fewer than 3 points follow Tmax', () => {
-    const r = runSkillSync(KEY, { rows: [{ time: 0, conc: 0 }, { time: 1, conc: 5 }, { time: 2, conc: 8 }, { time: 4, conc: 6 }, { time: 8, conc: 3 }], time_unit: 'h', conc_unit: 'mg/L', dose: { value: 10, unit: 'mg' }, route: 'extravascular' })
+    const r = runSkillSync(KEY, { rows: [{ time: 0, conc: 0 }, { time: 1, conc: 5 }, { time: 2, conc: 8 }, { time: 4, conc: 6 }, { time: 8, conc: 3 }], time_unit: 'h', conc_unit: 'mg/L', dose: { value: 10, unit: 'mg' }, route: 'oral' })
     expect(r.outputs.lambda_z.value).toBeNull()
     expect(r.outputs.aucinf_obs.value).toBeNull()
     expect(r.outputs.cl_f.display).toBe('not computed')
-    expect(r.warnings.some((w) => /lambda_z not estimated/.test(w))).toBe(true)
+    expect(r.warnings.some((w) => /lambda_z not estimable \(fewer than 3 positive points after Tmax\)/.test(w))).toBe(true)
   })
 
-  it('stays designed because its golden reference is to_verify, and says so in the method line', () => {
+  it('cites the two published golden datasets, both verified, and names them in the method line', () => {
     const r = theoph()
-    expect(r.reference_refs).toEqual([{ key: 'pk_golden_synthetic_one_compartment', version: 'draft 1', retrieved_on: '2026-10-01', status: 'to_verify', superseded_by: null }])
+    expect(r.reference_refs.map((x) => [x.key, x.status])).toEqual([
+      ['nca_golden_theoph', 'verified'],
+      ['nca_golden_indometh', 'verified'],
+    ])
     expect(r.guidance_version).toBeNull()
-    expect(r.method_line).toMatch(/^Method: Non-compartmental analysis \(.*to verify\), version 1$/)
+    expect(r.method_line).toMatch(/^Method: Non-compartmental analysis \(PKNCA best-fit lambda_z rule, .*Theoph \(Boeckmann 1994\) and Indometh \(Kwan 1976\).*\), version 2$/)
   })
 
   it('refuses bad rows and units with typed errors on their fields', () => {
-    const base = { rows: THEOPH_SUBJECT1_ROWS, time_unit: 'h', conc_unit: 'mg/L', dose: THEOPH_SUBJECT1_DOSE, route: 'extravascular' }
+    const base = { rows: THEOPH_SUBJECT1_ROWS, time_unit: 'h', conc_unit: 'mg/L', dose: THEOPH_SUBJECT1_DOSE, route: 'oral' }
     const rows = THEOPH_SUBJECT1_ROWS.map((x) => ({ ...x })) as Array<{ time: number; conc: number | null }>
     rows[2] = { time: 0.57, conc: null }
     expectSkillError(() => runSkillSync(KEY, { ...base, rows }), 'invalid_input', 'rows[2].conc')
@@ -178,6 +181,8 @@ describe('tox.pk_parameter_extraction', () => {
     expectSkillError(() => runSkillSync(KEY, { ...base, conc_unit: 'mg/l ' }), 'unit_unsupported', 'conc_unit')
     expectSkillError(() => runSkillSync(KEY, { ...base, time_unit: 'mg' }), 'unit_mismatch', 'time_unit')
     expectSkillError(() => runSkillSync(KEY, { ...base, dose: { value: 320, unit: 'mL' } }), 'unit_mismatch', 'dose.unit')
-    expectSkillError(() => runSkillSync(KEY, { ...base, route: 'oral' }), 'invalid_input', 'route')
+    const e = expectSkillError(() => runSkillSync(KEY, { ...base, route: 'extravascular' }), 'invalid_input', 'route')
+    expect(e.message).toMatch(/NCA class, not a route/)
+    expectSkillError(() => runSkillSync(KEY, { ...base, infusion_duration: { value: 1, unit: 'h' } }), 'invalid_input', 'infusion_duration')
   })
 })

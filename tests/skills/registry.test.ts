@@ -29,7 +29,9 @@ describe('skill registry', () => {
       expect(Object.keys(s)).toEqual(['key', 'name', 'product', 'run_role', 'permission', 'skill_class', 'check_logic_version', 'input_schema', 'output_fields', 'required_citations', 'references', 'status', 'release'])
       expect(s.permission).toBe(`${s.product}.agents.use`)
       expect(s.release).toBe('R4')
-      expect(s.check_logic_version).toBe(1)
+      // Issue 30 changed the rules of the three tox skills (lambda_z, measured zeros, IV parameters,
+      // routes, HED ties, AUC intervals): their check_logic_version moved to 2.
+      expect(s.check_logic_version).toBe(s.key.startsWith('tox.') ? 2 : 1)
       expect(s.input_schema.type).toBe('object')
       expect(s.output_fields.length).toBeGreaterThan(0)
     }
@@ -49,12 +51,12 @@ describe('skill registry', () => {
     expect(listSkills({ r4GatePassed: false }).map((s) => s.status)).toEqual(LIVE.map(() => 'designed'))
   })
 
-  it('moves skills to preview when the gate passes, except the NCA skill whose golden reference is to_verify', () => {
+  it('moves every skill to preview when the gate passes, the NCA skill included now that its golden references are published and verified', () => {
     const st = Object.fromEntries(listSkills({ r4GatePassed: true }).map((s) => [s.key, s.status]))
     expect(st).toEqual({
       'tox.fih_dose_projection': 'preview',
       'tox.exposure_margin_table': 'preview',
-      'tox.pk_parameter_extraction': 'designed',
+      'tox.pk_parameter_extraction': 'preview',
       'chem.sar_table_build': 'preview',
       'evidence.assertion_lint': 'preview',
       'qa.check_readiness': 'preview',
@@ -64,7 +66,12 @@ describe('skill registry', () => {
 
   it('fails the reference check when a preview skill references a to_verify entry', () => {
     const nca = getSkill('tox.pk_parameter_extraction', { r4GatePassed: true })!
-    const forced = { ...nca, status: 'preview' as const }
+    expect(nca.references.map((r) => [r.key, r.status])).toEqual([
+      ['nca_golden_theoph', 'verified'],
+      ['nca_golden_indometh', 'verified'],
+    ])
+    // The synthetic profile the NCA skill cited before issue 30 is still to_verify: citing it again fails.
+    const forced = { ...nca, status: 'preview' as const, references: [{ key: 'pk_golden_synthetic_one_compartment' }] }
     const res = referenceCheck([forced])
     expect(res.ok).toBe(false)
     expect(res.problems).toEqual([
@@ -80,9 +87,9 @@ describe('skill registry', () => {
     expect(referenceCheck([{ key: 'x.y', status: 'preview', references: [{ key: 'nope' }] }]).problems[0].reason).toBe('unknown_reference')
   })
 
-  it('holds 13 reference entries, 5 verified, with fixed ISO retrieval dates', () => {
-    expect(REFERENCES).toHaveLength(13)
-    expect(REFERENCES.filter((r) => r.status === 'verified').map((r) => r.key)).toEqual(['fda_2005_mrsd', 'ema_2017_fih', 'ich_m3r2', 'assertion_model', 'sop_binding_rule'])
+  it('holds 15 reference entries, 7 verified (the two NCA golden datasets added), with fixed ISO retrieval dates', () => {
+    expect(REFERENCES).toHaveLength(15)
+    expect(REFERENCES.filter((r) => r.status === 'verified').map((r) => r.key)).toEqual(['fda_2005_mrsd', 'ema_2017_fih', 'ich_m3r2', 'assertion_model', 'sop_binding_rule', 'nca_golden_theoph', 'nca_golden_indometh'])
     expect(REFERENCES.filter((r) => r.status === 'to_verify').map((r) => r.key)).toEqual([
       'pk_golden_synthetic_one_compartment',
       'ich_m10',
@@ -98,11 +105,13 @@ describe('skill registry', () => {
       if (r.status === 'to_verify') expect(r.sha256).toBeNull()
     }
     const c = referenceCheck([])
-    expect([c.verified_count, c.total_count]).toEqual([5, 13])
+    expect([c.verified_count, c.total_count]).toEqual([7, 15])
     expect(c.advisories).toEqual([
       'fda_2005_mrsd: verified, document sha256 not recorded yet',
       'ema_2017_fih: verified, document sha256 not recorded yet',
       'ich_m3r2: verified, document sha256 not recorded yet',
+      'nca_golden_theoph: verified, document sha256 not recorded yet',
+      'nca_golden_indometh: verified, document sha256 not recorded yet',
     ])
   })
 

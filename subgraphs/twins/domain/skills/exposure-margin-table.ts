@@ -6,6 +6,10 @@
 // (or the reverse) is unit_mismatch. Values are converted to the canonical unit of the human
 // projection's family (mass: h.ng/mL and ng/mL; molar: h.nmol/L and nmol/L); mixing mass and molar
 // units needs molecular_weight (g/mol), otherwise unit_mismatch.
+// AUC intervals (issue 30): every AUC carries its interval ('0-24 h', '0-inf', '0-tlast', 'tau'),
+// parsed and normalised to hours; a margin whose animal and human intervals differ, or whose
+// interval is not given, is computed and warned about (AUCtau at steady state against a single-dose
+// AUCinf is a legitimate comparison under linear PK, so this warns rather than refuses).
 // Display rounding: margins to 3 significant figures; values keep full precision.
 
 import { z } from 'zod'
@@ -25,6 +29,40 @@ import {
 } from './vocabulary'
 
 const DISPLAY_MARGIN = { sig: 3 } as const
+const AUC_INTERVAL_DESCRIPTION = "AUC interval: '0-24 h' (start-end and a UCUM time unit), '0-inf', '0-tlast' or 'tau' (dosing interval at steady state)"
+
+/** An AUC interval, normalised: finite bounds in hours, or an open end. */
+export type AucInterval = { kind: 'finite'; start_h: number; end_h: number; label: string } | { kind: 'inf' | 'tlast' | 'tau'; label: string }
+
+const OPEN_ENDS: Record<string, 'inf' | 'tlast' | 'tau'> = { inf: 'inf', infinity: 'inf', '\u221e': 'inf', tlast: 'tlast', last: 'tlast', t: 'tlast', tau: 'tau' }
+
+/** Parse an AUC interval ('0-24 h', '0-24h', '0-1 d', '0-inf', '0-tlast', 'tau'). */
+export function parseAucInterval(text: string, field: string): AucInterval {
+  const t = text.trim().replace(/\u2013|\u2212/g, '-')
+  const bare = t.toLowerCase()
+  if (bare === 'tau' || bare === 'inf' || bare === 'infinity' || bare === 'tlast') return { kind: OPEN_ENDS[bare], label: OPEN_ENDS[bare] === 'inf' ? '0-inf' : OPEN_ENDS[bare] === 'tlast' ? '0-tlast' : 'tau' }
+  const m = /^(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?|[a-z\u221e]+)\s*([A-Za-z][A-Za-z0-9.]*)?$/i.exec(t)
+  if (!m) throw new SkillInputError('invalid_input', field, `AUC interval '${text}' not understood: write e.g. '0-24 h', '0-inf', '0-tlast' or 'tau'`)
+  const [, a, b, unit] = m
+  const open = OPEN_ENDS[b.toLowerCase()]
+  if (open) {
+    if (Number(a) !== 0) throw new SkillInputError('invalid_input', field, `AUC interval '${text}': an open interval starts at 0`)
+    return { kind: open, label: open === 'inf' ? '0-inf' : open === 'tlast' ? '0-tlast' : 'tau' }
+  }
+  if (!/^\d/.test(b)) throw new SkillInputError('invalid_input', field, `AUC interval '${text}' not understood: write e.g. '0-24 h', '0-inf', '0-tlast' or 'tau'`)
+  if (!unit) throw new SkillInputError('unit_required', field, `AUC interval '${text}' needs a time unit, e.g. '0-24 h'`)
+  const q = readQuantity({ value: 1, unit }, field, 'time')
+  const start = Number(a) * q.value
+  const end = Number(b) * q.value
+  if (!(end > start)) throw new SkillInputError('invalid_input', field, `AUC interval '${text}': the end must be after the start`)
+  return { kind: 'finite', start_h: start, end_h: end, label: `${a}-${b} ${unit}` }
+}
+
+function sameInterval(a: AucInterval, b: AucInterval): boolean {
+  if (a.kind !== 'finite' || b.kind !== 'finite') return a.kind === b.kind
+  const close = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(x), Math.abs(y))
+  return close(a.start_h, b.start_h) && close(a.end_h, b.end_h)
+}
 const matrixEnum = z.enum(MATRIX_KEYS as [string, ...string[]])
 
 const input = z.strictObject({
@@ -35,7 +73,7 @@ const input = z.strictObject({
         label: z.string().min(1).max(60).optional().describe('row label, unique; defaults to the species key'),
         auc: quantitySchema.optional().describe('AUC at the NOAEL, e.g. h.ng/mL'),
         cmax: quantitySchema.optional().describe('Cmax at the NOAEL, e.g. ng/mL'),
-        auc_interval: z.string().max(40).optional().describe('e.g. 0-24h'),
+        auc_interval: z.string().max(40).optional().describe(AUC_INTERVAL_DESCRIPTION),
         noael_dose: quantitySchema.optional().describe('for display only'),
         sex: z.enum(['male', 'female', 'combined']).optional(),
         analyte: z.string().max(100).optional(),
@@ -48,7 +86,7 @@ const input = z.strictObject({
   human_projection: z.strictObject({
     auc: quantitySchema.optional(),
     cmax: quantitySchema.optional(),
-    auc_interval: z.string().max(40).optional(),
+    auc_interval: z.string().max(40).optional().describe(AUC_INTERVAL_DESCRIPTION),
     dose: quantitySchema.optional().describe('projected clinical dose, for display only'),
     analyte: z.string().max(100).optional(),
     matrix: matrixEnum.default('plasma'),
@@ -102,6 +140,9 @@ function compute(inp: ExposureMarginInput) {
     human[ep] = readEndpoint(q, `human_projection.${ep}`, ep)
     ivs.push(iv(`human.${ep}`, human[ep]!.value, human[ep]!.unit, `${q.value} ${q.unit} as given`))
   }
+  const humanInterval = h.auc_interval !== undefined ? parseAucInterval(h.auc_interval, 'human_projection.auc_interval') : null
+  if (h.auc && !humanInterval) warnings.push('Human projection: AUC interval not given; the AUC margins cannot be checked for matching intervals (give auc_interval, e.g. 0-24 h or 0-inf).')
+  if (humanInterval) ivs.push(iv('human.auc_interval', humanInterval.label, undefined, `'${h.auc_interval}' as given`))
   citations.push({ ref: h.citation, field: 'human_projection.citation' })
 
   /** Convert an animal value to the human value's unit (molar <-> mass via molecular weight). */
@@ -138,10 +179,18 @@ function compute(inp: ExposureMarginInput) {
     if (r.analyte && h.analyte && r.analyte.trim().toLowerCase() !== h.analyte.trim().toLowerCase())
       warnings.push(`${label}: analyte '${r.analyte}' differs from the human projection's analyte '${h.analyte}'.`)
 
+    const interval = r.auc_interval !== undefined ? parseAucInterval(r.auc_interval, `${f}.auc_interval`) : null
+    if (r.auc && h.auc) {
+      if (!interval) warnings.push(`${label}: AUC interval not given; the AUC margin cannot be checked against the human projection's ${humanInterval ? humanInterval.label : 'interval'}.`)
+      else if (humanInterval && !sameInterval(interval, humanInterval))
+        warnings.push(`${label}: AUC interval ${interval.label} differs from the human projection's ${humanInterval.label}; the AUC margin compares different intervals.`)
+    }
+    if (interval) ivs.push(iv(`${key}.auc_interval`, interval.label, undefined, `'${r.auc_interval}' as given`))
     const row: Record<string, SkillValue & { citation?: string }> = {
       label: { value: label },
       species: { value: species.label },
       noael_dose: { value: r.noael_dose ? `${r.noael_dose.value} ${r.noael_dose.unit}` : null },
+      auc_interval: { value: interval ? interval.label : null, display: interval ? interval.label : 'not given' },
     }
     for (const ep of ['auc', 'cmax'] as const) {
       const q = r[ep]
@@ -172,6 +221,7 @@ function compute(inp: ExposureMarginInput) {
   }
   outputs.row_count = countValue(tableRows.length)
   for (const ep of ['auc', 'cmax'] as const) if (human[ep]) outputs[`human.${ep}`] = numberValue(human[ep]!.value, human[ep]!.unit, { sig: 3 })
+  if (human.auc) outputs['human.auc_interval'] = textValue(humanInterval ? humanInterval.label : null)
 
   const aucUnit = human.auc?.unit
   const cmaxUnit = human.cmax?.unit
@@ -182,6 +232,7 @@ function compute(inp: ExposureMarginInput) {
       col('species', 'Species'),
       col('noael_dose', 'NOAEL dose'),
       col('auc', 'AUC at NOAEL', aucUnit),
+      col('auc_interval', 'AUC interval'),
       col('margin_auc', 'AUC margin', '1'),
       col('cmax', 'Cmax at NOAEL', cmaxUnit),
       col('margin_cmax', 'Cmax margin', '1'),
@@ -202,6 +253,7 @@ function compute(inp: ExposureMarginInput) {
         'Mass and molar units are mixed only with molecular_weight (g/mol), through UCUM.',
         'Margin (fold) = animal exposure at the NOAEL / projected human exposure, per species and endpoint; arithmetic only, no unbound-fraction or other correction.',
         'Lowest margin per endpoint: the smallest fold across rows; on ties, the first row.',
+        "AUC intervals: each AUC carries its interval ('0-24 h', '0-inf', '0-tlast', 'tau'), finite bounds compared in hours; when an animal interval differs from the human one, or either is not given, the margin is computed and a warning says so (AUCtau at steady state against a single-dose AUCinf is a legitimate comparison under linear PK).",
         'Display rounding: margins and exposures to 3 significant figures; values keep full double precision.',
       ],
     },
@@ -215,10 +267,10 @@ export const exposureMarginTable: SkillModule<typeof input> = {
   run_role: 'evidence',
   workbench_role: 'dmpk_tox_scientist',
   skill_class: 'A',
-  check_logic_version: 1,
+  check_logic_version: 2,
   release: 'R4',
   input,
-  output_fields: ['margin.<label>.auc', 'margin.<label>.cmax', 'lowest_margin.auc', 'lowest_margin.auc.species', 'lowest_margin.cmax', 'lowest_margin.cmax.species', 'human.auc', 'human.cmax', 'row_count'],
+  output_fields: ['margin.<label>.auc', 'margin.<label>.cmax', 'lowest_margin.auc', 'lowest_margin.auc.species', 'lowest_margin.cmax', 'lowest_margin.cmax.species', 'human.auc', 'human.auc_interval', 'human.cmax', 'row_count'],
   required_citations: ['noael_exposure[*].citation', 'human_projection.citation'],
   reference_keys: ['ich_m3r2'],
   primary_reference: 'ich_m3r2',

@@ -9,8 +9,9 @@
 // - The body-weight form HED = dose x (Wa/Wh)^0.33 is not used; when an overridden animal body
 //   weight falls outside the Table 1 working range (the case for which the guidance gives that form)
 //   the value is listed as an intermediate with a warning.
-// - mg/m2 doses convert to mg/kg by dividing by the species km.
-// - MRSD = HED of the most sensitive species (lowest HED; ties: first row) / safety factor (10 by
+// - mg/m2 doses convert to mg/kg by dividing by the species km (shown); their HED is mg/m2 / 37,
+//   computed directly, so equal mg/m2 NOAELs give the same HED in every species.
+// - MRSD = HED of the most sensitive species (lowest HED; ties, within a relative 1e-9: first row) / safety factor (10 by
 //   default). Choosing another species needs selected_species.rationale; lowering the safety factor
 //   below 10 needs safety_factor_rationale.
 // - Display rounding: HED and MRSD to 2 significant figures; values keep full precision.
@@ -38,14 +39,21 @@ import {
   normaliseLabel,
   readDose,
   readQuantity,
+  resolveRoute,
   resolveSpecies,
-  ROUTE_KEYS,
+  ROUTE_INPUT_DESCRIPTION,
   type Species,
 } from './vocabulary'
 
 export const FIH_HEADER = 'Projection for your decision, not a starting dose'
 export const FIH_FIXED_WARNINGS = ['PAD/MABEL not computed', 'exposure-based projection not computed'] as const
 const DISPLAY = { sig: 2 } as const
+/** Relative difference under which two HEDs are equal for the most-sensitive-species rule. */
+export const HED_TIE_TOLERANCE = 1e-9
+
+function sameWithin(a: number, b: number, rel: number): boolean {
+  return Math.abs(a - b) <= rel * Math.max(Math.abs(a), Math.abs(b))
+}
 
 const input = z.strictObject({
   noael: z
@@ -55,14 +63,14 @@ const input = z.strictObject({
         label: z.string().min(1).max(60).optional().describe('row label, unique; defaults to the species key'),
         dose: quantitySchema.describe('NOAEL: mg/kg, ug/kg, g/kg, mg/m2 (optionally per day: mg/kg/d)'),
         body_weight: quantitySchema.optional().describe('animal body weight; default Table 1 reference weight'),
-        route: z.enum(ROUTE_KEYS as [string, ...string[]]).optional(),
+        route: z.string().min(1).max(40).optional().describe(ROUTE_INPUT_DESCRIPTION),
         study: z.string().max(200).optional().describe('study identifier, free text'),
         citation: citationSchema,
       }),
     )
     .min(1)
     .max(20),
-  route: z.enum(ROUTE_KEYS as [string, ...string[]]).describe('intended clinical route'),
+  route: z.string().min(1).max(40).describe(`intended clinical route; ${ROUTE_INPUT_DESCRIPTION}`),
   dose_form: z.enum(DOSE_FORM_KEYS as [string, ...string[]]).optional(),
   human_body_weight: quantitySchema.optional().describe('default 60 kg'),
   safety_factor: z.number().min(1).max(1000).default(10),
@@ -97,6 +105,7 @@ function compute(inp: FihInput) {
   const warnings: string[] = [...FIH_FIXED_WARNINGS]
   const citations: SkillCitation[] = []
 
+  const clinicalRoute = resolveRoute(inp.route, 'route')
   const humanBw = inp.human_body_weight ? readQuantity(inp.human_body_weight, 'human_body_weight', 'body_weight') : null
   const humanWeightKg = humanBw ? humanBw.value : HUMAN_DEFAULT_BODY_WEIGHT_KG
   ivs.push(iv('human_km', HUMAN_KM, 'kg/m2', 'FDA 2005 Table 1, adult human 60 kg'))
@@ -122,8 +131,13 @@ function compute(inp: FihInput) {
     let mgPerKg = dose.value
     const doseUnit = dose.per_day ? 'mg/kg/d' : 'mg/kg'
     ivs.push(iv(`${key}.noael_input`, dose.input_value, dose.input_unit, 'as given'))
+    // mg/m2: the HED is the dose per m2 over the human km (FDA 2005: mg/m2 is the species-independent
+    // scale), computed directly; going through mg/kg and back (x km / km) left rat and dog one
+    // rounding step apart for equal doses, so ties were decided by floating-point noise.
+    let hedPerM2: number | null = null
     if (dose.basis === 'per_m2') {
       mgPerKg = dose.value / species.km
+      hedPerM2 = dose.value / HUMAN_KM
       ivs.push(iv(`${key}.noael_mg_per_m2`, dose.value, dose.unit, 'UCUM conversion to mg/m2'))
       ivs.push(iv(`${key}.noael`, mgPerKg, doseUnit, `mg/m2 / km (${species.km})`))
     } else {
@@ -147,15 +161,16 @@ function compute(inp: FihInput) {
     }
 
     const kmRatio = species.km / HUMAN_KM
-    const hed = mgPerKg * kmRatio
+    const hed = hedPerM2 ?? mgPerKg * kmRatio
     ivs.push(iv(`${key}.km`, species.km, 'kg/m2', 'FDA 2005 Table 1'))
     ivs.push(iv(`${key}.km_ratio`, kmRatio, '1', `animal km ${species.km} / human km ${HUMAN_KM}`))
-    ivs.push(iv(`${key}.hed`, hed, doseUnit, 'NOAEL x km ratio'))
+    ivs.push(iv(`${key}.hed`, hed, doseUnit, hedPerM2 === null ? 'NOAEL x km ratio' : `NOAEL (mg/m2) / human km ${HUMAN_KM}`))
     const hedTable1 = species.table1_divide_by ? mgPerKg / species.table1_divide_by : null
     if (hedTable1 !== null) ivs.push(iv(`${key}.hed_table1_divisor`, hedTable1, doseUnit, `NOAEL / ${species.table1_divide_by} (Table 1 rounded divisor); comparison only, not used`))
 
-    if (n.route && n.route !== inp.route)
-      warnings.push(`${label}: NOAEL route '${n.route}' differs from the clinical route '${inp.route}'; body-surface-area scaling does not correct for route differences in exposure.`)
+    const noaelRoute = n.route === undefined ? null : resolveRoute(n.route, `${f}.route`)
+    if (noaelRoute && noaelRoute !== clinicalRoute)
+      warnings.push(`${label}: NOAEL route '${noaelRoute}' differs from the clinical route '${clinicalRoute}'; body-surface-area scaling does not correct for route differences in exposure.`)
 
     citations.push({ ref: n.citation, field: `${f}.citation` })
     rows.push({
@@ -171,16 +186,17 @@ function compute(inp: FihInput) {
       body_weight_kg: bwKg,
       body_weight_source: bwSource,
       citation: n.citation,
-      route: n.route ?? null,
+      route: noaelRoute,
     })
   })
   const doseUnit = perDay ? 'mg/kg/d' : 'mg/kg'
   const totalUnit = perDay ? 'mg/d' : 'mg'
 
-  // Most sensitive species: lowest HED, first row on ties.
+  // Most sensitive species: lowest HED, first row on ties. Equal within a relative 1e-9 is a tie:
+  // the doses are transcribed to a few significant figures, so a smaller difference is arithmetic.
   let mostSensitive = rows[0]
-  for (const r of rows) if (r.hed < mostSensitive.hed) mostSensitive = r
-  ivs.push(iv('most_sensitive_species', mostSensitive.label, undefined, 'lowest HED; first row on ties'))
+  for (const r of rows) if (r.hed < mostSensitive.hed && !sameWithin(r.hed, mostSensitive.hed, HED_TIE_TOLERANCE)) mostSensitive = r
+  ivs.push(iv('most_sensitive_species', mostSensitive.label, undefined, `lowest HED; first row on ties (relative difference below ${HED_TIE_TOLERANCE})`))
 
   let selected = mostSensitive
   let selectionRationale: string | null = null
@@ -287,7 +303,8 @@ function compute(inp: FihInput) {
         'Vocabulary: NOAEL units are UCUM codes converted by ucum-lhc to mg/kg (or mg/kg/d); mg/m2 doses are divided by the species km (FDA 2005).',
         `HED method: body surface area scaling by the km ratio, HED = NOAEL x animal km / human km (${HUMAN_KM}), FDA 2005 Table 1; the Table 1 'divide by' column is the same ratio rounded and is listed for comparison only.`,
         'The body-weight form HED = dose x (Wa/Wh)^0.33 is not used; it is listed when an input body weight is outside the Table 1 working range.',
-        'Most sensitive species: the row with the lowest HED; on ties, the first row.',
+        `Most sensitive species: the row with the lowest HED; on ties (HEDs within a relative ${HED_TIE_TOLERANCE} of each other), the first row. A NOAEL in mg/m2 gives HED = NOAEL / ${HUMAN_KM} directly, so equal mg/m2 NOAELs give equal HEDs.`,
+        'Routes: one vocabulary for every skill (oral, intravenous, subcutaneous, ...; aliases such as iv, po, sc); results name the route key.',
         'MRSD = HED of the selected species / safety factor; the selected species defaults to the most sensitive one; another choice needs a rationale.',
         `Safety factor: default 10 (FDA 2005); a lower factor needs a rationale.`,
         `MRSD for the human body weight = MRSD x human body weight (default ${HUMAN_DEFAULT_BODY_WEIGHT_KG} kg).`,
@@ -305,7 +322,7 @@ export const fihDoseProjection: SkillModule<typeof input> = {
   run_role: 'evidence',
   workbench_role: 'dmpk_tox_scientist',
   skill_class: 'A',
-  check_logic_version: 1,
+  check_logic_version: 2,
   release: 'R4',
   input,
   output_fields: [

@@ -191,7 +191,7 @@ export interface StatusFlags {
 /**
  * designed while R4_GATE_PASSED is false (flipping the flag is the release act); once it is true,
  * preview unless the skill references an entry that is not verified, in which case it stays
- * designed (so tox.pk_parameter_extraction stays designed). 'available' is reserved.
+ * designed. 'available' is reserved.
  */
 export function skillStatus(def: Pick<SkillOut, 'references'>, flags: StatusFlags, refs: readonly ReferenceEntry[] = REFERENCES): SkillStatus {
   if (!flags.r4GatePassed) return 'designed'

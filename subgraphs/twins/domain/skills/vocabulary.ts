@@ -377,8 +377,43 @@ export const ROUTES = Object.freeze({
 export type Route = keyof typeof ROUTES
 export const ROUTE_KEYS = Object.keys(ROUTES) as Route[]
 
-export const NCA_ROUTES = ['extravascular', 'iv_bolus'] as const
-export type NcaRoute = (typeof NCA_ROUTES)[number]
+/**
+ * Spellings accepted for a route key (after normaliseLabel). One table for every skill, so a route
+ * one skill takes is taken the same way by all of them. 'iv_bolus' was the NCA skill's own word
+ * before issue 30; it stays an alias of intravenous (a bolus unless an infusion duration is given).
+ */
+export const ROUTE_ALIASES: Readonly<Record<string, Route>> = Object.freeze({
+  iv: 'intravenous',
+  'i.v.': 'intravenous',
+  iv_bolus: 'intravenous',
+  po: 'oral',
+  'p.o.': 'oral',
+  sc: 'subcutaneous',
+  's.c.': 'subcutaneous',
+  im: 'intramuscular',
+  'i.m.': 'intramuscular',
+  ip: 'intraperitoneal',
+  'i.p.': 'intraperitoneal',
+  inhaled: 'inhalation',
+  nasal: 'intranasal',
+})
+
+/** NCA administration class of a route: how the profile starts and which parameters it gives. */
+export type NcaRouteClass = (typeof ROUTES)[Route]['nca']
+
+/** A route key from the vocabulary (or one of its aliases), refused with the list of keys otherwise. */
+export function resolveRoute(name: unknown, field: string): Route {
+  if (typeof name !== 'string' || name.trim() === '') throw new SkillInputError('invalid_input', field, `${field} is required: give a route (${ROUTE_KEYS.join(', ')})`)
+  const n = normaliseLabel(name)
+  if (n in ROUTES) return n as Route
+  const alias = ROUTE_ALIASES[n]
+  if (alias) return alias
+  const hint = n === 'extravascular' ? " 'extravascular' is an NCA class, not a route: give the route itself (oral, subcutaneous, ...)." : ''
+  throw new SkillInputError('invalid_input', field, `unknown route '${name}'; known: ${ROUTE_KEYS.join(', ')} (aliases: ${Object.keys(ROUTE_ALIASES).join(', ')}).${hint}`)
+}
+
+/** Zod schema of a route input: any string, resolved by resolveRoute in the skill (aliases allowed). */
+export const ROUTE_INPUT_DESCRIPTION = `route key from the vocabulary: ${Object.keys(ROUTES).join(', ')}; aliases ${Object.keys(ROUTE_ALIASES).join(', ')}`
 
 export const DOSE_FORMS = Object.freeze({
   solution: 'Solution',
