@@ -22,7 +22,7 @@ function startComponent(file: string, env: Record<string, string>) {
   children.push(child)
   return new Promise<void>((resolve, reject) => {
     let output = ''
-    const timer = setTimeout(() => reject(new Error(`${file} did not start:\n${output}`)), 30_000)
+    const timer = setTimeout(() => reject(new Error(`${file} did not start:\n${output}`)), 90_000) // generous: a loaded 2-core machine takes over 30 s to import a subgraph
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       if (output.includes('"component.ready"')) { clearTimeout(timer); resolve() }
@@ -46,5 +46,5 @@ describe('components as separate processes', () => {
     expect(r.body.data.me.programs[0].program).toEqual({ name: tenant.program.name, connections: { nodes: [] }, myOpenInboxCount: 0 })
     const codes = await Promise.all(children.map((c) => new Promise<number | null>((resolve) => { c.once('exit', (code) => resolve(code)); c.kill('SIGTERM') })))
     expect(codes).toEqual([0, 0, 0, 0])
-  }, 90_000)
+  }, 240_000)
 })
