@@ -1,27 +1,116 @@
-// Headless Chromium for browser tests (Debian's /usr/bin/chromium driven by playwright-core), plus helpers
-// to drive the gateway's GraphiQL page: open it, set the bearer token, run an operation, read the result.
-import { existsSync } from 'node:fs'
+// Headless Chromium for browser tests and the console bench, driven by playwright-core, plus helpers to drive
+// the gateway's GraphiQL page: open it, set the bearer token, run an operation, read the result.
+//
+// Which Chromium: CHROMIUM_PATH when it names a file, else Debian's /usr/bin/chromium when present, else the
+// build that `npm ci` brought from the npm registry inside @sparticuz/chromium's own tarball (a headless shell
+// with its NSS libraries and a font; it needs nothing from the system but glibc). That build is unpacked once
+// per version into node_modules/.cache, so a machine with nothing but Node runs the browser tests.
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, chmodSync } from 'node:fs'
+import path from 'node:path'
+import { brotliDecompressSync } from 'node:zlib'
 import { chromium, type Browser, type ConsoleMessage, type Page, type Request } from 'playwright-core'
+import { ROOT_DIR } from '../../core/env'
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const SYSTEM_CHROMIUM = '/usr/bin/chromium'
+
+export interface ChromiumBuild {
+  executablePath: string
+  /** Where the executable came from, for messages. */
+  source: 'CHROMIUM_PATH' | 'system' | 'npm'
+  /** Extra environment for the npm build (its libraries and fonts). */
+  env: Record<string, string>
+}
+
+/** Reads a tar archive (ustar: regular files and folders, all these archives hold) into `dir`. */
+function untar(archive: Buffer, dir: string): void {
+  for (let offset = 0; offset + 512 <= archive.length; ) {
+    const header = archive.subarray(offset, offset + 512)
+    if (header.every((b) => b === 0)) break
+    const field = (start: number, length: number) => header.subarray(start, start + length).toString('utf8').replace(/\0.*$/s, '')
+    const name = [field(345, 155), field(0, 100)].filter(Boolean).join('/')
+    const size = parseInt(field(124, 12).trim() || '0', 8)
+    const type = field(156, 1) || '0'
+    const target = path.join(dir, name)
+    if (!target.startsWith(dir + path.sep) && target !== dir) throw new Error(`tar entry outside its folder: ${name}`)
+    if (type === '5') mkdirSync(target, { recursive: true })
+    else if (type === '0') {
+      mkdirSync(path.dirname(target), { recursive: true })
+      writeFileSync(target, archive.subarray(offset + 512, offset + 512 + size), { mode: parseInt(field(100, 8).trim() || '644', 8) })
+    } else throw new Error(`tar entry of type ${type} not supported: ${name}`)
+    offset += 512 + Math.ceil(size / 512) * 512
+  }
+}
+
+/** Unpacks @sparticuz/chromium's build into node_modules/.cache once per version (atomically: parallel workers). */
+export function npmChromium(): ChromiumBuild {
+  // The package's exports do not list package.json: it is read from its folder.
+  const packageJson = path.join(ROOT_DIR, 'node_modules/@sparticuz/chromium/package.json')
+  if (!existsSync(packageJson)) {
+    throw new Error(
+      'No Chromium found: CHROMIUM_PATH is unset or names no file, /usr/bin/chromium is absent, and @sparticuz/chromium is not installed (run `npm ci`)',
+    )
+  }
+  if (process.arch !== 'x64' || process.platform !== 'linux') {
+    throw new Error(`The npm Chromium build runs on Linux x64 only (this is ${process.platform} ${process.arch}): set CHROMIUM_PATH to a Chromium or Chrome`)
+  }
+  const { version } = JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string }
+  const bin = path.join(path.dirname(packageJson), 'bin')
+  const dir = path.join(ROOT_DIR, 'node_modules/.cache/chromium', version)
+  const executablePath = path.join(dir, 'chromium')
+  if (!existsSync(executablePath)) {
+    const building = `${dir}.building-${process.pid}`
+    rmSync(building, { recursive: true, force: true })
+    mkdirSync(building, { recursive: true })
+    untar(brotliDecompressSync(readFileSync(path.join(bin, 'al2023.tar.br'))), building)
+    untar(brotliDecompressSync(readFileSync(path.join(bin, 'fonts.tar.br'))), building)
+    writeFileSync(
+      path.join(building, 'fonts.conf'),
+      `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n  <dir>${dir}/fonts</dir>\n  <dir>/usr/share/fonts</dir>\n  <cachedir>${dir}/fonts-cache</cachedir>\n</fontconfig>\n`,
+    )
+    // The executable last: its presence is what says the folder is complete.
+    writeFileSync(path.join(building, 'chromium'), brotliDecompressSync(readFileSync(path.join(bin, 'chromium.br'))))
+    chmodSync(path.join(building, 'chromium'), 0o755)
+    try {
+      renameSync(building, dir)
+    } catch {
+      rmSync(building, { recursive: true, force: true }) // another worker finished first
+      if (!existsSync(executablePath)) throw new Error(`Could not unpack the npm Chromium build into ${dir}`)
+    }
+  }
+  return {
+    executablePath,
+    source: 'npm',
+    env: { LD_LIBRARY_PATH: [path.join(dir, 'lib'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(':'), FONTCONFIG_PATH: dir },
+  }
+}
+
+let resolved: ChromiumBuild | undefined
+
+/** The Chromium the browser tests use (see the header for the order). */
+export function chromiumBuild(): ChromiumBuild {
+  if (resolved) return resolved
+  const configured = process.env.CHROMIUM_PATH
+  if (configured && existsSync(configured)) resolved = { executablePath: configured, source: 'CHROMIUM_PATH', env: {} }
+  else if (existsSync(SYSTEM_CHROMIUM)) resolved = { executablePath: SYSTEM_CHROMIUM, source: 'system', env: {} }
+  else resolved = npmChromium()
+  return resolved
+}
 
 /**
  * Launches headless Chromium with the flags this machine needs (its network is closed: background
  * networking would fail loudly). playwright gives every launch a fresh temporary user-data-dir and removes
  * it on close.
  */
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM_PATH}: run \`apt-get update && apt-get install -y chromium\` (CI's .ci/run installs it), or set CHROMIUM_PATH`,
-    )
-  }
+export async function launchChromium(build: ChromiumBuild = chromiumBuild()): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath: build.executablePath,
     headless: true,
+    env: { ...process.env, ...build.env } as Record<string, string>,
     args: [
       '--headless',
       '--no-sandbox',
+      // The npm build is a headless shell without a zygote helper.
+      ...(build.source === 'npm' ? ['--no-zygote'] : []),
       '--disable-gpu',
       '--disable-quic',
       '--no-first-run',
