@@ -32,6 +32,8 @@ const EnvSchema = z.object({
   WORKBENCH_PORT: port(4002),
   TWINS_PORT: port(4003),
   PUBLIC_URL: optionalUrl,
+  /** The gateway the web console talks to when it is not the one serving the page (README: The console); unset: same origin. */
+  CONSOLE_GATEWAY_URL: optionalUrl,
   /** Where the gateway finds each subgraph when they run as separate processes (default 127.0.0.1 on their ports). */
   CONNECTORS_URL: optionalUrl,
   WORKBENCH_URL: optionalUrl,

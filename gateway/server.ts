@@ -1,6 +1,6 @@
 // Owns the public edge: GraphQL over the static supergraph on /graphql (./graphql-http.ts over ./federation.ts),
 // subscriptions on the same path, GraphiQL (outside production), the REST webhook edge forwarded to connectors, the
-// inbox and export REST shims, and health endpoints.
+// inbox and export REST shims, health endpoints, and the web console (console/, at / and its client routes).
 import http from 'node:http'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
@@ -31,6 +31,8 @@ import { withRequestId } from '../core/request-context'
 import { httpMetrics } from '../core/metrics'
 import { checkInputSize, edgeValidationRules, formatEdgeError, LIMITS, parseLimited, EDGE_CODES, type EdgeMode } from './edge-limits'
 import { drainableServer } from '../core/http-drain'
+import { consoleRouter } from './console-routes'
+import { devSignInRoutes } from './dev-sign-in'
 
 export { LIMITS } from './edge-limits'
 
@@ -58,6 +60,8 @@ export interface GatewayOptions {
   stackTraces?: boolean
   /** Answer a one-fetch query with the subgraph's bytes when they are the answer (default true; tests compare both). */
   singleFetchPassThrough?: boolean
+  /** The gateway the web console talks to when not this one (default CONSOLE_GATEWAY_URL). */
+  consoleGatewayUrl?: string
   /** Subscription caps (defaults in SUBSCRIPTION_LIMITS). */
   subscriptionLimits?: { perSocket: number; perUser: number }
 }
@@ -200,11 +204,16 @@ export async function createGateway(opts: GatewayOptions) {
     },
   }, wsServer)
 
+  // Built assets are a cache shared by every data folder outside production (tests use a fresh DATA_DIR per file).
+  const assetsDir = opts.production ? opts.dataDir : path.join(ROOT_DIR, '.data')
   if (!opts.production) {
     const { graphiqlRouter } = await import('./graphiql/router')
-    // Built assets are a cache shared by every data folder (tests use a fresh DATA_DIR per file).
-    app.use(await graphiqlRouter({ dataDir: path.join(ROOT_DIR, '.data'), endpoint: '/graphql' }))
+    app.use(await graphiqlRouter({ dataDir: assetsDir, endpoint: '/graphql' }))
   }
+  // The console's development sign-in exists only where this service mints tokens (never in production).
+  if (!opts.production && !env().AUTH_JWKS_URL) app.use(devSignInRoutes(opts.db))
+  // The web console last: its index.html answers any other GET asking for HTML (its client routes).
+  app.use(await consoleRouter({ dataDir: assetsDir, gatewayUrl: opts.consoleGatewayUrl ?? env().CONSOLE_GATEWAY_URL }))
   // Errors of the REST routes (a body too large or not JSON): a GraphQL-shaped answer, no stack trace.
   app.use((err: any, _req: express.Request, res: express.Response, next: express.NextFunction) => {
     if (!err) return next()

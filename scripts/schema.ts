@@ -3,6 +3,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { buildSchemaArtifacts, SCHEMA_DIR } from '../gateway/supergraph'
 import { GENERATED_FILE, generateClientTypes } from '../clients/console/codegen'
+import { CONSOLE_GENERATED_FILE, generateConsoleTypes } from '../console/codegen'
 
 const files = buildSchemaArtifacts()
 await fs.mkdir(SCHEMA_DIR, { recursive: true })
@@ -13,3 +14,5 @@ for (const [name, content] of Object.entries(files)) {
 // The typed console client follows the supergraph it was just composed from.
 await fs.writeFile(GENERATED_FILE, await generateClientTypes(files['supergraph.graphql']))
 console.log(`${path.relative(process.cwd(), GENERATED_FILE)} (typed client)`)
+await fs.writeFile(CONSOLE_GENERATED_FILE, await generateConsoleTypes(files['supergraph.graphql']))
+console.log(`${path.relative(process.cwd(), CONSOLE_GENERATED_FILE)} (the web console's typed documents)`)

@@ -1,9 +1,10 @@
-// The typed console client (clients/console) is generated from the committed supergraph and switches on typed errors.
+// The typed console clients (clients/console, and the web console in console/) are generated from the committed supergraph; they switch on typed errors.
 import fs from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
 import { GENERATED_FILE, generateClientTypes } from '../../clients/console/codegen'
 import { createProgram, removeMember } from '../../clients/console/example'
 import { readSupergraph } from '../../gateway/supergraph'
+import { CONSOLE_GENERATED_FILE, generateConsoleTypes } from '../../console/codegen'
 import { useStack } from '../helpers/stack'
 import { createTenant } from '../helpers/factories'
 
@@ -12,6 +13,10 @@ const stack = useStack()
 describe('the typed console client', () => {
   it('is what the code generator makes of schema/supergraph.graphql today (run npm run schema when this fails)', async () => {
     expect(await fs.readFile(GENERATED_FILE, 'utf8')).toBe(await generateClientTypes(await readSupergraph()))
+  })
+
+  it("types the web console's operations (console/src/operations) as the generator makes them of the supergraph today (run npm run schema when this fails)", async () => {
+    expect(await fs.readFile(CONSOLE_GENERATED_FILE, 'utf8')).toBe(await generateConsoleTypes(await readSupergraph()))
   })
 
   it('switches on the typed errors the gateway returns: SlugTaken, InvalidInput with every issue, LastOwner', async () => {

@@ -1,0 +1,169 @@
+// One proposal as the person decides it: the twin's draft marked as agent-generated, its basis, and approve, approve
+// with edits, or decline with a reason (inline forms, never a dialog). A stale proposal reads 'Changed since proposed'
+// and cannot be approved; an expired one reads 'Expired, nothing written'. Once decided, the record's footer.
+import { useId, useState, type FormEvent } from 'react'
+import { useMutation, useQuery } from 'urql'
+import {
+  BasisRecordDocument, DecideProposalDocument, RecordFooterDocument,
+  type DeclineReason, type InboxCardFragment, type ProposalDecision,
+} from '../generated/graphql'
+import { FIXED_PHRASES, TWINS } from '../copy'
+import { describeError, typedErrorMessage } from '../api/errors'
+import { formatDate, formatDateTime } from '../format'
+
+export interface Decided {
+  outcome: string
+  decidedAt: string | null
+  recordId: string | null
+  footer: string | null
+  delegation: string | null
+}
+
+const OUTCOME: Record<string, string> = {
+  approved: 'Approved',
+  approved_with_edits: 'Approved with edits',
+  declined: 'Declined',
+}
+
+const DECLINE_REASONS: { value: DeclineReason; label: string }[] = [
+  { value: 'incorrect', label: 'Incorrect' },
+  { value: 'incomplete', label: 'Incomplete' },
+  { value: 'not_needed', label: 'Not needed' },
+  { value: 'duplicate', label: 'Duplicate' },
+  { value: 'out_of_scope', label: 'Out of scope' },
+  { value: 'other', label: 'Other' },
+]
+
+type Panel = 'none' | 'edit' | 'decline'
+
+export function ProposalCard({ item, decided, onDecided }: { item: InboxCardFragment; decided?: Decided; onDecided?: (d: Decided) => void }) {
+  const proposal = item.proposal
+  const headingId = useId()
+  const [panel, setPanel] = useState<Panel>('none')
+  const [problem, setProblem] = useState('')
+  const [{ fetching }, decide] = useMutation(DecideProposalDocument)
+  const expired = item.status === 'expired' || proposal?.status === 'expired'
+  const stale = Boolean(proposal?.stale) && !expired
+  const title = proposal?.title ?? item.title
+
+  const send = async (decision: ProposalDecision, extra: { edits?: { title?: string; note?: string }; reason?: string; reasonCode?: DeclineReason } = {}) => {
+    if (!proposal?.id) return
+    setProblem('')
+    const res = await decide({ id: proposal.id, decision, ...extra })
+    const out = res.data?.decideProposal
+    if (res.error) return setProblem(describeError(res.error) ?? '')
+    if (out?.__typename === 'MutationDecideProposalSuccess') {
+      const d = out.proposal.decision
+      setPanel('none')
+      onDecided?.({ outcome: d?.outcome ?? '', decidedAt: d?.decidedAt ?? null, recordId: d?.recordId ?? null, footer: d?.footer ?? null, delegation: d?.delegation ?? null })
+      return
+    }
+    if (out?.__typename === 'StaleProposal') return setProblem(TWINS.changedSinceProposed)
+    if (out?.__typename === 'InvalidInput') return setProblem(out.issues.map((i) => i.message).join(' ') || typedErrorMessage(out))
+    setProblem(typedErrorMessage(out))
+  }
+
+  return (
+    <article className={`card proposal${stale ? ' stale' : ''}${expired ? ' expired' : ''}`} aria-labelledby={headingId} data-testid="proposal-card">
+      <h4 id={headingId}>{title}</h4>
+      {stale ? <p className="flag" data-testid="stale">{TWINS.changedSinceProposed}</p> : null}
+      {expired ? <p className="flag" data-testid="expired">{FIXED_PHRASES.expiredNothingWritten}</p> : null}
+      {proposal?.createdAt ? <p className="muted">Filed {formatDateTime(proposal.createdAt)}</p> : null}
+      {proposal?.draft?.text ? (
+        <div className="draft">
+          <p className="draft-label">{FIXED_PHRASES.agentGeneratedDraft}</p>
+          <p>{proposal.draft.text}</p>
+        </div>
+      ) : null}
+      {proposal?.basis?.length ? (
+        <div className="basis">
+          <p className="label">Based on</p>
+          <ul>{proposal.basis.map((b) => b.recordId ? <BasisLine key={b.recordId} id={b.recordId} version={b.version} /> : null)}</ul>
+        </div>
+      ) : null}
+
+      {decided ? <Outcome decided={decided} /> : null}
+
+      {!decided && !expired && proposal?.status === 'open' ? (
+        <>
+          <div className="actions" role="group" aria-label={`Decide: ${title ?? ''}`}>
+            <button type="button" disabled={fetching || stale} onClick={() => void send('APPROVE')}>Approve</button>
+            <button type="button" className="secondary" disabled={fetching || stale} aria-expanded={panel === 'edit'} onClick={() => setPanel(panel === 'edit' ? 'none' : 'edit')}>Approve with edits</button>
+            <button type="button" className="secondary" disabled={fetching} aria-expanded={panel === 'decline'} onClick={() => setPanel(panel === 'decline' ? 'none' : 'decline')}>Decline</button>
+          </div>
+          {panel === 'edit' ? <EditForm initialTitle={title ?? ''} busy={fetching} onCancel={() => setPanel('none')} onSubmit={(edits) => void send('APPROVE_WITH_EDITS', { edits })} /> : null}
+          {panel === 'decline' ? <DeclineForm busy={fetching} onCancel={() => setPanel('none')} onSubmit={(reasonCode, reason) => void send('DECLINE', { reasonCode, reason })} /> : null}
+        </>
+      ) : null}
+      {problem ? <p role="alert" className="problem">{problem}</p> : null}
+    </article>
+  )
+}
+
+function BasisLine({ id, version }: { id: string; version: number | null }) {
+  const [{ data }] = useQuery({ query: BasisRecordDocument, variables: { id } })
+  const r = data?.record
+  if (!r) return <li className="muted">A record you cannot open</li>
+  return <li>{r.title}{version ? <span className="muted">, version {version}</span> : null}</li>
+}
+
+function Outcome({ decided }: { decided: Decided }) {
+  const [{ data }] = useQuery({ query: RecordFooterDocument, variables: { id: decided.recordId ?? '' }, pause: !decided.recordId })
+  const footer = data?.record?.footer ?? decided.footer
+  return (
+    <div className="outcome" role="status">
+      <p><strong>{OUTCOME[decided.outcome] ?? 'Decided'}</strong>{decided.decidedAt ? ` on ${formatDate(decided.decidedAt)}` : ''}.</p>
+      {footer ? <footer className="record-footer" data-testid="record-footer">{footer}</footer> : null}
+      {decided.delegation ? <p className="muted">{decided.delegation}</p> : null}
+    </div>
+  )
+}
+
+function EditForm({ initialTitle, busy, onSubmit, onCancel }: { initialTitle: string; busy: boolean; onSubmit: (edits: { title?: string; note?: string }) => void; onCancel: () => void }) {
+  const id = useId()
+  const [title, setTitle] = useState(initialTitle)
+  const [note, setNote] = useState('')
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    onSubmit({ ...(title.trim() && title !== initialTitle ? { title: title.trim() } : {}), ...(note.trim() ? { note: note.trim() } : {}) })
+  }
+  return (
+    <form className="inline-form" onSubmit={submit} onKeyDown={(e) => { if (e.key === 'Escape') onCancel() }}>
+      <label htmlFor={`${id}-title`}>Title</label>
+      <input id={`${id}-title`} value={title} onChange={(e) => setTitle(e.target.value)} autoFocus />
+      <label htmlFor={`${id}-note`}>What you changed and why</label>
+      <textarea id={`${id}-note`} rows={3} value={note} onChange={(e) => setNote(e.target.value)} />
+      <div className="actions">
+        <button type="submit" disabled={busy}>Approve with these edits</button>
+        <button type="button" className="quiet" onClick={onCancel}>Cancel</button>
+      </div>
+    </form>
+  )
+}
+
+function DeclineForm({ busy, onSubmit, onCancel }: { busy: boolean; onSubmit: (code: DeclineReason, reason: string) => void; onCancel: () => void }) {
+  const id = useId()
+  const [code, setCode] = useState<DeclineReason | ''>('')
+  const [reason, setReason] = useState('')
+  const ready = code !== '' && (code !== 'other' || reason.trim() !== '')
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    if (ready) onSubmit(code as DeclineReason, reason.trim())
+  }
+  return (
+    <form className="inline-form" onSubmit={submit} onKeyDown={(e) => { if (e.key === 'Escape') onCancel() }}>
+      <p>{TWINS.declineNeedsReason}</p>
+      <label htmlFor={`${id}-code`}>Reason</label>
+      <select id={`${id}-code`} value={code} onChange={(e) => setCode(e.target.value as DeclineReason)} autoFocus>
+        <option value="">Choose a reason</option>
+        {DECLINE_REASONS.map((r) => <option key={r.value} value={r.value}>{r.label}</option>)}
+      </select>
+      <label htmlFor={`${id}-reason`}>In your words</label>
+      <textarea id={`${id}-reason`} rows={3} value={reason} onChange={(e) => setReason(e.target.value)} />
+      <div className="actions">
+        <button type="submit" disabled={busy || !ready}>Decline</button>
+        <button type="button" className="quiet" onClick={onCancel}>Cancel</button>
+      </div>
+    </form>
+  )
+}

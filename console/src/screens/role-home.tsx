@@ -1,0 +1,111 @@
+// The role home (/p/<slug>/home): the workbench role line, then the four regions in the specification's fixed order.
+import { useEffect, useState } from 'react'
+import { useQuery } from 'urql'
+import { RoleHomeDocument } from '../generated/graphql'
+import { WORKBENCH } from '../copy'
+import { describeError } from '../api/errors'
+import { formatDate } from '../format'
+import { WorkbenchRolePicker } from '../components/workbench-role-picker'
+import { Inbox } from '../components/inbox'
+import { RECONNECTED_EVENT } from '../api/client'
+
+const [TODAYS_DECISIONS, OPEN_QUESTIONS, EVIDENCE_BOARD, PROGRAM_TERMS] = WORKBENCH.homeRegions
+
+const SOURCE_STATUS: Record<string, string> = { connected: 'connected', not_connected: 'not connected', degraded: 'degraded' }
+
+export function RoleHome({ slug }: { slug: string }) {
+  const [{ data, fetching, error }, refetch] = useQuery({ query: RoleHomeDocument, variables: { slug } })
+  const program = data?.program
+  const home = program?.workbench
+
+  useEffect(() => {
+    if (program?.name) document.title = `${program.name}: home`
+  }, [program?.name])
+  useEffect(() => {
+    const again = () => refetch({ requestPolicy: 'network-only' })
+    window.addEventListener(RECONNECTED_EVENT, again)
+    return () => window.removeEventListener(RECONNECTED_EVENT, again)
+  }, [refetch])
+
+  if (fetching && !data) return <main id="main" className="page"><p role="status">Loading the program…</p></main>
+  if (error && !data) return <main id="main" className="page"><p role="alert" className="problem">{describeError(error)}</p></main>
+  if (!program || !home) {
+    return (
+      <main id="main" className="page">
+        <h1>This program is not available</h1>
+        <p>It does not exist, or you are not a member of it.</p>
+      </main>
+    )
+  }
+
+  return (
+    <main id="main" className="page home">
+      <header className="home-head">
+        <h1>{program.name}</h1>
+        {program.illustrative ? <p className="muted">Illustrative demo data</p> : null}
+        <WorkbenchRolePicker
+          programId={program.id!}
+          current={home.workbenchRole?.name ?? null}
+          currentKey={home.workbenchRoleKey ?? null}
+          setBy={home.setBy?.name && home.setBy.at ? { name: home.setBy.name, date: formatDate(home.setBy.at) } : null}
+          onChanged={() => refetch({ requestPolicy: 'network-only' })}
+        />
+      </header>
+
+      <section aria-labelledby="region-decisions" className="region">
+        <h2 id="region-decisions">{TODAYS_DECISIONS}</h2>
+        <Inbox
+          programId={program.id!}
+          nextPassAt={program.myInboxSummary?.nextPassAt ?? null}
+          viewerNotice={Boolean(program.twinPanelNotice)}
+          onChanged={() => refetch({ requestPolicy: 'network-only' })}
+        />
+      </section>
+
+      <section aria-labelledby="region-questions" className="region">
+        <h2 id="region-questions">{OPEN_QUESTIONS}</h2>
+        <RecordList records={home.questions ?? []} empty="No open questions." />
+      </section>
+
+      <section aria-labelledby="region-board" className="region">
+        <h2 id="region-board">{EVIDENCE_BOARD}</h2>
+        <RecordList records={home.pins ?? []} empty="Nothing on the board yet." />
+      </section>
+
+      <section aria-labelledby="region-terms" className="region">
+        <h2 id="region-terms">{PROGRAM_TERMS}</h2>
+        {(home.statusLines ?? []).length ? (
+          <ul className="lines">
+            {home.statusLines!.map((line, i) => (
+              <li key={i}>{line.text}{line.asOf ? <span className="muted">, as of {formatDate(line.asOf)}</span> : null}</li>
+            ))}
+          </ul>
+        ) : <p className="muted">Nothing to report yet.</p>}
+        {(home.sources ?? []).length ? (
+          <>
+            <h3>Sources</h3>
+            <ul className="lines">
+              {home.sources!.map((s) => (
+                <li key={s.provider ?? s.displayName}>
+                  {s.displayName}: <span className={`tone-${s.status}`}>{SOURCE_STATUS[s.status ?? ''] ?? 'not connected'}</span>
+                  {s.verifiedOn ? <span className="muted">, checked {formatDate(s.verifiedOn)}</span> : null}
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : null}
+      </section>
+    </main>
+  )
+}
+
+function RecordList({ records, empty }: { records: { id: string | null; title: string | null; updatedAt: string | null }[]; empty: string }) {
+  if (!records.length) return <p className="muted">{empty}</p>
+  return (
+    <ul className="lines">
+      {records.map((r) => (
+        <li key={r.id}>{r.title}{r.updatedAt ? <span className="muted">, updated {formatDate(r.updatedAt)}</span> : null}</li>
+      ))}
+    </ul>
+  )
+}

@@ -1,0 +1,93 @@
+// Owns serving the web console (console/): its bundle under /console-assets/<fingerprint>/ (immutable), its runtime
+// configuration at /console-config.json, and index.html with a strict CSP for every other GET that asks for HTML
+// outside the API's own paths (the console's client routes: /, /sign-in, /p/<slug>/home, ...).
+import express from 'express'
+import type { Request } from 'express'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { ensureConsoleAssets, CONSOLE_ASSET_FILES, INDEX_TEMPLATE } from '../console/build'
+
+/** Paths that are never the console's: a browser asking for HTML there gets what that path serves (or a 404). */
+const NOT_CONSOLE = /^\/(graphql|graphiql|api|hooks|healthz|readyz|metrics|console-assets)(\/|$|\?)/
+
+const HOST = /^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/i
+
+export interface ConsoleRouterOptions {
+  /** Where built assets are cached (<dataDir>/console/<fingerprint>/). */
+  dataDir: string
+  /** Another gateway the console talks to (CONSOLE_GATEWAY_URL); unset: the origin that served the page. */
+  gatewayUrl?: string
+}
+
+/**
+ * No inline script and no eval (script-src 'self'); styles only from the bundle's stylesheet; connect-src the page's
+ * origin, its ws:/wss: twin for graphql-ws, and the remote gateway (http and ws) when one is configured; never framed.
+ */
+export function consoleContentSecurityPolicy(req: Request, gatewayUrl?: string): string {
+  const connect = new Set(["'self'"])
+  const host = req.headers.host
+  if (host && HOST.test(host)) {
+    connect.add(`ws://${host}`)
+    connect.add(`wss://${host}`)
+  }
+  if (gatewayUrl) {
+    const u = new URL(gatewayUrl)
+    connect.add(`${u.protocol}//${u.host}`)
+    connect.add(`${u.protocol.replace(/^http/, 'ws')}//${u.host}`)
+  }
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src ${[...connect].join(' ')}`,
+    "worker-src 'none'",
+    "manifest-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+    "object-src 'none'",
+  ].join('; ')
+}
+
+export async function consoleRouter(opts: ConsoleRouterOptions): Promise<express.Router> {
+  const assets = await ensureConsoleAssets(opts.dataDir)
+  const allowed = new Set<string>(CONSOLE_ASSET_FILES)
+  const gatewayUrl = opts.gatewayUrl?.replace(/\/+$/, '')
+  const template = await fs.readFile(INDEX_TEMPLATE, 'utf8')
+  const router = express.Router()
+
+  router.get('/console-config.json', (_req, res) => {
+    res.set('Cache-Control', 'no-store').json({ gatewayUrl: gatewayUrl ?? '' })
+  })
+
+  router.get('/console-assets/:fingerprint/:file', (req, res) => {
+    const { fingerprint, file } = req.params
+    if (fingerprint !== assets.fingerprint || !allowed.has(file)) {
+      res.status(404).set('Cache-Control', 'no-store').type('text/plain').send('not found')
+      return
+    }
+    res.sendFile(path.join(assets.dir, file), {
+      immutable: true,
+      dotfiles: 'allow', // the asset cache lives under .data/
+      maxAge: 365 * 24 * 3600 * 1000,
+      headers: { 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'same-origin' },
+    })
+  })
+
+  router.get(/.*/, (req, res, next) => {
+    if (NOT_CONSOLE.test(req.path) || !req.accepts('html') || req.accepts(['json', 'html']) === 'json') return next()
+    res.set({
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Content-Security-Policy': consoleContentSecurityPolicy(req, gatewayUrl),
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'Cross-Origin-Opener-Policy': 'same-origin',
+    })
+    res.send(template.replaceAll('%ASSET_BASE%', `${req.baseUrl}/console-assets/${assets.fingerprint}`))
+  })
+
+  return router
+}
