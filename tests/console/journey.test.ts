@@ -1,0 +1,139 @@
+// The console's main journey in real Chromium over the real stack: the demo's twin files a decision through the tool
+// server; the person sees it arrive without reloading, approves it, and reads the record's footer as specified; a
+// second person, in another browser context, sees only their own inbox.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser } from 'playwright-core'
+import { useStack, gql } from '../helpers/stack'
+import { launchChromium } from '../helpers/browser'
+import { openConsoleAs, openProgramHome, scrollsHorizontally, type ConsolePerson } from '../helpers/console'
+import type { Tenant } from '../helpers/factories'
+import { seedIllustrative, ILLUSTRATIVE } from '../../core/seed'
+import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/demo'
+import { FIXED_PHRASES, TWINS, WORKBENCH } from '../../core/copy'
+import { mintDevToken } from '../../core/auth'
+import { connect, runningRun, writeRecord } from '../twins/tools-helpers'
+
+const stack = useStack()
+const PROGRAM = ILLUSTRATIVE.program.name
+let tenant: Tenant
+let browser: Browser
+let sofia: ConsolePerson
+let liam: ConsolePerson
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ?? '/tmp/console-screenshots'
+
+beforeAll(async () => {
+  const db = stack.db.db
+  const seed = await seedIllustrative(db)
+  await seedIllustrativeTwins(db, seed)
+  const names = Object.fromEntries(ILLUSTRATIVE.users.map((u) => [u.persona, u.name]))
+  const users = Object.fromEntries(Object.entries(seed.users).map(([k, u]) => [k, { ...u, name: names[k] ?? ILLUSTRATIVE.admin.name }]))
+  tenant = {
+    organization: seed.organization, program: seed.program, users,
+    session: () => { throw new Error('not used') },
+    token: (persona) => mintDevToken(users[persona]),
+  } as unknown as Tenant
+  browser = await launchChromium()
+}, 120_000)
+
+afterAll(async () => {
+  await sofia?.close()
+  await liam?.close()
+  await browser?.close()
+})
+
+/** The twin of `persona` files one finding proposal over MCP, as a twin run does. */
+async function twinProposes(persona: 'scientist', title: string) {
+  const run = await runningRun(stack.db.db, tenant, persona)
+  const basis = await writeRecord(stack.db.db, tenant, persona, { recordType: 'evidence.findings', title: `Basis for ${title}`, fields: { kind: 'observation', species: 'rat' } })
+  const client = await connect(stack.current.toolsUrl, run)
+  try {
+    const res = await client.call<{ proposalId?: string }>('evidence.propose_finding', {
+      change: { kind: 'create', title, fields: { kind: 'interpretation' } }, basisRecordIds: [basis.id], draft: `The twin's reading: ${title}.`,
+    }, { duty: 'blocker_scan' })
+    expect(res.ok).toBe(true)
+  } finally {
+    await client.close()
+  }
+  return { basis }
+}
+
+describe('the console journey', () => {
+  it("signs two people in, each in their own browser, and shows each one's role home with the four regions in order", async () => {
+    sofia = await openConsoleAs(browser, stack.current.gatewayUrl, 'Sofia Scientist')
+    liam = await openConsoleAs(browser, stack.current.gatewayUrl, 'Liam Lead')
+    for (const person of [sofia, liam]) {
+      await openProgramHome(person.page, PROGRAM)
+      expect(person.page.url()).toMatch(/\/p\/illustrative-program\/home$/)
+      expect(await person.page.getByRole('heading', { level: 2 }).allInnerTexts()).toEqual([...WORKBENCH.homeRegions])
+      await person.page.getByRole('heading', { level: 3, name: FIXED_PHRASES.decisionsWaiting }).waitFor()
+      await person.page.getByTestId('inbox-empty').waitFor()
+    }
+    await sofia.page.getByRole('button', { name: WORKBENCH.chooseYourWorkbenchRole }).waitFor()
+    await sofia.page.screenshot({ path: `${SCREENSHOTS}/home-empty-1440.png`, fullPage: true })
+  })
+
+  it("shows the twin's decision without reloading: its draft marked agent-generated and its basis", async () => {
+    const navigations: string[] = []
+    sofia.page.on('framenavigated', (f) => { if (f === sofia.page.mainFrame()) navigations.push(f.url()) })
+    await twinProposes('scientist', 'Liver signal needs a question')
+    const card = sofia.page.getByTestId('proposal-card').filter({ hasText: 'Liver signal needs a question' })
+    await card.waitFor({ timeout: 15_000 })
+    expect(navigations).toEqual([]) // arrived over graphql-ws, no reload
+    await expect.poll(() => card.getByText(FIXED_PHRASES.agentGeneratedDraft, { exact: true }).count()).toBe(1)
+    await card.getByText('Basis for Liver signal needs a question').waitFor()
+    await sofia.page.screenshot({ path: `${SCREENSHOTS}/home-proposal-1440.png`, fullPage: true })
+  })
+
+  it('approves it and reads the footer the specification fixes on the record written', async () => {
+    const card = sofia.page.getByTestId('proposal-card').filter({ hasText: 'Liver signal needs a question' })
+    await card.getByRole('button', { name: 'Approve', exact: true }).click()
+    const footer = card.getByTestId('record-footer')
+    await footer.waitFor({ timeout: 10_000 })
+    const text = await footer.innerText()
+    // "Proposed by <Name>'s twin (agent, working as <workbench role or persona name>); decided by <Name>"
+    expect(text).toMatch(/^Proposed by Sofia Scientist's twin \(agent(, working as [^)]+)?\); decided by Sofia Scientist$/)
+    const token = await tenant.token('scientist')
+    const records = await gql(`${stack.current.gatewayUrl}/graphql`, '{ program(slug: "illustrative-program") { records(type: "evidence.findings", first: 5) { nodes { title footer } } } }', {}, token)
+    const written = records.body.data.program.records.nodes.find((r: { title: string }) => r.title === 'Liver signal needs a question')
+    expect(written.footer).toBe(text)
+    await sofia.page.screenshot({ path: `${SCREENSHOTS}/home-decided-1440.png`, fullPage: true })
+  })
+
+  it("keeps the second person's inbox to their own: the lead never saw the scientist's decision", async () => {
+    await liam.page.waitForTimeout(500)
+    expect(await liam.page.getByTestId('proposal-card').count()).toBe(0)
+    await liam.page.reload()
+    await liam.page.getByRole('heading', { level: 3, name: FIXED_PHRASES.decisionsWaiting }).waitFor()
+    await liam.page.getByTestId('inbox-empty').waitFor()
+    expect(await liam.page.getByTestId('proposal-card').count()).toBe(0)
+  })
+
+  it("reads 'Changed since proposed' on a proposal whose basis changed, and offers no approval", async () => {
+    const { basis } = await twinProposes('scientist', 'Second look at the liver weights')
+    const card = sofia.page.getByTestId('proposal-card').filter({ hasText: 'Second look at the liver weights' })
+    await card.waitFor({ timeout: 15_000 })
+    const token = await tenant.token('scientist')
+    const updated = await gql(`${stack.current.gatewayUrl}/graphql`, 'mutation($input: UpdateRecordInput!) { updateRecord(input: $input) { __typename } }', { input: { id: basis.id, title: 'Basis revised' } }, token)
+    expect(updated.body.data.updateRecord.__typename).toMatch(/Success$/)
+    await sofia.page.reload()
+    await card.getByText(TWINS.changedSinceProposed, { exact: true }).waitFor({ timeout: 10_000 })
+    expect(await card.getByRole('button', { name: 'Approve', exact: true }).isDisabled()).toBe(true)
+  })
+
+  it('fits a 390 px wide screen without horizontal scrolling', async () => {
+    await sofia.page.setViewportSize({ width: 390, height: 844 })
+    await sofia.page.reload()
+    await sofia.page.getByRole('heading', { level: 3, name: FIXED_PHRASES.decisionsWaiting }).waitFor()
+    expect(await scrollsHorizontally(sofia.page)).toBe(false)
+    await sofia.page.screenshot({ path: `${SCREENSHOTS}/home-390.png`, fullPage: true })
+  })
+
+  it('raised no console error, no page error, no request off 127.0.0.1 and no popup on the way', () => {
+    for (const person of [sofia, liam]) {
+      expect(person.watch.pageErrors).toEqual([])
+      expect(person.watch.consoleErrors).toEqual([])
+      expect(person.watch.foreignRequests).toEqual([])
+      expect(person.dialogs).toEqual([])
+    }
+  })
+})

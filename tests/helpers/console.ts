@@ -1,0 +1,43 @@
+// Drives the web console in Chromium: a fresh browser context per person (its own sessionStorage, so its own
+// sign-in), signing in through the development sign-in page, and watching for errors, foreign requests and popups.
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { watchPage, type PageWatch } from './browser'
+
+export interface ConsolePerson {
+  context: BrowserContext
+  page: Page
+  watch: PageWatch
+  /** alert/confirm/prompt/beforeunload dialogs that fired (the console must never open one). */
+  dialogs: string[]
+  close(): Promise<void>
+}
+
+/** A person in their own browser context, signed in as `name` (an illustrative person) on the console at `baseUrl`. */
+export async function openConsoleAs(browser: Browser, baseUrl: string, name: string, viewport = { width: 1440, height: 900 }): Promise<ConsolePerson> {
+  const context = await browser.newContext({ viewport })
+  const page = await context.newPage()
+  const watch = watchPage(page)
+  const dialogs: string[] = []
+  page.on('dialog', (d) => {
+    dialogs.push(`${d.type()}: ${d.message()}`)
+    void d.dismiss()
+  })
+  await page.goto(`${baseUrl}/sign-in`)
+  await page.getByRole('button', { name: new RegExp(`^${name}\\b`) }).click()
+  await page.getByRole('heading', { level: 1, name: 'Your programs' }).waitFor()
+  return { context, page, watch, dialogs, close: () => context.close() }
+}
+
+/** Opens a program's role home from the program list (as a person would: by its link). */
+export async function openProgramHome(page: Page, programName: string): Promise<void> {
+  await page.getByRole('link', { name: programName }).click()
+  await page.getByRole('heading', { level: 1, name: programName }).waitFor()
+}
+
+/** The page is no wider than the viewport (no horizontal scrolling). */
+export async function scrollsHorizontally(page: Page): Promise<boolean> {
+  return page.evaluate(() => {
+    const d = (globalThis as any).document.documentElement
+    return d.scrollWidth > d.clientWidth
+  })
+}
