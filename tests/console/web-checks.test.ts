@@ -188,7 +188,7 @@ describe('the journeys, with the keyboard alone', () => {
   it('declines with a reason, without the mouse: the inline form, its reason and Escape to cancel', async () => {
     const title = 'Target L drives the effect'
     await fileDecision('program_owner', title)
-    const { page } = await newPage()
+    const { page, watch } = await newPage()
     await signIn(page, 'Olivia Owner')
     await openRoleHome(page)
     const proposal = card(page, title)
@@ -206,6 +206,8 @@ describe('the journeys, with the keyboard alone', () => {
     await tabTo(page, proposal.locator('form').getByRole('button', { name: 'Decline' }), 5)
     await page.keyboard.press('Enter')
     await proposal.getByText('Declined').first().waitFor()
+    expect(await watch.popups.problems()).toEqual([])
+    expect([...watch.consoleErrors, ...watch.pageErrors, ...watch.failedRequests]).toEqual([])
   }, 180_000)
 
   it('forgets a kept note from the memory panel, without the mouse (when the console has the panel)', async (ctx) => {
