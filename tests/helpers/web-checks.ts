@@ -98,7 +98,7 @@ export function watchForPopups(page: Page): PopupWatch {
     popups.push(`a window opened at ${popup.url() || 'about:blank'}`)
     void popup.close().catch(() => {})
   })
-  void page.addInitScript(recordModals)
+  void page.addInitScript(recordModals).catch(() => {}) // a page closed at once: nothing to record
   const modals = async () => {
     try {
       return await page.evaluate(() => [...(((globalThis as any).__webChecksModals as string[] | undefined) ?? [])])
