@@ -11,6 +11,7 @@ import { seedIllustrative, ILLUSTRATIVE } from '../../core/seed'
 import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/demo'
 import { FIXED_PHRASES, TWINS, WORKBENCH } from '../../core/copy'
 import { mintDevToken } from '../../core/auth'
+import { sweepInbox } from '../../subgraphs/twins/domain/inbox'
 import { connect, runningRun, writeRecord } from '../twins/tools-helpers'
 
 const stack = useStack()
@@ -30,7 +31,7 @@ beforeAll(async () => {
   tenant = {
     organization: seed.organization, program: seed.program, users,
     session: () => { throw new Error('not used') },
-    token: (persona) => mintDevToken(users[persona]),
+    token: (persona: string) => mintDevToken(users[persona]),
   } as unknown as Tenant
   browser = await launchChromium()
 }, 120_000)
@@ -47,15 +48,17 @@ async function twinProposes(persona: 'scientist', title: string) {
   const basis = await writeRecord(stack.db.db, tenant, persona, { recordType: 'evidence.findings', title: `Basis for ${title}`, fields: { kind: 'observation', species: 'rat' } })
   const client = await connect(stack.current.toolsUrl, run)
   try {
-    const res = await client.call<{ proposalId?: string }>('evidence.propose_finding', {
+    const res = await client.call<{ proposalId: string; inboxItemId: string }>('evidence.propose_finding', {
       change: { kind: 'create', title, fields: { kind: 'interpretation' } }, basisRecordIds: [basis.id], draft: `The twin's reading: ${title}.`,
     }, { duty: 'blocker_scan' })
     expect(res.ok).toBe(true)
+    return { basis, ...(res as { value: { proposalId: string; inboxItemId: string } }).value }
   } finally {
     await client.close()
   }
-  return { basis }
 }
+
+const gateway = () => `${stack.current.gatewayUrl}/graphql`
 
 describe('the console journey', () => {
   it("signs two people in, each in their own browser, and shows each one's role home with the four regions in order", async () => {
@@ -118,6 +121,61 @@ describe('the console journey', () => {
     await sofia.page.reload()
     await card.getByText(TWINS.changedSinceProposed, { exact: true }).waitFor({ timeout: 10_000 })
     expect(await card.getByRole('button', { name: 'Approve', exact: true }).isDisabled()).toBe(true)
+  })
+
+  it('declines a proposal with a reason using the keyboard alone, in an inline form', async () => {
+    await twinProposes('scientist', 'Liver signal is an artefact')
+    const page = sofia.page
+    const card = page.getByTestId('proposal-card').filter({ hasText: 'Liver signal is an artefact' })
+    await card.waitFor({ timeout: 15_000 })
+    await card.getByRole('button', { name: 'Decline', exact: true }).focus()
+    await page.keyboard.press('Enter')
+    await card.getByText(TWINS.declineNeedsReason, { exact: true }).waitFor()
+    // The reason list has the focus: pick the first reason, move to the text, write, move to the button, press it.
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('Tab')
+    await page.keyboard.type('The weights were within the historical range.')
+    await page.keyboard.press('Tab')
+    await page.keyboard.press('Enter')
+    await card.getByText('Declined', { exact: true }).waitFor({ timeout: 10_000 })
+    const decided = await gql(gateway(), '{ myInbox(first: 20, status: [done]) { nodes { title proposal { decision { outcome reasonCode reason } } } } }', {}, await tenant.token('scientist'))
+    const item = decided.body.data.myInbox.nodes.find((n: { title: string }) => n.title.includes('Liver signal is an artefact'))
+    expect(item.proposal.decision).toEqual({ outcome: 'declined', reasonCode: 'incorrect', reason: 'The weights were within the historical range.' })
+  })
+
+  it("moves a proposal that expires to 'Expired, nothing written' while the page is open", async () => {
+    const filed = await twinProposes('scientist', 'Ask for the recovery group data')
+    const card = sofia.page.getByTestId('proposal-card').filter({ hasText: 'Ask for the recovery group data' })
+    await card.waitFor({ timeout: 15_000 })
+    const past = new Date(Date.now() - 1000)
+    await stack.db.db.runInterrupt.update({ where: { id: filed.proposalId }, data: { expiresAt: past } })
+    await stack.db.db.inboxItem.update({ where: { id: filed.inboxItemId }, data: { dueAt: past } })
+    await sweepInbox(stack.db.db)
+    await card.getByText(FIXED_PHRASES.expiredNothingWritten, { exact: true }).waitFor({ timeout: 10_000 })
+    expect(await card.getByRole('button', { name: 'Approve', exact: true }).count()).toBe(0)
+  })
+
+  it("offers the workbench role picker with its sentence, and reads 'Set by <Name> on <date>. Change' once a lead assigned one", async () => {
+    const page = sofia.page
+    await page.getByRole('button', { name: WORKBENCH.chooseYourWorkbenchRole }).click()
+    await page.getByText(WORKBENCH.pickerSentence, { exact: true }).waitFor()
+    const select = page.getByLabel('Workbench role', { exact: true })
+    const options = await select.locator('option').evaluateAll((els) => els.map((e) => ({ value: (e as any).value as string, text: (e as any).textContent as string })))
+    const pick = options.find((o) => o.value)!
+    await select.selectOption(pick.value)
+    await page.getByRole('button', { name: 'Save', exact: true }).click()
+    await page.getByText(pick.text, { exact: true }).waitFor()
+    expect(await page.getByRole('button', { name: WORKBENCH.chooseYourWorkbenchRole }).count()).toBe(0)
+
+    const assigned = await gql(gateway(), 'mutation($p: ID!, $u: ID!, $k: String!) { assignWorkbenchRole(programId: $p, userId: $u, input: { workbenchRoleKey: $k }) { __typename } }',
+      { p: tenant.program.id, u: tenant.users.scientist.id, k: pick.value }, await tenant.token('program_lead'))
+    expect(assigned.body.data.assignWorkbenchRole.__typename).toMatch(/Success$/)
+    await page.reload()
+    const date = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric' }).format(new Date())
+    const line = page.locator('.role-line')
+    await expect.poll(() => line.innerText()).toContain(`Set by Liam Lead on ${date}. Change`)
+    await line.getByRole('button', { name: 'Change', exact: true }).waitFor()
+    await page.screenshot({ path: `${SCREENSHOTS}/home-role-set-1440.png`, fullPage: true })
   })
 
   it('fits a 390 px wide screen without horizontal scrolling', async () => {
