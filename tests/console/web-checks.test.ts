@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
-import { useStack } from '../helpers/stack'
+import { gql, useStack } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
 import { checkScreen, screenshotFolder, watchScreens, WIDTHS, type ScreenWatch } from '../helpers/web-checks'
 import { ILLUSTRATIVE, seedIllustrative } from '../../core/seed'
@@ -14,6 +14,8 @@ import { contextForUser } from '../../core/command'
 import { applyRecordChange } from '../../subgraphs/workbench/domain/records'
 import { fileProposal } from '../../subgraphs/twins/domain/proposals'
 import { keepMemoryNote } from '../../subgraphs/workbench/domain/memory/records'
+import { sweepInbox } from '../../subgraphs/twins/domain/inbox'
+import { mintDevToken } from '../../core/auth'
 import { FIXED_PHRASES, MEMORY_PANEL, TWINS, WORKBENCH } from '../../core/copy'
 
 const stack = useStack()
@@ -159,6 +161,27 @@ describe('every console screen passes the web checks at 1440 and 390 pixels wide
     await check(page, 'role-home-workbench-role-picker', page.getByRole('button', { name: 'Save' }))
     expect(fresh.proposalId).toBeTruthy()
   }, 300_000)
+
+  it("the role home with an expired card and the line 'Set by <Name> on <date>. Change' after a lead assigned the workbench role", async () => {
+    const filed = await fileDecision('scientist', 'Target E drives the effect')
+    const past = new Date(Date.now() - 1000)
+    await db().runInterrupt.update({ where: { id: filed.proposalId }, data: { expiresAt: past } })
+    await db().inboxItem.update({ where: { id: filed.inboxItemId }, data: { dueAt: past } })
+    await sweepInbox(db())
+    const scientist = await mintDevToken(seeded.users.scientist)
+    const roles = await gql(`${base()}/graphql`, 'query($p: ID!) { workbenchRoles(programId: $p) { key pickable } }', { p: seeded.program.id }, scientist)
+    const key = roles.body.data.workbenchRoles.find((r: { pickable: boolean }) => r.pickable).key
+    const assigned = await gql(`${base()}/graphql`, 'mutation($p: ID!, $u: ID!, $k: String!) { assignWorkbenchRole(programId: $p, userId: $u, input: { workbenchRoleKey: $k }) { __typename } }',
+      { p: seeded.program.id, u: seeded.users.scientist.id, k: key }, await mintDevToken(seeded.users.program_lead))
+    expect(assigned.body.data.assignWorkbenchRole.__typename).toMatch(/Success$/)
+
+    const { page } = await newPage()
+    await signIn(page, 'Sofia Scientist')
+    await openRoleHome(page)
+    await card(page, 'Target E drives the effect').getByTestId('expired').waitFor()
+    await page.locator('.role-line', { hasText: 'Set by Liam Lead on ' }).waitFor()
+    await check(page, 'role-home-expired-and-set-by', page.locator('.role-line').getByRole('button', { name: 'Change', exact: true }))
+  }, 180_000)
 })
 
 describe('the journeys, with the keyboard alone', () => {
