@@ -93,16 +93,15 @@ async function fileDecision(persona: string, title: string) {
   return { ...filed, changeBasis }
 }
 
+const focused = (target: Locator) => target.evaluate((el) => el === (globalThis as any).document.activeElement).catch(() => false)
+
 /**
- * Presses Tab until the focused element is the one `target` names (at most `max` times), as a keyboard user would:
- * fails when focus never reaches it.
+ * Presses Tab until the focused element is the one `target` names (at most `max` times), as a keyboard user would;
+ * nothing when focus is there already. Fails when focus never reaches it.
  */
 async function tabTo(page: Page, target: Locator, max = 80) {
-  for (let i = 0; i < max; i++) {
-    await page.keyboard.press('Tab')
-    if (await target.evaluate((el) => el === (globalThis as any).document.activeElement).catch(() => false)) return
-  }
-  throw new Error(`Tab never reached ${target}`)
+  for (let i = 0; i < max && !(await focused(target)); i++) await page.keyboard.press('Tab')
+  if (!(await focused(target))) throw new Error(`Tab never reached ${target}`)
 }
 
 describe('every console screen passes the web checks at 1440 and 390 pixels wide', () => {
@@ -224,7 +223,7 @@ describe('the journeys, with the keyboard alone', () => {
     await decline.focus() // (focus is where the keyboard left it: the form is gone, the button stays)
     await page.keyboard.press('Enter')
     const reason = proposal.getByLabel('Reason')
-    await expect.poll(() => reason.evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true) // the form takes focus
+    await expect.poll(() => focused(reason)).toBe(true) // the form takes focus
     await page.keyboard.press('ArrowDown') // 'Incorrect'
     await tabTo(page, proposal.locator('form').getByRole('button', { name: 'Decline' }), 5)
     await page.keyboard.press('Enter')
@@ -252,7 +251,7 @@ describe('the journeys, with the keyboard alone', () => {
     await tabTo(page, note.getByRole('button', { name: MEMORY_PANEL.controls.forget, exact: true }))
     await page.keyboard.press('Enter')
     const confirm = note.getByRole('button', { name: MEMORY_PANEL.confirmForget })
-    await expect.poll(() => confirm.evaluate((el) => el === (globalThis as any).document.activeElement).catch(() => false)).toBe(true)
+    await expect.poll(() => focused(confirm)).toBe(true)
     await page.keyboard.press('Escape') // 'Confirm forget' reverts on Escape
     await expect.poll(() => confirm.count()).toBe(0)
     await tabTo(page, note.getByRole('button', { name: MEMORY_PANEL.controls.forget, exact: true }), 5)
