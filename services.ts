@@ -83,6 +83,7 @@ export async function startServices(ctx: ServiceContext) {
   const literature = e.NODE_ENV === 'production' ? null : await startIllustrativeLiterature(e.FAKE_LITERATURE_PORT, e.LITERATURE_BASE_URL)
   if (literature) stack.stoppables.push({ name: 'fake literature sources', stop: literature.close })
   const urls: [string, string][] = [
+    ['console (open this)', `${stack.gatewayUrl}/`],
     ['gateway (GraphQL + ws)', `${stack.gatewayUrl}/graphql`],
     ...(e.NODE_ENV === 'production' ? [] : [['GraphiQL', `${stack.gatewayUrl}/graphiql`] as [string, string]]),
     ['webhooks (REST)', `${stack.gatewayUrl}/hooks/{provider_id}/{connection_id}`],

@@ -123,6 +123,19 @@ describe('the console journey', () => {
     expect(await card.getByRole('button', { name: 'Approve', exact: true }).isDisabled()).toBe(true)
   })
 
+  it('approves with edits in an inline form, and the record carries the edited title', async () => {
+    await twinProposes('scientist', 'Liver weight change is dose related')
+    const card = sofia.page.getByTestId('proposal-card').filter({ hasText: 'Liver weight change is dose related' })
+    await card.waitFor({ timeout: 15_000 })
+    await card.getByRole('button', { name: 'Approve with edits', exact: true }).click()
+    await card.getByLabel('Title', { exact: true }).fill('Liver weight change is dose related above 25 mg/kg')
+    await card.getByRole('button', { name: 'Approve with these edits', exact: true }).click()
+    await card.getByText('Approved with edits', { exact: true }).waitFor({ timeout: 10_000 })
+    const records = await gql(gateway(), '{ program(slug: "illustrative-program") { records(type: "evidence.findings", first: 20) { nodes { title footer } } } }', {}, await tenant.token('scientist'))
+    const written = records.body.data.program.records.nodes.find((r: { title: string }) => r.title === 'Liver weight change is dose related above 25 mg/kg')
+    expect(written.footer).toBe(await card.getByTestId('record-footer').innerText())
+  })
+
   it('declines a proposal with a reason using the keyboard alone, in an inline form', async () => {
     await twinProposes('scientist', 'Liver signal is an artefact')
     const page = sofia.page
@@ -138,6 +151,8 @@ describe('the console journey', () => {
     await page.keyboard.press('Tab')
     await page.keyboard.press('Enter')
     await card.getByText('Declined', { exact: true }).waitFor({ timeout: 10_000 })
+    // The focus went to the outcome, not back to the page's start.
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.className)).toBe('outcome')
     const decided = await gql(gateway(), '{ myInbox(first: 20, status: [done]) { nodes { title proposal { decision { outcome reasonCode reason } } } } }', {}, await tenant.token('scientist'))
     const item = decided.body.data.myInbox.nodes.find((n: { title: string }) => n.title.includes('Liver signal is an artefact'))
     expect(item.proposal.decision).toEqual({ outcome: 'declined', reasonCode: 'incorrect', reason: 'The weights were within the historical range.' })
@@ -160,6 +175,7 @@ describe('the console journey', () => {
     await page.getByRole('button', { name: WORKBENCH.chooseYourWorkbenchRole }).click()
     await page.getByText(WORKBENCH.pickerSentence, { exact: true }).waitFor()
     const select = page.getByLabel('Workbench role', { exact: true })
+    await expect.poll(() => select.locator('option').count()).toBeGreaterThan(1)
     const options = await select.locator('option').evaluateAll((els) => els.map((e) => ({ value: (e as any).value as string, text: (e as any).textContent as string })))
     const pick = options.find((o) => o.value)!
     await select.selectOption(pick.value)

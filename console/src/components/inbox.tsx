@@ -42,8 +42,10 @@ export function Inbox({ programId, nextPassAt, viewerNotice, onChanged }: Props)
   const expired = items.filter((n) => n.status === 'expired')
 
   return (
-    <div className="inbox" aria-live="polite" aria-busy={fetching}>
+    <div className="inbox">
       <h3>{FIXED_PHRASES.decisionsWaiting}</h3>
+      {/* Read out when a decision arrives or leaves, without reading every card again. */}
+      <p className="visually-hidden" role="status">{data ? `${open.length} waiting` : ''}</p>
       {error && !data ? <p role="alert" className="problem">{describeError(error)}</p> : null}
       {fetching && !data ? <p role="status">Loading…</p> : null}
       {data && open.length === 0 ? (

@@ -1,7 +1,7 @@
 // One proposal as the person decides it: the twin's draft marked as agent-generated, its basis, and approve, approve
 // with edits, or decline with a reason (inline forms, never a dialog). A stale proposal reads 'Changed since proposed'
 // and cannot be approved; an expired one reads 'Expired, nothing written'. Once decided, the record's footer.
-import { useId, useState, type FormEvent } from 'react'
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react'
 import { useMutation, useQuery } from 'urql'
 import {
   BasisRecordDocument, DecideProposalDocument, RecordFooterDocument,
@@ -110,8 +110,11 @@ function BasisLine({ id, version }: { id: string; version: number | null }) {
 function Outcome({ decided }: { decided: Decided }) {
   const [{ data }] = useQuery({ query: RecordFooterDocument, variables: { id: decided.recordId ?? '' }, pause: !decided.recordId })
   const footer = data?.record?.footer ?? decided.footer
+  // The decided card replaces the one whose button had the focus: the focus moves to its outcome, not to the page.
+  const ref = useRef<HTMLDivElement>(null)
+  useEffect(() => ref.current?.focus(), [])
   return (
-    <div className="outcome" role="status">
+    <div className="outcome" role="status" tabIndex={-1} ref={ref}>
       <p><strong>{OUTCOME[decided.outcome] ?? 'Decided'}</strong>{decided.decidedAt ? ` on ${formatDate(decided.decidedAt)}` : ''}.</p>
       {footer ? <footer className="record-footer" data-testid="record-footer">{footer}</footer> : null}
       {decided.delegation ? <p className="muted">{decided.delegation}</p> : null}
