@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
 import { useStack, gql } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
-import { openConsoleAs, openProgramHome, scrollsHorizontally, type ConsolePerson } from '../helpers/console'
+import { openConsoleAs, openProgramHome, plumbingIn, scrollsHorizontally, type ConsolePerson } from '../helpers/console'
 import type { Tenant } from '../helpers/factories'
 import { seedIllustrative, ILLUSTRATIVE } from '../../core/seed'
 import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/demo'
@@ -84,6 +84,7 @@ describe('the console journey', () => {
     expect(navigations).toEqual([]) // arrived over graphql-ws, no reload
     await expect.poll(() => card.getByText(FIXED_PHRASES.agentGeneratedDraft, { exact: true }).count()).toBe(1)
     await card.getByText('Basis for Liver signal needs a question').waitFor()
+    expect(await plumbingIn(sofia.page)).toEqual([])
     await sofia.page.screenshot({ path: `${SCREENSHOTS}/home-proposal-1440.png`, fullPage: true })
   })
 
@@ -99,6 +100,7 @@ describe('the console journey', () => {
     const records = await gql(`${stack.current.gatewayUrl}/graphql`, '{ program(slug: "illustrative-program") { records(type: "evidence.findings", first: 5) { nodes { title footer } } } }', {}, token)
     const written = records.body.data.program.records.nodes.find((r: { title: string }) => r.title === 'Liver signal needs a question')
     expect(written.footer).toBe(text)
+    expect(await plumbingIn(sofia.page)).toEqual([])
     await sofia.page.screenshot({ path: `${SCREENSHOTS}/home-decided-1440.png`, fullPage: true })
   })
 
@@ -121,6 +123,7 @@ describe('the console journey', () => {
     await sofia.page.reload()
     await card.getByText(TWINS.changedSinceProposed, { exact: true }).waitFor({ timeout: 10_000 })
     expect(await card.getByRole('button', { name: 'Approve', exact: true }).isDisabled()).toBe(true)
+    expect(await plumbingIn(sofia.page)).toEqual([])
   })
 
   it('approves with edits in an inline form, and the record carries the edited title', async () => {
@@ -202,8 +205,9 @@ describe('the console journey', () => {
     await sofia.page.screenshot({ path: `${SCREENSHOTS}/home-390.png`, fullPage: true })
   })
 
-  it('raised no console error, no page error, no request off 127.0.0.1 and no popup on the way', () => {
+  it('raised no console error, no page error, no request off 127.0.0.1 and no popup on the way, and shows no internal word', async () => {
     for (const person of [sofia, liam]) {
+      expect(await plumbingIn(person.page)).toEqual([])
       expect(person.watch.pageErrors).toEqual([])
       expect(person.watch.consoleErrors).toEqual([])
       expect(person.watch.foreignRequests).toEqual([])

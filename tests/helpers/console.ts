@@ -41,3 +41,28 @@ export async function scrollsHorizontally(page: Page): Promise<boolean> {
     return d.scrollWidth > d.clientWidth
   })
 }
+
+/**
+ * Internal words no visible text may carry (the issue's plumbing-word list, in one place): raw error codes, empty
+ * values, transport and format names, unformatted timestamps, identifiers, stack traces, a model or vendor as author.
+ */
+export const PLUMBING_WORDS: readonly RegExp[] = [
+  /\b[a-z]+_[a-z_]+\b/, // snake_case codes such as stale_proposal, invalid_input
+  /\b(null|undefined|NaN)\b/,
+  /\[object Object\]/,
+  /\b(GraphQL|webhook|interrupt|JSON|UUID)\b/i,
+  /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/, // ISO timestamps
+  /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/i,
+  /\bat \S+ \(.*:\d+:\d+\)/, // stack frames
+  /\b(model|vendor)[- ]generated\b/i,
+  /\bRequested by\b/,
+]
+
+/** The page's visible text and the plumbing words found in it (none expected). */
+export async function plumbingIn(page: Page): Promise<string[]> {
+  const text = await page.evaluate(() => (globalThis as any).document.body.innerText as string)
+  return PLUMBING_WORDS.flatMap((re) => {
+    const m = text.match(re)
+    return m ? [`${re}: ${m[0]}`] : []
+  })
+}
