@@ -95,7 +95,7 @@ afterEach(async () => {
 async function open(route: string): Promise<{ page: Page; watch: ScreenWatch }> {
   context = await browser.newContext()
   const p = await context.newPage()
-  const watch = watchScreens(p)
+  const watch = await watchScreens(p)
   await p.goto(`${base}${route}`, { waitUntil: 'load' })
   return { page: p, watch }
 }
@@ -140,6 +140,13 @@ describe('the web checks on fixture pages', () => {
     const { page: p } = await open('/aria-modal')
     const { problems } = await inspect(p, 'aria-modal')
     expect(problems).toEqual([expect.stringMatching(/^a modal dialog was open: <div role="dialog" aria-modal="true"/)])
+  })
+
+  it('remember a modal seen before the page moved on: a reload or a navigation does not hide it', async () => {
+    const { page: p, watch } = await open('/aria-modal')
+    await p.goto(`${base}/clean`)
+    await p.reload()
+    expect(await watch.popups.problems()).toEqual([expect.stringMatching(/^a modal dialog was open: <div role="dialog" aria-modal="true"/)])
   })
 
   it("fail a page showing 'undefined', a UUID, 'stale_proposal', an ISO timestamp, 'role' alone or a model as author, naming the word at both widths", async () => {

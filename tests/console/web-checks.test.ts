@@ -47,7 +47,7 @@ async function newPage(): Promise<{ page: Page; watch: ScreenWatch }> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } })
   opened.push(context)
   const page = await context.newPage()
-  return { page, watch: watchScreens(page) }
+  return { page, watch: await watchScreens(page) }
 }
 
 async function check(page: Page, name: string, primaryAction: Locator) {

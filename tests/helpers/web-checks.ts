@@ -1,7 +1,7 @@
 // The web checks of issue 27 (the R4 gate list's "no-popups lint and plumbing-word copy test in the web check; a
 // screenshot set at 1440 and 390 widths with zero console errors"), reusable on any page:
 //
-//   const checks = watchScreens(page)            // before the first navigation: errors, failed requests, popups
+//   const checks = await watchScreens(page)      // before the first navigation: errors, failed requests, popups
 //   await page.goto(...)
 //   await checkScreen(page, 'role-home', { primaryAction: page.getByRole('button', { name: 'Approve' }) })
 //
@@ -46,7 +46,7 @@ export interface PopupWatch {
   dialogs: string[]
   /** Windows the page opened (window.open, target=_blank), each closed. */
   popups: string[]
-  /** Modal elements seen in the DOM at any moment since the page loaded (read from the page). */
+  /** Modal elements seen in the DOM at any moment since the watch began, across reloads and navigations. */
   modals(): Promise<string[]>
   /** Everything above, as problems; empty when none fired. */
   problems(): Promise<string[]>
@@ -63,6 +63,12 @@ function recordModals(): void {
   const seen: string[] = []
   Object.defineProperty(g, '__webChecksModals', { value: seen })
   const describe = (el: any) => String(el.outerHTML).replace(/\s+/g, ' ').slice(0, 160)
+  // Kept in the page and reported to the test (the binding watchForPopups exposes), so a reload loses nothing.
+  const note = (d: string) => {
+    if (seen.includes(d)) return
+    seen.push(d)
+    void g.__webChecksModalSeen?.(d)
+  }
   const look = () => {
     let found: any[] = []
     try {
@@ -70,24 +76,21 @@ function recordModals(): void {
     } catch {
       found = [...g.document.querySelectorAll('dialog[open], [aria-modal="true"], [role="alertdialog"]')]
     }
-    for (const el of found) {
-      const d = describe(el)
-      if (!seen.includes(d)) seen.push(d)
-    }
+    for (const el of found) note(describe(el))
   }
   const proto = g.HTMLDialogElement?.prototype
   if (proto?.showModal) {
     const showModal = proto.showModal
     proto.showModal = function (this: any) {
-      seen.push(`showModal() on ${describe(this)}`)
+      note(`showModal() on ${describe(this)}`)
       return showModal.call(this)
     }
   }
   new g.MutationObserver(look).observe(g.document, { subtree: true, childList: true, attributes: true, attributeFilter: ['open', 'aria-modal', 'role'] })
 }
 
-/** The runtime half of "no popups": call before the page's first navigation. */
-export function watchForPopups(page: Page): PopupWatch {
+/** The runtime half of "no popups": await it before the page's first navigation. */
+export async function watchForPopups(page: Page): Promise<PopupWatch> {
   const dialogs: string[] = []
   const popups: string[] = []
   page.on('dialog', (dialog) => {
@@ -98,13 +101,18 @@ export function watchForPopups(page: Page): PopupWatch {
     popups.push(`a window opened at ${popup.url() || 'about:blank'}`)
     void popup.close().catch(() => {})
   })
-  void page.addInitScript(recordModals).catch(() => {}) // a page closed at once: nothing to record
+  const reported: string[] = []
+  const remember = (d: string) => { if (!reported.includes(d)) reported.push(d) }
+  // Both in place before the first navigation (awaited: the browser handles them concurrently with a navigation).
+  await page.exposeFunction('__webChecksModalSeen', remember)
+  await page.addInitScript(recordModals)
   const modals = async () => {
     try {
-      return await page.evaluate(() => [...(((globalThis as any).__webChecksModals as string[] | undefined) ?? [])])
+      for (const d of await page.evaluate(() => [...(((globalThis as any).__webChecksModals as string[] | undefined) ?? [])])) remember(d)
     } catch {
-      return [] // a page between documents: its next document starts its own record
+      // a page between documents: what its earlier documents saw was reported already
     }
+    return [...reported]
   }
   return {
     dialogs,
@@ -126,9 +134,9 @@ const watches = new WeakMap<Page, ScreenWatch & { seen: Record<'consoleErrors' |
 
 /**
  * Watches a page for everything checkScreen fails on between screens: console and page errors, failed requests,
- * requests leaving 127.0.0.1, popups and modals. Call it before the page's first navigation.
+ * requests leaving 127.0.0.1, popups and modals. Await it before the page's first navigation.
  */
-export function watchScreens(page: Page): ScreenWatch {
+export async function watchScreens(page: Page): Promise<ScreenWatch> {
   const base = watchPage(page)
   const failedRequests: string[] = []
   page.on('requestfailed', (req) => {
@@ -140,7 +148,7 @@ export function watchScreens(page: Page): ScreenWatch {
   page.on('response', (res) => {
     if (res.status() >= 400) failedRequests.push(`${res.request().method()} ${res.url()}: ${res.status()}`)
   })
-  const watch = Object.assign(base, { failedRequests, popups: watchForPopups(page) })
+  const watch = Object.assign(base, { failedRequests, popups: await watchForPopups(page) })
   watches.set(page, Object.assign(watch, { seen: { consoleErrors: 0, pageErrors: 0, failedRequests: 0, foreignRequests: 0 } }))
   return watch
 }
