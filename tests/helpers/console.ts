@@ -2,7 +2,7 @@
 // sign-in), signing in through the development sign-in page, and watching for errors, foreign requests and popups.
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { watchPage, type PageWatch } from './browser'
-import { plumbingWordsOnPage } from './web-checks'
+import { plumbingWordsOnPage, watchForPopups, type PopupWatch } from './web-checks'
 
 export interface ConsolePerson {
   context: BrowserContext
@@ -10,6 +10,8 @@ export interface ConsolePerson {
   watch: PageWatch
   /** alert/confirm/prompt/beforeunload dialogs that fired (the console must never open one). */
   dialogs: string[]
+  /** Every popup and modal of the page's life (dialogs, opened windows, modal elements): `await popups.problems()`. */
+  popups: PopupWatch
   close(): Promise<void>
 }
 
@@ -18,15 +20,12 @@ export async function openConsoleAs(browser: Browser, baseUrl: string, name: str
   const context = await browser.newContext({ viewport })
   const page = await context.newPage()
   const watch = watchPage(page)
-  const dialogs: string[] = []
-  page.on('dialog', (d) => {
-    dialogs.push(`${d.type()}: ${d.message()}`)
-    void d.dismiss()
-  })
+  const popups = await watchForPopups(page)
+  const dialogs = popups.dialogs
   await page.goto(`${baseUrl}/sign-in`)
   await page.getByRole('button', { name: new RegExp(`^${name}\\b`) }).click()
   await page.getByRole('heading', { level: 1, name: 'Your programs' }).waitFor()
-  return { context, page, watch, dialogs, close: () => context.close() }
+  return { context, page, watch, dialogs, popups, close: () => context.close() }
 }
 
 /** Opens a program's role home from the program list (as a person would: by its link). */
