@@ -212,6 +212,7 @@ describe('the console journey', () => {
       expect(person.watch.consoleErrors).toEqual([])
       expect(person.watch.foreignRequests).toEqual([])
       expect(person.dialogs).toEqual([])
+      expect(await person.popups.problems()).toEqual([]) // no window opened, no modal element at any moment
     }
   })
 })

@@ -2,6 +2,7 @@
 // sign-in), signing in through the development sign-in page, and watching for errors, foreign requests and popups.
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { watchPage, type PageWatch } from './browser'
+import { plumbingWordsOnPage, watchForPopups, type PopupWatch } from './web-checks'
 
 export interface ConsolePerson {
   context: BrowserContext
@@ -9,6 +10,8 @@ export interface ConsolePerson {
   watch: PageWatch
   /** alert/confirm/prompt/beforeunload dialogs that fired (the console must never open one). */
   dialogs: string[]
+  /** Every popup and modal of the page's life (dialogs, opened windows, modal elements): `await popups.problems()`. */
+  popups: PopupWatch
   close(): Promise<void>
 }
 
@@ -17,15 +20,12 @@ export async function openConsoleAs(browser: Browser, baseUrl: string, name: str
   const context = await browser.newContext({ viewport })
   const page = await context.newPage()
   const watch = watchPage(page)
-  const dialogs: string[] = []
-  page.on('dialog', (d) => {
-    dialogs.push(`${d.type()}: ${d.message()}`)
-    void d.dismiss()
-  })
+  const popups = await watchForPopups(page)
+  const dialogs = popups.dialogs
   await page.goto(`${baseUrl}/sign-in`)
   await page.getByRole('button', { name: new RegExp(`^${name}\\b`) }).click()
   await page.getByRole('heading', { level: 1, name: 'Your programs' }).waitFor()
-  return { context, page, watch, dialogs, close: () => context.close() }
+  return { context, page, watch, dialogs, popups, close: () => context.close() }
 }
 
 /** Opens a program's role home from the program list (as a person would: by its link). */
@@ -43,26 +43,9 @@ export async function scrollsHorizontally(page: Page): Promise<boolean> {
 }
 
 /**
- * Internal words no visible text may carry (the issue's plumbing-word list, in one place): raw error codes, empty
- * values, transport and format names, unformatted timestamps, identifiers, stack traces, a model or vendor as author.
+ * The plumbing words a person would read on the page now (none expected): the one list, core/plumbing-words.ts, as
+ * the web checks read the page (visible text, title, aria-labels, placeholders, titles, alt texts, input values).
  */
-export const PLUMBING_WORDS: readonly RegExp[] = [
-  /\b[a-z]+_[a-z_]+\b/, // snake_case codes such as stale_proposal, invalid_input
-  /\b(null|undefined|NaN)\b/,
-  /\[object Object\]/,
-  /\b(GraphQL|webhook|interrupt|JSON|UUID)\b/i,
-  /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/, // ISO timestamps
-  /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/i,
-  /\bat \S+ \(.*:\d+:\d+\)/, // stack frames
-  /\b(model|vendor)[- ]generated\b/i,
-  /\bRequested by\b/,
-]
-
-/** The page's visible text and the plumbing words found in it (none expected). */
 export async function plumbingIn(page: Page): Promise<string[]> {
-  const text = await page.evaluate(() => (globalThis as any).document.body.innerText as string)
-  return PLUMBING_WORDS.flatMap((re) => {
-    const m = text.match(re)
-    return m ? [`${re}: ${m[0]}`] : []
-  })
+  return (await plumbingWordsOnPage(page)).map((f) => `${f.name} in ${f.where}: '${f.match}' in '${f.context}'`)
 }
