@@ -71,7 +71,17 @@ function personaFor(worn: WornRole, personas: readonly string[]): string | null 
   return FALLBACK_PERSONA_ORDER.find((p) => candidates.includes(p)) ?? null
 }
 
-const plural = (n: number, noun: string) => `${n} ${noun === 'open_item' ? 'open item' : noun.replace(/_/g, ' ')}${n === 1 ? '' : noun.endsWith('s') ? 'es' : 's'}`
+/** English plural of a record noun: 'hypothesis' → 'hypotheses', 'dependency' → 'dependencies'. */
+function pluralNoun(noun: string): string {
+  if (noun.endsWith('is')) return `${noun.slice(0, -2)}es`
+  if (/[^aeiou]y$/.test(noun)) return `${noun.slice(0, -1)}ies`
+  if (/(s|x|ch|sh)$/.test(noun)) return `${noun}es`
+  return `${noun}s`
+}
+export const plural = (n: number, noun: string) => {
+  const words = noun === 'open_item' ? 'open item' : noun.replace(/_/g, ' ')
+  return `${n} ${n === 1 ? words : pluralNoun(words)}`
+}
 
 /** One line per section: '3 questions: 2 open, 1 answered', pointing at the record most recently changed. */
 async function statusLines(ctx: Ctx, programId: string, slug: string, types: RecordTypeKey[]): Promise<StatusLine[]> {
