@@ -147,6 +147,29 @@ describe('evidence.search_literature (twins)', () => {
     expect(after.used).toBe(org.used + 1)
   }, 30_000)
 
+  it('admits three of five queries sent at once in one turn and refuses the rest evidence_query_budget_exhausted, searching three times', async () => {
+    const t = await createTenant(db(), 'Tool budget at once')
+    const r = await runningRun(db(), t, 'scientist')
+    const client = await connect(stack.current.toolsUrl, r)
+    const searches = () => fake.current.control.requests('literature-index').filter((l) => l.path === '/search').length
+    const before = searches()
+    try {
+      client.nextTurn()
+      const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => client.call('evidence.search_literature', { query: `kinase ${i}`, first: 2 })))
+      const codes = answers.map((a) => (a.ok ? 'ok' : a.error.code)).sort()
+      expect(codes).toEqual(['evidence_query_budget_exhausted', 'evidence_query_budget_exhausted', 'ok', 'ok', 'ok'])
+    } finally {
+      await client.close()
+    }
+    // The refused queries reached no source and left only their trace.
+    expect(searches() - before).toBe(3)
+    const rows = await db().toolCall.findMany({ where: { runId: r.run.id } })
+    expect(rows.filter((x) => x.status === 'ok')).toHaveLength(3)
+    expect(rows.filter((x) => x.status === 'refused').map((x) => x.outputViolations)).toEqual([
+      [expect.objectContaining({ code: 'evidence_query_budget_exhausted' })], [expect.objectContaining({ code: 'evidence_query_budget_exhausted' })],
+    ])
+  }, 30_000)
+
   it('takes the per-turn budget from programs.settings.evidence_query_budget', async () => {
     const t = await createTenant(db(), 'Tool override')
     const program = await db().program.findUniqueOrThrow({ where: { id: t.program.id } })
