@@ -106,6 +106,26 @@ describe('Program.literatureSearch', () => {
     expect(r.body.errors?.[0].extensions).toMatchObject({ code: 'RateLimited' })
   })
 
+  it('never draws past the platform window or the fair shares when two organisations search at once', async () => {
+    const t1 = await createTenant(db(), 'People at once 1')
+    const t2 = await createTenant(db(), 'People at once 2')
+    await setWindow(db(), 'literature_index', 4, 60)
+    const searches = () => fake.current.control.requests('literature-index').filter((l) => l.path === '/search').length
+    const before = searches()
+    const answers = await Promise.all([t1, t2].flatMap((t) => Array.from({ length: 5 }, (_, i) => searchAs(t, 'scientist', { q: `kinase ${i}`, first: 2 }))))
+    // Every answer is a page (with the source's status) or RateLimited; nothing else.
+    for (const a of answers) if (a.body.errors) expect(a.body.errors[0].extensions).toMatchObject({ code: 'RateLimited' })
+    const drawn = await db().$queryRaw<{ scope: string; used: number; limit_per_window: number }[]>`
+      SELECT scope, used, limit_per_window FROM rate_budgets WHERE provider_id = ${PROVIDER} AND (scope_key = 'literature_index' OR scope_key LIKE 'literature_index:%')`
+    const platform = drawn.find((r) => r.scope === 'platform')!
+    const orgs = drawn.filter((r) => r.scope === 'organization')
+    expect(platform.used).toBe(4)
+    expect(searches() - before).toBe(4)
+    expect(orgs.reduce((n, r) => n + r.used, 0)).toBe(4)
+    // Each organisation's row holds within the share it was last given.
+    for (const r of orgs) expect(r.used).toBeLessThanOrEqual(r.limit_per_window)
+  }, 30_000)
+
   it('shows the other sources\' results with a failed source\'s status', async () => {
     const t = await createTenant(db(), 'People failing')
     fake.current.control.setFaults('citation-graph', { malformedNext: 3 })
