@@ -277,6 +277,7 @@ describe('batch approval', () => {
       { proposalId: onHypothesis.proposalId, outcome: null, error: 'batch_item_forbidden' },
     ])
   })
+
   it('decides each of 10 proposals once when two people send the same batch of 10 at once', async () => {
     const w = await world()
     const filed = []
