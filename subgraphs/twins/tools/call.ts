@@ -1,9 +1,9 @@
 // Owns one tool call of a twin run, in order: the run (token, still running), the effective toolset, the twin
 // (active), the sanitised and parsed arguments, the admission (budget_tool_calls_month, then the tool's per-turn
-// limit, each taken atomically: admission.ts), then one transaction writing the
-// tool_calls row, the tool's work and the audit row; the result is sanitised on the way out, and what the sanitiser
-// changed either way is stored on the row (output_violations; result fields under `result.`). A harness denial writes
-// no proposal, record or interrupt, only its trace: a refused tool_calls row and a tool_call.deny audit row.
+// limit, each taken atomically: admission.ts), then one transaction writing the tool_calls row, the tool's work and
+// the audit row; the result is sanitised on the way out, and what the sanitiser changed either way is stored on the
+// row (output_violations; result fields under `result.`). A harness denial writes no proposal, record or interrupt,
+// only its trace: a refused tool_calls row and a tool_call.deny audit row.
 import { z } from 'zod'
 import type { AgentRun, TwinDefinition } from '../../../generated/prisma/client'
 import { command, contextForUser, type DomainContext } from '../../../core/command'
@@ -178,7 +178,7 @@ async function callInTransaction(session: RunSession, tool: InCallTool, args: un
     }
     // A permission lost between the toolset check and the write (command() re-checks it live) is the denial it is.
     if ((e as { extensions?: { code?: string } })?.extensions?.code === 'FORBIDDEN') {
-      throw await denied(session, tool.name, args, opts, `${tool.name} is not in this run's toolset.`)
+      throw await denied(session, tool.name, args, opts, `${tool.name} is not in this run's toolset.`, opts.admission)
     }
     if (!(e instanceof DomainError)) throw e
     // A limit the tool checks itself (backpressure) is a denial: its trace, and the admission given back.
