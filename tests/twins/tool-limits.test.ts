@@ -107,6 +107,8 @@ describe('backpressure under concurrency', () => {
     for (const row of refused) {
       expect(row.outputViolations).toEqual([expect.objectContaining({ code: 'harness_denied', message: `Filing paused: ${BACKPRESSURE_OPEN_DECISIONS} decisions waiting` })])
     }
+    // The refused proposals gave their admission back: the month holds the 25 filed and this call.
+    expect(await client.call<any>('console.get_twin', {})).toMatchObject({ ok: true, value: { budget: { usedThisMonth: BACKPRESSURE_OPEN_DECISIONS + 1 }, filingPaused: `Filing paused: ${BACKPRESSURE_OPEN_DECISIONS} decisions waiting` } })
     await client.close()
   })
 })
