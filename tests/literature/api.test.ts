@@ -190,6 +190,19 @@ describe('evidence.search_literature (twins)', () => {
     ])
   }, 30_000)
 
+  it('answers nine queries sent at once by three runs, each within its turn, without running out of connections', async () => {
+    const t = await createTenant(db(), 'Tool runs at once')
+    const runs = await Promise.all((['scientist', 'program_lead', 'program_owner'] as const).map((p) => runningRun(db(), t, p)))
+    const clients = await Promise.all(runs.map((r) => connect(stack.current.toolsUrl, r)))
+    try {
+      for (const c of clients) c.nextTurn()
+      const answers = await Promise.all(clients.flatMap((c) => [0, 1, 2].map((i) => c.call('evidence.search_literature', { query: `kinase ${i}`, first: 2 }))))
+      expect(answers.map((a) => (a.ok ? 'ok' : a.error.code))).toEqual(Array(9).fill('ok'))
+    } finally {
+      await Promise.all(clients.map((c) => c.close()))
+    }
+  }, 60_000)
+
   it('takes the per-turn budget from programs.settings.evidence_query_budget', async () => {
     const t = await createTenant(db(), 'Tool override')
     const program = await db().program.findUniqueOrThrow({ where: { id: t.program.id } })

@@ -205,14 +205,16 @@ interface InvokeTarget {
 /** The write of one call: the tool's permission re-checked under live assignments by command(), audited as tool_call.invoke. */
 function invoke(ctx: DomainContext, input: { programId: string; tool: string }, target: InvokeTarget): Promise<CallOutcome> {
   const { tool, args, base, idempotencyKey, session, opts } = target
+  const scope: ToolCallScope = { ctx: session.ctx, run: session.run, turn: opts.turn, duty: opts.duty }
   const write = command({
     input: z.object({ programId: z.string().uuid(), tool: z.string() }),
     permission: tool.permission,
     program: (i) => i.programId,
     audit: ['tool_call.invoke'],
-    async run(w) {
-      const scope: ToolCallScope = { ctx: session.ctx, run: session.run, turn: opts.turn, duty: opts.duty }
-      const { result: raw, basisHash, toolCallId, violations: found } = await tool.handler(scope, args as never, w)
+    // Outside the transaction: a tool's wait on a vendor holds no connection (tool.ts, prepare).
+    prepare: async () => (tool.prepare ? tool.prepare(scope, args as never) : undefined),
+    async run(w, _input, _target, prepared) {
+      const { result: raw, basisHash, toolCallId, violations: found } = await tool.handler(scope, args as never, w, prepared)
       // What the handler neutralised itself (outside text in a record body) and what the result sanitiser changes are
       // stored on the row beside the argument changes.
       if (found) opts.violations.push(...found.map((v) => ({ ...v, field: `result.${v.field}` })))

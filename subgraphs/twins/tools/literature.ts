@@ -3,7 +3,7 @@
 // the turn's query budget (programs.settings.evidence_query_budget, default three). Titles, abstracts and full text come
 // back through the shared outside-content sanitiser; what it neutralised is reported with the call.
 import { z } from 'zod'
-import { queriesPerTurn, searchPage } from '../../connectors/domain/literature/search'
+import { queriesPerTurn, searchPage, type LiteraturePage } from '../../connectors/domain/literature/search'
 import { EvidenceQueryBudgetExhausted } from '../../connectors/domain/adapters/errors'
 import { RESULTS_PER_QUERY } from '../../connectors/domain/literature/sources'
 import { KNOWLEDGE_SOURCES } from '../../connectors/domain/literature/knowledge'
@@ -39,8 +39,10 @@ export const LITERATURE_TOOLS: ToolDefinition[] = [
       include: z.array(z.enum(KNOWLEDGE_SOURCES)).max(4).optional(),
     }).strict(),
     turnLimit: QUERY_TURN_LIMIT,
-    handler: async (scope, args) => {
-      const page = await searchPage(scope.ctx.db, scope.run.organizationId, { query: args.query, first: args.first, after: args.after ?? null, include: args.include ?? [] })
+    // The search waits on the sources: before the call's transaction, so queries sent at once hold no connection meanwhile.
+    prepare: (scope, args) => searchPage(scope.ctx.db, scope.run.organizationId, { query: args.query, first: args.first, after: args.after ?? null, include: args.include ?? [] }),
+    handler: async (_scope, _args, _w, prepared) => {
+      const page = prepared as LiteraturePage
       const violations: Violation[] = []
       const clusters = page.edges.map(({ node: c }, i) => {
         for (const s of c.sanitised) for (const f of s.findings) violations.push(asViolation(`clusters[${i}].${s.field}`, f))

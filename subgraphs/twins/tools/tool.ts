@@ -80,7 +80,13 @@ export interface InCallTool<S extends z.ZodType = z.ZodType> extends ToolBase<S>
   kind: 'read' | 'write'
   /** Write tools: the record the call concerns; with the run and the duty it is the idempotency key. */
   target?: (args: z.output<S>) => string
-  handler: (scope: ToolCallScope, args: z.output<S>, w: Write<AuditAction>) => Promise<ToolResult>
+  /**
+   * Work that waits on the outside (a vendor search), done after the live permission check and before the call's
+   * transaction opens, so a slow source holds no connection while calls run at once; its answer is the handler's
+   * fourth argument.
+   */
+  prepare?: (scope: ToolCallScope, args: z.output<S>) => Promise<unknown>
+  handler: (scope: ToolCallScope, args: z.output<S>, w: Write<AuditAction>, prepared?: unknown) => Promise<ToolResult>
 }
 
 /** Skills run through skill-runs.ts, which writes their tool_calls row (check_logic_version, inputs_hash). */
