@@ -106,6 +106,26 @@ describe('Program.literatureSearch', () => {
     expect(r.body.errors?.[0].extensions).toMatchObject({ code: 'RateLimited' })
   })
 
+  it('never draws past the platform window or the fair shares when two organisations search at once', async () => {
+    const t1 = await createTenant(db(), 'People at once 1')
+    const t2 = await createTenant(db(), 'People at once 2')
+    await setWindow(db(), 'literature_index', 4, 60)
+    const searches = () => fake.current.control.requests('literature-index').filter((l) => l.path === '/search').length
+    const before = searches()
+    const answers = await Promise.all([t1, t2].flatMap((t) => Array.from({ length: 5 }, (_, i) => searchAs(t, 'scientist', { q: `kinase ${i}`, first: 2 }))))
+    // Every answer is a page (with the source's status) or RateLimited; nothing else.
+    for (const a of answers) if (a.body.errors) expect(a.body.errors[0].extensions).toMatchObject({ code: 'RateLimited' })
+    const drawn = await db().$queryRaw<{ scope: string; used: number; limit_per_window: number }[]>`
+      SELECT scope, used, limit_per_window FROM rate_budgets WHERE provider_id = ${PROVIDER} AND (scope_key = 'literature_index' OR scope_key LIKE 'literature_index:%')`
+    const platform = drawn.find((r) => r.scope === 'platform')!
+    const orgs = drawn.filter((r) => r.scope === 'organization')
+    expect(platform.used).toBe(4)
+    expect(searches() - before).toBe(4)
+    expect(orgs.reduce((n, r) => n + r.used, 0)).toBe(4)
+    // Each organisation's row holds within the share it was last given.
+    for (const r of orgs) expect(r.used).toBeLessThanOrEqual(r.limit_per_window)
+  }, 30_000)
+
   it('shows the other sources\' results with a failed source\'s status', async () => {
     const t = await createTenant(db(), 'People failing')
     fake.current.control.setFaults('citation-graph', { malformedNext: 3 })
@@ -146,6 +166,42 @@ describe('evidence.search_literature (twins)', () => {
       SELECT used FROM rate_budgets WHERE provider_id = ${PROVIDER} AND scope = 'organization' AND scope_key = ${`doi_registry:${t.organization.id}`}`
     expect(after.used).toBe(org.used + 1)
   }, 30_000)
+
+  it('admits three of five queries sent at once in one turn and refuses the rest evidence_query_budget_exhausted, searching three times', async () => {
+    const t = await createTenant(db(), 'Tool budget at once')
+    const r = await runningRun(db(), t, 'scientist')
+    const client = await connect(stack.current.toolsUrl, r)
+    const searches = () => fake.current.control.requests('literature-index').filter((l) => l.path === '/search').length
+    const before = searches()
+    try {
+      client.nextTurn()
+      const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => client.call('evidence.search_literature', { query: `kinase ${i}`, first: 2 })))
+      const codes = answers.map((a) => (a.ok ? 'ok' : a.error.code)).sort()
+      expect(codes).toEqual(['evidence_query_budget_exhausted', 'evidence_query_budget_exhausted', 'ok', 'ok', 'ok'])
+    } finally {
+      await client.close()
+    }
+    // The refused queries reached no source and left only their trace.
+    expect(searches() - before).toBe(3)
+    const rows = await db().toolCall.findMany({ where: { runId: r.run.id } })
+    expect(rows.filter((x) => x.status === 'ok')).toHaveLength(3)
+    expect(rows.filter((x) => x.status === 'refused').map((x) => x.outputViolations)).toEqual([
+      [expect.objectContaining({ code: 'evidence_query_budget_exhausted' })], [expect.objectContaining({ code: 'evidence_query_budget_exhausted' })],
+    ])
+  }, 30_000)
+
+  it('answers nine queries sent at once by three runs, each within its turn, without running out of connections', async () => {
+    const t = await createTenant(db(), 'Tool runs at once')
+    const runs = await Promise.all((['scientist', 'program_lead', 'program_owner'] as const).map((p) => runningRun(db(), t, p)))
+    const clients = await Promise.all(runs.map((r) => connect(stack.current.toolsUrl, r)))
+    try {
+      for (const c of clients) c.nextTurn()
+      const answers = await Promise.all(clients.flatMap((c) => [0, 1, 2].map((i) => c.call('evidence.search_literature', { query: `kinase ${i}`, first: 2 }))))
+      expect(answers.map((a) => (a.ok ? 'ok' : a.error.code))).toEqual(Array(9).fill('ok'))
+    } finally {
+      await Promise.all(clients.map((c) => c.close()))
+    }
+  }, 60_000)
 
   it('takes the per-turn budget from programs.settings.evidence_query_budget', async () => {
     const t = await createTenant(db(), 'Tool override')

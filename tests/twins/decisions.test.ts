@@ -277,6 +277,27 @@ describe('batch approval', () => {
       { proposalId: onHypothesis.proposalId, outcome: null, error: 'batch_item_forbidden' },
     ])
   })
+
+  it('decides each of 10 proposals once when two people send the same batch of 10 at once', async () => {
+    const w = await world()
+    const filed = []
+    for (let i = 0; i < 10; i++) {
+      filed.push(await w.propose({ kind: 'create', programId: w.tenant.program.id, recordType: 'evidence.findings', title: `Finding at once ${i}`, fields: { kind: 'observation' } }))
+    }
+    const items = filed.map((f) => ({ proposalId: f.proposalId, decision: 'APPROVE' }))
+    const [a, b] = await Promise.all([
+      gql(url(), BATCH, { items }, await w.tenant.token('program_lead')),
+      gql(url(), BATCH, { items }, await w.tenant.token('program_owner')),
+    ])
+    expect(a.body.errors).toBeUndefined()
+    expect(b.body.errors).toBeUndefined()
+    const ids = filed.map((f) => f.proposalId)
+    // One approval per proposal, one record each, whichever batch reached it first; both answers agree.
+    expect(await db().auditEvent.count({ where: { action: 'proposal.approve', targetId: { in: ids } } })).toBe(10)
+    expect(await db().programRecord.count({ where: { programId: w.tenant.program.id, title: { startsWith: 'Finding at once' } } })).toBe(10)
+    const outcome = (r: typeof a, i: number) => r.body.data.decideBatch.batch.items[i].proposal?.decision?.outcome ?? null
+    for (let i = 0; i < 10; i++) expect([outcome(a, i), outcome(b, i)]).toEqual(['approved', 'approved'])
+  })
 })
 
 describe('isolation', () => {

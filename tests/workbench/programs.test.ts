@@ -58,6 +58,21 @@ describe('people and programs', () => {
     expect(await stack.db.db.auditEvent.count({ where: { programId: t.program.id } })).toBe(before)
   })
 
+  it('keeps one program owner when two owners remove each other at once', async () => {
+    const t = await createTenant(stack.db.db)
+    const second = await createUser(stack.db.db, t.organization.id, { name: 'Olga Owner' })
+    const add = await call(t, 'program_owner', `mutation($p: ID!, $u: ID!) { addProgramMember(programId: $p, userId: $u, personas: ["program_owner"]) { ${CHANGE} } }`, { p: t.program.id, u: second.id })
+    expect(add.body.data.addProgramMember.__typename).toBe('MutationAddProgramMemberSuccess')
+    const remove = `mutation($p: ID!, $u: ID!) { removePersona(programId: $p, userId: $u, persona: "program_owner") { ${CHANGE} } }`
+    // The first owner removes the second while the lead removes the first: each saw two owners before acting.
+    const [a, b] = await Promise.all([
+      call(t, 'program_owner', remove, { p: t.program.id, u: second.id }),
+      call(t, 'program_lead', remove, { p: t.program.id, u: t.users.program_owner.id }),
+    ])
+    expect([a.body.data.removePersona.__typename, b.body.data.removePersona.__typename].sort()).toEqual(['LastOwner', 'MutationRemovePersonaSuccess'])
+    expect(await stack.db.db.roleAssignment.count({ where: { programId: t.program.id, personaKey: 'program_owner' } })).toBe(1)
+  })
+
   it('keeps the last program owner and refuses unknown personas and people of another organisation', async () => {
     const t = await createTenant(stack.db.db)
     const other = await createTenant(stack.db.db)

@@ -1,8 +1,11 @@
 // Owns backpressure, the one definition (DESIGN.md §11): with 25 open decision items a person's twins stop filing
-// proposals and their runs wait, and the brief says so ('Filing paused: <N> decisions waiting'). twin_schedule
+// proposals (refused by the tool server, admitFiling) and their runs wait, and the brief says so ('Filing paused: <N>
+// decisions waiting'). twin_schedule
 // (deferral), the event hook (deferral), the tool server's console.get_twin (the harness's N) and the brief all count
 // with openDecisionCounts, so they agree on N.
 import type { AnyTx, Db, TenantDb } from '../../../core/db'
+import { asTx } from '../../../core/db'
+import { HarnessDenied } from '../../../core/errors'
 import { filingPaused as filingPausedPhrase } from '../../../core/copy'
 
 /** DESIGN.md §11: 25 open decision items for a person pauses filing. */
@@ -39,4 +42,16 @@ export const isFilingPaused = (openDecisions: number) => openDecisions >= BACKPR
  */
 export function filingPaused(openDecisions: number): string | null {
   return isFilingPaused(openDecisions) ? filingPausedPhrase(openDecisions) : null
+}
+
+/**
+ * The tool server's side of backpressure, in the transaction that files a twin's proposal (and its decision item):
+ * takes the person's filing lock until that transaction ends, then counts, so proposals sent at once are filed one
+ * after the other, each counting the ones before it, and none past the threshold. Refused harness_denied with the
+ * brief's line ('Filing paused: <N> decisions waiting'): the harness stops filing, a misbehaving one files nothing.
+ */
+export async function admitFiling(tx: AnyTx, userId: string, organizationId: string): Promise<void> {
+  await asTx(tx).$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`backpressure:${userId}`}, 0))`
+  const open = await openDecisionCount(tx, userId, organizationId)
+  if (isFilingPaused(open)) throw new HarnessDenied(filingPausedPhrase(open))
 }

@@ -16,6 +16,7 @@ import type { ProgramPersona } from '../../../core/permissions/catalogue'
 import { RECORD_TYPES, currentVersions, decidePermission, parseRecordChange, type RecordChange, type RecordTypeKey } from '../../workbench/domain/records'
 import { canonicalSha256 } from './skills/hash'
 import { fileInboxItem } from './inbox'
+import { admitFiling } from './backpressure'
 import { routeDecision } from './delegations'
 import { checkSendable, HandoffDraft, redactSecrets } from './handoffs'
 import { HandoffExists, SelfHandoff } from '../../../core/errors'
@@ -151,6 +152,8 @@ export const fileProposal = command({
   async run(w, input, t) {
     const { session, actor } = w.ctx
     const twinId = actor.type === 'twin' ? actor.twinId : input.twinId ?? null
+    // A twin files nothing past backpressure; the lock it takes orders the person's filings until this commits.
+    if (twinId) await admitFiling(w.tx, session.userId, session.organizationId)
     // Read in the write's transaction, so the hash is of the versions this proposal really saw.
     const { basis, hash } = basisHash(await currentVersions(w.tx, t.ids))
     const draft = await w.tx.artifact.create({
@@ -213,6 +216,7 @@ export const fileHandoffProposal = command({
   async run(w, input, run) {
     const { session, actor } = w.ctx
     const twinId = actor.type === 'twin' ? actor.twinId : input.twinId ?? null
+    if (twinId) await admitFiling(w.tx, session.userId, session.organizationId)
     // Secrets never reach the proposal either; the recipients' read check runs again when it is sent.
     const draft: HandoffDraft = { ...input.draft, messageMd: redactSecrets(input.draft.messageMd).text }
     const { linked } = await checkSendable(w.tx, w.ctx, draft)

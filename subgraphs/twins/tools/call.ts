@@ -1,22 +1,25 @@
 // Owns one tool call of a twin run, in order: the run (token, still running), the effective toolset, the twin
-// (active, budget), max_skill_runs_per_turn, the sanitised and parsed arguments, then one transaction writing the
-// tool_calls row, the tool's work and the audit row; the result is sanitised on the way out, and what the sanitiser
-// changed either way is stored on the row (output_violations; result fields under `result.`). A harness denial writes
-// no proposal, record or interrupt, only its trace: a refused tool_calls row and a tool_call.deny audit row.
+// (active), the sanitised and parsed arguments, the admission (budget_tool_calls_month, then the tool's per-turn
+// limit, each taken atomically: admission.ts), then one transaction writing the tool_calls row, the tool's work and
+// the audit row; the result is sanitised on the way out, and what the sanitiser changed either way is stored on the
+// row (output_violations; result fields under `result.`). A harness denial writes no proposal, record or interrupt,
+// only its trace: a refused tool_calls row and a tool_call.deny audit row.
 import { z } from 'zod'
-import type { AgentRun } from '../../../generated/prisma/client'
+import type { AgentRun, TwinDefinition } from '../../../generated/prisma/client'
 import { command, contextForUser, type DomainContext } from '../../../core/command'
 import { recordAudit } from '../../../core/audit'
 import type { Db, Prisma } from '../../../core/db'
-import { DomainError, HarnessDenied, parseInput } from '../../../core/errors'
+import { DomainError, HarnessDenied, TwinPaused, parseInput } from '../../../core/errors'
 import { transition } from '../../../core/state-machine'
 import { toolCallStatus } from '../../../core/states'
-import { MAX_SKILL_RUNS_PER_TURN, runSkillForPerson } from '../domain/skill-runs'
-import { TOOLS, toolByName } from './catalogue'
+import { runSkillForPerson } from '../domain/skill-runs'
+import { PAUSED_PHRASE } from '../domain/twins'
+import { toolByName } from './catalogue'
+import { admit, monthTake, release, turnTake, type Admission } from './admission'
 import { verifyRunToken, RunTokenRefused, type RunTokenClaims } from './run-tokens'
 import { sanitiseArguments, sanitiseValue, type Violation } from './sanitise'
 import { effectiveToolset } from './toolset'
-import { activeTwinOf, pauseIfBudgetExhausted } from './twin-state'
+import { activeTwinOf, pauseForBudget } from './twin-state'
 import type { InCallTool, ToolCallScope, ToolDefinition } from './tool'
 
 export type TwinRun = AgentRun & { programId: string; twinId: string }
@@ -50,17 +53,19 @@ export interface CallOutcome {
 }
 
 /**
- * A harness denial (outside the toolset, budget, max_skill_runs_per_turn): the call has no effect, but a regulated
- * trail keeps the attempt, so a refused tool_calls row (the tool name as asked, the arguments when they pass the
- * sanitiser's limits, the denial in output_violations) and a tool_call.deny audit row are written in one transaction.
- * The row counts against the month's budget like any call (an agent hammering denied tools spends its budget).
+ * A harness denial (outside the toolset, max_skill_runs_per_turn, the turn's literature queries, backpressure): the
+ * call has no effect, but a regulated trail keeps the attempt, so a refused tool_calls row (the tool name as asked,
+ * the arguments when they pass the sanitiser's limits, the denial in output_violations) and a tool_call.deny audit row
+ * are written in one transaction. A denial consumes no limit: the admission it lost took nothing, and one it won
+ * (`admission`, when the tool itself refused for backpressure) is given back in the same transaction.
  */
-async function denied(session: RunSession, name: string, rawArgs: unknown, meta: { turn: number; duty: string | null }, message: string) {
+async function denied(session: RunSession, name: string, rawArgs: unknown, meta: { turn: number; duty: string | null }, refusal: string | DomainError, admission?: Admission) {
   const { run, ctx } = session
-  const error = new HarnessDenied(message)
+  const error = typeof refusal === 'string' ? new HarnessDenied(refusal) : refusal
   let args: object = {}
   try { args = sanitiseArguments(rawArgs ?? {}).args } catch { /* over the limits: the name is the trace */ }
   await ctx.db.$transaction(async (tx) => {
+    if (admission) await release(tx, admission)
     const row = await tx.toolCall.create({
       data: {
         organizationId: run.organizationId, programId: run.programId, runId: run.id, twinId: run.twinId, userId: ctx.session.userId,
@@ -68,22 +73,38 @@ async function denied(session: RunSession, name: string, rawArgs: unknown, meta:
       },
     })
     await transition(tx, toolCallStatus, 'refuse', { id: row.id, organizationId: run.organizationId }, {
-      outputViolations: [{ code: error.code, field: null, message }] as unknown as object,
+      outputViolations: [{ code: error.code, field: null, message: error.message }] as unknown as object,
     })
     await recordAudit(tx, {
       organizationId: run.organizationId, programId: run.programId, action: 'tool_call.deny', actor: ctx.actor,
-      target: { type: 'tool_call', id: row.id }, details: { tool: name.slice(0, 200), duty: meta.duty, run_id: run.id, reason: message },
+      target: { type: 'tool_call', id: row.id }, details: { tool: name.slice(0, 200), duty: meta.duty, run_id: run.id, reason: error.message },
     })
   })
   return error
 }
 
-/** Tool calls of this turn that ran a skill (a denied attempt ran nothing). */
-const SKILL_RUN_NOT_DENIED = { NOT: { outputViolations: { array_contains: [{ code: 'harness_denied' }] } } }
-
 /** The tools a run may call now (tools/list). */
 export async function listToolsFor(session: RunSession): Promise<ToolDefinition[]> {
   return effectiveToolset(session.ctx.session, session.run)
+}
+
+/**
+ * Admits a call against the limits that count calls, in one statement per counter (admission.ts): the twin's month,
+ * then the tool's per-turn limit. Over the month's budget the twin pauses (reason budget) and the call is refused
+ * twin_paused, as every call after the pause is; over a per-turn limit it is denied with that limit's code.
+ */
+async function admitCall(session: RunSession, tool: ToolDefinition, twin: TwinDefinition, meta: { turn: number; duty: string | null }, rawArgs: unknown): Promise<Admission> {
+  const { run, ctx } = session
+  const month = monthTake(twin)
+  const turnLimit = tool.turnLimit
+  const perTurn = turnLimit ? turnTake(turnLimit.counter, run.id, meta.turn, await turnLimit.limit(ctx.tdb, run)) : null
+  const answer = await admit(ctx.db, run.organizationId, perTurn ? [month, perTurn] : [month])
+  if ('admitted' in answer) return answer.admitted
+  if (answer.refused === month) {
+    await pauseForBudget(ctx, twin)
+    throw new TwinPaused(`${PAUSED_PHRASE} (reason: budget; the month's ${twin.budgetToolCallsMonth} tool calls are used)`, { field: 'twinId' })
+  }
+  throw await denied(session, tool.name, rawArgs, meta, turnLimit!.refusal(answer.refused.limit))
 }
 
 /** Runs one call; throws a DomainError (harness_denied, twin_paused, invalid_input, the tool's own refusals). */
@@ -93,28 +114,25 @@ export async function callTool(session: RunSession, name: string, rawArgs: unkno
   const toolset = new Set(effectiveToolset(ctx.session, run).map((t) => t.name))
   const turn = meta.turn ?? 0
   const duty = meta.duty ?? null
-  const deny = (message: string) => denied(session, name, rawArgs, { turn, duty }, message)
   // An unknown name and a tool outside the toolset read the same: the agent learns only what it may call.
-  if (!tool || !toolset.has(name)) throw await deny(`${name} is not in this run's toolset.`)
+  if (!tool || !toolset.has(name)) throw await denied(session, name, rawArgs, { turn, duty }, `${name} is not in this run's toolset.`)
   const twin = await activeTwinOf(ctx.tdb, run.organizationId, run.twinId)
-  if (await pauseIfBudgetExhausted(ctx, twin)) throw await deny('The twin has used its tool calls for this month and is paused (budget).')
-  if (tool.kind === 'skill') {
-    const used = await ctx.tdb.toolCall.count({ where: { runId: run.id, turn, tool: { in: skillNames() }, ...SKILL_RUN_NOT_DENIED } })
-    if (used >= MAX_SKILL_RUNS_PER_TURN) throw await deny(`max_skill_runs_per_turn is ${MAX_SKILL_RUNS_PER_TURN}; this turn has run ${used} skills.`)
-  }
+  // Arguments the server would refuse are refused before admission: they take nothing and leave nothing.
   const { args: cleaned, violations } = sanitiseArguments(rawArgs ?? {})
   const args = parseInput(tool.input, cleaned)
-  let outcome: CallOutcome
-  if (tool.kind === 'skill') {
-    const { inputs, citations } = args as { inputs: unknown; citations?: unknown }
-    const result = await runSkillForPerson(ctx, { programId: run.programId, skillKey: tool.name, inputs, citations, toolCall: { runId: run.id, twinId: run.twinId, turn } })
-    outcome = await sanitisedSkillOutcome(ctx, name, result, violations)
-  } else {
+  const admission = await admitCall(session, tool, twin, { turn, duty }, rawArgs)
+  try {
+    if (tool.kind === 'skill') {
+      const { inputs, citations } = args as { inputs: unknown; citations?: unknown }
+      const result = await runSkillForPerson(ctx, { programId: run.programId, skillKey: tool.name, inputs, citations, toolCall: { runId: run.id, twinId: run.twinId, turn } })
+      return await sanitisedSkillOutcome(ctx, name, result, violations)
+    }
     // Sanitises the result before its row is written, so the row holds what the agent was handed.
-    outcome = await callInTransaction(session, tool, args, { turn, duty, violations })
+    return await callInTransaction(session, tool, args, { turn, duty, violations, admission })
+  } finally {
+    // The call that took the month's last one pauses the twin once it has run (whatever it answered).
+    if ((admission.used.get('twin_month') ?? 0) >= twin.budgetToolCallsMonth) await pauseForBudget(ctx, twin)
   }
-  await pauseIfBudgetExhausted(ctx, twin)
-  return outcome
 }
 
 /** What the sanitiser changed in a result, its fields under `result.` (arguments keep their own paths). */
@@ -136,14 +154,11 @@ async function sanitisedSkillOutcome(ctx: DomainContext, tool: string, raw: { ar
   return { tool, result, violations }
 }
 
-/** Skill tools' names: what max_skill_runs_per_turn counts. */
-const skillNames = () => TOOLS.filter((t) => t.kind === 'skill').map((t) => t.name)
-
 /**
  * A read or write tool: the tool_calls row (with its idempotency key for propose_*), the tool's work and the audit
  * row commit together. A refusal from the tool rolls that back and leaves one refused row (the call happened).
  */
-async function callInTransaction(session: RunSession, tool: InCallTool, args: unknown, opts: { turn: number; duty: string | null; violations: Violation[] }): Promise<CallOutcome> {
+async function callInTransaction(session: RunSession, tool: InCallTool, args: unknown, opts: CallOpts): Promise<CallOutcome> {
   const { run, ctx } = session
   const idempotencyKey = tool.kind === 'write' && tool.target ? `${opts.duty ?? '-'}:${tool.name}:${tool.target(args as never)}` : null
   const base: ToolCallRow = {
@@ -163,9 +178,11 @@ async function callInTransaction(session: RunSession, tool: InCallTool, args: un
     }
     // A permission lost between the toolset check and the write (command() re-checks it live) is the denial it is.
     if ((e as { extensions?: { code?: string } })?.extensions?.code === 'FORBIDDEN') {
-      throw await denied(session, tool.name, args, opts, `${tool.name} is not in this run's toolset.`)
+      throw await denied(session, tool.name, args, opts, `${tool.name} is not in this run's toolset.`, opts.admission)
     }
     if (!(e instanceof DomainError)) throw e
+    // A limit the tool checks itself (backpressure) is a denial: its trace, and the admission given back.
+    if (e.code === 'harness_denied') throw await denied(session, tool.name, args, opts, e, opts.admission)
     await ctx.tdb.$transaction(async (tx) => {
       const row = await tx.toolCall.create({ data: { ...base, status: 'running' } })
       await transition(tx, toolCallStatus, 'refuse', { id: row.id, organizationId: run.organizationId }, {
@@ -176,24 +193,28 @@ async function callInTransaction(session: RunSession, tool: InCallTool, args: un
   }
 }
 
+interface CallOpts { turn: number; duty: string | null; violations: Violation[]; admission: Admission }
+
 type ToolCallRow = Omit<Prisma.ToolCallUncheckedCreateInput, 'status' | 'idempotencyKey'>
 
 interface InvokeTarget {
   tool: InCallTool; args: unknown; base: ToolCallRow; idempotencyKey: string | null
-  session: RunSession; opts: { turn: number; duty: string | null; violations: Violation[] }
+  session: RunSession; opts: CallOpts
 }
 
 /** The write of one call: the tool's permission re-checked under live assignments by command(), audited as tool_call.invoke. */
 function invoke(ctx: DomainContext, input: { programId: string; tool: string }, target: InvokeTarget): Promise<CallOutcome> {
   const { tool, args, base, idempotencyKey, session, opts } = target
+  const scope: ToolCallScope = { ctx: session.ctx, run: session.run, turn: opts.turn, duty: opts.duty }
   const write = command({
     input: z.object({ programId: z.string().uuid(), tool: z.string() }),
     permission: tool.permission,
     program: (i) => i.programId,
     audit: ['tool_call.invoke'],
-    async run(w) {
-      const scope: ToolCallScope = { ctx: session.ctx, run: session.run, turn: opts.turn, duty: opts.duty }
-      const { result: raw, basisHash, toolCallId, violations: found } = await tool.handler(scope, args as never, w)
+    // Outside the transaction: a tool's wait on a vendor holds no connection (tool.ts, prepare).
+    prepare: async () => (tool.prepare ? tool.prepare(scope, args as never) : undefined),
+    async run(w, _input, _target, prepared) {
+      const { result: raw, basisHash, toolCallId, violations: found } = await tool.handler(scope, args as never, w, prepared)
       // What the handler neutralised itself (outside text in a record body) and what the result sanitiser changes are
       // stored on the row beside the argument changes.
       if (found) opts.violations.push(...found.map((v) => ({ ...v, field: `result.${v.field}` })))

@@ -1,8 +1,9 @@
 // Owns the tool catalogue of the tool server: every tool a twin run can reach, by name. Reads return ids, titles and
 // statuses (the sanitiser cleans them on the way out); writes are propose_* tools that file proposals (proposals.ts).
 import { z } from 'zod'
-import { SKILL_DEFINITIONS } from '../domain/skills'
-import { defineTool, type ToolDefinition } from './tool'
+import { HarnessDenied } from '../../../core/errors'
+import { SKILL_DEFINITIONS, MAX_SKILL_RUNS_PER_TURN } from '../domain/skills'
+import { defineTool, type ToolDefinition, type TurnLimit } from './tool'
 import { twinSummary } from './twin-state'
 import { PROPOSE_TOOLS } from './proposals'
 import { READ_TOOLS } from './reads'
@@ -10,6 +11,13 @@ import { MEMORY_TOOLS } from './memory'
 import { GATE_TOOLS } from './gates'
 import { LITERATURE_TOOLS } from './literature'
 import { HANDOFF_TOOLS } from './handoffs'
+
+/** max_skill_runs_per_turn: the skills of one run and turn, all skill tools together. */
+const SKILL_TURN_LIMIT: TurnLimit = {
+  counter: 'turn_skills',
+  limit: () => MAX_SKILL_RUNS_PER_TURN,
+  refusal: (limit) => new HarnessDenied(`max_skill_runs_per_turn is ${limit}; this turn has run ${limit} skills.`),
+}
 
 /** Each of the six skills as a tool: class A runs in the tool server, class B in the worker (awaited). */
 const SKILL_TOOLS: ToolDefinition[] = SKILL_DEFINITIONS.map((d) => defineTool({
@@ -20,6 +28,7 @@ const SKILL_TOOLS: ToolDefinition[] = SKILL_DEFINITIONS.map((d) => defineTool({
   runRole: d.run_role,
   permission: d.permission as never,
   input: z.object({ inputs: z.unknown(), citations: z.unknown().optional() }),
+  turnLimit: SKILL_TURN_LIMIT,
   jsonSchema: {
     type: 'object',
     properties: { inputs: d.input_schema, citations: { type: 'array', items: {} } },

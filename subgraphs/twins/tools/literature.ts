@@ -3,11 +3,12 @@
 // the turn's query budget (programs.settings.evidence_query_budget, default three). Titles, abstracts and full text come
 // back through the shared outside-content sanitiser; what it neutralised is reported with the call.
 import { z } from 'zod'
-import { assertTurnBudget, searchPage } from '../../connectors/domain/literature/search'
+import { queriesPerTurn, searchPage, type LiteraturePage } from '../../connectors/domain/literature/search'
+import { EvidenceQueryBudgetExhausted } from '../../connectors/domain/adapters/errors'
 import { RESULTS_PER_QUERY } from '../../connectors/domain/literature/sources'
 import { KNOWLEDGE_SOURCES } from '../../connectors/domain/literature/knowledge'
 import type { Finding } from '../../../core/sanitiser'
-import { defineTool, type ToolDefinition } from './tool'
+import { defineTool, type ToolDefinition, type TurnLimit } from './tool'
 import type { Violation } from './sanitise'
 
 export const SEARCH_LITERATURE_TOOL = 'evidence.search_literature'
@@ -15,6 +16,13 @@ export const SEARCH_LITERATURE_TOOL = 'evidence.search_literature'
 const asViolation = (field: string, f: Finding): Violation => ({
   field, kind: f === 'markup' ? 'markup' : f === 'invisible_characters' || f === 'homoglyphs' ? 'control_characters' : 'injection_marker', detail: f,
 })
+
+/** The turn's queries (programs.settings.evidence_query_budget, default three), admitted with the call (admission.ts). */
+const QUERY_TURN_LIMIT: TurnLimit = {
+  counter: 'turn_queries',
+  limit: async (q, run) => queriesPerTurn((await q.program.findFirst({ where: { id: run.programId }, select: { settings: true } }))?.settings),
+  refusal: (limit) => new EvidenceQueryBudgetExhausted(limit, limit),
+}
 
 export const LITERATURE_TOOLS: ToolDefinition[] = [
   defineTool({
@@ -30,9 +38,11 @@ export const LITERATURE_TOOLS: ToolDefinition[] = [
       // Knowledge sources the twin asks for besides the literature (optional policy steps, first page only).
       include: z.array(z.enum(KNOWLEDGE_SOURCES)).max(4).optional(),
     }).strict(),
-    handler: async (scope, args, w) => {
-      await assertTurnBudget(w.tx, scope.run, scope.turn, SEARCH_LITERATURE_TOOL)
-      const page = await searchPage(scope.ctx.db, scope.run.organizationId, { query: args.query, first: args.first, after: args.after ?? null, include: args.include ?? [] })
+    turnLimit: QUERY_TURN_LIMIT,
+    // The search waits on the sources: before the call's transaction, so queries sent at once hold no connection meanwhile.
+    prepare: (scope, args) => searchPage(scope.ctx.db, scope.run.organizationId, { query: args.query, first: args.first, after: args.after ?? null, include: args.include ?? [] }),
+    handler: async (_scope, _args, _w, prepared) => {
+      const page = prepared as LiteraturePage
       const violations: Violation[] = []
       const clusters = page.edges.map(({ node: c }, i) => {
         for (const s of c.sanitised) for (const f of s.findings) violations.push(asViolation(`clusters[${i}].${s.field}`, f))

@@ -5,6 +5,8 @@ import type { AgentRun } from '../../../generated/prisma/client'
 import type { DomainContext, Write } from '../../../core/command'
 import type { AuditAction } from '../../../core/audit'
 import type { PermissionKey } from '../../../core/permissions'
+import type { TenantDb } from '../../../core/db'
+import type { DomainError } from '../../../core/errors'
 import { FORBIDDEN_VERBS as SKILL_FORBIDDEN_VERBS } from '../domain/skills'
 
 /**
@@ -52,12 +54,25 @@ export interface ToolResult {
   violations?: import('./sanitise').Violation[]
 }
 
+/**
+ * A per-turn limit of a tool (max_skill_runs_per_turn, the literature queries per turn): the tool server admits a
+ * call only by taking the run and turn's counter below the limit (admission.ts), else answers `refusal`.
+ */
+export interface TurnLimit {
+  counter: 'turn_skills' | 'turn_queries'
+  /** The limit for this run (a program setting may set it). */
+  limit(q: TenantDb, run: ToolCallScope['run']): number | Promise<number>
+  /** What the call is refused with once the turn has used its limit. */
+  refusal(limit: number): DomainError
+}
+
 interface ToolBase<S extends z.ZodType> {
   name: string
   description: string
   runRole: RunRole
   permission: PermissionKey
   input: S
+  turnLimit?: TurnLimit
 }
 
 /** Read and write tools run inside the call's transaction (`w`), which also writes the tool_calls row and the audit. */
@@ -65,7 +80,13 @@ export interface InCallTool<S extends z.ZodType = z.ZodType> extends ToolBase<S>
   kind: 'read' | 'write'
   /** Write tools: the record the call concerns; with the run and the duty it is the idempotency key. */
   target?: (args: z.output<S>) => string
-  handler: (scope: ToolCallScope, args: z.output<S>, w: Write<AuditAction>) => Promise<ToolResult>
+  /**
+   * Work that waits on the outside (a vendor search), done after the live permission check and before the call's
+   * transaction opens, so a slow source holds no connection while calls run at once; its answer is the handler's
+   * fourth argument.
+   */
+  prepare?: (scope: ToolCallScope, args: z.output<S>) => Promise<unknown>
+  handler: (scope: ToolCallScope, args: z.output<S>, w: Write<AuditAction>, prepared?: unknown) => Promise<ToolResult>
 }
 
 /** Skills run through skill-runs.ts, which writes their tool_calls row (check_logic_version, inputs_hash). */

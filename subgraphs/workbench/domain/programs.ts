@@ -177,6 +177,9 @@ export const removePersona = command({
     const assignment = await w.tx.roleAssignment.findFirst({ where: { programId: input.programId, userId: input.userId, personaKey: input.persona } })
     if (!assignment) throw new NotAssigned('That person does not hold this persona here.', { field: 'persona' })
     if (input.persona === 'program_owner') {
+      // Two removals of two owners at once must not both count the other: the program's owner rows are locked first,
+      // so the second removal counts (a new snapshot) after the first has committed.
+      await w.tx.$executeRaw`SELECT 1 FROM role_assignments WHERE program_id = ${input.programId}::uuid AND persona_key = 'program_owner' FOR UPDATE`
       const owners = await w.tx.roleAssignment.count({ where: { programId: input.programId, personaKey: 'program_owner' } })
       if (owners <= 1) throw new LastOwner('A program keeps at least one program owner.', { field: 'persona' })
     }

@@ -6,7 +6,6 @@ import type { Db, TenantTx } from '../../../../core/db'
 import { Prisma } from '../../../../core/db'
 import type { DomainContext } from '../../../../core/command'
 import { InvalidInput, NotFoundError } from '../../../../core/errors'
-import { EvidenceQueryBudgetExhausted } from '../adapters/errors'
 import { assertCan } from '../../../../core/session'
 import type { Edge, Page } from '../../../shared/pagination'
 import { literatureClients } from './clients'
@@ -55,16 +54,6 @@ export async function searchLiterature(ctx: Pick<DomainContext, 'session' | 'db'
 export function queriesPerTurn(settings: unknown): number {
   const v = (settings as Record<string, unknown> | null)?.evidence_query_budget
   return typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 25 ? v : QUERIES_PER_TURN_DEFAULT
-}
-
-/** Refuses a twin's query beyond its turn's budget (tool calls of this run and turn that ran a search). */
-export async function assertTurnBudget(tx: TenantTx, run: { id: string; programId: string }, turn: number, tool: string): Promise<void> {
-  const program = await tx.program.findFirst({ where: { id: run.programId }, select: { settings: true } })
-  const budget = queriesPerTurn(program?.settings)
-  const used = await tx.toolCall.count({ where: { runId: run.id, turn, tool, status: 'ok' } })
-  if (used >= budget) {
-    throw new EvidenceQueryBudgetExhausted(budget, used)
-  }
 }
 
 /** Keeps the page's clusters for the organisation (new aliases and provenance merged in), so records can cite them. */
