@@ -102,7 +102,8 @@ export async function callTool(session: RunSession, name: string, rawArgs: unkno
     const used = await ctx.tdb.toolCall.count({ where: { runId: run.id, turn, tool: { in: skillNames() }, ...SKILL_RUN_NOT_DENIED } })
     if (used >= MAX_SKILL_RUNS_PER_TURN) throw await deny(`max_skill_runs_per_turn is ${MAX_SKILL_RUNS_PER_TURN}; this turn has run ${used} skills.`)
   }
-  const { args: cleaned, violations } = sanitiseArguments(rawArgs ?? {})
+  // Credentials redacted and hostile text refused here, once, for every tool, before anything is parsed or stored.
+  const { args: cleaned, violations } = sanitiseArguments(rawArgs ?? {}, tool.refuseText)
   const args = parseInput(tool.input, cleaned)
   let outcome: CallOutcome
   if (tool.kind === 'skill') {

@@ -6,15 +6,10 @@ import { z } from 'zod'
 import { assertTurnBudget, searchPage } from '../../connectors/domain/literature/search'
 import { RESULTS_PER_QUERY } from '../../connectors/domain/literature/sources'
 import { KNOWLEDGE_SOURCES } from '../../connectors/domain/literature/knowledge'
-import type { Finding } from '../../../core/sanitiser'
 import { defineTool, type ToolDefinition } from './tool'
-import type { Violation } from './sanitise'
+import { asViolation, type Violation } from './sanitise'
 
 export const SEARCH_LITERATURE_TOOL = 'evidence.search_literature'
-
-const asViolation = (field: string, f: Finding): Violation => ({
-  field, kind: f === 'markup' ? 'markup' : f === 'invisible_characters' || f === 'homoglyphs' ? 'control_characters' : 'injection_marker', detail: f,
-})
 
 export const LITERATURE_TOOLS: ToolDefinition[] = [
   defineTool({

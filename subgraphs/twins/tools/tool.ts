@@ -58,6 +58,8 @@ interface ToolBase<S extends z.ZodType> {
   runRole: RunRole
   permission: PermissionKey
   input: S
+  /** How the tool refuses an argument that reads as an instruction (sanitise.ts); default invalid_input on the field. */
+  refuseText?: import('./sanitise').TextRefusal
 }
 
 /** Read and write tools run inside the call's transaction (`w`), which also writes the tool_calls row and the audit. */
