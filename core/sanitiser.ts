@@ -130,6 +130,23 @@ const MD_LINK = /\[([^\]]*)\]\s*\(([^)]*)\)/g
 const MD_REF = /^\s*\[[^\]]+\]:\s*\S+.*$/gm
 const URL = /\b(?:(?:https?|ftp|wss?|file|data|javascript|vbscript|mailto):[^\s<>"')\]]*|www\.[^\s<>"')\]]+)/gi
 
+// What in a link can leak when rendered or followed: an image (fetched on sight), a scheme other than the web's, or a
+// query string (data riding to someone's server). Agent-written text keeps plain links (a DOI, a guideline's page).
+const BEACON_URL = /\b(?:(?:file|data|javascript|vbscript):[^\s<>"')\]]*|(?:https?|ftp|wss?):\/\/[^\s<>"')\]?#]*[?#][^\s<>"')\]]*)/gi
+
+const IS_BEACON = new RegExp(BEACON_URL.source, 'i')
+
+/** Agent-written text: images and reference definitions dropped, leaking links replaced; plain links kept. */
+function neutraliseBeacons(text: string, found: Set<Finding>): string {
+  const out = text
+    .replace(MD_IMAGE, () => ' ')
+    .replace(MD_REF, ' ')
+    .replace(MD_LINK, (m, label: string, href: string) => (IS_BEACON.test(href) ? label : m))
+    .replace(BEACON_URL, '[link removed]')
+  if (out !== text) found.add('exfiltration_link')
+  return out
+}
+
 /** Images are dropped, links keep their text, bare URLs are replaced: an agent never renders or follows them. */
 function neutraliseLinks(text: string, found: Set<Finding>): string {
   const out = text
@@ -154,6 +171,8 @@ const DELIMITERS: RegExp[] = [
   /`{3,}\s*(?:system|instructions?|prompt)?/gi,
   /\b(?:BEGIN|END)\s+(?:SYSTEM|PROMPT|INSTRUCTIONS?|MEMORY)\b/gi,
   /(["']?)\brole\1\s*[:=]\s*["']?(?:system|assistant|developer|tool|function)\b["']?/gi, // role: system (YAML, JSON)
+  /^\s*["']?(?:system_prompt|system|prompt|instructions?|persona|rules)["']?\s*:\s*[|>][-+]?\s*$/gim, // a YAML block scalar
+  /\[(?:neutralised|neutralized)\]/gi, // what an earlier partial rewrite left: the rest of its sentence is suspect
 ]
 
 // Role markers that only read as such before the markup allow-list turns them into nothing: a <system> or <tool_call>
@@ -208,7 +227,7 @@ function neutraliseEncoded(text: string, found: Set<Finding>, decoded: string[],
  */
 function unescapeLiterals(text: string): string {
   return text
-    .replace(/\\u\{?([0-9a-f]{4,6})\}?/gi, (_m, h: string) => safeChar(parseInt(h, 16)))
+    .replace(/\\u\{([0-9a-f]{1,6})\}|\\u([0-9a-f]{4})/gi, (_m, a: string | undefined, b: string | undefined) => safeChar(parseInt(a ?? b ?? '', 16)))
     .replace(/\\x([0-9a-f]{2})/gi, (_m, h: string) => safeChar(parseInt(h, 16)))
     .replace(/\\([0-7]{3})/g, (_m, o: string) => safeChar(parseInt(o, 8)))
     .replace(/%([0-9a-f]{2})/gi, (_m, h: string) => safeChar(parseInt(h, 16)))
@@ -248,6 +267,7 @@ export const INJECTION_PATTERNS: readonly RegExp[] = [
   /\b(?:fine|ok|okay|acceptable|allowed|go ahead|proceed|continue|answer|respond|reply|write|summari[sz]e|decide|act|file|send|approve|sign|publish|release it|do it|do this) (?:\w+ ){0,3}without (?:citations?|citing|sources|evidence|asking|approval|review|confirmation|checking|the person|a human|human review)\b/,
   /\b(?:execute|run|eval) (?:this|the following|code|command|script|shell)\b/,
   /\bmemory (?:override|instruction|command)\b/,
+  /\b(?:mark|set|label|grade|treat|file|flag) (?:every|all|each|any)(?: \w+){0,3} as (?:verified|resolved|approved|complete|completed|final|passed|closed|accepted|done|true|signed)\b/,
   /\bassistant (?:must|should|will|shall)\b/,
   /\bthe (?:agent|twin|model|ai|assistant) (?:must|should|will|shall) (?:now|always|never|ignore|approve|send)\b/,
   // Personas that lift restrictions: a named character, a game, a mode, or restrictions lifted outright.
@@ -258,6 +278,7 @@ export const INJECTION_PATTERNS: readonly RegExp[] = [
   /\b(?:lift|lifts|lifted|remove|removes|disable|disables|suspend|suspends|turn off|switch off) (?:\w+ ){0,3}(?:restrictions|limitations|limits|filters|guardrails|safety rules|safety checks|content policy|refusals)\b/,
   /\b(?:no|without) (?:any )?(?:restrictions|limitations|filters|guardrails|content policy|ethical guidelines) (?:apply|applies|at all|whatsoever)\b/,
   /\b(?:unrestricted|unfiltered|uncensored|unaligned|amoral) (?:ai|assistant|model|bot|persona|mode|version|twin|agent)\b/,
+  /\b(?:its|your|the twin s|the agent s|the model s|the assistant s|all|my) (?:restrictions|limits|filters|guardrails|rules|safety rules) (?:are |were |is |have been |has been )?(?:lifted|removed|disabled|off|suspended|waived)\b/,
   // Instructions to call a named tool (our namespaces, or 'the X tool'), to promote a note, or to hand off to everyone.
   /\b(?:call|invoke) (?:the |a |this |that )?(?:\w+ ){0,2}(?:tool|api|endpoint|mcp)s?\b/,
   /\bpromote (?:\w+ ){0,4}(?:to|into|across) (?:all|every|other|each) (?:programs?|tiers?|twins?)\b/,
@@ -284,8 +305,12 @@ export const RAW_INJECTION_PATTERNS: readonly RegExp[] = [
 function matchesInjection(text: string): boolean {
   if (RAW_INJECTION_PATTERNS.some((re) => re.test(text))) return true
   if (matchesFolded(text)) return true
-  // Escapes written out as text are read as what they spell ('\u0061pprove all plans', '\n\nsystem: ...').
-  return HAS_LITERAL_ESCAPE.test(text) && matchesFolded(unescapeLiterals(text))
+  // Escapes written out as text are read as what they spell ('\u0061pprove all plans', '\n\nsystem: ...'): an
+  // instruction, or a role marker that only exists once the escapes are read.
+  if (!HAS_LITERAL_ESCAPE.test(text)) return false
+  const spelled = unescapeLiterals(text)
+  return matchesFolded(spelled) || RAW_INJECTION_PATTERNS.some((re) => re.test(spelled)) || ROLE_MARKERS.some((re) => re.test(spelled))
+    || /(?:^|\n)\s*(?:system|assistant|developer)\s*:/i.test(spelled)
 }
 
 function matchesFolded(text: string): boolean {
@@ -326,6 +351,8 @@ export const EVALUATIVE_PATTERNS: readonly RegExp[] = [
   new RegExp(`\\b(?:his|her|their|[a-z]+ s) (?:work|writing|attitude|reviews|lab work|bench work|analyses) (?:is|are|was|were|has been|have been) (?:\\w+ ){0,2}${JUDGEMENT}\\b`),
   /\b(?:blame|blamed|fault of|is to blame|at fault)\b(?: \w+){0,3} (?:him|her|them|he|she|they|[a-z]+ s fault)\b/,
   /\b(?:trust|rely on) (?:him|her|them)\b/,
+  /\b(?:rate|rank|score|grade|mark|flag|list) [a-z]+ as (?:an? )?(?:\w+ )?(?:underperform\w*|weak|poor|lazy|unreliable|incompetent|low performer|low performing|problem|liability)\b/,
+  /\bis to blame\b/,
 ]
 
 /** `people`: names of the program's members (and the person), so 'Dana is careless' is caught as well. */
@@ -346,7 +373,7 @@ interface PipelineOut { text: string; found: Set<Finding>; injection: boolean }
  * What a caller keeps: outside text and memory remove every link and encoded run; agent-written arguments and tool
  * results keep links and encoded runs (our own URLs, hashes, cursors) unless a run decodes to an instruction.
  */
-interface PipelineOptions { links?: 'remove' | 'keep'; encoded?: 'remove' | 'suspicious' }
+interface PipelineOptions { links?: 'remove' | 'beacons' | 'keep'; encoded?: 'remove' | 'suspicious' }
 
 function pipeline(raw: string, opts: PipelineOptions = {}): PipelineOut {
   const found = new Set<Finding>()
@@ -357,7 +384,7 @@ function pipeline(raw: string, opts: PipelineOptions = {}): PipelineOut {
   if (unmarked !== text) found.add('markup')
   // Instructions hidden in markup (a script body, an attribute, a comment) are looked for in the original too.
   const injectionBefore = matchesInjection(text) || matchesInjection(decodeEntities(text))
-  text = opts.links === 'keep' ? unmarked : neutraliseLinks(unmarked, found)
+  text = opts.links === 'keep' ? unmarked : opts.links === 'beacons' ? neutraliseBeacons(unmarked, found) : neutraliseLinks(unmarked, found)
   text = neutraliseDelimiters(text, found)
   text = neutraliseEncoded(text, found, decoded, opts.encoded)
   text = text.replace(/[ \t]+/g, ' ').replace(/ *\n */g, '\n').replace(/\n{3,}/g, '\n\n').trim()
@@ -418,7 +445,7 @@ export type AgentTextCheck =
  * instruction-like (a DOI link, a checksum, a cursor) are the agent's own and are kept.
  */
 export function checkAgentText(raw: string): AgentTextCheck {
-  const { text, found } = pipeline(raw, { links: 'keep', encoded: 'suspicious' })
+  const { text, found } = pipeline(raw, { links: 'beacons', encoded: 'suspicious' })
   const reasons = [...found].filter((f) => AGENT_HOSTILE.has(f))
   if (reasons.length) return { ok: false, reasons }
   if (!found.size) return { ok: true, text: raw, neutralised: [] }
