@@ -15,7 +15,8 @@
  * - provider API keys by prefix (sk-/pk-/rk-, GitHub ghp_/gho_/ghs_/github_pat_, Slack xox*, AWS AKIA/ASIA, Google
  *   AIza, webhook signing secrets whsec_);
  * - key=value and key: value secrets (password, secret, client_secret, api_key, access/refresh/run/session token,
- *   authorization, connection string), quoted or not.
+ *   authorization, connection string), quoted, or unquoted and shaped like a secret (a digit or symbol in six or more
+ *   characters, or sixteen or more), so prose such as 'the token: a barcode label' stays.
  */
 export const SECRET_PATTERNS: readonly RegExp[] = [
   /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
@@ -26,7 +27,7 @@ export const SECRET_PATTERNS: readonly RegExp[] = [
   /\b(?:ghp|gho|ghs|ghu|ghr|github_pat|xox[abprs]|whsec)_?[-_]?[A-Za-z0-9_-]{10,}/g,
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
   /\bAIza[0-9A-Za-z_-]{30,}/g,
-  /["']?\b(?:password|passwd|pwd|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|run[_-]?token|session[_-]?token|auth[_-]?token|token|authorization|connection[_-]?string|private[_-]?key)\b["']?\s*[:=]\s*(?:"[^"\n]*"|'[^'\n]*'|[^\s,;]+)/gi,
+  /["']?\b(?:password|passwd|pwd|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|run[_-]?token|session[_-]?token|auth[_-]?token|token|authorization|connection[_-]?string|private[_-]?key)\b["']?\s*[:=]\s*(?!\[redacted: secret\])(?:"[^"\n]{4,}"|'[^'\n]{4,}'|(?=[^\s,;]*[0-9_+/=!@#$%^&*-])[^\s,;]{6,}|[^\s,;]{16,})/gi,
 ]
 
 export const REDACTED_SECRET = '[redacted: secret]'
@@ -36,12 +37,8 @@ export function redactSecrets(text: string): { text: string; count: number } {
   let count = 0
   let out = text
   for (const re of SECRET_PATTERNS) {
-    out = out.replace(re, (m) => {
-      // A key=value pattern meeting an already redacted value leaves it alone (one credential, one label).
-      if (m.includes(REDACTED_SECRET)) return m
-      count++
-      return REDACTED_SECRET
-    })
+    // A key=value pattern never takes an already redacted value (one credential, one label): see its lookahead.
+    out = out.replace(re, () => { count++; return REDACTED_SECRET })
   }
   return { text: out, count }
 }

@@ -5,7 +5,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
-import { REDACTED_SECRET } from '../../core/redact'
+import { REDACTED_SECRET, redactSecrets } from '../../core/redact'
 import { signInboxLink } from '../../subgraphs/twins/domain/inbox-links'
 import { PROPOSE_TOOLS } from '../../subgraphs/twins/tools/proposals'
 import { RECORD_TYPES, type RecordTypeKey } from '../../subgraphs/workbench/domain/records'
@@ -179,6 +179,15 @@ describe('credentials in agent-written text', () => {
     expectNoSecret(rows, secrets, 'skill rows')
     expectNoSecret(res, secrets, 'skill answer')
   }, 60_000)
+})
+
+describe('the one redactor', () => {
+  it('labels each credential once and leaves prose about tokens and passwords alone', () => {
+    expect(redactSecrets('Login: password=hunter2 and Authorization: Bearer abcdefghijklmnop123')).toEqual({ text: `Login: ${REDACTED_SECRET} and Authorization: ${REDACTED_SECRET}`, count: 2 })
+    for (const prose of ["Vocabulary: 'token' in the sample SOP means a barcode label.", 'The token: a barcode label on the vial.', 'Password policy: ask IT.', 'See https://doi.org/10.1000/xyz123.']) {
+      expect(redactSecrets(prose)).toEqual({ text: prose, count: 0 })
+    }
+  })
 })
 
 describe('hostile agent-written text', () => {
