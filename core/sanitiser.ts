@@ -1,7 +1,10 @@
 // Owns what outside and agent-written text must pass before an agent reads it: unicode clean-up, the markup allow-list,
 // the injection-pattern list, encoded payloads, exfiltration links, and (for memory) the tone lint. Pure functions.
 // This is the one shared outside-content module: provider handlers (notebook entry text and program record bodies
-// today, QMS SOP text and literature records as they land) and memory call it; nobody keeps a second copy.
+// today, QMS SOP text and literature records as they land), memory and the tool server (arguments and results) call
+// it; nobody keeps a second copy. Outside content is neutralised (the spec's connector layer reads it as it is);
+// memory notes and agent-written arguments are refused whole when hostile (the memory document: refused or
+// neutralised; a note is never stored half-cleaned).
 //
 // Stable API (keep these signatures; add, never change):
 //   sanitiseOutsideText(text, { mentions? }): Sanitised
@@ -15,10 +18,17 @@
 //       Answers { ok: true, summary, neutralised } (markup, links, invisible characters and homoglyphs may be
 //       neutralised) or { ok: false, reasons } (delimiters, instructions, encoded payloads, judgements about people,
 //       over MEMORY_SUMMARY_MAX characters, empty). `people`: member names for the tone lint.
-//   isEvaluative(text, people?): boolean          the tone lint alone (judgements about people).
+//   checkAgentText(text): AgentTextCheck
+//       For text an agent wrote (every string of a tool call's arguments, in the tool server, after credentials were
+//       redacted by core/redact.ts): { ok: true, text, neutralised } (unchanged, or markup, invisible characters,
+//       homoglyphs, images and links carrying data neutralised; plain links and encoded runs that decode to nothing
+//       instruction-like are kept) or { ok: false, reasons } (delimiter, instruction_override, encoded_payload): a
+//       hostile text is refused whole, never kept partly rewritten.
+//   sanitiseOutsideText(text, { links: 'keep', encoded: 'suspicious' }) is what the tool server runs on results.
+//   isEvaluative(text, people?): boolean          the tone lint alone (judgements about people, named or not).
 //   stripMarkup(text): string                     the markup allow-list alone (empty: text only).
 //   Finding, Sanitised, MemorySummaryCheck        the answer types; MEMORY_SUMMARY_MAX (600);
-//   INJECTION_PATTERNS, EVALUATIVE_PATTERNS       the pattern lists (ours), for reports and tests.
+//   INJECTION_PATTERNS, RAW_INJECTION_PATTERNS, EVALUATIVE_PATTERNS   the pattern lists (ours), for reports and tests.
 //
 // The markup allow-list is sanitize-html's (allowedTags: [], scripts, styles and embedded documents dropped with their
 // content); the injection-pattern list, the delimiter list and the tone lint are ours. A handler's tests run the shared
