@@ -1,7 +1,10 @@
 // Owns what outside and agent-written text must pass before an agent reads it: unicode clean-up, the markup allow-list,
 // the injection-pattern list, encoded payloads, exfiltration links, and (for memory) the tone lint. Pure functions.
 // This is the one shared outside-content module: provider handlers (notebook entry text and program record bodies
-// today, QMS SOP text and literature records as they land) and memory call it; nobody keeps a second copy.
+// today, QMS SOP text and literature records as they land), memory and the tool server (arguments and results) call
+// it; nobody keeps a second copy. Outside content is neutralised (the spec's connector layer reads it as it is);
+// memory notes and agent-written arguments are refused whole when hostile (the memory document: refused or
+// neutralised; a note is never stored half-cleaned).
 //
 // Stable API (keep these signatures; add, never change):
 //   sanitiseOutsideText(text, { mentions? }): Sanitised
@@ -15,10 +18,17 @@
 //       Answers { ok: true, summary, neutralised } (markup, links, invisible characters and homoglyphs may be
 //       neutralised) or { ok: false, reasons } (delimiters, instructions, encoded payloads, judgements about people,
 //       over MEMORY_SUMMARY_MAX characters, empty). `people`: member names for the tone lint.
-//   isEvaluative(text, people?): boolean          the tone lint alone (judgements about people).
+//   checkAgentText(text): AgentTextCheck
+//       For text an agent wrote (every string of a tool call's arguments, in the tool server, after credentials were
+//       redacted by core/redact.ts): { ok: true, text, neutralised } (unchanged, or markup, invisible characters,
+//       homoglyphs, images and links carrying data neutralised; plain links and encoded runs that decode to nothing
+//       instruction-like are kept) or { ok: false, reasons } (delimiter, instruction_override, encoded_payload): a
+//       hostile text is refused whole, never kept partly rewritten.
+//   sanitiseOutsideText(text, { links: 'keep', encoded: 'suspicious' }) is what the tool server runs on results.
+//   isEvaluative(text, people?): boolean          the tone lint alone (judgements about people, named or not).
 //   stripMarkup(text): string                     the markup allow-list alone (empty: text only).
 //   Finding, Sanitised, MemorySummaryCheck        the answer types; MEMORY_SUMMARY_MAX (600);
-//   INJECTION_PATTERNS, EVALUATIVE_PATTERNS       the pattern lists (ours), for reports and tests.
+//   INJECTION_PATTERNS, RAW_INJECTION_PATTERNS, EVALUATIVE_PATTERNS   the pattern lists (ours), for reports and tests.
 //
 // The markup allow-list is sanitize-html's (allowedTags: [], scripts, styles and embedded documents dropped with their
 // content); the injection-pattern list, the delimiter list and the tone lint are ours. A handler's tests run the shared
@@ -130,6 +140,23 @@ const MD_LINK = /\[([^\]]*)\]\s*\(([^)]*)\)/g
 const MD_REF = /^\s*\[[^\]]+\]:\s*\S+.*$/gm
 const URL = /\b(?:(?:https?|ftp|wss?|file|data|javascript|vbscript|mailto):[^\s<>"')\]]*|www\.[^\s<>"')\]]+)/gi
 
+// What in a link can leak when rendered or followed: an image (fetched on sight), a scheme other than the web's, or a
+// query string (data riding to someone's server). Agent-written text keeps plain links (a DOI, a guideline's page).
+const BEACON_URL = /\b(?:(?:file|data|javascript|vbscript):[^\s<>"')\]]*|(?:https?|ftp|wss?):\/\/[^\s<>"')\]?#]*[?#][^\s<>"')\]]*)/gi
+
+const IS_BEACON = new RegExp(BEACON_URL.source, 'i')
+
+/** Agent-written text: images and reference definitions dropped, leaking links replaced; plain links kept. */
+function neutraliseBeacons(text: string, found: Set<Finding>): string {
+  const out = text
+    .replace(MD_IMAGE, () => ' ')
+    .replace(MD_REF, ' ')
+    .replace(MD_LINK, (m, label: string, href: string) => (IS_BEACON.test(href) ? label : m))
+    .replace(BEACON_URL, '[link removed]')
+  if (out !== text) found.add('exfiltration_link')
+  return out
+}
+
 /** Images are dropped, links keep their text, bare URLs are replaced: an agent never renders or follows them. */
 function neutraliseLinks(text: string, found: Set<Finding>): string {
   const out = text
@@ -153,6 +180,19 @@ const DELIMITERS: RegExp[] = [
   /^\s*(?:system|assistant|developer)\s*:/gim,
   /`{3,}\s*(?:system|instructions?|prompt)?/gi,
   /\b(?:BEGIN|END)\s+(?:SYSTEM|PROMPT|INSTRUCTIONS?|MEMORY)\b/gi,
+  /(["']?)\brole\1\s*[:=]\s*["']?(?:system|assistant|developer|tool|function)\b["']?/gi, // role: system (YAML, JSON)
+  /^\s*["']?(?:system_prompt|system|prompt|instructions?|persona|rules)["']?\s*:\s*[|>][-+]?\s*$/gim, // a YAML block scalar
+  /\[(?:neutralised|neutralized)\]/gi, // what an earlier partial rewrite left: the rest of its sentence is suspect
+]
+
+// Role markers that only read as such before the markup allow-list turns them into nothing: a <system> or <tool_call>
+// tag, a front-matter or YAML/JSON block naming a chat role (`role: system`, `"role": "assistant"`), a YAML block
+// scalar under prompt or instructions. Looked for in the raw text; the markup pass removes the tags themselves.
+const ROLE_MARKERS: RegExp[] = [
+  /<\/?(?:system|assistant|developer|user|tool_call|tool_result|function_call|instructions?|im_start|im_end)\b[^>]*>/i,
+  /(?:^|[\s{,\[-])["']?role["']?\s*[:=]\s*["']?(?:system|assistant|developer|tool|function)\b["']?\s*(?:$|[,}\n])/im,
+  /^\s*["']?(?:system_prompt|system|prompt|instructions?|persona|rules)["']?\s*:\s*[|>][-+]?\s*$/im,
+  /^\s*-{3}\s*\n(?:[^\n]*\n){0,6}?\s*(?:role|system|instructions?|persona|prompt)\s*:/im,
 ]
 
 function neutraliseDelimiters(text: string, found: Set<Finding>): string {
@@ -167,27 +207,45 @@ const BASE64_RUN = /[A-Za-z0-9+/_-]{32,}={0,2}/g
 const HEX_RUN = /\b(?:0x)?[0-9a-f]{40,}\b/gi
 const ESCAPES = /(?:\\u[0-9a-f]{4}|\\x[0-9a-f]{2}|%[0-9a-f]{2}){4,}/gi
 
-/** Long encoded runs are removed; what they decode to is also checked against the pattern list (`decoded`). */
-function neutraliseEncoded(text: string, found: Set<Finding>, decoded: string[]): string {
-  let out = text.replace(ESCAPES, (m) => {
+/**
+ * Long encoded runs; what they decode to is also checked against the pattern list (`decoded`). `remove` (outside
+ * text, memory) removes every run; `suspicious` (agent-written arguments and tool results, which carry our own
+ * hashes, cursors and ids) removes, and reports, only a run that decodes to an instruction.
+ */
+function neutraliseEncoded(text: string, found: Set<Finding>, decoded: string[], mode: 'remove' | 'suspicious' = 'remove'): string {
+  const handle = (m: string, decode: () => string) => {
+    let d = ''
+    try { d = decode() } catch { /* not text */ }
+    if (mode === 'suspicious' && !(d && matchesInjection(cleanUnicode(d, new Set())))) return m
     found.add('encoded_payload')
-    try { decoded.push(decodeURIComponent(m.replace(/\\u([0-9a-f]{4})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/\\x/gi, '%'))) } catch { /* not text */ }
+    if (d) decoded.push(d)
     return ' '
-  })
+  }
+  let out = text.replace(ESCAPES, (m) => handle(m, () => decodeURIComponent(m.replace(/\\u([0-9a-f]{4})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/\\x/gi, '%'))))
   out = out.replace(BASE64_RUN, (m) => {
     // A long identifier-like word (snake_case, a hash-free path) is not a payload: base64 mixes cases and digits.
     if (!/[0-9+/=]/.test(m) && !/[a-z][A-Z]|[A-Z][a-z][A-Z]/.test(m)) return m
-    found.add('encoded_payload')
-    decoded.push(Buffer.from(m.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'))
-    return ' '
+    return handle(m, () => Buffer.from(m.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'))
   })
-  out = out.replace(HEX_RUN, (m) => {
-    found.add('encoded_payload')
-    decoded.push(Buffer.from(m.replace(/^0x/i, ''), 'hex').toString('utf8'))
-    return ' '
-  })
+  out = out.replace(HEX_RUN, (m) => handle(m, () => Buffer.from(m.replace(/^0x/i, ''), 'hex').toString('utf8')))
   return out
 }
+
+/**
+ * Escape sequences written out as text (`\u0061pprove`, `\x69gnore`, `\151`, `%69`, a literal `\n` before a role
+ * prefix): what the text spells once they are read, for the pattern list only (the text itself is not rewritten).
+ */
+function unescapeLiterals(text: string): string {
+  return text
+    .replace(/\\u\{([0-9a-f]{1,6})\}|\\u([0-9a-f]{4})/gi, (_m, a: string | undefined, b: string | undefined) => safeChar(parseInt(a ?? b ?? '', 16)))
+    .replace(/\\x([0-9a-f]{2})/gi, (_m, h: string) => safeChar(parseInt(h, 16)))
+    .replace(/\\([0-7]{3})/g, (_m, o: string) => safeChar(parseInt(o, 8)))
+    .replace(/%([0-9a-f]{2})/gi, (_m, h: string) => safeChar(parseInt(h, 16)))
+    .replace(/\\[nrt]/g, '\n')
+    .replace(/\\e\[[0-9;]*[a-z]|\\033\[[0-9;]*[a-z]|\x1b\[[0-9;]*[a-z]/gi, ' ')
+}
+const safeChar = (code: number) => (code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : ' ')
+const HAS_LITERAL_ESCAPE = /\\(?:u\{?[0-9a-f]{4}|x[0-9a-f]{2}|[0-7]{3}|[nrt]|e\[|033\[)|%[0-9a-f]{2}/i
 
 // ---- the injection-pattern list (ours) ----------------------------------------------------------------------------
 
@@ -211,13 +269,33 @@ export const INJECTION_PATTERNS: readonly RegExp[] = [
   /\bexfiltrat/,
   /\b(?:always|automatically|silently) (?:approve|accept|sign|send|decide|keep|grant|agree)\b/,
   /\b(?:approve|accept|sign|decide|resolve|dismiss) (?:every|all|any|each)(?: \w+){0,2} (?:proposals?|decisions?|items?|requests?|changes?|plans?|deviations?|findings?|gates?)\b/,
-  /\b(?:never|do not|don t|dont|stop) (?:cite|citing|refuse|refusing|flag|flagging|ask|asking|check|checking|mention|report)\b/,
+  // Imperatives only: 'the records do not mention the hold time' describes, 'do not cite' commands.
+  /\b(?:never|don t|dont|stop) (?:cite|citing|refuse|refusing|flag|flagging|ask|asking|check|checking|mention|report)\b/,
+  /\bdo not (?:cite|refuse|flag|ask)\b/,
   /\b(?:change|ignore|lower|relax|disable|skip|override|remove) (?:\w+ ){0,2}(?:rubric|refusals?|citations?|citation rules|safety|guardrails?)\b/,
-  /\bwithout (?:citations?|citing|sources|evidence|asking|approval|review)\b/,
+  // 'released without review' is a finding; 'fine to proceed without review' is an instruction.
+  /\b(?:fine|ok|okay|acceptable|allowed|go ahead|proceed|continue|answer|respond|reply|write|summari[sz]e|decide|act|file|send|approve|sign|publish|release it|do it|do this) (?:\w+ ){0,3}without (?:citations?|citing|sources|evidence|asking|approval|review|confirmation|checking|the person|a human|human review)\b/,
   /\b(?:execute|run|eval) (?:this|the following|code|command|script|shell)\b/,
   /\bmemory (?:override|instruction|command)\b/,
+  /\b(?:mark|set|label|grade|treat|file|flag) (?:every|all|each|any)(?: \w+){0,3} as (?:verified|resolved|approved|complete|completed|final|passed|closed|accepted|done|true|signed)\b/,
   /\bassistant (?:must|should|will|shall)\b/,
   /\bthe (?:agent|twin|model|ai|assistant) (?:must|should|will|shall) (?:now|always|never|ignore|approve|send)\b/,
+  // Personas that lift restrictions: a named character, a game, a mode, or restrictions lifted outright.
+  /\b(?:you re|you are|you will be|youll be|become|play|be) (?:\w+ ){0,4}(?:ai|assistant|model|bot|persona|character|version of yourself|entity)\b(?: \w+){0,8} (?:no|without|free of|free from|unbound by|not bound by|beyond|never follows?|ignores?) (?:any |all |the |your |its )?(?:limits|limitations|restrictions|rules|filters|guidelines|guardrails|constraints|refusals|ethics|policies|censorship|boundaries)\b/,
+  /\b(?:stay|remain|staying) in character\b/,
+  /\b(?:let s|lets|we will|we ll) (?:play|do) (?:a )?(?:game|role ?play|pretend)\b/,
+  /\bplay (?:the role|a role|the part|the character) of\b/,
+  /\b(?:lift|lifts|lifted|remove|removes|disable|disables|suspend|suspends|turn off|switch off) (?:\w+ ){0,3}(?:restrictions|limitations|limits|filters|guardrails|safety rules|safety checks|content policy|refusals)\b/,
+  /\b(?:no|without) (?:any )?(?:restrictions|limitations|filters|guardrails|content policy|ethical guidelines) (?:apply|applies|at all|whatsoever)\b/,
+  /\b(?:unrestricted|unfiltered|uncensored|unaligned|amoral) (?:ai|assistant|model|bot|persona|mode|version|twin|agent)\b/,
+  /\b(?:its|your|the twin s|the agent s|the model s|the assistant s|all|my) (?:restrictions|limits|filters|guardrails|rules|safety rules) (?:are |were |is |have been |has been )?(?:lifted|removed|disabled|off|suspended|waived)\b/,
+  // Instructions to call a named tool (our namespaces, or 'the X tool'), to promote a note, or to hand off to everyone.
+  /\b(?:call|invoke) (?:the |a |this |that )?(?:\w+ ){0,2}(?:tool|api|endpoint|mcp)s?\b/,
+  /\bpromote (?:\w+ ){0,4}(?:to|into|across) (?:all|every|other|each) (?:programs?|tiers?|twins?)\b/,
+  /\bpromote (?:this|the|these|that|my|every|all|each) (?:\w+ ){0,2}(?:notes?|memory|memories|records?|lessons?|preferences?) (?:to|into|across|for|as)\b/,
+  /\b(?:send|forward|broadcast|hand off|handoff|propose (?:a )?hand off|propose (?:a )?handoff|cc|copy) (?:\w+ ){0,5}(?:to )?(?:everyone|everybody|all (?:members|personas|users|recipients|people|the team|program members|twins)|every (?:member|persona|user|person|twin))\b/,
+  // Requests to put a credential somewhere it can be read.
+  /\b(?:include|put|paste|copy|add|write|insert|embed|append|attach|output|print|echo|send|share|post|log|store|save|leak|reveal|tell|give) (?:\w+ ){0,5}(?:run token|bearer token|bearer|access token|refresh token|session token|auth token|authorization header|api keys?|credentials?|passwords?|private key|client secret|secret key|jwt|your token|the token|its token|run s token|twin s token)s?\b/,
 ]
 
 // Letter-spaced or run-together spellings of the strongest phrases, matched with every non-letter removed.
@@ -226,7 +304,26 @@ const SQUASHED = ['ignorepreviousinstructions', 'ignoreallpreviousinstructions',
 
 const fold = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()
 
+/**
+ * Patterns that need the text as written (a tool's dotted name): an imperative verb, then one of our tool namespaces
+ * and a leaf (`call memory.propose_promotion`, `use console.propose_handoff to ...`). Matched case-insensitively.
+ */
+export const RAW_INJECTION_PATTERNS: readonly RegExp[] = [
+  /\b(?:call|invoke|use|run|trigger|execute|fire|issue|then|next|immediately)\b[^.\n]{0,40}?\b(?:memory|console|plans|evidence|progress|review|lens|documents|notebook|qms|chem|tox|qa|stats)\.[a-z]+_?[a-z_]*\b/i,
+]
+
 function matchesInjection(text: string): boolean {
+  if (RAW_INJECTION_PATTERNS.some((re) => re.test(text))) return true
+  if (matchesFolded(text)) return true
+  // Escapes written out as text are read as what they spell ('\u0061pprove all plans', '\n\nsystem: ...'): an
+  // instruction, or a role marker that only exists once the escapes are read.
+  if (!HAS_LITERAL_ESCAPE.test(text)) return false
+  const spelled = unescapeLiterals(text)
+  return matchesFolded(spelled) || RAW_INJECTION_PATTERNS.some((re) => re.test(spelled)) || ROLE_MARKERS.some((re) => re.test(spelled))
+    || /(?:^|\n)\s*(?:system|assistant|developer)\s*:/i.test(spelled)
+}
+
+function matchesFolded(text: string): boolean {
   const folded = fold(text)
   if (INJECTION_PATTERNS.some((re) => re.test(folded))) return true
   const squashed = folded.replace(/ /g, '')
@@ -241,6 +338,13 @@ const JUDGEMENT = '(?:lazy|incompetent|careless|sloppy|unreliable|useless|stupid
 const judged = (person: string) =>
   new RegExp(`\\b${person} (?:is|are|was|were|seems?|seemed|looks?|acts?|has been|have been) (?:\\w+ ){0,2}${JUDGEMENT}\\b`)
 
+// Words that judge a person whatever the subject is (nobody calls an assay dishonest), so 'Priya is careless' is caught
+// without knowing Priya is a person. Words that also describe things (slow, poor, weak, useless) need a person subject.
+const PERSON_ONLY_JUDGEMENT = '(?:lazy|incompetent|careless|sloppy|clueless|untrustworthy|dishonest|unprofessional|inept|negligent|arrogant|rude|stupid|dumb|annoying|idiot|an idiot|a slacker|overrated|underperform\\w*|not a team player|not good enough at (?:her|his|their) job)'
+// Nouns that name people by occupation or standing, for 'a poor chemist', 'the best analyst'.
+const PERSON_NOUN = '(?:scientist|chemist|biologist|pharmacologist|toxicologist|analyst|reviewer|writer|manager|lead|leader|colleague|employee|worker|person|performer|team player|statistician|researcher|hire|intern|postdoc|technician|engineer|director|boss|owner|specialist)s?'
+const PERSON_JUDGEMENT = '(?:weak|poor|bad|terrible|awful|mediocre|lousy|sloppy|lazy|careless|incompetent|great|brilliant|excellent|outstanding|top|star|worst|best|weakest|strongest|useless|hopeless|unreliable)'
+
 /** Judgements about people: memory holds methods and preferences, never assessments of anyone. */
 export const EVALUATIVE_PATTERNS: readonly RegExp[] = [
   judged(PERSON),
@@ -250,6 +354,15 @@ export const EVALUATIVE_PATTERNS: readonly RegExp[] = [
   /\b(?:should be|needs to be|ought to be) (?:fired|replaced|demoted|disciplined|let go|removed from the team)\b/,
   /\bnot a team player\b/,
   /\b(?:can t|cannot|can not) be trusted\b/,
+  new RegExp(`\\b(?:is|are|was|were|seems?|seemed|has been|have been|acts?|acted|being) (?:\\w+ ){0,2}${PERSON_ONLY_JUDGEMENT}\\b`),
+  new RegExp(`\\b(?:an?|the|our|my|their|his|her) (?:\\w+ )?${PERSON_JUDGEMENT} (?:\\w+ )?${PERSON_NOUN}\\b`),
+  new RegExp(`\\b(?:dr|mr|mrs|ms|miss|prof|professor) [a-z]+ (?:is|was|seems?|seemed|has been) (?:\\w+ ){0,2}${JUDGEMENT}\\b`),
+  /\b(?:never|rarely|doesn t|does not|didn t|did not|can t|cannot|won t) (?:\w+ ){0,2}(?:his|her|their) (?:own )?(?:numbers|work|calculations|data|analyses|analysis|results|reports|math|figures|homework|job|share|emails?)\b/,
+  new RegExp(`\\b(?:his|her|their|[a-z]+ s) (?:work|writing|attitude|reviews|lab work|bench work|analyses) (?:is|are|was|were|has been|have been) (?:\\w+ ){0,2}${JUDGEMENT}\\b`),
+  /\b(?:blame|blamed|fault of|is to blame|at fault)\b(?: \w+){0,3} (?:him|her|them|he|she|they|[a-z]+ s fault)\b/,
+  /\b(?:trust|rely on) (?:him|her|them)\b/,
+  /\b(?:rate|rank|score|grade|mark|flag|list) [a-z]+ as (?:an? )?(?:\w+ )?(?:underperform\w*|weak|poor|lazy|unreliable|incompetent|low performer|low performing|problem|liability)\b/,
+  /\bis to blame\b/,
 ]
 
 /** `people`: names of the program's members (and the person), so 'Dana is careless' is caught as well. */
@@ -266,17 +379,24 @@ export function isEvaluative(text: string, people: readonly string[] = []): bool
 
 interface PipelineOut { text: string; found: Set<Finding>; injection: boolean }
 
-function pipeline(raw: string): PipelineOut {
+/**
+ * What a caller keeps: outside text and memory remove every link and encoded run; agent-written arguments and tool
+ * results keep links and encoded runs (our own URLs, hashes, cursors) unless a run decodes to an instruction.
+ */
+interface PipelineOptions { links?: 'remove' | 'beacons' | 'keep'; encoded?: 'remove' | 'suspicious' }
+
+function pipeline(raw: string, opts: PipelineOptions = {}): PipelineOut {
   const found = new Set<Finding>()
   const decoded: string[] = []
   let text = cleanUnicode(raw, found)
+  if (ROLE_MARKERS.some((re) => re.test(text) || re.test(decodeEntities(text)))) found.add('delimiter')
   const unmarked = stripMarkup(text)
   if (unmarked !== text) found.add('markup')
   // Instructions hidden in markup (a script body, an attribute, a comment) are looked for in the original too.
   const injectionBefore = matchesInjection(text) || matchesInjection(decodeEntities(text))
-  text = neutraliseLinks(unmarked, found)
+  text = opts.links === 'keep' ? unmarked : opts.links === 'beacons' ? neutraliseBeacons(unmarked, found) : neutraliseLinks(unmarked, found)
   text = neutraliseDelimiters(text, found)
-  text = neutraliseEncoded(text, found, decoded)
+  text = neutraliseEncoded(text, found, decoded, opts.encoded)
   text = text.replace(/[ \t]+/g, ' ').replace(/ *\n */g, '\n').replace(/\n{3,}/g, '\n\n').trim()
   // A right-to-left override displays text backwards: what it spells that way is checked too.
   const bidi = /[\u202E\u2067]/.test(raw) && matchesInjection(reversed(text))
@@ -290,11 +410,13 @@ function pipeline(raw: string): PipelineOut {
  * characters and homoglyphs cleaned, links, delimiters and encoded runs removed, and instructions to the agent
  * fenced: the text is kept (it is the vendor's record) but each line that reads as an instruction is replaced.
  */
-export function sanitiseOutsideText(raw: string, opts: { mentions?: boolean } = {}): Sanitised {
+export function sanitiseOutsideText(raw: string, opts: { mentions?: boolean } & PipelineOptions = {}): Sanitised {
   // A provider's record links (the notebook's `<entry:etr_123>` mentions) are kept as plain `[type:id]` text, so the
   // markup allow-list does not take them for tags.
   const input = opts.mentions ? raw.replace(/<([a-z][a-z_]{0,40}):([A-Za-z0-9_-]{1,80})>/g, '[$1:$2]') : raw
-  const { text, found } = pipeline(input)
+  const { text, found, injection } = pipeline(input, opts)
+  // Nothing reads as an instruction in the whole text, so no line or window of it can (the patterns match within it).
+  if (!injection) return { text, findings: [...found] }
   const REMOVED = '[instruction-like text removed]'
   const lines = text.split('\n')
   // A right-to-left override displays a line backwards: what it spells that way counts too.
@@ -317,6 +439,28 @@ export function sanitiseOutsideText(raw: string, opts: { mentions?: boolean } = 
 }
 
 const reversed = (text: string) => [...text].reverse().join('')
+
+// What agent-written text may be cleaned for and still be used; everything else refuses it whole.
+const AGENT_HOSTILE: ReadonlySet<Finding> = new Set(['delimiter', 'instruction_override', 'encoded_payload'])
+
+export type AgentTextCheck =
+  | { ok: true; text: string; neutralised: Finding[] }
+  | { ok: false; reasons: Finding[] }
+
+/**
+ * Text an agent wrote (a tool call's argument: a proposal draft, a record body, a note, a hand-off message), before
+ * anything is stored or handed on. Refused whole when it carries a delimiter, an instruction or an encoded
+ * instruction: never kept partly rewritten, so half an instruction cannot survive. Otherwise answered unchanged, or
+ * with markup, invisible characters and homoglyphs neutralised. Links and encoded runs that decode to nothing
+ * instruction-like (a DOI link, a checksum, a cursor) are the agent's own and are kept.
+ */
+export function checkAgentText(raw: string): AgentTextCheck {
+  const { text, found } = pipeline(raw, { links: 'beacons', encoded: 'suspicious' })
+  const reasons = [...found].filter((f) => AGENT_HOSTILE.has(f))
+  if (reasons.length) return { ok: false, reasons }
+  if (!found.size) return { ok: true, text: raw, neutralised: [] }
+  return { ok: true, text, neutralised: [...found] }
+}
 
 // What a memory summary may be neutralised for and still be kept; everything else refuses it.
 const NEUTRALISABLE: ReadonlySet<Finding> = new Set(['invisible_characters', 'homoglyphs', 'markup', 'exfiltration_link'])

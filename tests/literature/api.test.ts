@@ -233,9 +233,10 @@ describe('evidence.search_literature (twins)', () => {
       const r = await runningRun(db(), t, 'scientist')
       const client = await connect(stack.current.toolsUrl, r)
       try {
-        client.nextTurn()
         let after: string | undefined
-        for (let page = 0; page < 3; page++) {
+        // A page per turn: the fixture outgrew one turn's query budget.
+        for (let page = 0; page < 10; page++) {
+          client.nextTurn()
           const a = await client.call<any>('evidence.search_literature', { query: 'zzinjection', ...(after ? { after } : {}) })
           if (!a.ok) throw new Error(JSON.stringify(a.error))
           for (const c of a.value.clusters) answers.set(c.clusterKey, c)

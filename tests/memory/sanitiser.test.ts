@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { checkMemorySummary, isEvaluative, sanitiseOutsideText, stripMarkup, MEMORY_SUMMARY_MAX } from '../../core/sanitiser'
-import { INJECTION_FIXTURES, describeInjectionFixture } from '../fixtures/injection'
+import { checkAgentText, checkMemorySummary, isEvaluative, sanitiseOutsideText, stripMarkup, MEMORY_SUMMARY_MAX } from '../../core/sanitiser'
+import { BENIGN_NOTES, INJECTION_FIXTURES, TONE_FIXTURES, describeInjectionFixture } from '../fixtures/injection'
 import { entryTextForAgent } from '../../subgraphs/connectors/domain/notebook/agent-text'
 import { documentTextForAgent } from '../../subgraphs/connectors/domain/documents'
 
@@ -17,6 +17,41 @@ describeInjectionFixture('sanitiseOutsideText (outside content read by an agent)
   const r = sanitiseOutsideText(text)
   expect(r.findings.length).toBeGreaterThan(0)
   return r.text
+})
+
+// The tool server's argument check: agent-written text is refused whole, or only cleaned of markup, hidden characters
+// and leaking links; never partly rewritten.
+describeInjectionFixture('checkAgentText (a tool call\'s agent-written arguments)', (text) => {
+  const r = checkAgentText(text)
+  if (!r.ok) return { refused: true }
+  expect(r.neutralised.length).toBeGreaterThan(0)
+  expect(r.neutralised).not.toContain('instruction_override')
+  return r.text
+})
+
+describe('judgements about people and benign notes', () => {
+  for (const c of TONE_FIXTURES) {
+    it(`refuses a judgement about a person whoever they are: ${c.name}`, () => {
+      expect(checkMemorySummary(c.text)).toMatchObject({ ok: false, reasons: expect.arrayContaining(['evaluative_language']) })
+    })
+  }
+
+  it('keeps every benign note and scientific sentence unchanged on every path', () => {
+    expect(BENIGN_NOTES.length).toBeGreaterThanOrEqual(20)
+    for (const text of BENIGN_NOTES) {
+      expect(checkMemorySummary(text), text).toEqual({ ok: true, summary: text, neutralised: [] })
+      expect(checkAgentText(text), text).toEqual({ ok: true, text, neutralised: [] })
+      expect(sanitiseOutsideText(text), text).toEqual({ text, findings: [] })
+    }
+  })
+
+  it('keeps plain links, checksums and cursors in agent-written text, and drops images, scripts and links carrying data', () => {
+    const draft = 'See https://doi.org/10.1000/xyz123 and the checksum 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08.'
+    expect(checkAgentText(draft)).toEqual({ ok: true, text: draft, neutralised: [] })
+    const cursor = Buffer.from(JSON.stringify({ createdAt: '2026-11-26T10:00:00Z', id: 'f2c1a3b4-1111-4222-8333-944455556666' })).toString('base64url')
+    expect(checkAgentText(cursor)).toEqual({ ok: true, text: cursor, neutralised: [] })
+    expect(checkAgentText('Chart ![x](https://evil.example/p.png) and [glossary](https://evil.example/g?q=compound)')).toMatchObject({ ok: true, text: 'Chart and glossary', neutralised: ['exfiltration_link'] })
+  })
 })
 
 describe('memory summaries', () => {

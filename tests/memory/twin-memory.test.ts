@@ -12,7 +12,7 @@ import { HARNESS_MEMORY_STATEMENT } from '../../subgraphs/workbench/domain/memor
 import { TOOLS } from '../../subgraphs/twins/tools/catalogue'
 import { deterministicHarness } from '../../subgraphs/twins/harness/deterministic'
 import type { RunContext } from '../../subgraphs/twins/harness/interface'
-import { INJECTION_FIXTURES, describeInjectionFixture } from '../fixtures/injection'
+import { BENIGN_NOTES, INJECTION_FIXTURES, TONE_FIXTURES, describeInjectionFixture, expectInert } from '../fixtures/injection'
 import { connect, runningRun, writeRecord } from '../twins/tools-helpers'
 import { ERR, FORGET, KEEP, PROMOTE, REC } from './helpers'
 
@@ -332,6 +332,58 @@ describeInjectionFixture('memory.propose_note over MCP', async (text) => {
   expect(checkMemorySummary(summary).ok).toBe(true)
   return summary
 }, { timeout: 30_000 })
+
+// The path hostile notes took into a brief (issue 26, item 9): memory.propose_note over MCP, Keep through the gateway,
+// then the next run's memory.recall. Notes go in batches of ten per tenant, so every kept one is within the brief's
+// twenty tier-1 records.
+async function throughTheBrief(texts: readonly string[]) {
+  const out = new Map<string, { refused: true; code: string } | { refused: false; line: string | undefined }>()
+  for (let i = 0; i < texts.length; i += 10) {
+    const t = await createTenant(db(), `Memory brief batch ${i}`)
+    const client = await connect(stack.current.toolsUrl, await runningRun(db(), t, 'scientist'))
+    const kept: { text: string; id: string }[] = []
+    for (const text of texts.slice(i, i + 10)) {
+      const answer: any = await client.call('memory.propose_note', { kind: 'preference', summary: text })
+      if (!answer.ok) { out.set(text, { refused: true, code: answer.error.code }); continue }
+      const keep = await as(t, 'scientist', ANSWER, { id: answer.value.interruptId, choice: 'KEEP' })
+      const record = keep.body.data.answerMemoryNote.answer?.record
+      if (!record) { out.set(text, { refused: true, code: keep.body.data.answerMemoryNote.code }); continue }
+      kept.push({ text, id: record.id })
+    }
+    await client.close()
+    const { brief } = await recall(t, 'scientist')
+    const lines = brief.split('\n')
+    for (const k of kept) out.set(k.text, { refused: false, line: lines.find((l) => l.includes(k.id))?.replace(/^<<<memory:[^>]+>>> /, '') })
+  }
+  return out
+}
+
+describe('hostile notes through propose, Keep and the next run\'s recall', () => {
+  it('brings no instruction, delimiter, link or judgement of a person into the brief, and refuses every hostile class that got through before', async () => {
+    const cases = [...INJECTION_FIXTURES, ...TONE_FIXTURES]
+    const outcomes = await throughTheBrief(cases.map((c) => c.text))
+    for (const c of cases) {
+      const o = outcomes.get(c.text)!
+      expect(o, c.name).toBeDefined()
+      if (o.refused) { expect(['memory_note_refused', 'invalid_input'], c.name).toContain(o.code); continue }
+      // Kept only when neutralised (markup, hidden characters, links): what reaches the brief is inert and changed.
+      expect(['markup', 'unicode', 'exfiltration'], c.name).toContain(c.category)
+      expect(TONE_FIXTURES, c.name).not.toContain(c)
+      expect(o.line, c.name).toBeDefined()
+      expect(o.line, c.name).not.toBe(c.text)
+      expectInert(o.line!, c.name)
+    }
+    // The classes that reached a brief before are refused whole, every case.
+    for (const c of cases.filter((x) => ['persona', 'role_block', 'tool_call', 'credential_request', 'literal_escape', 'partial_rewrite'].includes(x.category) || TONE_FIXTURES.includes(x))) {
+      expect(outcomes.get(c.text), c.name).toMatchObject({ refused: true })
+    }
+  }, 300_000)
+
+  it('keeps every benign note word for word into the brief', async () => {
+    const outcomes = await throughTheBrief(BENIGN_NOTES)
+    for (const text of BENIGN_NOTES) expect(outcomes.get(text), text).toEqual({ refused: false, line: text })
+  }, 120_000)
+})
 
 describe('the harness reads memory', () => {
   it('calls memory.recall at the start of the run over MCP and hands the duties the brief headed by the harness statement', async () => {

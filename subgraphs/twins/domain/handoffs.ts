@@ -12,6 +12,7 @@ import { HandoffExists, InvalidInput, InvalidTransition, NotFoundError, ReasonRe
 import { IdInput, isId } from '../../../core/ids'
 import { TWINS } from '../../../core/copy'
 import { sanitiseOutsideText } from '../../../core/sanitiser'
+import { redactSecrets } from '../../../core/redact'
 import { hasPermission, type PermissionKey } from '../../../core/permissions'
 import { currentPersonaVersion } from '../../../core/release'
 import { transition } from '../../../core/state-machine'
@@ -36,36 +37,19 @@ type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 
 /**
  * What message_md never carries (the twins document: 'message_md (redacted)'). Kinds stored in `redactions`:
- * - secret: credentials and tokens (bearer and basic headers, JWTs, private key blocks, key=value secrets such as
- *   password / token / api_key / client_secret, URLs with a user:password part, sk-/ghp_/xox*-style keys);
+ * - secret: credentials and tokens, by core/redact.ts (the one list: bearer and basic values, JWT-shaped strings, private
+ *   key blocks, key=value secrets, URLs with a user:password part, provider API keys). A twin's message met it already
+ *   in the tool server; a person's send meets it here;
  * - unreadable_record: a reference (a bare id) to a program record the recipients may not read: a record of another
  *   program, or of a type whose read key some recipient does not hold here;
  * - the outside-text sanitiser's findings (markup, invisible characters, links, delimiters, encoded runs, instruction
  *   -like lines): a hand-off's message reaches the recipient's twin, so it is cleaned as any outside text is.
  * The redacted text replaces each with a bracketed label; `redactions` counts per kind, never the removed text.
  */
-export const SECRET_PATTERNS: readonly RegExp[] = [
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
-  /\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi,
-  /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g,
-  /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:[^\s/@]+@\S+/gi,
-  /\b(?:sk|pk|rk)[-_](?:live|test)?[-_]?[A-Za-z0-9]{16,}/g,
-  /\b(?:ghp|gho|ghs|xox[abpr])[-_][A-Za-z0-9-]{10,}/g,
-  /\b(?:password|passwd|pwd|secret|client_secret|api[_-]?key|access[_-]?token|token)\s*[:=]\s*\S+/gi,
-]
-export const REDACTED_SECRET = '[redacted: secret]'
 export const REDACTED_RECORD = '[redacted: a record the recipient may not read]'
 const UUID_G = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi
 
 export interface Redaction { kind: string; count: number }
-
-/** The text's secrets replaced (pure; the record check needs the database: redactMessage). */
-export function redactSecrets(text: string): { text: string; count: number } {
-  let count = 0
-  let out = text
-  for (const re of SECRET_PATTERNS) out = out.replace(re, () => { count++; return REDACTED_SECRET })
-  return { text: out, count }
-}
 
 /**
  * message_md as stored: sanitised as outside text, secrets redacted, and references to records the recipients may

@@ -18,7 +18,8 @@ import { canonicalSha256 } from './skills/hash'
 import { fileInboxItem } from './inbox'
 import { admitFiling } from './backpressure'
 import { routeDecision } from './delegations'
-import { checkSendable, HandoffDraft, redactSecrets } from './handoffs'
+import { checkSendable, HandoffDraft } from './handoffs'
+import { redactSecrets } from '../../../core/redact'
 import { HandoffExists, SelfHandoff } from '../../../core/errors'
 
 /** A twin proposal waits this long for a person (twin_definitions.expiry_hours, 72), then expires unwritten. */

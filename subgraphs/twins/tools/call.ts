@@ -117,8 +117,9 @@ export async function callTool(session: RunSession, name: string, rawArgs: unkno
   // An unknown name and a tool outside the toolset read the same: the agent learns only what it may call.
   if (!tool || !toolset.has(name)) throw await denied(session, name, rawArgs, { turn, duty }, `${name} is not in this run's toolset.`)
   const twin = await activeTwinOf(ctx.tdb, run.organizationId, run.twinId)
-  // Arguments the server would refuse are refused before admission: they take nothing and leave nothing.
-  const { args: cleaned, violations } = sanitiseArguments(rawArgs ?? {})
+  // Credentials redacted and hostile text refused here, once, for every tool, before anything is parsed or stored;
+  // arguments the server would refuse are refused before admission: they take nothing and leave nothing.
+  const { args: cleaned, violations } = sanitiseArguments(rawArgs ?? {}, tool.refuseText)
   const args = parseInput(tool.input, cleaned)
   const admission = await admitCall(session, tool, twin, { turn, duty }, rawArgs)
   try {

@@ -7,15 +7,10 @@ import { queriesPerTurn, searchPage, type LiteraturePage } from '../../connector
 import { EvidenceQueryBudgetExhausted } from '../../connectors/domain/adapters/errors'
 import { RESULTS_PER_QUERY } from '../../connectors/domain/literature/sources'
 import { KNOWLEDGE_SOURCES } from '../../connectors/domain/literature/knowledge'
-import type { Finding } from '../../../core/sanitiser'
 import { defineTool, type ToolDefinition, type TurnLimit } from './tool'
-import type { Violation } from './sanitise'
+import { asViolation, type Violation } from './sanitise'
 
 export const SEARCH_LITERATURE_TOOL = 'evidence.search_literature'
-
-const asViolation = (field: string, f: Finding): Violation => ({
-  field, kind: f === 'markup' ? 'markup' : f === 'invisible_characters' || f === 'homoglyphs' ? 'control_characters' : 'injection_marker', detail: f,
-})
 
 /** The turn's queries (programs.settings.evidence_query_budget, default three), admitted with the call (admission.ts). */
 const QUERY_TURN_LIMIT: TurnLimit = {

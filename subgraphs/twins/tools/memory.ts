@@ -8,7 +8,7 @@ import { buildMemoryBrief, HARNESS_MEMORY_STATEMENT } from '../../workbench/doma
 import { proposeNote } from '../../workbench/domain/memory/records'
 import { memoryNoteQuestion, proposalRefOf } from '../../workbench/domain/memory/questions'
 import { PROPOSAL_EXPIRY_HOURS, asQuestion, isProposal } from '../domain/proposals'
-import { InvalidInput } from '../../../core/errors'
+import { InvalidInput, MemoryNoteRefused } from '../../../core/errors'
 import { isId } from '../../../core/ids'
 import type { TenantTx } from '../../../core/db'
 import type { MemoryKind, RunInterrupt } from '../../../generated/prisma/client'
@@ -68,6 +68,8 @@ export const MEMORY_TOOLS: ToolDefinition[] = [
     kind: 'write',
     runRole: 'always',
     permission: 'program.agent_memory.manage',
+    // A note that reads as an instruction is refused as any note is (memory_note_refused), before it is a question.
+    refuseText: (reasons, field) => new MemoryNoteRefused(reasons, { field }),
     input: z.object({
       kind: z.enum(KINDS_BY_TIER.individual as unknown as [MemoryKind, ...MemoryKind[]]),
       summary: z.string().max(2000),

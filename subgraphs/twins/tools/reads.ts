@@ -2,14 +2,9 @@
 // records contract, under that type's .read key, answering ids, titles, statuses, versions and typed fields.
 import { z } from 'zod'
 import { RECORD_TYPE_KEYS, RECORD_TYPES, listRecords, typedFields } from '../../workbench/domain/records'
-import { sanitiseOutsideText, type Finding } from '../../../core/sanitiser'
+import { sanitiseOutsideText } from '../../../core/sanitiser'
 import { defineTool, type RunRole, type ToolDefinition } from './tool'
-import type { Violation } from './sanitise'
-
-/** A finding of the shared outside-text sanitiser as the tool server reports it. */
-const asViolation = (field: string, f: Finding): Violation => ({
-  field, kind: f === 'markup' ? 'markup' : f === 'invisible_characters' || f === 'homoglyphs' ? 'control_characters' : 'injection_marker', detail: f,
-})
+import { asViolation, type Violation } from './sanitise'
 
 /** Body text returned per record; the full text stays in the service (the sanitiser truncates anything longer too). */
 const BODY_PREVIEW = 2000

@@ -1,75 +1,69 @@
-// Owns the tool server's sanitiser: what a tool call may carry in (size limits, refused) and what crosses either way
-// (control and invisible characters removed, markup outside the allow-list stripped, injection markers neutralised).
-// Record text is written by people and vendors, so anything read through a tool is untrusted input to an agent.
-import { InvalidInput, type InputIssue } from '../../../core/errors'
+// Owns the tool server's side of what crosses it, in one call path for every tool: the limits of a call's arguments
+// (refused above them), every argument string's credentials redacted (core/redact.ts), agent-written text checked by
+// the one sanitiser (core/sanitiser.ts checkAgentText: a hostile text refuses the call whole, it is never stored
+// partly rewritten), and results passed through the same sanitiser's outside-text pass before an agent reads them
+// (record text is written by people and vendors, so anything read through a tool is untrusted input to an agent).
+// It keeps no pattern list of its own.
+import { DomainError, InvalidInput, type InputIssue } from '../../../core/errors'
+import { checkAgentText, sanitiseOutsideText, type Finding } from '../../../core/sanitiser'
+import { redactSecretsDeep, type SecretFinding } from '../../../core/redact'
 
 /** Limits of one call's arguments (refused above them) and of one string in a result (truncated above it). */
 export const LIMITS = Object.freeze({ argumentsBytes: 64 * 1024, inputString: 16 * 1024, outputString: 16 * 1024, depth: 12, listItems: 1000 })
 
-/**
- * Phrases and tokens that try to steer an agent instead of informing it. Matches are replaced by NEUTRALISED and
- * listed as violations; the surrounding text is kept so a person still sees what the record said.
- */
-export const INJECTION_PATTERNS: readonly RegExp[] = [
-  /\b(ignore|disregard|forget|override)\s+(all\s+|any\s+|the\s+|your\s+)?(previous|prior|above|earlier|preceding|system)\s+(instructions?|prompts?|rules?|messages?)/gi,
-  /\byou\s+are\s+now\b/gi,
-  /\b(new|updated|revised)\s+(system\s+)?instructions?\s*:/gi,
-  /\bsystem\s+prompt\b/gi,
-  /<\|[a-z_]{2,40}\|>/gi, // chat-template control tokens: <|im_start|>, <|endoftext|>
-  /\[\/?(INST|SYS)\]/g,
-  /<<\/?SYS>>/g,
-  /^\s*(system|assistant|developer)\s*:/gim,
-  /<\/?(system|assistant|developer|tool_call|function_call|instructions?)\b[^>]*>/gi,
-]
-export const NEUTRALISED = '[neutralised]'
+/** What the sanitiser changed, stored on the tool_calls row (output_violations) and answered under `sanitised`. */
+export interface Violation {
+  field: string
+  kind: 'injection_marker' | 'markup' | 'control_characters' | 'truncated' | 'secret'
+  /** The shared sanitiser's finding (delimiter, instruction_override, ...), or what was truncated or redacted. */
+  detail?: string
+}
 
-/** Markup a record's text may keep (Markdown-friendly inline HTML); every other tag is stripped. */
-const ALLOWED_TAGS = new Set(['b', 'i', 'em', 'strong', 'code', 'pre', 'p', 'br', 'ul', 'ol', 'li', 'sub', 'sup'])
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g
-const TAG = /<\/?([a-zA-Z][a-zA-Z0-9-]*)\b[^>]*>/g
-const SCRIPT_BLOCK = /<(script|style|iframe)\b[\s\S]*?<\/\1\s*>/gi
+/** A finding of the shared sanitiser as the tool server reports it. */
+export const asViolation = (field: string, f: Finding): Violation => ({
+  field, kind: f === 'markup' ? 'markup' : f === 'invisible_characters' || f === 'homoglyphs' ? 'control_characters' : 'injection_marker', detail: f,
+})
+
+/**
+ * How a tool refuses agent-written text that reads as an instruction: by default `invalid_input` on the field; a tool
+ * may answer its own refusal instead (memory.propose_note answers memory_note_refused, the memory document's refusal).
+ */
+export type TextRefusal = (reasons: Finding[], field: string) => DomainError
+
+export const refuseAsInvalidInput: TextRefusal = (reasons, field) => InvalidInput.of(field,
+  `This text reads as an instruction to an agent (${reasons.join(', ')}); nothing was written. Write it as plain content.`)
 
 /**
  * The memory brief's fixed prefix (memory.recall's `brief`: lines built by the service from summaries that passed the
  * memory sanitiser twice) is not markup. It is kept only in a field named `brief` and only in its exact form at the
- * start of a line; anywhere else `<memory:...>` is stripped like any tag, so outside text cannot pose as memory.
+ * start of a line; anywhere else `<memory:...>` is removed like any delimiter, so outside text cannot pose as memory.
  */
 const MEMORY_MARKER = /^<<<memory:(?:(?:individual|person|role)\/[a-z_]+\/[0-9a-f-]{36}|none)>>>/
 const isBriefField = (field: string) => field === 'brief' || field.endsWith('.brief')
 
-export interface Violation { field: string; kind: 'injection_marker' | 'markup' | 'control_characters' | 'truncated'; detail?: string }
-
-/** Cleans one string; what was changed is appended to `violations` under `field`. */
-export function sanitiseText(text: string, field: string, violations: Violation[], maxLength = LIMITS.outputString): string {
-  let s = text.normalize('NFC')
-  const visible = s.replace(CONTROL, '')
-  if (visible !== s) { s = visible; violations.push({ field, kind: 'control_characters' }) }
-  const before = s
-  let strippedTag: string | undefined
-  s = s.replace(SCRIPT_BLOCK, (_block, name: string) => { strippedTag ??= name.toLowerCase(); return '' })
-  s = s.replace(TAG, (tag, name: string, at: number, whole: string) => {
-    if (ALLOWED_TAGS.has(name.toLowerCase())) return tag
-    if (isBriefField(field) && name === 'memory' && (at === 2 || whole[at - 3] === '\n') && MEMORY_MARKER.test(whole.slice(at - 2))) return tag
-    strippedTag ??= name.toLowerCase()
-    return ''
-  })
-  if (s !== before) violations.push({ field, kind: 'markup', detail: `<${strippedTag}> removed` })
-  for (const pattern of INJECTION_PATTERNS) {
-    pattern.lastIndex = 0
-    if (pattern.test(s)) {
-      pattern.lastIndex = 0
-      s = s.replace(pattern, NEUTRALISED)
-      violations.push({ field, kind: 'injection_marker', detail: pattern.source.slice(0, 60) })
-    }
+/** One result string: the outside-text pass (links and our own encoded values kept), the brief's markers set aside. */
+function sanitiseResultText(text: string, field: string, violations: Violation[], maxLength: number): string {
+  const found = new Set<Finding>()
+  const clean = (t: string) => {
+    const r = sanitiseOutsideText(t, { links: 'keep', encoded: 'suspicious' })
+    if (!r.findings.length) return t
+    for (const f of r.findings) found.add(f)
+    return r.text
   }
+  let s = isBriefField(field)
+    ? text.split('\n').map((line) => {
+      const marker = MEMORY_MARKER.exec(line)?.[0]
+      return marker ? `${marker}${clean(line.slice(marker.length))}` : clean(line)
+    }).join('\n')
+    : clean(text)
+  for (const f of found) violations.push(asViolation(field, f))
   if (s.length > maxLength) { s = `${s.slice(0, maxLength)}… [truncated]`; violations.push({ field, kind: 'truncated', detail: `over ${maxLength} characters` }) }
   return s
 }
 
 /** Every string of a JSON value cleaned, keys kept; used on results before they leave the tool server. */
 export function sanitiseValue(value: unknown, violations: Violation[], field = '', maxLength = LIMITS.outputString): unknown {
-  if (typeof value === 'string') return sanitiseText(value, field || '(value)', violations, maxLength)
+  if (typeof value === 'string') return sanitiseResultText(value, field || '(value)', violations, maxLength)
   if (Array.isArray(value)) return value.map((v, i) => sanitiseValue(v, violations, `${field}[${i}]`, maxLength))
   if (value && typeof value === 'object') {
     if (value instanceof Date) return value.toISOString()
@@ -81,10 +75,12 @@ export function sanitiseValue(value: unknown, violations: Violation[], field = '
 }
 
 /**
- * A call's arguments: refused with invalid_input (every problem, with its field) when over the limits, otherwise
- * cleaned like any text. Nothing is written for a refused call.
+ * A call's arguments, for every tool, before they are parsed, stored or handed to a tool: refused with invalid_input
+ * (every problem, with its field) when over the limits; then every string's credentials redacted (a twin's run token
+ * pasted into a draft is never stored); then every string checked as agent-written text by the one sanitiser, a
+ * hostile one refusing the call whole (`refuse`, default invalid_input). Nothing is written for a refused call.
  */
-export function sanitiseArguments(args: unknown): { args: Record<string, unknown>; violations: Violation[] } {
+export function sanitiseArguments(args: unknown, refuse: TextRefusal = refuseAsInvalidInput): { args: Record<string, unknown>; violations: Violation[] } {
   const issues: InputIssue[] = []
   const bytes = Buffer.byteLength(JSON.stringify(args ?? {}), 'utf8')
   if (bytes > LIMITS.argumentsBytes) issues.push({ field: null, message: `The arguments are ${bytes} bytes; at most ${LIMITS.argumentsBytes} are accepted.` })
@@ -98,8 +94,23 @@ export function sanitiseArguments(args: unknown): { args: Record<string, unknown
   }
   if (!issues.length) walk(args, '', 0)
   if (issues.length) throw new InvalidInput(issues.slice(0, 20))
-  const violations: Violation[] = []
-  const cleaned = sanitiseValue(args ?? {}, violations, '', LIMITS.inputString)
-  if (!cleaned || typeof cleaned !== 'object' || Array.isArray(cleaned)) throw InvalidInput.of(null, 'The arguments must be an object.')
-  return { args: cleaned as Record<string, unknown>, violations }
+  if (!args || typeof args !== 'object' || Array.isArray(args)) {
+    if (args == null) return { args: {}, violations: [] }
+    throw InvalidInput.of(null, 'The arguments must be an object.')
+  }
+  const secrets: SecretFinding[] = []
+  const redacted = redactSecretsDeep(args, secrets) as Record<string, unknown>
+  const violations: Violation[] = secrets.map((s) => ({ field: s.field, kind: 'secret', detail: `${s.count} redacted` }))
+  const check = (v: unknown, field: string): unknown => {
+    if (typeof v === 'string') {
+      const r = checkAgentText(v)
+      if (!r.ok) throw refuse(r.reasons, field || '(value)')
+      for (const f of r.neutralised) violations.push(asViolation(field || '(value)', f))
+      return r.text
+    }
+    if (Array.isArray(v)) return v.map((x, i) => check(x, `${field}[${i}]`))
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, check(x, field ? `${field}.${k}` : k)]))
+    return v
+  }
+  return { args: check(redacted, '') as Record<string, unknown>, violations }
 }

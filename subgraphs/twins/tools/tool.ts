@@ -73,6 +73,8 @@ interface ToolBase<S extends z.ZodType> {
   permission: PermissionKey
   input: S
   turnLimit?: TurnLimit
+  /** How the tool refuses an argument that reads as an instruction (sanitise.ts); default invalid_input on the field. */
+  refuseText?: import('./sanitise').TextRefusal
 }
 
 /** Read and write tools run inside the call's transaction (`w`), which also writes the tool_calls row and the audit. */
