@@ -9,6 +9,7 @@ import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases'
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit'
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives'
 import { maskUnexpected } from '../subgraphs/shared/server'
+import { customScalarLiteralsRule } from './edge-scalars'
 
 export const LIMITS = {
   bodyBytes: '1mb',
@@ -61,7 +62,10 @@ export function checkDocumentSize(source: string, mode: EdgeMode) {
   }
 }
 
-/** The edge's limit rules (added to graphql's own); armor's messages name the limits only outside production. */
+/**
+ * The edge's own rules (added to graphql's): the limits, whose armor messages name the figures only outside
+ * production, and the custom scalars' literals (./edge-scalars.ts).
+ */
 export function edgeValidationRules(mode: EdgeMode): ValidationRule[] {
   const exposeLimits = !mode.production
   const report = (message: string) => ({
@@ -73,6 +77,7 @@ export function edgeValidationRules(mode: EdgeMode): ValidationRule[] {
     maxAliasesRule({ n: LIMITS.maxAliases, ...report('The query uses too many aliases.') }),
     costLimitRule({ maxCost: LIMITS.maxCost, ...report('The query is too expensive.') }),
     maxDirectivesRule({ n: LIMITS.maxDirectives, ...report('The query uses too many directives.') }),
+    customScalarLiteralsRule,
   ] as ValidationRule[]
 }
 
@@ -113,7 +118,13 @@ const TOKEN_LIMIT = /Document contains more tha[nt] \d+ tokens\. Parsing aborted
  * a developer opted in.
  */
 export function formatEdgeError(formatted: GraphQLFormattedError, error: unknown, mode: EdgeMode): GraphQLFormattedError {
-  const masked = maskUnexpected(formatted, error) as GraphQLFormattedError
+  // Apollo's error of a failed subgraph fetch carries the fetch (URL, status, body) in `response`: never the caller's
+  // to read, whatever made it. The data source no longer makes one (./subgraph-http.ts); should one come, it is
+  // an unexpected fault, logged under the reference the caller gets.
+  const response = formatted.extensions?.response
+  const masked = (response !== undefined
+    ? maskUnexpected({ message: formatted.message }, new Error(`Subgraph fetch failed: ${formatted.message}`, { cause: response }))
+    : maskUnexpected(formatted, error)) as GraphQLFormattedError
   let message = masked.message
   if (mode.production) {
     message = message.replace(SUGGESTION, '').replace(TOKEN_LIMIT, 'The document has too many tokens.')

@@ -106,9 +106,8 @@ function requestOfBody(body: unknown): GraphQLRequest {
   }
 }
 
+// a subgraph that could not build its context answers 503 itself: its data source turns that into this code
 const unavailable = (e: GraphQLFormattedError) => e.extensions?.code === SERVICE_UNAVAILABLE
-  // a subgraph that could not build its context answers 503 itself: the gateway reports that answer's status
-  || (e.extensions?.response as { status?: number } | undefined)?.status === 503
 
 export interface EdgePipelineOptions {
   federation: Federation

@@ -177,7 +177,7 @@ export async function createGateway(opts: GatewayOptions) {
         wsMetrics.started()
         const errors = validate(bridge.schema, document, wsRules)
         if (errors.length) {
-          return errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, code: EDGE_CODES.validation } }))
+          return errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, code: e.extensions.code ?? EDGE_CODES.validation } }))
         }
       }
       return { schema: bridge.schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue: context }
