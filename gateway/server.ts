@@ -64,6 +64,9 @@ export interface GatewayOptions {
 
 export const SUBSCRIPTION_LIMITS = { perSocket: 100, perUser: 300 } as const
 
+/** Where GraphQL is served: HTTP and graphql-ws on the same path. */
+export const GRAPHQL_PATH = '/graphql'
+
 
 export async function createGateway(opts: GatewayOptions) {
   const identityPool = opts.databaseUrl ? new pg.Pool({ connectionString: opts.databaseUrl, max: 4, connectionTimeoutMillis: 5_000 }) : undefined
@@ -77,7 +80,7 @@ export async function createGateway(opts: GatewayOptions) {
   const supergraphSdl = opts.supergraphSdl ?? (await readSupergraph())
   const dataSources = new Map(SUBGRAPH_NAMES.map((name) => [name as string, new InternalTokenDataSource({ url: opts.subgraphUrls[name] })]))
   const federation = new Federation(supergraphSdl, dataSources, opts.singleFetchPassThrough ?? true)
-  const pipeline = createEdgePipeline({ federation, mode, limitRules })
+  const pipeline = createEdgePipeline({ federation, mode, limitRules, websocketPath: GRAPHQL_PATH })
   const bridge = new SubscriptionBridge<GatewayContext>({
     federation, dataSources,
     wsUrl: (name) => opts.subgraphUrls[name as SubgraphName].replace(/^http/, 'ws'),
@@ -137,7 +140,7 @@ export async function createGateway(opts: GatewayOptions) {
 
   // graphql-ws runs the same edge as HTTP: parse limits before any work, the same validation rules, queries and
   // mutations through the same pipeline, and every error formatted once by formatEdgeError (never a 4500 close).
-  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: 1024 * 1024 })
+  const wsServer = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, maxPayload: 1024 * 1024 })
   const wsRules = [...specifiedRules, ...(production ? [NoSchemaIntrospectionCustomRule] : []), ...limitRules]
   const sources = new WeakMap<DocumentNode, string>()
   const formatAll = (errors: readonly unknown[]) =>

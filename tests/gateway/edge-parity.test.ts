@@ -152,6 +152,28 @@ describe.each(['development', 'production'] as const)('the same document gets th
     }
   })
 
+  it('answers a subscription sent over HTTP with a 400 that says to subscribe over graphql-ws on /graphql, not a masked 500', async () => {
+    const { url } = gateways[mode]
+    const named = 'query Me { me { user { id } } }\nsubscription Watch { inboxChanged { id } }'
+    const answers = [
+      await gql(`${url}/graphql`, 'subscription { inboxChanged { id } }', {}, token),
+      await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: named, operationName: 'Watch' }) })
+        .then(async (r) => ({ status: r.status, body: await r.json() as any })),
+      await fetch(`${url}/graphql?query=${encodeURIComponent('subscription { inboxChanged { id } }')}`, { headers: { authorization: `Bearer ${token}`, 'apollo-require-preflight': '1' } })
+        .then(async (r) => ({ status: r.status, body: await r.json() as any })),
+    ]
+    for (const r of answers) {
+      expect(r.status).toBe(400)
+      expect(r.body.errors).toEqual([{
+        message: 'Subscriptions are not served over HTTP: open a WebSocket to /graphql with the graphql-ws protocol (subprotocol graphql-transport-ws) and subscribe there.',
+        extensions: { code: 'SUBSCRIPTION_REQUIRES_WEBSOCKET' },
+      }])
+    }
+    // the query of the same document still runs over HTTP
+    const query = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: named, operationName: 'Me' }) })
+    expect(await query.json()).toEqual({ data: { me: { user: { id: tenant.users.scientist.id } } } })
+  })
+
   it('sends /graphql answers with X-Content-Type-Options: nosniff', async () => {
     const res = await fetch(`${gateways[mode].url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' })
     expect(res.headers.get('x-content-type-options')).toBe('nosniff')
