@@ -2,7 +2,7 @@
 // token limits at parse, depth/alias/cost/directive limits at validation, input sizes, suggestions and stack traces.
 import {
   GraphQLError, Kind, parse, visit,
-  type DocumentNode, type GraphQLFormattedError, type ValidationRule,
+  type ASTNode, type DocumentNode, type GraphQLFormattedError, type OperationDefinitionNode, type ValidationRule,
 } from 'graphql'
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth'
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases'
@@ -10,6 +10,7 @@ import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit'
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives'
 import { maskUnexpected } from '../subgraphs/shared/server'
 import { customScalarLiteralsRule } from './edge-scalars'
+import { LARGEST_PAGE } from '../subgraphs/shared/pagination'
 
 export const LIMITS = {
   bodyBytes: '1mb',
@@ -75,10 +76,32 @@ export function edgeValidationRules(mode: EdgeMode): ValidationRule[] {
   return [
     maxDepthRule({ n: LIMITS.maxDepth, ignoreIntrospection: false, ...report('The query is nested too deeply.') }),
     maxAliasesRule({ n: LIMITS.maxAliases, ...report('The query uses too many aliases.') }),
-    costLimitRule({ maxCost: LIMITS.maxCost, ...report('The query is too expensive.') }),
+    pagesAtMostServed(costLimitRule({ maxCost: LIMITS.maxCost, ...report('The query is too expensive.') }) as ValidationRule),
     maxDirectivesRule({ n: LIMITS.maxDirectives, ...report('The query uses too many directives.') }),
     customScalarLiteralsRule,
   ] as ValidationRule[]
+}
+
+/** Page-size arguments the cost rule multiplies a selection's cost by. */
+const PAGE_ARGUMENTS = new Set(['first', 'last'])
+
+/**
+ * The cost rule, counting a literal page size above the largest page any field serves (LARGEST_PAGE) as that
+ * largest page: such a page is refused by its field with invalid_input on `first` and the range to ask for, which
+ * is what is wrong, where the cost limit ('too expensive') answered first and named nothing the caller could fix.
+ */
+function pagesAtMostServed(rule: ValidationRule): ValidationRule {
+  const clamp = <T extends ASTNode>(node: T): T => visit(node, {
+    [Kind.ARGUMENT]: (arg) => PAGE_ARGUMENTS.has(arg.name.value) && arg.value.kind === Kind.INT && Number(arg.value.value) > LARGEST_PAGE
+      ? { ...arg, value: { ...arg.value, value: String(LARGEST_PAGE) } } : undefined,
+  })
+  return (context) => {
+    // the rule reads the operation it is given and the fragments it looks up: both with page sizes clamped
+    const clamped = Object.create(context, { getFragment: { value: (name: string) => { const f = context.getFragment(name); return f && clamp(f) } } })
+    const visitor = rule(clamped) as { OperationDefinition?: { enter?: (node: OperationDefinitionNode) => void } }
+    const enter = visitor.OperationDefinition?.enter
+    return { ...visitor, OperationDefinition: { ...visitor.OperationDefinition, enter: (node: OperationDefinitionNode) => enter?.call(visitor, clamp(node)) } } as never
+  }
 }
 
 const literalsWithinLimits = new WeakSet<DocumentNode>()

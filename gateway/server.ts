@@ -15,7 +15,8 @@ import { CloseCode } from 'graphql-ws'
 import pg from 'pg'
 import type { Db } from '../core/db'
 import { env, ROOT_DIR } from '../core/env'
-import { unauthenticated } from '../core/errors'
+import { isTokenExpired, tokenExpired } from '../core/errors'
+import { isDatabaseUnavailable } from '../core/db-outage'
 import { log } from '../core/log'
 import { IdentityResolver, type CallerIdentity } from './identity'
 import { SubscriptionBridge } from './subscription-bridge'
@@ -36,6 +37,26 @@ export { LIMITS } from './edge-limits'
 
 /** Close code of a socket whose bearer token expired (graphql-ws Unauthorized); the client reconnects with a fresh token. */
 export const TOKEN_EXPIRED_CLOSE = CloseCode.Unauthorized
+const TOKEN_EXPIRED_REASON = 'The bearer token has expired: reconnect with a fresh one.'
+
+/**
+ * How a socket whose connection_init is refused closes: each reason says what is wrong and what to do (a close
+ * reason holds at most 123 bytes). An expired token is 4401 like a token expiring on an open socket (get a fresh
+ * one); a missing, malformed or unknown token or an inactive account 4403 (a new attempt with it fails again); an
+ * outage 1013 Try Again Later; anything else 4500, logged.
+ */
+function refusalClose(e: unknown): { code: number; reason: string } {
+  if (isDatabaseUnavailable(e)) return { code: 1013, reason: 'The service is temporarily unavailable: reconnect shortly.' }
+  if (isTokenExpired(e)) return { code: TOKEN_EXPIRED_CLOSE, reason: TOKEN_EXPIRED_REASON }
+  if (e instanceof GraphQLError && e.extensions?.code === 'UNAUTHENTICATED') {
+    const reason = e.message === 'The bearer token is not valid.'
+      ? 'The bearer token is not valid: send a valid one as authorization in connection_init.'
+      : e.message
+    return { code: CloseCode.Forbidden, reason: Buffer.byteLength(reason) <= 123 ? reason : 'Forbidden' }
+  }
+  log.error('gateway.ws_connect_failed', { error: e })
+  return { code: CloseCode.InternalServerError, reason: 'Internal server error' }
+}
 
 export interface GatewayContext {
   identity: CallerIdentity
@@ -156,17 +177,20 @@ export async function createGateway(opts: GatewayOptions) {
         ctx.extra.ctx = { identity, socket: ctx.extra.socket }
         // A socket never outlives its token: closed at expiry, the client reconnects with a fresh one.
         const ms = Math.min(identity.expiresAt - Date.now(), 2 ** 31 - 1)
-        ctx.extra.expiry = setTimeout(() => ctx.extra.socket.close(TOKEN_EXPIRED_CLOSE, 'Token expired'), Math.max(ms, 0))
+        ctx.extra.expiry = setTimeout(() => ctx.extra.socket.close(TOKEN_EXPIRED_CLOSE, TOKEN_EXPIRED_REASON), Math.max(ms, 0))
         return true
-      } catch {
-        return false // closes with 4403 Forbidden
+      } catch (e) {
+        // closed here with what went wrong; graphql-ws's own close (4403 Forbidden) that follows `false` is then a no-op
+        const { code, reason } = refusalClose(e)
+        ctx.extra.socket.close(code, reason)
+        return false
       }
     },
     onSubscribe: async (ctx, _id, payload) => {
       const context = ctx.extra.ctx!
       if (Date.now() >= context.identity.expiresAt) {
-        ctx.extra.socket.close(TOKEN_EXPIRED_CLOSE, 'Token expired')
-        return [unauthenticated('The bearer token has expired.')]
+        ctx.extra.socket.close(TOKEN_EXPIRED_CLOSE, TOKEN_EXPIRED_REASON)
+        return [tokenExpired()]
       }
       let document: DocumentNode
       try {

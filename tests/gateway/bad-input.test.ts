@@ -44,6 +44,25 @@ describe('bad input through the gateway', () => {
     expect(both.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', field: 'slug' })
   })
 
+  it('answers a page size over 100 on every paged root field with invalid_input on first and the range, never the cost limit', async () => {
+    const schema = stack.current.gateway.federation.schema
+    const paged = Object.values(schema.getQueryType()!.getFields()).filter((f) => f.args.some((a) => a.name === 'first'))
+    expect(paged.map((f) => f.name)).toContain('myInbox')
+    for (const field of paged) {
+      const others = field.args.filter((a) => a.name !== 'first' && isNonNullType(a.type))
+      expect(others.every((a) => getNamedType(a.type).name === 'ID'), `extend this test for ${field.name}`).toBe(true)
+      const args = [...others.map((a) => `${a.name}: "${t.program.id}"`), 'first: 100000'].join(', ')
+      // the organisation's export is the org admin's to read; every other page a program owner's
+      const r = await ask(`{ ${field.name}(${args}) { __typename } }`, {}, field.name === 'twinsExport' ? 'org_admin' : 'program_owner')
+      expectNoInternalError(r)
+      expect(r.body.errors?.map((e) => e.extensions?.code), field.name).toEqual(['invalid_input'])
+      expect(r.body.errors?.[0], field.name).toMatchObject({ message: expect.stringMatching(/^first: Ask for 1 to \d+ (items|rows) a page/), extensions: { field: 'first' } })
+    }
+    // nested too, and through a fragment
+    const nested = await ask(`query { ...Inbox } fragment Inbox on Query { myInbox(first: 250000) { nodes { id program { id } } } }`)
+    expect(nested.body.errors?.map((e) => e.extensions?.code)).toEqual(['invalid_input'])
+  })
+
   it('refuses a garbage or forged inbox cursor with invalid_input on after', async () => {
     const forged = Buffer.from('2026-01-01T00:00:00.000Z|x').toString('base64url')
     for (const after of ['garbage', forged, '!!!', Buffer.from('x|y|z').toString('base64url')]) {

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createClient, type Client } from 'graphql-ws'
 import WebSocket from 'ws'
-import { mintDevToken, signInternalToken } from '../../core/auth'
+import * as jose from 'jose'
+import { devKeyPair, mintDevToken, signInternalToken } from '../../core/auth'
+import { env } from '../../core/env'
 import { createGateway, type Gateway } from '../../gateway/server'
 import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
@@ -86,6 +88,8 @@ const cases: { name: string; query: string; variables?: Record<string, unknown>;
   { name: 'a malformed DateTime variable', query: 'mutation($e: DateTime!) { createDelegation(delegateUserId: "PROGRAM", endsAt: $e) { __typename } }', variables: { e: 'tomorrow-ish' }, code: 'BAD_USER_INPUT', status: 400 },
   { name: 'a malformed DateTime literal', query: 'mutation { snoozeInboxItem(id: "PROGRAM", until: "soon") { __typename } }', code: 'BAD_USER_INPUT', status: 400 },
   { name: 'an impossible calendar date', query: '{ decisionMetrics(programId: "PROGRAM", since: "2026-13-45") { __typename } }', code: 'BAD_USER_INPUT', status: 400 },
+  // the page's own refusal (the range to ask for), not the cost limit that a literal page size used to hit first
+  { name: 'a page size over the largest page', query: '{ myInbox(first: 100000) { nodes { id } } }', code: 'invalid_input', status: 200 },
 ]
 
 describe.each(['development', 'production'] as const)('the same document gets the same code over HTTP and graphql-ws (%s)', (mode) => {
@@ -113,7 +117,8 @@ describe.each(['development', 'production'] as const)('the same document gets th
           if (mode === 'production') {
             expect(text).not.toMatch(/Did you mean/)
             // a refused value's message quotes the caller's value and the expected format (a date), never a limit
-            const messages = (answer.errors ?? []).filter((e) => e.extensions?.code !== 'BAD_USER_INPUT')
+            // and a page's refusal states the documented range to ask for (1 to 100)
+            const messages = (answer.errors ?? []).filter((e) => !['BAD_USER_INPUT', 'invalid_input'].includes(e.extensions?.code))
               .map((e) => e.message).filter((m) => !m.startsWith('Unexpected error (reference'))
             expect(messages.join(' ')).not.toMatch(/\d{2,}/) // no configured limit, no count
           }
@@ -272,12 +277,30 @@ describe('subscription limits', () => {
     }
   })
 
+  it('closes a socket whose connection_init carries an expired token with 4401, and a garbage or missing one with 4403, each saying what to do', async () => {
+    const { privateKey, kid } = await devKeyPair()
+    const expired = await new jose.SignJWT({}).setProtectedHeader({ alg: 'ES256', kid }).setSubject(tenant.users.scientist.id)
+      .setIssuer(env().AUTH_ISSUER).setAudience(env().AUTH_AUDIENCE).setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 3600).sign(privateKey)
+    const closeOf = async (bearer: string | undefined) => {
+      const closes: { code: number; reason: string }[] = []
+      const client = wsClient(`${stack.current.gatewayUrl}/graphql`, bearer, { on: { closed: (e: any) => closes.push({ code: e.code, reason: e.reason }) } })
+      const sub = collect(client, 'subscription { inboxChanged { id } }', 1)
+      await sub.finished
+      await client.dispose()
+      return closes[0]
+    }
+    expect(await closeOf(expired)).toEqual({ code: 4401, reason: 'The bearer token has expired: reconnect with a fresh one.' })
+    expect(await closeOf('garbage')).toEqual({ code: 4403, reason: 'The bearer token is not valid: send a valid one as authorization in connection_init.' })
+    expect(await closeOf(undefined)).toEqual({ code: 4403, reason: 'Authentication required: send a valid bearer token.' })
+  })
+
   it('closes a socket with 4401 when its bearer token expires, and the subscription receives nothing after', async () => {
     const shortLived = await mintDevToken(tenant.users.scientist, '3s')
     const { client, closes } = socket(stack.current.gatewayUrl, shortLived)
     const sub = collect(client, 'subscription { inboxChanged { id } }', 1, 20_000)
     await waitFor(() => closes.length > 0, 15_000)
-    expect(closes[0].code).toBe(4401)
+    expect(closes[0]).toEqual({ code: 4401, reason: 'The bearer token has expired: reconnect with a fresh one.' })
     await sub.finished
     expect(JSON.stringify(sub.received)).not.toMatch(/"data"/)
     await client.dispose()
