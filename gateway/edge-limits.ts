@@ -2,7 +2,7 @@
 // token limits at parse, depth/alias/cost/directive limits at validation, input sizes, suggestions and stack traces.
 import {
   GraphQLError, Kind, parse, visit,
-  type ASTNode, type DocumentNode, type GraphQLFormattedError, type OperationDefinitionNode, type ValidationRule,
+  type ArgumentNode, type ASTNode, type DocumentNode, type GraphQLFormattedError, type OperationDefinitionNode, type ValidationRule,
 } from 'graphql'
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth'
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases'
@@ -10,7 +10,7 @@ import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit'
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives'
 import { maskUnexpected } from '../subgraphs/shared/server'
 import { customScalarLiteralsRule } from './edge-scalars'
-import { LARGEST_PAGE } from '../subgraphs/shared/pagination'
+import { EXPORT_PAGE_MAX, PAGE_SIZE_MAX } from '../subgraphs/shared/pagination'
 
 export const LIMITS = {
   bodyBytes: '1mb',
@@ -84,16 +84,22 @@ export function edgeValidationRules(mode: EdgeMode): ValidationRule[] {
 
 /** Page-size arguments the cost rule multiplies a selection's cost by. */
 const PAGE_ARGUMENTS = new Set(['first', 'last'])
+/** Lists whose largest page is not PAGE_SIZE_MAX (smaller ones need no entry: counting them larger only errs safe). */
+const LARGER_PAGES: Readonly<Record<string, number>> = { twinsExport: EXPORT_PAGE_MAX }
 
 /**
- * The cost rule, counting a literal page size above the largest page any field serves (LARGEST_PAGE) as that
- * largest page: such a page is refused by its field with invalid_input on `first` and the range to ask for, which
- * is what is wrong, where the cost limit ('too expensive') answered first and named nothing the caller could fix.
+ * The cost rule, counting a literal page size its field refuses (above the field's largest page) as one item: that
+ * field answers invalid_input on `first` with the range to ask for, which is what is wrong, where the cost limit
+ * ('too expensive') answered first and named nothing the caller could fix. Sizes the field serves count in full.
  */
 function pagesAtMostServed(rule: ValidationRule): ValidationRule {
   const clamp = <T extends ASTNode>(node: T): T => visit(node, {
-    [Kind.ARGUMENT]: (arg) => PAGE_ARGUMENTS.has(arg.name.value) && arg.value.kind === Kind.INT && Number(arg.value.value) > LARGEST_PAGE
-      ? { ...arg, value: { ...arg.value, value: String(LARGEST_PAGE) } } : undefined,
+    [Kind.FIELD]: (field) => {
+      const largest = LARGER_PAGES[field.name.value] ?? PAGE_SIZE_MAX
+      const refused = (arg: ArgumentNode) => PAGE_ARGUMENTS.has(arg.name.value) && arg.value.kind === Kind.INT && Number(arg.value.value) > largest
+      if (!field.arguments?.some(refused)) return undefined
+      return { ...field, arguments: field.arguments.map((arg) => refused(arg) ? { ...arg, value: { ...arg.value, value: '1' } } : arg) }
+    },
   })
   return (context) => {
     // the rule reads the operation it is given and the fragments it looks up: both with page sizes clamped
