@@ -3,7 +3,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import * as jose from 'jose'
 import { env } from './env'
-import { unauthenticated } from './errors'
+import { tokenExpired, unauthenticated } from './errors'
 
 const ALG = 'ES256'
 const INTERNAL_ISSUER = 'urn:evidence-workspace:gateway'
@@ -77,7 +77,7 @@ export async function verifyCallerToken(authorization: string | undefined | null
     return { sub: payload.sub, email: typeof payload.email === 'string' ? payload.email : undefined }
   } catch (err) {
     const expired = err instanceof jose.errors.JWTExpired
-    throw unauthenticated(expired ? 'The bearer token has expired.' : 'The bearer token is not valid.')
+    throw expired ? tokenExpired() : unauthenticated('The bearer token is not valid.')
   }
 }
 

@@ -143,6 +143,8 @@ export const SlugTaken = plain('slug_taken')
 export const NotAMember = plain('not_a_member')
 export const NotAssigned = plain('not_assigned')
 export const LastOwner = plain('last_owner')
+/** not_a_party: the caller holds the permission but is not one of the people the thing names (a hand-off's parties). */
+export const NotAParty = plain('not_a_party')
 export const UnknownProvider = plain('unknown_provider')
 export const ConsentRequired = plain('consent_required')
 export const ScopeRulesRequired = plain('scope_rules_required')
@@ -179,7 +181,7 @@ export const CORE_ERROR_CLASSES: readonly ErrorClass[] = [
   SopExternal, NotSupportedError, KindNotPromotable, WorkbenchRoleNotHeld, NotImplemented, HarnessDenied,
   SelfHandoff, TwinPaused, TwinActiveExists, DutyUnavailable, DelegationInvalid, BatchItemForbidden, BoundUserOnly,
   BaselineMissing, GateIncomplete, GateStageRestricted, ReviewerRoleRequired, SameSigner, StageViaGate,
-  UnitRequired, UnitUnsupported, UnitMismatch, SlugTaken, NotAMember, NotAssigned, LastOwner,
+  UnitRequired, UnitUnsupported, UnitMismatch, SlugTaken, NotAMember, NotAssigned, LastOwner, NotAParty,
   UnknownProvider, ConsentRequired, ScopeRulesRequired, ConnectionExists, ConnectionDisconnected, ConnectionNotReady,
   CredentialsMissing, ReasonRequired, UnsupportedApiVersion, LaunchNotFound, LaunchUsed, LaunchExpired,
   SkillFailed, SkillTimeout,
@@ -199,6 +201,15 @@ export function domainError(code: string, message?: string, extra: ErrorExtra = 
 
 export function unauthenticated(message = 'Authentication required: send a valid bearer token.'): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } })
+}
+
+const TOKEN_EXPIRED_MESSAGE = 'The bearer token has expired.'
+/** UNAUTHENTICATED for a token that was valid and expired: the caller's remedy is a fresh token, not a fixed one. */
+export function tokenExpired(): GraphQLError {
+  return unauthenticated(TOKEN_EXPIRED_MESSAGE)
+}
+export function isTokenExpired(e: unknown): boolean {
+  return e instanceof GraphQLError && e.extensions?.code === 'UNAUTHENTICATED' && e.message === TOKEN_EXPIRED_MESSAGE
 }
 
 export function forbidden(permission: string): GraphQLError {

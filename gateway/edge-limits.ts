@@ -2,13 +2,15 @@
 // token limits at parse, depth/alias/cost/directive limits at validation, input sizes, suggestions and stack traces.
 import {
   GraphQLError, Kind, parse, visit,
-  type DocumentNode, type GraphQLFormattedError, type ValidationRule,
+  type ArgumentNode, type ASTNode, type DocumentNode, type GraphQLFormattedError, type OperationDefinitionNode, type ValidationRule,
 } from 'graphql'
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth'
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases'
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit'
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives'
 import { maskUnexpected } from '../subgraphs/shared/server'
+import { customScalarLiteralsRule } from './edge-scalars'
+import { EXPORT_PAGE_MAX, PAGE_SIZE_MAX } from '../subgraphs/shared/pagination'
 
 export const LIMITS = {
   bodyBytes: '1mb',
@@ -61,7 +63,10 @@ export function checkDocumentSize(source: string, mode: EdgeMode) {
   }
 }
 
-/** The edge's limit rules (added to graphql's own); armor's messages name the limits only outside production. */
+/**
+ * The edge's own rules (added to graphql's): the limits, whose armor messages name the figures only outside
+ * production, and the custom scalars' literals (./edge-scalars.ts).
+ */
 export function edgeValidationRules(mode: EdgeMode): ValidationRule[] {
   const exposeLimits = !mode.production
   const report = (message: string) => ({
@@ -71,9 +76,38 @@ export function edgeValidationRules(mode: EdgeMode): ValidationRule[] {
   return [
     maxDepthRule({ n: LIMITS.maxDepth, ignoreIntrospection: false, ...report('The query is nested too deeply.') }),
     maxAliasesRule({ n: LIMITS.maxAliases, ...report('The query uses too many aliases.') }),
-    costLimitRule({ maxCost: LIMITS.maxCost, ...report('The query is too expensive.') }),
+    pagesAtMostServed(costLimitRule({ maxCost: LIMITS.maxCost, ...report('The query is too expensive.') }) as ValidationRule),
     maxDirectivesRule({ n: LIMITS.maxDirectives, ...report('The query uses too many directives.') }),
+    customScalarLiteralsRule,
   ] as ValidationRule[]
+}
+
+/** Page-size arguments the cost rule multiplies a selection's cost by. */
+const PAGE_ARGUMENTS = new Set(['first', 'last'])
+/** Lists whose largest page is not PAGE_SIZE_MAX (smaller ones need no entry: counting them larger only errs safe). */
+const LARGER_PAGES: Readonly<Record<string, number>> = { twinsExport: EXPORT_PAGE_MAX }
+
+/**
+ * The cost rule, counting a literal page size its field refuses (above the field's largest page) as one item: that
+ * field answers invalid_input on `first` with the range to ask for, which is what is wrong, where the cost limit
+ * ('too expensive') answered first and named nothing the caller could fix. Sizes the field serves count in full.
+ */
+function pagesAtMostServed(rule: ValidationRule): ValidationRule {
+  const clamp = <T extends ASTNode>(node: T): T => visit(node, {
+    [Kind.FIELD]: (field) => {
+      const largest = LARGER_PAGES[field.name.value] ?? PAGE_SIZE_MAX
+      const refused = (arg: ArgumentNode) => PAGE_ARGUMENTS.has(arg.name.value) && arg.value.kind === Kind.INT && Number(arg.value.value) > largest
+      if (!field.arguments?.some(refused)) return undefined
+      return { ...field, arguments: field.arguments.map((arg) => refused(arg) ? { ...arg, value: { ...arg.value, value: '1' } } : arg) }
+    },
+  })
+  return (context) => {
+    // the rule reads the operation it is given and the fragments it looks up: both with page sizes clamped
+    const clamped = Object.create(context, { getFragment: { value: (name: string) => { const f = context.getFragment(name); return f && clamp(f) } } })
+    const visitor = rule(clamped) as { OperationDefinition?: { enter?: (node: OperationDefinitionNode) => void } }
+    const enter = visitor.OperationDefinition?.enter
+    return { ...visitor, OperationDefinition: { ...visitor.OperationDefinition, enter: (node: OperationDefinitionNode) => enter?.call(visitor, clamp(node)) } } as never
+  }
 }
 
 const literalsWithinLimits = new WeakSet<DocumentNode>()
@@ -113,7 +147,13 @@ const TOKEN_LIMIT = /Document contains more tha[nt] \d+ tokens\. Parsing aborted
  * a developer opted in.
  */
 export function formatEdgeError(formatted: GraphQLFormattedError, error: unknown, mode: EdgeMode): GraphQLFormattedError {
-  const masked = maskUnexpected(formatted, error) as GraphQLFormattedError
+  // Apollo's error of a failed subgraph fetch carries the fetch (URL, status, body) in `response`: never the caller's
+  // to read, whatever made it. The data source no longer makes one (./subgraph-http.ts); should one come, it is
+  // an unexpected fault, logged under the reference the caller gets.
+  const response = formatted.extensions?.response
+  const masked = (response !== undefined
+    ? maskUnexpected({ message: formatted.message }, new Error(`Subgraph fetch failed: ${formatted.message}`, { cause: response }))
+    : maskUnexpected(formatted, error)) as GraphQLFormattedError
   let message = masked.message
   if (mode.production) {
     message = message.replace(SUGGESTION, '').replace(TOKEN_LIMIT, 'The document has too many tokens.')

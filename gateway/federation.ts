@@ -13,6 +13,7 @@ import {
   type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode,
 } from 'graphql'
 import { DATA_ONLY_HEADER } from '../core/subgraph-protocol'
+import { installScalarParsers } from './edge-scalars'
 import { postJson, subgraphHeaders, type InternalTokenDataSource, type SubgraphCallContext } from './subgraph-http'
 
 export interface PlannedOperation {
@@ -75,6 +76,7 @@ export class Federation {
     const supergraph = Supergraph.build(supergraphSdl)
     this.apiSchema = supergraph.apiSchema()
     this.schema = this.apiSchema.toGraphQLJSSchema()
+    installScalarParsers(this.schema) // variables of a custom scalar are checked where they are coerced
     this.supergraphSchema = supergraph.schema.toGraphQLJSSchema()
     this.planner = new QueryPlanner(supergraph)
     this.services = Object.fromEntries(dataSources)

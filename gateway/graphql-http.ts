@@ -4,7 +4,7 @@
 // cached parse + validate per document and one plan per operation (./federation.ts). Apollo Server with Express cost
 // about a sixth of the gateway's CPU under the console's load (issue 20 profile) for a pipeline this file holds whole.
 import type http from 'node:http'
-import { GraphQLError, NoSchemaIntrospectionCustomRule, specifiedRules, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql'
+import { getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule, specifiedRules, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql'
 import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS, SERVICE_UNAVAILABLE, serviceUnavailable } from '../core/db-outage'
 import { BadRequest, readBody } from '../subgraphs/shared/graphql-http'
 import { DocumentCache } from '../subgraphs/shared/documents'
@@ -106,16 +106,20 @@ function requestOfBody(body: unknown): GraphQLRequest {
   }
 }
 
+// a subgraph that could not build its context answers 503 itself: its data source turns that into this code
 const unavailable = (e: GraphQLFormattedError) => e.extensions?.code === SERVICE_UNAVAILABLE
-  // a subgraph that could not build its context answers 503 itself: the gateway reports that answer's status
-  || (e.extensions?.response as { status?: number } | undefined)?.status === 503
 
 export interface EdgePipelineOptions {
   federation: Federation
   mode: EdgeMode
   /** the edge's limit rules (./edge-limits.ts edgeValidationRules) */
   limitRules: ValidationRule[]
+  /** where graphql-ws listens: a subscription sent over HTTP is told to go there */
+  websocketPath: string
 }
+
+/** The code of a subscription sent over HTTP, which serves queries and mutations only. */
+export const SUBSCRIPTION_OVER_HTTP = 'SUBSCRIPTION_REQUIRES_WEBSOCKET'
 
 export function createEdgePipeline(opts: EdgePipelineOptions) {
   const { federation, mode } = opts
@@ -149,6 +153,10 @@ export function createEdgePipeline(opts: EdgePipelineOptions) {
       }
       const prepared = documents.prepare(request.query)
       if (prepared.errors) return answerWith(prepared.errors, 400)
+      if (getOperationAST(prepared.document, request.operationName)?.operation === 'subscription') {
+        // the planner's executor cannot run one (a masked 500 before): say where subscriptions are served
+        return answerWith([badRequest(`Subscriptions are not served over HTTP: open a WebSocket to ${opts.websocketPath} with the graphql-ws protocol (subprotocol graphql-transport-ws) and subscribe there.`, 400, SUBSCRIPTION_OVER_HTTP)], 400)
+      }
       const planned = federation.plan(prepared.document, request.operationName)
       if (!planned) {
         const operations = prepared.document.definitions.filter((d) => d.kind === 'OperationDefinition').length

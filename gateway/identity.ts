@@ -6,7 +6,7 @@ import type pg from 'pg'
 import { decodeJwt } from 'jose'
 import type { Db } from '../core/db'
 import { INTERNAL_TOKEN_TTL_MS, signInternalToken, verifyCallerToken, type CallerClaims } from '../core/auth'
-import { unauthenticated } from '../core/errors'
+import { tokenExpired, unauthenticated } from '../core/errors'
 import { isId } from '../core/ids'
 import { SessionStamps } from './session-stamps'
 
@@ -66,7 +66,7 @@ export class IdentityResolver {
     const hit = this.callerTokens.get(key)
     const now = Date.now()
     if (hit && now < hit.until) {
-      if (now >= hit.expiresAt) throw unauthenticated('The bearer token has expired.')
+      if (now >= hit.expiresAt) throw tokenExpired()
       return hit
     }
     const claims = await verifyCallerToken(authorization)
@@ -101,7 +101,7 @@ export class IdentityResolver {
     return {
       userId: stamp.userId, organizationId: stamp.organizationId, requestId, expiresAt,
       internalToken: async () => {
-        if (Date.now() >= expiresAt) throw unauthenticated('The bearer token has expired.')
+        if (Date.now() >= expiresAt) throw tokenExpired()
         return this.internalTokenFor(stamp.userId, stamp.organizationId, stamp.version)
       },
     }

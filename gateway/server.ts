@@ -15,7 +15,8 @@ import { CloseCode } from 'graphql-ws'
 import pg from 'pg'
 import type { Db } from '../core/db'
 import { env, ROOT_DIR } from '../core/env'
-import { unauthenticated } from '../core/errors'
+import { isTokenExpired, tokenExpired } from '../core/errors'
+import { isDatabaseUnavailable } from '../core/db-outage'
 import { log } from '../core/log'
 import { IdentityResolver, type CallerIdentity } from './identity'
 import { SubscriptionBridge } from './subscription-bridge'
@@ -38,6 +39,26 @@ export { LIMITS } from './edge-limits'
 
 /** Close code of a socket whose bearer token expired (graphql-ws Unauthorized); the client reconnects with a fresh token. */
 export const TOKEN_EXPIRED_CLOSE = CloseCode.Unauthorized
+const TOKEN_EXPIRED_REASON = 'The bearer token has expired: reconnect with a fresh one.'
+
+/**
+ * How a socket whose connection_init is refused closes: each reason says what is wrong and what to do (a close
+ * reason holds at most 123 bytes). An expired token is 4401 like a token expiring on an open socket (get a fresh
+ * one); a missing, malformed or unknown token or an inactive account 4403 (a new attempt with it fails again); an
+ * outage 1013 Try Again Later; anything else 4500, logged.
+ */
+function refusalClose(e: unknown): { code: number; reason: string } {
+  if (isDatabaseUnavailable(e)) return { code: 1013, reason: 'The service is temporarily unavailable: reconnect shortly.' }
+  if (isTokenExpired(e)) return { code: TOKEN_EXPIRED_CLOSE, reason: TOKEN_EXPIRED_REASON }
+  if (e instanceof GraphQLError && e.extensions?.code === 'UNAUTHENTICATED') {
+    const reason = e.message === 'The bearer token is not valid.'
+      ? 'The bearer token is not valid: send a valid one as authorization in connection_init.'
+      : e.message
+    return { code: CloseCode.Forbidden, reason: Buffer.byteLength(reason) <= 123 ? reason : 'Forbidden' }
+  }
+  log.error('gateway.ws_connect_failed', { error: e })
+  return { code: CloseCode.InternalServerError, reason: 'Internal server error' }
+}
 
 export interface GatewayContext {
   identity: CallerIdentity
@@ -68,6 +89,9 @@ export interface GatewayOptions {
 
 export const SUBSCRIPTION_LIMITS = { perSocket: 100, perUser: 300 } as const
 
+/** Where GraphQL is served: HTTP and graphql-ws on the same path. */
+export const GRAPHQL_PATH = '/graphql'
+
 
 export async function createGateway(opts: GatewayOptions) {
   const identityPool = opts.databaseUrl ? new pg.Pool({ connectionString: opts.databaseUrl, max: 4, connectionTimeoutMillis: 5_000 }) : undefined
@@ -81,7 +105,7 @@ export async function createGateway(opts: GatewayOptions) {
   const supergraphSdl = opts.supergraphSdl ?? (await readSupergraph())
   const dataSources = new Map(SUBGRAPH_NAMES.map((name) => [name as string, new InternalTokenDataSource({ url: opts.subgraphUrls[name] })]))
   const federation = new Federation(supergraphSdl, dataSources, opts.singleFetchPassThrough ?? true)
-  const pipeline = createEdgePipeline({ federation, mode, limitRules })
+  const pipeline = createEdgePipeline({ federation, mode, limitRules, websocketPath: GRAPHQL_PATH })
   const bridge = new SubscriptionBridge<GatewayContext>({
     federation, dataSources,
     wsUrl: (name) => opts.subgraphUrls[name as SubgraphName].replace(/^http/, 'ws'),
@@ -141,7 +165,7 @@ export async function createGateway(opts: GatewayOptions) {
 
   // graphql-ws runs the same edge as HTTP: parse limits before any work, the same validation rules, queries and
   // mutations through the same pipeline, and every error formatted once by formatEdgeError (never a 4500 close).
-  const wsServer = attachWebSocketServer(httpServer, { path: '/graphql', maxPayload: 1024 * 1024 })
+  const wsServer = attachWebSocketServer(httpServer, { path: GRAPHQL_PATH, maxPayload: 1024 * 1024 })
   const wsRules = [...specifiedRules, ...(production ? [NoSchemaIntrospectionCustomRule] : []), ...limitRules]
   const sources = new WeakMap<DocumentNode, string>()
   const formatAll = (errors: readonly unknown[]) =>
@@ -157,17 +181,20 @@ export async function createGateway(opts: GatewayOptions) {
         ctx.extra.ctx = { identity, socket: ctx.extra.socket }
         // A socket never outlives its token: closed at expiry, the client reconnects with a fresh one.
         const ms = Math.min(identity.expiresAt - Date.now(), 2 ** 31 - 1)
-        ctx.extra.expiry = setTimeout(() => ctx.extra.socket.close(TOKEN_EXPIRED_CLOSE, 'Token expired'), Math.max(ms, 0))
+        ctx.extra.expiry = setTimeout(() => ctx.extra.socket.close(TOKEN_EXPIRED_CLOSE, TOKEN_EXPIRED_REASON), Math.max(ms, 0))
         return true
-      } catch {
-        return false // closes with 4403 Forbidden
+      } catch (e) {
+        // closed here with what went wrong; graphql-ws's own close (4403 Forbidden) that follows `false` is then a no-op
+        const { code, reason } = refusalClose(e)
+        ctx.extra.socket.close(code, reason)
+        return false
       }
     },
     onSubscribe: async (ctx, _id, payload) => {
       const context = ctx.extra.ctx!
       if (Date.now() >= context.identity.expiresAt) {
-        ctx.extra.socket.close(TOKEN_EXPIRED_CLOSE, 'Token expired')
-        return [unauthenticated('The bearer token has expired.')]
+        ctx.extra.socket.close(TOKEN_EXPIRED_CLOSE, TOKEN_EXPIRED_REASON)
+        return [tokenExpired()]
       }
       let document: DocumentNode
       try {
@@ -181,7 +208,7 @@ export async function createGateway(opts: GatewayOptions) {
         wsMetrics.started()
         const errors = validate(bridge.schema, document, wsRules)
         if (errors.length) {
-          return errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, code: EDGE_CODES.validation } }))
+          return errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, code: e.extensions.code ?? EDGE_CODES.validation } }))
         }
       }
       return { schema: bridge.schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue: context }

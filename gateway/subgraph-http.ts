@@ -6,6 +6,7 @@ import http from 'node:http'
 import { RemoteGraphQLDataSource } from '@apollo/gateway'
 import { GraphQLError } from 'graphql'
 import { INTERNAL_HEADER } from '../core/auth'
+import { serviceUnavailable } from '../core/db-outage'
 import { currentRequestId } from '../core/request-context'
 import type { CallerIdentity } from './identity'
 
@@ -55,22 +56,52 @@ export class InternalTokenDataSource extends RemoteGraphQLDataSource<SubgraphCal
   }
 
   /**
-   * A subgraph's HTTP answer as Apollo's data source returns it: the parsed body with `http`, or the error Apollo
-   * makes of a non-2xx answer. Also used for an answer the gateway fetched itself (a single-fetch plan).
+   * A subgraph's HTTP answer as Apollo's data source returns it: the parsed body with `http`. Also used for an answer
+   * the gateway fetched itself (a single-fetch plan). A non-2xx answer never becomes Apollo's errorFromResponse,
+   * whose `extensions.response` carried the subgraph's URL, status and body to the caller: its GraphQL errors go on
+   * when they are the caller's to read (see callerErrors), a 503 is an outage, anything else an unexpected fault
+   * (masked at the edge, logged with the status and body under the reference the caller gets).
    */
   async responseOf(res: SubgraphResponse): Promise<any> {
-    // Apollo reads only headers.get('cache-control') of a good answer; a whole Headers object is built for errors only
     const header = (name: string) => { const v = res.headers[name.toLowerCase()]; return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v }
+    // not enumerable: the subscription bridge clones answers it shares (structuredClone), and a function cannot be cloned
+    const withHttp = (body: object) => Object.defineProperty({ ...body }, 'http', { value: { headers: { get: header }, status: res.status }, enumerable: false })
     if (res.status < 200 || res.status > 299) {
-      const headers = new Headers()
-      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v)
-      throw await this.errorFromResponse(new Response(res.body, { status: res.status, headers }) as never)
+      const errors = callerErrors(res.body)
+      if (errors) return withHttp({ data: null, errors })
+      if (res.status === 503) throw serviceUnavailable()
+      throw new Error(`Subgraph ${this.url} answered HTTP ${res.status}: ${res.body.slice(0, 2000)}`)
     }
     const body = JSON.parse(res.body)
     if (body === null || typeof body !== 'object') throw new Error(`Expected JSON response body, but received: ${res.body.slice(0, 200)}`)
-    // not enumerable: the subscription bridge clones answers it shares (structuredClone), and a function cannot be cloned
-    return Object.defineProperty({ ...body }, 'http', { value: { headers: { get: header }, status: res.status }, enumerable: false })
+    return withHttp(body)
   }
+}
+
+/**
+ * Codes a subgraph answers for a request the gateway built wrongly (a planner or schema mismatch): the gateway's
+ * fault, never the caller's, so the answer is an unexpected error rather than these messages.
+ */
+const GATEWAY_FAULTS = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE'])
+
+/**
+ * The GraphQL errors of a subgraph's non-2xx answer when each has a code meant for the caller (BAD_USER_INPUT for a
+ * value the edge let through, UNAUTHENTICATED, SERVICE_UNAVAILABLE, a masked INTERNAL_SERVER_ERROR with its
+ * reference): message, code and the extensions the subgraph gave, nothing about the fetch. Otherwise undefined.
+ */
+function callerErrors(text: string): { message: string; extensions: Record<string, unknown> }[] | undefined {
+  let body: unknown
+  try { body = JSON.parse(text) } catch { return undefined }
+  const errors = (body as { errors?: unknown } | null)?.errors
+  if (!Array.isArray(errors) || errors.length === 0) return undefined
+  const carried = []
+  for (const e of errors as { message?: unknown; extensions?: Record<string, unknown> }[]) {
+    const code = e?.extensions?.code
+    if (typeof e?.message !== 'string' || typeof code !== 'string' || GATEWAY_FAULTS.has(code)) return undefined
+    if (code === 'INTERNAL_SERVER_ERROR' && typeof e.extensions?.errorId !== 'string') return undefined
+    carried.push({ message: e.message, extensions: { ...e.extensions } })
+  }
+  return carried
 }
 
 /** RemoteGraphQLDataSource.sendRequest with the same contract, over postJson instead of Apollo's fetch stack. */

@@ -115,6 +115,9 @@ export const ERROR_CATALOGUE = {
   not_a_member: s('NotAMember', 409, 'ours', 'That person is not a member of this program.'),
   not_assigned: s('NotAssigned', 409, 'ours', 'That person does not hold this persona here.'),
   last_owner: s('LastOwner', 409, 'ours', 'A program keeps at least one program owner.'),
+  // a refusal of who acts on a thing (a hand-off's sender or recipients, a note's person): FORBIDDEN would name a
+  // permission the caller holds, which is not what is wrong
+  not_a_party: s('NotAParty', 403, 'ours', 'Only the people this concerns may do this.'),
 
   // ---- ours: connections and launches -----------------------------------------------------------------------
   unknown_provider: s('UnknownProvider', 422, 'ours', 'This provider is not in the registry.'),

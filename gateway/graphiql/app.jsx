@@ -9,6 +9,7 @@ import { createRoot } from 'react-dom/client'
 import { GraphiQL } from 'graphiql'
 import { createGraphiQLFetcher } from '@graphiql/toolkit'
 import { createClient } from 'graphql-ws'
+import { getOperationAST, parse } from 'graphql'
 
 // Monaco (monaco-editor 0.52) needs its web workers; each one is a self-contained IIFE bundle served next
 // to this file (same origin, so the page's CSP only needs worker-src 'self').
@@ -121,6 +122,30 @@ function TokenBar({ token, onApply }) {
   )
 }
 
+// The operation a run sends, from the query text itself. The toolkit's fetcher decides "subscription" from GraphiQL's
+// documentAST and operationName, which do not always agree with the text (a named subscription run while GraphiQL's
+// operationName is still unset compares 'Name' with undefined): it then POSTed the subscription, which HTTP refuses.
+function operationOf(params) {
+  try {
+    const document = parse(params.query)
+    return { document, operation: getOperationAST(document, params.operationName || undefined) }
+  } catch {
+    return undefined // not parseable here: the server answers the syntax error
+  }
+}
+
+/** Every subscription goes over the socket: the toolkit is handed the facts it decides on, from the text. */
+function socketForSubscriptions(toolkitFetcher) {
+  return (params, opts) => {
+    const parsed = operationOf(params)
+    if (parsed?.operation?.operation !== 'subscription') return toolkitFetcher(params, opts)
+    return toolkitFetcher(
+      { ...params, operationName: parsed.operation.name?.value },
+      { ...opts, documentAST: parsed.document },
+    )
+  }
+}
+
 function App() {
   const [token, setToken] = useState(loadToken)
   const applyToken = useCallback((next) => {
@@ -141,11 +166,11 @@ function App() {
     })
     return {
       wsClient: client,
-      fetcher: createGraphiQLFetcher({
+      fetcher: socketForSubscriptions(createGraphiQLFetcher({
         url: httpUrl,
         headers: authorization ? { Authorization: authorization } : undefined,
         wsClient: client,
-      }),
+      })),
     }
   }, [token])
   useEffect(() => () => void wsClient.dispose(), [wsClient])

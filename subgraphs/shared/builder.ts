@@ -7,6 +7,7 @@ import { GraphQLScalarType, Kind, type FieldNode, type GraphQLResolveInfo, type 
 import type { Organization, Program, User } from '../../generated/prisma/client'
 import { CORE_ERROR_CLASSES, DomainError, ERROR_CATALOGUE, type ErrorClass, type InputIssue } from '../../core/errors'
 import type { ErrorDataField, ErrorSpec } from '../../core/errors/catalogue'
+import { DATE_TIME_EXPECTED, parseScalar } from '../../core/scalars'
 import type { GraphQLContext } from './context'
 
 export interface SchemaTypes {
@@ -24,19 +25,11 @@ export function createBuilder() {
   })
   builder.addScalarType('DateTime', new GraphQLScalarType<Date, string>({
     name: 'DateTime',
-    description: 'An ISO 8601 instant, e.g. 2026-11-21T10:00:00.000Z',
+    description: `An instant: ${DATE_TIME_EXPECTED} (a date alone is midnight UTC)`,
     serialize: (v) => (v instanceof Date ? v : new Date(String(v))).toISOString(),
-    parseValue: (v) => {
-      const d = new Date(String(v))
-      if (Number.isNaN(d.getTime())) throw new TypeError('DateTime must be an ISO 8601 string')
-      return d
-    },
-    parseLiteral: (ast) => {
-      if (ast.kind !== Kind.STRING) throw new TypeError('DateTime must be a string')
-      const d = new Date(ast.value)
-      if (Number.isNaN(d.getTime())) throw new TypeError('DateTime must be an ISO 8601 string')
-      return d
-    },
+    // the one parser the gateway's edge also checks values with (core/scalars.ts)
+    parseValue: (v) => parseScalar('DateTime', v) as Date,
+    parseLiteral: (ast) => parseScalar('DateTime', ast.kind === Kind.STRING ? ast.value : undefined) as Date,
   }), {})
   builder.addScalarType('JSON', new GraphQLScalarType({
     name: 'JSON',

@@ -24,7 +24,10 @@ export class DocumentCache {
     } = {},
   ) {}
 
-  /** The document, or the parse / validation errors Apollo Server answered with (GRAPHQL_PARSE_FAILED, _VALIDATION_FAILED). */
+  /**
+   * The document, or the parse / validation errors Apollo Server answered with (GRAPHQL_PARSE_FAILED, _VALIDATION_FAILED,
+   * or the code a rule gave its error: the gateway's custom scalar literals are BAD_USER_INPUT).
+   */
   prepare(source: string): Prepared {
     const hit = this.entries.get(source)
     if (hit) {
@@ -54,7 +57,7 @@ export class DocumentCache {
     }
     const errors = validate(this.schema, document, this.opts.rules ?? specifiedRules)
     if (errors.length) {
-      return { errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } })) }
+      return { errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { code: e.extensions.code ?? 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } } })) }
     }
     return { document }
   }

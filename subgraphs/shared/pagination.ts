@@ -5,6 +5,8 @@ import { isId } from '../../core/ids'
 
 export const PAGE_SIZE_DEFAULT = 50
 export const PAGE_SIZE_MAX = 100
+/** The twins export's pages are larger (metadata rows for a download); the gateway's cost rule knows it too. */
+export const EXPORT_PAGE_MAX = 300
 
 export interface PageArgs { first?: number | null; after?: string | null }
 export interface Edge<T> { cursor: string; node: T }

@@ -362,11 +362,43 @@ describe('webhook edge hardening', () => {
       const d = slow.control.buildDelivery(own.app.appDefinitionId, entryUpdated('etr_ingress_1'))
       const r = await rawRequest(stack.current.gatewayUrl, { path: hookPath(own.connection.id), headers: deliveryHeaders(d), body: d.rawBody })
       expect(r.status).toBe(503)
-      expect(r.headers['retry-after']).toBe('5')
+      // the fetch runs on (three 5 s attempts, 1 s and 2 s apart) and, should it fail, is backed off 10 s: the
+      // Retry-After is when a retry is sure not to meet that back-off
+      expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(26)
+      expect(Number(r.headers['retry-after'])).toBeLessThanOrEqual(29)
       expect(r.ms).toBeLessThan(1_500)
     } finally {
       slow.control.behave()
       await slow.close()
+    }
+  })
+
+  it('answers verification_unavailable with a Retry-After the key fetch\'s back-off keeps: a vendor that waits that long is let in', async () => {
+    const failing = await startFakeNotebook()
+    try {
+      const own = await connectNotebook(db(), await createTenant(db(), 'KeysBackOff'), { fake: failing })
+      // every attempt of the first key fetch fails at once (got tries three times, 1 s and 2 s apart); later ones work
+      failing.control.misbehave({ serverErrorNext: 3, serverErrorStatus: 500, pathPrefix: '/api/v1/apps/' })
+      const send = async () => {
+        const d = failing.control.buildDelivery(own.app.appDefinitionId, entryUpdated('etr_ingress_backoff'))
+        const r = await rawRequest(stack.current.gatewayUrl, { path: hookPath(own.connection.id), headers: deliveryHeaders(d), body: d.rawBody })
+        return { status: r.status, retryAfter: Number(r.headers['retry-after']), at: Date.now() }
+      }
+      const first = await send() // meets the fetch still running
+      expect(first.status).toBe(503)
+      await new Promise((r) => setTimeout(r, 4_000))
+      const second = await send() // meets the back-off of the fetch that failed (10 s from its failure)
+      expect(second.status).toBe(503)
+      expect(second.retryAfter).toBeGreaterThan(5)
+      expect(second.retryAfter).toBeLessThanOrEqual(10)
+      // the first answer's wait covers the back-off as well
+      expect(first.at + first.retryAfter * 1000).toBeGreaterThanOrEqual(second.at + (second.retryAfter - 1) * 1000)
+      // a vendor that obeys the header is not refused again
+      await new Promise((r) => setTimeout(r, second.retryAfter * 1000))
+      expect((await send()).status).toBe(202)
+    } finally {
+      failing.control.behave()
+      await failing.close()
     }
   })
 

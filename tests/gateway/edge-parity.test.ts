@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createClient, type Client } from 'graphql-ws'
 import WebSocket from 'ws'
-import { mintDevToken, signInternalToken } from '../../core/auth'
+import * as jose from 'jose'
+import { devKeyPair, mintDevToken, signInternalToken } from '../../core/auth'
+import { env } from '../../core/env'
 import { createGateway, type Gateway } from '../../gateway/server'
 import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
@@ -82,6 +84,12 @@ const cases: { name: string; query: string; variables?: Record<string, unknown>;
   { name: 'a 70,000-character string literal', query: `{ program(slug: "${'x'.repeat(70_000)}") { id } }`, code: 'INPUT_TOO_LARGE', status: 400 },
   { name: 'a mutation the caller may not run', query: 'mutation { createConnection(input: { programId: "PROGRAM", providerId: "eln_provider", name: "n", scopeRules: { projectIds: ["p"] }, consent: true }) { __typename } }' },
   { name: 'an unexpected error inside a resolver', query: UNREADABLE_INBOX_QUERY, code: 'INTERNAL_SERVER_ERROR', unreadableInbox: true },
+  // custom scalars: every DateTime argument on both transports is in bad-input.test.ts; these are issue 26's three
+  { name: 'a malformed DateTime variable', query: 'mutation($e: DateTime!) { createDelegation(delegateUserId: "PROGRAM", endsAt: $e) { __typename } }', variables: { e: 'tomorrow-ish' }, code: 'BAD_USER_INPUT', status: 400 },
+  { name: 'a malformed DateTime literal', query: 'mutation { snoozeInboxItem(id: "PROGRAM", until: "soon") { __typename } }', code: 'BAD_USER_INPUT', status: 400 },
+  { name: 'an impossible calendar date', query: '{ decisionMetrics(programId: "PROGRAM", since: "2026-13-45") { __typename } }', code: 'BAD_USER_INPUT', status: 400 },
+  // the page's own refusal (the range to ask for), not the cost limit that a literal page size used to hit first
+  { name: 'a page size over the largest page', query: '{ myInbox(first: 100000) { nodes { id } } }', code: 'invalid_input', status: 200 },
 ]
 
 describe.each(['development', 'production'] as const)('the same document gets the same code over HTTP and graphql-ws (%s)', (mode) => {
@@ -105,9 +113,13 @@ describe.each(['development', 'production'] as const)('the same document gets th
           const text = JSON.stringify(answer)
           expect(text).not.toMatch(/stacktrace|\/work\/|node_modules|at .*\.ts:\d+/)
           expect(text).not.toMatch(/serviceName/) // which subgraph answered is internal
+          expect(text).not.toMatch(/"response"|https?:\/\/|"\d{3}: /) // nor anything of the subgraph fetch behind it
           if (mode === 'production') {
             expect(text).not.toMatch(/Did you mean/)
-            const messages = (answer.errors ?? []).map((e) => e.message).filter((m) => !m.startsWith('Unexpected error (reference'))
+            // a refused value's message quotes the caller's value and the expected format (a date), never a limit
+            // and a page's refusal states the documented range to ask for (1 to 100)
+            const messages = (answer.errors ?? []).filter((e) => !['BAD_USER_INPUT', 'invalid_input'].includes(e.extensions?.code))
+              .map((e) => e.message).filter((m) => !m.startsWith('Unexpected error (reference'))
             expect(messages.join(' ')).not.toMatch(/\d{2,}/) // no configured limit, no count
           }
         }
@@ -143,6 +155,28 @@ describe.each(['development', 'production'] as const)('the same document gets th
     } finally {
       await client.dispose()
     }
+  })
+
+  it('answers a subscription sent over HTTP with a 400 that says to subscribe over graphql-ws on /graphql, not a masked 500', async () => {
+    const { url } = gateways[mode]
+    const named = 'query Me { me { user { id } } }\nsubscription Watch { inboxChanged { id } }'
+    const answers = [
+      await gql(`${url}/graphql`, 'subscription { inboxChanged { id } }', {}, token),
+      await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: named, operationName: 'Watch' }) })
+        .then(async (r) => ({ status: r.status, body: await r.json() as any })),
+      await fetch(`${url}/graphql?query=${encodeURIComponent('subscription { inboxChanged { id } }')}`, { headers: { authorization: `Bearer ${token}`, 'apollo-require-preflight': '1' } })
+        .then(async (r) => ({ status: r.status, body: await r.json() as any })),
+    ]
+    for (const r of answers) {
+      expect(r.status).toBe(400)
+      expect(r.body.errors).toEqual([{
+        message: 'Subscriptions are not served over HTTP: open a WebSocket to /graphql with the graphql-ws protocol (subprotocol graphql-transport-ws) and subscribe there.',
+        extensions: { code: 'SUBSCRIPTION_REQUIRES_WEBSOCKET' },
+      }])
+    }
+    // the query of the same document still runs over HTTP
+    const query = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: named, operationName: 'Me' }) })
+    expect(await query.json()).toEqual({ data: { me: { user: { id: tenant.users.scientist.id } } } })
   })
 
   it('sends /graphql answers with X-Content-Type-Options: nosniff', async () => {
@@ -243,12 +277,30 @@ describe('subscription limits', () => {
     }
   })
 
+  it('closes a socket whose connection_init carries an expired token with 4401, and a garbage or missing one with 4403, each saying what to do', async () => {
+    const { privateKey, kid } = await devKeyPair()
+    const expired = await new jose.SignJWT({}).setProtectedHeader({ alg: 'ES256', kid }).setSubject(tenant.users.scientist.id)
+      .setIssuer(env().AUTH_ISSUER).setAudience(env().AUTH_AUDIENCE).setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 3600).sign(privateKey)
+    const closeOf = async (bearer: string | undefined) => {
+      const closes: { code: number; reason: string }[] = []
+      const client = wsClient(`${stack.current.gatewayUrl}/graphql`, bearer, { on: { closed: (e: any) => closes.push({ code: e.code, reason: e.reason }) } })
+      const sub = collect(client, 'subscription { inboxChanged { id } }', 1)
+      await sub.finished
+      await client.dispose()
+      return closes[0]
+    }
+    expect(await closeOf(expired)).toEqual({ code: 4401, reason: 'The bearer token has expired: reconnect with a fresh one.' })
+    expect(await closeOf('garbage')).toEqual({ code: 4403, reason: 'The bearer token is not valid: send a valid one as authorization in connection_init.' })
+    expect(await closeOf(undefined)).toEqual({ code: 4403, reason: 'Authentication required: send a valid bearer token.' })
+  })
+
   it('closes a socket with 4401 when its bearer token expires, and the subscription receives nothing after', async () => {
     const shortLived = await mintDevToken(tenant.users.scientist, '3s')
     const { client, closes } = socket(stack.current.gatewayUrl, shortLived)
     const sub = collect(client, 'subscription { inboxChanged { id } }', 1, 20_000)
     await waitFor(() => closes.length > 0, 15_000)
-    expect(closes[0].code).toBe(4401)
+    expect(closes[0]).toEqual({ code: 4401, reason: 'The bearer token has expired: reconnect with a fresh one.' })
     await sub.finished
     expect(JSON.stringify(sub.received)).not.toMatch(/"data"/)
     await client.dispose()

@@ -87,12 +87,14 @@ describe('federated GraphQL edge', () => {
     await waitFor(() => stack.current.gateway.bridge.activeCount === 0)
   })
 
-  it('refuses a socket whose connection_init carries no valid token', async () => {
-    for (const token of [undefined, 'not-a-token']) {
-      const client = wsClient(`${stack.current.gatewayUrl}/graphql`, token)
+  it('refuses a socket whose connection_init carries no valid token, closing it with 4403 and what to send', async () => {
+    for (const [token, reason] of [[undefined, 'Authentication required: send a valid bearer token.'], ['not-a-token', 'The bearer token is not valid: send a valid one as authorization in connection_init.']]) {
+      const closes: { code: number; reason: string }[] = []
+      const client = wsClient(`${stack.current.gatewayUrl}/graphql`, token, { on: { closed: (e: any) => closes.push({ code: e.code, reason: e.reason }) } })
       const sub = collect(client, 'subscription { inboxChanged { id } }', 1)
       await sub.finished
-      expect(JSON.stringify(sub.received)).toMatch(/4403|Forbidden/)
+      expect(JSON.stringify(sub.received)).not.toMatch(/"data"/)
+      expect(closes[0]).toEqual({ code: 4403, reason })
       await client.dispose()
     }
   })

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import fs from 'node:fs/promises'
-import { GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql'
+import { GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, Kind, parse } from 'graphql'
 import { createHandler } from 'graphql-http/lib/use/express'
 import { WebSocketServer } from 'ws'
 import { useServer } from 'graphql-ws/use/ws'
@@ -19,7 +19,10 @@ import {
   openGraphiql,
   readGraphiqlResult,
   runGraphiqlOperation,
+  setGraphiqlOperation,
   setGraphiqlToken,
+  clickGraphiqlRun,
+  waitForGraphiqlResult,
   watchPage,
   type PageWatch,
 } from '../helpers/browser'
@@ -55,14 +58,17 @@ interface Seen {
   wsConnectionParams: unknown[]
   refusedHttp: number
   refusedWs: number
+  /** the documents POSTed to /graphql (a subscription must never be one) */
+  httpQueries: string[]
 }
 
 async function startServer(dataDir: string) {
-  const seen: Seen = { httpAuthorizations: [], wsConnectionParams: [], refusedHttp: 0, refusedWs: 0 }
+  const seen: Seen = { httpAuthorizations: [], wsConnectionParams: [], refusedHttp: 0, refusedWs: 0, httpQueries: [] }
   const app = express()
   app.use(await graphiqlRouter({ dataDir, endpoint: '/graphql', defaultQuery: '# GraphiQL test page\n{ hello }\n' }))
-  app.use('/graphql', (req, res, next) => {
+  app.use('/graphql', express.json(), (req, res, next) => {
     seen.httpAuthorizations.push(req.headers.authorization)
+    if (typeof req.body?.query === 'string') seen.httpQueries.push(req.body.query)
     if (req.headers.authorization !== AUTH) {
       seen.refusedHttp++
       res.status(401).json({ errors: [{ message: 'missing or invalid bearer token' }] })
@@ -179,6 +185,33 @@ describe('the development GraphiQL page', () => {
     expect(watch.pageErrors).toEqual([])
     expect(watch.consoleErrors).toEqual([])
     expect(watch.foreignRequests).toEqual([])
+  })
+
+  it('sends every subscription over the socket, a named one on a fresh page\'s first run included, never as an HTTP POST', async () => {
+    const fresh = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+    const freshWatch = watchPage(fresh)
+    try {
+      await openGraphiql(fresh, `${server.url}/graphiql`)
+      await setGraphiqlToken(fresh, TOKEN)
+      const before = server.seen.wsConnectionParams.length
+      // run at once after the edit, before GraphiQL re-parsed it: its operation facts are still those of the
+      // editor's previous text (a query), which sent the subscription over HTTP
+      for (const operation of ['subscription Ticks { ticks }', 'subscription { ticks }']) {
+        await setGraphiqlOperation(fresh, '{ hello }')
+        await setGraphiqlOperation(fresh, operation, { settle: false })
+        await clickGraphiqlRun(fresh)
+        expect(await waitForGraphiqlResult(fresh, /"ticks": [123]/)).toMatch(/"ticks": [123]/)
+        await expect.poll(async () => readGraphiqlResult(fresh), { timeout: 5_000 }).toMatch(/"ticks": 3/)
+      }
+      // (introspection mentions subscriptionType: an operation's own type is what counts)
+      const subscriptions = server.seen.httpQueries.filter((q) => parse(q).definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === 'subscription'))
+      expect(subscriptions).toEqual([])
+      expect(server.seen.wsConnectionParams.length).toBeGreaterThan(before)
+      expect(freshWatch.pageErrors).toEqual([])
+      expect(freshWatch.consoleErrors).toEqual([])
+    } finally {
+      await fresh.close()
+    }
   })
 
   it('recreates the socket with the new token when the token changes, so a wrong token is refused', async () => {

@@ -177,7 +177,7 @@ export async function setGraphiqlToken(page: Page, token: string): Promise<void>
  * Replaces the operation editor's text: select all, then a paste event (typed text would get monaco's
  * auto-indent and auto-closed brackets; a paste is inserted as is).
  */
-export async function setGraphiqlOperation(page: Page, operation: string): Promise<void> {
+export async function setGraphiqlOperation(page: Page, operation: string, opts: { settle?: boolean } = {}): Promise<void> {
   const editor = page.locator('.graphiql-query-editor .monaco-editor').first()
   await editor.click()
   await page.keyboard.press('ControlOrMeta+A')
@@ -197,9 +197,9 @@ export async function setGraphiqlOperation(page: Page, operation: string): Promi
     if (Date.now() > deadline) throw new Error(`GraphiQL operation editor did not take the text:\n${operation}`)
     await page.waitForTimeout(20)
   }
-  // GraphiQL re-parses the operation 100 ms after the last edit (debounced); running earlier would send the
-  // previous document's facts (a subscription would go over HTTP instead of graphql-ws).
-  await page.waitForTimeout(250)
+  // GraphiQL re-parses the operation 100 ms after the last edit (debounced); running earlier sends the previous
+  // document's facts with the new text (`settle: false` runs that race on purpose: the page must still pick the socket).
+  if (opts.settle !== false) await page.waitForTimeout(250)
 }
 
 /** The response pane's text (monaco renders only visible lines: fine for short results). */

@@ -101,8 +101,14 @@ describe('the memory tools over MCP', () => {
     expect(answered.answeredAt).toBeInstanceOf(Date)
     expect(await db().auditEvent.count({ where: { action: 'memory.keep', targetId: record.id } })).toBe(1)
     expect((await as(t, 'scientist', QUESTIONS, { p: t.program.id })).body.data.memoryNoteQuestions).toEqual([])
-    // Answering again: the first answer stands, nothing stored twice.
-    await as(t, 'scientist', ANSWER, { id: interruptId, choice: 'KEEP' })
+    // Answering again: the first answer stands, nothing stored twice; the other choice is refused, not ignored.
+    const again = await as(t, 'scientist', ANSWER, { id: interruptId, choice: 'KEEP' })
+    expect(again.body.data.answerMemoryNote.answer.question).toMatchObject({ status: 'kept', choice: 'KEEP' })
+    const other = await as(t, 'scientist', ANSWER, { id: interruptId, choice: 'NOT_NOW' })
+    expect(other.body.data.answerMemoryNote).toEqual({
+      __typename: 'InvalidTransition', code: 'invalid_transition', field: 'choice', from: 'keep', to: 'not_now',
+      message: 'This note was already kept; the first answer stands, so it cannot be set aside (Not now) instead.',
+    })
     expect(await db().memoryRecord.count({ where: { organizationId: t.organization.id } })).toBe(1)
 
     const next = await recall(t, 'scientist', 'dose tables')

@@ -28,6 +28,7 @@ const DECIDE = `mutation($id: ID!, $decision: ProposalDecision!, $edits: Proposa
     ... on Error { code message field }
     ... on StaleProposal { currentBasis }
     ... on InvalidInput { issues { field message } }
+    ... on InvalidTransition { from to }
   }
 }`
 const BATCH = `mutation($items: [BatchDecisionInput!]!) {
@@ -166,24 +167,45 @@ describe('deciding', () => {
     expect((await db().inboxItem.findUniqueOrThrow({ where: { id: filed.inboxItemId } })).status).toBe('done')
   })
 
-  it('answers the first outcome when a proposal is decided twice', async () => {
+  it('answers the first outcome to the same decision again, and refuses another outcome with invalid_transition saying who decided it', async () => {
     const w = await world()
     const filed = await w.propose({ kind: 'update', recordId: w.hypothesis.recordId, fields: { confidence: 'high' } })
     const first = await decide(w.tenant, 'program_lead', { id: filed.proposalId, decision: 'APPROVE' })
-    const second = await decide(w.tenant, 'program_owner', { id: filed.proposalId, decision: 'DECLINE', reason: 'no' })
-    expect(second.body.data.decideProposal.proposal.decision).toEqual(first.body.data.decideProposal.proposal.decision)
+    const decision = first.body.data.decideProposal.proposal.decision
+    const again = await decide(w.tenant, 'program_lead', { id: filed.proposalId, decision: 'APPROVE' })
+    expect(again.body.data.decideProposal.proposal.decision).toEqual(decision)
+    const other = await decide(w.tenant, 'program_owner', { id: filed.proposalId, decision: 'DECLINE', reason: 'no' })
+    expect(other.body.data.decideProposal).toEqual({
+      __typename: 'InvalidTransition', code: 'invalid_transition', field: 'decision', from: 'approved', to: 'declined',
+      message: `This proposal was already approved by ${w.tenant.users.program_lead.name} at ${(await db().runInterrupt.findUniqueOrThrow({ where: { id: filed.proposalId } })).answeredAt!.toISOString()}, so it cannot be declined now. A decision stands once made: reload the proposal to see it.`,
+    })
+    const edits = await decide(w.tenant, 'program_owner', { id: filed.proposalId, decision: 'APPROVE_WITH_EDITS', edits: { fields: { confidence: 'medium' } } })
+    expect(edits.body.data.decideProposal).toMatchObject({ __typename: 'InvalidTransition', from: 'approved', to: 'approved_with_edits' })
     expect((await db().programRecord.findUniqueOrThrow({ where: { id: w.hypothesis.recordId } })).version).toBe(2)
+    expect(await db().auditEvent.count({ where: { action: { in: ['proposal.approve', 'proposal.decline'] }, targetId: filed.proposalId } })).toBe(1)
+
+    // a decline retried with its reason is the first outcome; another reason is refused, not silently dropped
+    const declinedOne = await w.propose({ kind: 'update', recordId: w.hypothesis.recordId, fields: { confidence: 'low' } })
+    const declined = await decide(w.tenant, 'program_lead', { id: declinedOne.proposalId, decision: 'DECLINE', reason: 'Not yet.', reasonCode: 'not_needed' })
+    expect(declined.body.data.decideProposal.__typename).toBe('MutationDecideProposalSuccess')
+    const retried = await decide(w.tenant, 'program_lead', { id: declinedOne.proposalId, decision: 'DECLINE', reason: 'Not yet.', reasonCode: 'not_needed' })
+    expect(retried.body.data.decideProposal.proposal.decision).toEqual(declined.body.data.decideProposal.proposal.decision)
+    const otherReason = await decide(w.tenant, 'program_owner', { id: declinedOne.proposalId, decision: 'DECLINE', reason: 'Wrong data.', reasonCode: 'incorrect' })
+    expect(otherReason.body.data.decideProposal).toMatchObject({ __typename: 'InvalidTransition', field: 'reason', from: 'declined', to: 'declined' })
   })
 
-  it('lets only one of two people racing on one proposal apply it', async () => {
+  it('lets only one of two people racing on one proposal apply it, and tells the other it was decided', async () => {
     const w = await world()
     const filed = await w.propose({ kind: 'update', recordId: w.hypothesis.recordId, fields: { confidence: 'high' } })
     const [a, b] = await Promise.all([
       decide(w.tenant, 'program_lead', { id: filed.proposalId, decision: 'APPROVE' }),
       decide(w.tenant, 'program_owner', { id: filed.proposalId, decision: 'APPROVE_WITH_EDITS', edits: { fields: { confidence: 'medium' } } }),
     ])
-    const [da, db_] = [a.body.data.decideProposal.proposal.decision, b.body.data.decideProposal.proposal.decision]
-    expect(da).toEqual(db_)
+    const answers = [a.body.data.decideProposal, b.body.data.decideProposal]
+    const won = answers.filter((x) => x.__typename === 'MutationDecideProposalSuccess')
+    const lost = answers.filter((x) => x.__typename === 'InvalidTransition')
+    expect([won.length, lost.length]).toEqual([1, 1])
+    expect(lost[0]).toMatchObject({ code: 'invalid_transition', from: won[0].proposal.decision.outcome, message: expect.stringContaining(`by ${won[0].proposal.decision.decidedByName}`) })
     const record = await db().programRecord.findUniqueOrThrow({ where: { id: w.hypothesis.recordId } })
     expect(record.version).toBe(2)
     expect(await db().programRecordVersion.count({ where: { recordId: record.id } })).toBe(2)

@@ -155,7 +155,8 @@ describe('a hand-off proposed by a twin, sent by its author, accepted by the rec
       expect(await db().auditEvent.count({ where: { action: 'handoff.accept', targetId: handoffId } })).toBe(1)
 
       // Completed by the recipient who accepted it; a second accept after that is an invalid transition.
-      expect((await as(t, 'program_lead', COMPLETE, { id: handoffId })).body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN')
+      expect((await as(t, 'program_lead', COMPLETE, { id: handoffId })).body.data.completeHandoff)
+        .toEqual({ __typename: 'NotAParty', code: 'not_a_party', field: 'id', message: 'Only the recipient who accepted this hand-off can complete it.' })
       expect((await as(t, 'quality_reviewer', COMPLETE, { id: handoffId })).body.data.completeHandoff.handoff.status).toBe('done')
       expect(await db().auditEvent.count({ where: { action: 'handoff.complete', targetId: handoffId } })).toBe(1)
       // Done, the pair (record, persona, kind) is free again.
@@ -248,11 +249,17 @@ describe('hand-off rules', () => {
     const t = await createTenant(db(), 'Party')
     const rec = await record(t, 'Party finding')
     const sent = (await as(t, 'scientist', CREATE, { programId: t.program.id, input: input(rec) })).body.data.createHandoff.handoff
-    for (const persona of ['scientist', 'program_lead'] as const) {
-      expect((await as(t, persona, ACCEPT, { id: sent.id })).body.errors?.[0]?.extensions?.code, persona).toBe('FORBIDDEN')
-      expect((await as(t, persona, DECLINE, { id: sent.id, reason: 'no' })).body.errors?.[0]?.extensions?.code, persona).toBe('FORBIDDEN')
-    }
-    expect((await as(t, 'quality_reviewer', WITHDRAW, { id: sent.id })).body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN')
+    // Not a party is not_a_party, saying who may and what to do: FORBIDDEN named program.handoffs.manage, which they hold.
+    const notAParty = (message: string) => ({ __typename: 'NotAParty', code: 'not_a_party', field: 'id', message })
+    expect((await as(t, 'scientist', ACCEPT, { id: sent.id })).body.data.acceptHandoff)
+      .toEqual(notAParty('You sent this hand-off, so you cannot accept it: only a recipient can. Withdraw it if it is no longer needed.'))
+    expect((await as(t, 'scientist', DECLINE, { id: sent.id, reason: 'no' })).body.data.declineHandoff)
+      .toEqual(notAParty('You sent this hand-off, so you cannot decline it: only a recipient can. Withdraw it if it is no longer needed.'))
+    expect((await as(t, 'program_lead', ACCEPT, { id: sent.id })).body.data.acceptHandoff)
+      .toEqual(notAParty('This hand-off is addressed to whoever holds quality_reviewer in this program, not to you: only a recipient can accept it.'))
+    expect((await as(t, 'program_lead', DECLINE, { id: sent.id, reason: 'no' })).body.data.declineHandoff).toMatchObject({ code: 'not_a_party' })
+    expect((await as(t, 'quality_reviewer', WITHDRAW, { id: sent.id })).body.data.withdrawHandoff)
+      .toEqual(notAParty('Only the person who sent this hand-off can withdraw it.'))
     // The viewer reads hand-offs but may not act on them.
     expect((await as(t, 'viewer', LIST, { programId: t.program.id })).body.data.handoffs.nodes).toHaveLength(1)
     expect((await as(t, 'viewer', ACCEPT, { id: sent.id })).body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN')

@@ -21,6 +21,7 @@ import { publish } from '../../../core/pubsub'
 import { applyRecordChange, type RecordChange } from '../../workbench/domain/records'
 import { signTarget } from '../../workbench/domain/signatures'
 import { sendHandoff } from './handoffs'
+import { canonicalJson } from './skills/hash'
 import {
   asQuestion, currentBasis, decideKeyOf, isProposal, parseChangeAt, viewProposal, type Outcome, type ProposalAnswer, type ProposalView,
 } from './proposals'
@@ -105,7 +106,13 @@ export const decideProposal = command({
     await w.tx.$executeRaw`SELECT 1 FROM run_interrupts WHERE id = ${loaded.id}::uuid AND organization_id = ${session.organizationId}::uuid FOR UPDATE`
     const interrupt = await loadProposal(w.tx, loaded.id, w.ctx)
     const question = asQuestion(interrupt)
-    if (interrupt.answer != null) return viewProposal(w.tx, interrupt) // decided already: the first outcome stands
+    if (interrupt.answer != null) {
+      // decided already: the same decision again (a retry, or a second person deciding alike) answers the first
+      // outcome; a different one is refused, never answered Success with an outcome it did not ask for
+      const conflict = otherDecision(interrupt.answer as unknown as ProposalAnswer, input)
+      if (conflict) throw conflict
+      return viewProposal(w.tx, interrupt)
+    }
     // A hand-off goes out in its author's name: only the person the twin is bound to decides it (bound_user_only).
     if (question.handoff && session.userId !== question.proposer.userId) {
       throw new BoundUserOnly('Only the person whose twin proposed this hand-off may send or decline it; it is never routed under delegation.', { field: 'id' })
@@ -118,6 +125,25 @@ export const decideProposal = command({
     return underDelegation(from, () => decide(w, input, interrupt, question, from ? { userId: from, name: fromName ?? '' } : null))
   },
 })
+
+const OUTCOME_WORDS: Record<Outcome, string> = { approved: 'approved', approved_with_edits: 'approved with edits', declined: 'declined' }
+
+/** invalid_transition when a decided proposal is asked for another outcome, other edits or another decline reason. */
+function otherDecision(first: ProposalAnswer, input: z.output<typeof DecideInput>): InvalidTransition | null {
+  const asked = OUTCOME[input.decision]
+  const by = `by ${first.decidedByName} at ${first.decidedAt}`
+  const stands = 'A decision stands once made: reload the proposal to see it.'
+  if (first.outcome !== asked) {
+    return new InvalidTransition(first.outcome, asked, `This proposal was already ${OUTCOME_WORDS[first.outcome]} ${by}, so it cannot be ${OUTCOME_WORDS[asked]} now. ${stands}`, { field: 'decision' })
+  }
+  if (asked === 'approved_with_edits' && canonicalJson(first.edits ?? null) !== canonicalJson(input.edits ?? null)) {
+    return new InvalidTransition(first.outcome, asked, `This proposal was already approved with other edits ${by}; yours were not applied. ${stands}`, { field: 'edits' })
+  }
+  if (asked === 'declined' && (first.reason?.text !== input.reason || first.reason?.code !== (input.reasonCode ?? 'other'))) {
+    return new InvalidTransition(first.outcome, asked, `This proposal was already declined ${by} with another reason; yours was not recorded. ${stands}`, { field: 'reason' })
+  }
+  return null
+}
 
 async function decide(
   w: Write<(typeof DECISION_AUDIT)[number]>, input: z.output<typeof DecideInput>, interrupt: RunInterrupt, question: ReturnType<typeof asQuestion>,

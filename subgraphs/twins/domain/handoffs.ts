@@ -7,8 +7,7 @@ import type { HandoffRequest } from '../../../generated/prisma/client'
 import { command, type DomainContext, type Write } from '../../../core/command'
 import type { AuditAction } from '../../../core/audit'
 import { asTx, type AnyTx, type TenantTx } from '../../../core/db'
-import { GraphQLError } from 'graphql'
-import { HandoffExists, InvalidInput, InvalidTransition, NotFoundError, ReasonRequired, SelfHandoff } from '../../../core/errors'
+import { HandoffExists, InvalidInput, InvalidTransition, NotAParty, NotFoundError, ReasonRequired, SelfHandoff } from '../../../core/errors'
 import { IdInput, isId } from '../../../core/ids'
 import { TWINS } from '../../../core/copy'
 import { sanitiseOutsideText } from '../../../core/sanitiser'
@@ -226,8 +225,20 @@ const lock = async (w: Write<AuditAction>, id: string) => {
   await w.tx.$executeRaw`SELECT 1 FROM handoff_requests WHERE id = ${id}::uuid AND organization_id = ${w.ctx.session.organizationId}::uuid FOR UPDATE`
   return w.tx.handoffRequest.findFirstOrThrow({ where: { id } })
 }
-/** A move by someone who is not its party: refused like a missing permission, naming who may. */
-const notParty = (who: string) => new GraphQLError(`Only ${who} of this hand-off may do this.`, { extensions: { code: 'FORBIDDEN', permission: 'program.handoffs.manage' } })
+/**
+ * A move by someone who is not its party: not_a_party, saying who may and what the caller can do instead (FORBIDDEN
+ * named program.handoffs.manage, which the caller holds).
+ */
+function notParty(h: HandoffRequest, me: string, move: 'accept' | 'decline' | 'complete' | 'withdraw') {
+  const field = { field: 'id' }
+  if (move === 'withdraw') return new NotAParty('Only the person who sent this hand-off can withdraw it.', field)
+  if (move === 'complete') return new NotAParty('Only the recipient who accepted this hand-off can complete it.', field)
+  if (h.fromUserId === me) {
+    return new NotAParty(`You sent this hand-off, so you cannot ${move} it: only a recipient can. Withdraw it if it is no longer needed.`, field)
+  }
+  const to = h.toUserId ? 'the person it names' : `whoever holds ${h.toPersonaKey} in this program`
+  return new NotAParty(`This hand-off is addressed to ${to}, not to you: only a recipient can ${move} it.`, field)
+}
 
 /**
  * Accept: a recipient only. Of two recipients racing, the row lock lets one accept; the other is refused with
@@ -240,12 +251,12 @@ export const acceptHandoff = command({
   input: Move,
   load: loadHandoff,
   program: (_i, h) => h.programId,
-  errors: [InvalidTransition],
+  errors: [InvalidTransition, NotAParty],
   audit: ['handoff.accept'],
   async run(w, input) {
     const h = await lock(w as Write<AuditAction>, input.id)
     const me = w.ctx.session.userId
-    if (!isRecipient(w.ctx.session, h) && h.decidedBy !== me) throw notParty('a recipient')
+    if (!isRecipient(w.ctx.session, h) && h.decidedBy !== me) throw notParty(h, me, 'accept')
     if (h.status === 'accepted' && h.decidedBy === me) return { handoff: h, run: null } // accepted twice: the first outcome
     const now = new Date()
     const accepted = await transition(w.tx, handoffStatus, 'accept', h, { decidedBy: me, decidedAt: now, updatedAt: now })
@@ -279,12 +290,12 @@ export const declineHandoff = command({
   input: Move.extend({ reason: z.string().trim().max(2000).nullish() }),
   load: loadHandoff,
   program: (_i, h) => h.programId,
-  errors: [InvalidTransition, ReasonRequired],
+  errors: [InvalidTransition, ReasonRequired, NotAParty],
   audit: ['handoff.decline'],
   async run(w, input) {
     const h = await lock(w as Write<AuditAction>, input.id)
     const me = w.ctx.session.userId
-    if (!isRecipient(w.ctx.session, h) && h.decidedBy !== me) throw notParty('a recipient')
+    if (!isRecipient(w.ctx.session, h) && h.decidedBy !== me) throw notParty(h, me, 'decline')
     if (h.status === 'declined' && h.decidedBy === me) return h // declined twice: the first outcome
     if (!input.reason) throw new ReasonRequired(TWINS.declineNeedsReason, { field: 'reason' })
     const now = new Date()
@@ -302,12 +313,12 @@ export const completeHandoff = command({
   input: Move,
   load: loadHandoff,
   program: (_i, h) => h.programId,
-  errors: [InvalidTransition],
+  errors: [InvalidTransition, NotAParty],
   audit: ['handoff.complete'],
   async run(w, input) {
     const h = await lock(w as Write<AuditAction>, input.id)
     const me = w.ctx.session.userId
-    if (h.status === 'accepted' ? h.decidedBy !== me : !isRecipient(w.ctx.session, h) && h.decidedBy !== me) throw notParty('the recipient who accepted it')
+    if (h.status === 'accepted' ? h.decidedBy !== me : !isRecipient(w.ctx.session, h) && h.decidedBy !== me) throw notParty(h, me, 'complete')
     if (h.status === 'done' && h.decidedBy === me) return h
     const now = new Date()
     const done = await transition(w.tx, handoffStatus, 'complete', h, { updatedAt: now })
@@ -322,12 +333,12 @@ export const withdrawHandoff = command({
   input: Move,
   load: loadHandoff,
   program: (_i, h) => h.programId,
-  errors: [InvalidTransition],
+  errors: [InvalidTransition, NotAParty],
   audit: ['handoff.withdraw'],
   async run(w, input) {
     const h = await lock(w as Write<AuditAction>, input.id)
     const me = w.ctx.session.userId
-    if (h.fromUserId !== me) throw notParty('the sender')
+    if (h.fromUserId !== me) throw notParty(h, me, 'withdraw')
     if (h.status === 'withdrawn') return h
     const now = new Date()
     const withdrawn = await transition(w.tx, handoffStatus, 'withdraw', h, { updatedAt: now })

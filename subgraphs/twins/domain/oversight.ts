@@ -6,7 +6,7 @@
 import type { DomainContext } from '../../../core/command'
 import { BaselineMissing, InvalidInput } from '../../../core/errors'
 import { assertCan, can } from '../../../core/session'
-import { decodeCursor, encodeCursor, pageSize, type Page, type PageArgs } from '../../shared/pagination'
+import { decodeCursor, encodeCursor, EXPORT_PAGE_MAX, pageSize, type Page, type PageArgs } from '../../shared/pagination'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
 
@@ -182,8 +182,9 @@ export interface ExportRow {
   metadata: Record<string, unknown>
 }
 
-/** An export page holds up to this many rows (a page of the download; every field of 300 rows stays under the gateway's query cost limit). */
-export const EXPORT_PAGE_MAX = 300
+// An export page holds up to EXPORT_PAGE_MAX rows (a page of the download; every field of 300 rows stays under the
+// gateway's query cost limit), defined with the other page sizes.
+export { EXPORT_PAGE_MAX }
 
 type ExportDbRow = { kind: ExportRow['kind']; id: string; program_id: string | null; status: string | null; created_at: Date; metadata: Record<string, unknown> }
 

@@ -151,7 +151,7 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
   builder.mutationFields((t) => ({
     decideProposal: t.field({
       type: Proposal,
-      description: 'Approve, approve with edits, or decline (a reason is required) a proposal. Deciding again answers the first outcome.',
+      description: 'Approve, approve with edits, or decline (a reason is required) a proposal. Deciding again the same way answers the first outcome; another outcome, other edits or another decline reason is InvalidTransition.',
       errors: result(decideProposal, 'proposal'),
       args: {
         id: t.arg.id({ required: true }),

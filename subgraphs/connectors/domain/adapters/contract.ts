@@ -80,7 +80,8 @@ export type WebhookRejectReason =
 
 export type VerifyResult =
   | { ok: true; deliveryId: string; timestamp: number; kid: string | null }
-  | { ok: false; reason: WebhookRejectReason; deliveryId?: string }
+  /** retryAfterSeconds: for jwks_unavailable, when a retry will not meet the key fetch's back-off (the Retry-After). */
+  | { ok: false; reason: WebhookRejectReason; deliveryId?: string; retryAfterSeconds?: number }
 
 // ---------------------------------------------------------------------------------------------------------------
 // IntegrationContext

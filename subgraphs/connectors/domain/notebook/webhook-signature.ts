@@ -133,8 +133,10 @@ export async function verifyWebhook({
   let keys: readonly VerificationKey[]
   try {
     keys = await jwks.getKeys()
-  } catch {
-    return { ok: false, reason: 'jwks_unavailable', deliveryId: id }
+  } catch (e) {
+    // the back-off's own remaining time, rounded up: a vendor that waits this long is not refused by the back-off
+    const wait = e instanceof JwksUnavailable && e.retryAfterMs !== undefined ? { retryAfterSeconds: Math.max(1, Math.ceil(e.retryAfterMs / 1000)) } : {}
+    return { ok: false, reason: 'jwks_unavailable', deliveryId: id, ...wait }
   }
   let key = matchKey(data, signatures, keys)
   if (!key) {
@@ -208,10 +210,15 @@ export class JwksUnavailable extends Error {
   constructor(
     readonly appDefinitionId: string,
     readonly detail: string,
+    /** How long until a delivery is not refused by the back-off (what the vendor's Retry-After says), when known. */
+    readonly retryAfterMs?: number,
   ) {
     super(`JWKS for app definition ${appDefinitionId} unavailable: ${detail}`)
   }
 }
+
+/** got's longest wait between two attempts of one JWKS fetch. */
+const JWKS_BACKOFF_LIMIT_MS = 2_000
 
 export type JwksFetchReason = 'initial' | 'expired' | 'refresh_ahead' | 'verification_failed'
 
@@ -247,6 +254,7 @@ export class JwksCache implements KeySource {
   private lastForcedAt = -Infinity
   private lastFailureAt = -Infinity
   private lastUsedAt = -Infinity
+  private fetchStartedAt = -Infinity
   private inFlight: Promise<readonly VerificationKey[]> | null = null
   private timer: NodeJS.Timeout | null = null
   private readonly o: Required<Omit<JwksCacheOptions, 'onFetch' | 'fetchJwks'>> & Pick<JwksCacheOptions, 'onFetch' | 'fetchJwks'>
@@ -287,7 +295,7 @@ export class JwksCache implements KeySource {
       return this.keys
     }
     if (!this.inFlight && now - this.lastFailureAt < this.o.failureBackoffMs) {
-      throw new JwksUnavailable(this.o.appDefinitionId, 'recent fetch failed; backing off')
+      throw new JwksUnavailable(this.o.appDefinitionId, 'recent fetch failed; backing off', this.lastFailureAt + this.o.failureBackoffMs - now)
     }
     return this.bounded(this.inFlight ?? this.fetch(this.keys ? 'expired' : 'initial'))
   }
@@ -313,11 +321,28 @@ export class JwksCache implements KeySource {
     this.timer = null
   }
 
-  /** A delivery waits for the vendor at most requestWaitMs; the fetch itself carries on and serves the retry. */
+  /**
+   * The longest one fetch runs: every attempt's timeout and got's waits between them (its backoff, capped at
+   * backoffLimit, plus up to 100 ms of noise). The fetch is aborted there, so a failure is recorded by then at the latest.
+   */
+  private get fetchBudgetMs(): number {
+    let waits = 0
+    for (let attempt = 1; attempt <= this.o.retries; attempt++) waits += Math.min(2 ** (attempt - 1) * 1000, JWKS_BACKOFF_LIMIT_MS) + 100
+    return this.o.timeoutMs * (this.o.retries + 1) + waits
+  }
+
+  /**
+   * A delivery waits for the vendor at most requestWaitMs; the fetch itself carries on and serves the retry. The
+   * answer's retry time is when a retry is sure not to meet the back-off: the fetch's deadline plus the back-off that
+   * follows should it fail (a retry after a success finds the keys sooner).
+   */
   private bounded(p: Promise<readonly VerificationKey[]>): Promise<readonly VerificationKey[]> {
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new JwksUnavailable(this.o.appDefinitionId, 'fetch still running')), this.o.requestWaitMs)
+      timer = setTimeout(() => {
+        const retryAt = this.fetchStartedAt + this.fetchBudgetMs + this.o.failureBackoffMs
+        reject(new JwksUnavailable(this.o.appDefinitionId, 'fetch still running', retryAt - this.o.clock()))
+      }, this.o.requestWaitMs)
     })
     return Promise.race([p, timeout]).finally(() => clearTimeout(timer))
   }
@@ -339,6 +364,7 @@ export class JwksCache implements KeySource {
   }
 
   private fetch(reason: JwksFetchReason): Promise<readonly VerificationKey[]> {
+    this.fetchStartedAt = this.o.clock()
     const p = (async () => {
       await null // `inFlight` is set before this body can settle
       try {
@@ -347,7 +373,8 @@ export class JwksCache implements KeySource {
           : await got(this.url, {
               agent: egressAgents(), // the vendor base URL is user-configured: same egress policy (core/egress.ts)
               timeout: { request: this.o.timeoutMs },
-              retry: { limit: this.o.retries, methods: ['GET'], backoffLimit: 2_000 },
+              retry: { limit: this.o.retries, methods: ['GET'], backoffLimit: JWKS_BACKOFF_LIMIT_MS },
+              signal: AbortSignal.timeout(this.fetchBudgetMs), // the bound the 503's Retry-After counts on
               headers: { accept: 'application/json' },
             }).json()
         const keys = importJwks(doc)
@@ -363,7 +390,7 @@ export class JwksCache implements KeySource {
         if (this.keys) this.schedule(this.o.failureBackoffMs + 1)
         // Only the error class/code travels on: got errors carry request options.
         const code = (err as { code?: string }).code ?? (err as Error).name ?? 'error'
-        throw new JwksUnavailable(this.o.appDefinitionId, code)
+        throw new JwksUnavailable(this.o.appDefinitionId, code, this.o.failureBackoffMs)
       } finally {
         this.inFlight = null
       }

@@ -246,7 +246,11 @@ export function createWebhookIngress(db: Db, options: IngressOptions = {}) {
     // Verify before parsing: nothing of an unverified body is read as JSON or stored.
     const body = read.body
     const verified = await adapter.verifyWebhook({ connection: known }, { headers: d.headers, rawBody: body })
-    if (!verified.ok) return reject(base, { ...SIGNATURE_REJECTIONS[verified.reason], signatureOk: false, deliveryId: verified.deliveryId ?? null })
+    if (!verified.ok) {
+      // an unavailable key set says when a retry will be let through (the key fetch's back-off), else RETRY_SOON_SECONDS
+      const retry = verified.retryAfterSeconds ? { retryAfter: verified.retryAfterSeconds } : {}
+      return reject(base, { ...SIGNATURE_REJECTIONS[verified.reason], ...retry, signatureOk: false, deliveryId: verified.deliveryId ?? null })
+    }
     const { deliveryId, timestamp } = verified
     const signed = { signatureOk: true, deliveryId, webhookTimestamp: timestamp }
     const unstorable = () => reject(base, {

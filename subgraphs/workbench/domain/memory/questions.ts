@@ -148,7 +148,15 @@ export const answerMemoryNote = command({
     const { session } = w.ctx
     await w.tx.$executeRaw`SELECT 1 FROM run_interrupts WHERE id = ${input.interruptId}::uuid AND organization_id = ${session.organizationId}::uuid FOR UPDATE`
     const { interrupt, question } = await ownQuestion(w.tx, input.interruptId, session.userId, session.organizationId)
-    if (interrupt.answeredAt) return { question: viewQuestion(interrupt), record: null } // answered already: the first answer stands
+    if (interrupt.answeredAt) {
+      // answered already: the same choice again answers the first answer; the other choice is refused, not ignored
+      const first = (interrupt.answer as { choice?: MemoryNoteChoice } | null)?.choice
+      if (first && first !== input.choice) {
+        const words = { keep: 'kept', not_now: 'set aside (Not now)' } as const
+        throw new InvalidTransition(first, input.choice, `This note was already ${words[first]}; the first answer stands, so it cannot be ${words[input.choice]} instead.`, { field: 'choice' })
+      }
+      return { question: viewQuestion(interrupt), record: null }
+    }
     const now = new Date()
     if (interrupt.expiresAt && interrupt.expiresAt <= now) throw new InvalidTransition('expired', input.choice, FIXED_PHRASES.expiredNothingWritten)
     const answer = { answer: { choice: input.choice }, answeredByUserId: session.userId, answeredAt: now }

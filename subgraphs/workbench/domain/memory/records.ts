@@ -4,7 +4,7 @@
 import { z } from 'zod'
 import { command, type DomainContext, type Write } from '../../../../core/command'
 import type { TenantTx } from '../../../../core/db'
-import { InvalidInput, InvalidTransition, KindNotPromotable, MemoryNoteRefused, NotFoundError, NotImplemented, ReasonRequired, forbidden } from '../../../../core/errors'
+import { InvalidInput, InvalidTransition, KindNotPromotable, MemoryNoteRefused, NotAParty, NotFoundError, NotImplemented, ReasonRequired } from '../../../../core/errors'
 import { IdInput } from '../../../../core/ids'
 import { checkMemorySummary, sanitiseOutsideText, type Finding } from '../../../../core/sanitiser'
 import { assertCan, can } from '../../../../core/session'
@@ -380,12 +380,13 @@ export const removeMemory = command({
   },
   program: (input) => input.programId,
   audit: ['memory.remove'],
-  errors: [ReasonRequired, InvalidTransition],
+  errors: [ReasonRequired, InvalidTransition, NotAParty],
   async run(w, input, record) {
     const { session } = w.ctx
     const personas = session.programPersonas.get(input.programId) ?? []
     if (record.userId !== session.userId && !personas.some((p) => p === 'program_owner' || p === 'program_lead')) {
-      throw forbidden('program.agent_memory.manage')
+      // the caller holds program.agent_memory.manage: what they lack is being the note's person, or owner or lead
+      throw new NotAParty('This note is another person\'s: only they, a program owner or a program lead can remove it.', { field: 'recordId' })
     }
     const reason = input.reason?.trim()
     if (!reason) throw new ReasonRequired('Give the person a reason for removing their note.', { field: 'reason' })
