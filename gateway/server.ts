@@ -31,6 +31,7 @@ import { withRequestId } from '../core/request-context'
 import { httpMetrics } from '../core/metrics'
 import { checkInputSize, edgeValidationRules, formatEdgeError, LIMITS, parseLimited, EDGE_CODES, type EdgeMode } from './edge-limits'
 import { drainableServer } from '../core/http-drain'
+import { allowedOrigins, CorsPolicy } from './cors'
 
 export { LIMITS } from './edge-limits'
 
@@ -60,7 +61,12 @@ export interface GatewayOptions {
   singleFetchPassThrough?: boolean
   /** Subscription caps (defaults in SUBSCRIPTION_LIMITS). */
   subscriptionLimits?: { perSocket: number; perUser: number }
+  /** Browser origins allowed besides same-origin (default: CORS_ORIGINS, or the mode's default; ./cors.ts). */
+  corsOrigins?: string[]
 }
+
+/** Paths browsers never call: signed vendor webhooks (server to server) and the scrape endpoint (METRICS_ALLOW). */
+const NO_CORS = /^\/(hooks|api\/v1\/hooks|metrics)(\/|\?|$)/
 
 export const SUBSCRIPTION_LIMITS = { perSocket: 100, perUser: 300 } as const
 
@@ -87,6 +93,10 @@ export async function createGateway(opts: GatewayOptions) {
     limits: opts.subscriptionLimits ?? SUBSCRIPTION_LIMITS,
   })
 
+  const e = env()
+  const cors = new CorsPolicy(opts.corsOrigins ? new Set(opts.corsOrigins)
+    : allowedOrigins({ configured: e.CORS_ORIGINS, production, publicUrl: e.PUBLIC_URL, gatewayPort: e.GATEWAY_PORT }))
+
   const app = express()
   app.disable('x-powered-by')
   installGatewayObservability(app, bridge) // subscription gauges, /metrics (METRICS_ALLOW only)
@@ -96,6 +106,8 @@ export async function createGateway(opts: GatewayOptions) {
     res.setHeader('X-Content-Type-Options', 'nosniff')
     const graphql = req.url === '/graphql' || req.url?.startsWith('/graphql?')
     measure(req, res, () => {
+      // preflights and refused origins are answered here, before the GraphQL pipeline (which answers OPTIONS 405)
+      if (!NO_CORS.test(req.url ?? '/') && cors.handle(req, res)) return
       if (!graphql) return app(req, res)
       drain.track(res)
       const requestId = randomUUID()
@@ -137,7 +149,12 @@ export async function createGateway(opts: GatewayOptions) {
 
   // graphql-ws runs the same edge as HTTP: parse limits before any work, the same validation rules, queries and
   // mutations through the same pipeline, and every error formatted once by formatEdgeError (never a 4500 close).
-  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql', maxPayload: 1024 * 1024 })
+  // A browser sends its page's Origin on the upgrade (and cookies, though none are used): a socket from a refused
+  // origin is answered 403 before it opens. Clients that are not browsers send no Origin and are let through.
+  const wsServer = new WebSocketServer({
+    server: httpServer, path: '/graphql', maxPayload: 1024 * 1024,
+    verifyClient: ({ req }, done) => cors.allowsUpgrade(req) ? done(true) : done(false, 403, 'Origin not allowed'),
+  })
   const wsRules = [...specifiedRules, ...(production ? [NoSchemaIntrospectionCustomRule] : []), ...limitRules]
   const sources = new WeakMap<DocumentNode, string>()
   const formatAll = (errors: readonly unknown[]) =>
