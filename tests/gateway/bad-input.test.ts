@@ -28,10 +28,10 @@ describe('bad input through the gateway', () => {
     const neither = await ask('{ program { id } }')
     expectNoInternalError(neither)
     expect(neither.body.data).toEqual({ program: null })
-    expect(neither.body.errors?.[0]).toMatchObject({ message: expect.stringContaining('exactly one of id or slug'), extensions: { code: 'invalid_input', field: 'id' } })
+    expect(neither.body.errors?.[0]).toMatchObject({ message: expect.stringContaining('exactly one of id or slug'), extensions: { code: 'INVALID_INPUT', errorCode: 'invalid_input', field: 'id' } })
     const both = await ask('query($id: ID!, $slug: String!) { program(id: $id, slug: $slug) { id } }', { id: t.program.id, slug: t.program.slug })
     expectNoInternalError(both)
-    expect(both.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', field: 'slug' })
+    expect(both.body.errors?.[0].extensions).toMatchObject({ code: 'INVALID_INPUT', errorCode: 'invalid_input', field: 'slug' })
   })
 
   it('refuses a garbage or forged inbox cursor with invalid_input on after', async () => {
@@ -39,7 +39,7 @@ describe('bad input through the gateway', () => {
     for (const after of ['garbage', forged, '!!!', Buffer.from('x|y|z').toString('base64url')]) {
       const r = await ask('query($after: String) { myInbox(after: $after) { nodes { id } } }', { after })
       expectNoInternalError(r)
-      expect(r.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', field: 'after' })
+      expect(r.body.errors?.[0].extensions).toMatchObject({ code: 'INVALID_INPUT', errorCode: 'invalid_input', field: 'after' })
     }
   })
 

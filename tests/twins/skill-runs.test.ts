@@ -14,7 +14,7 @@ afterAll(async () => { await worker?.close() })
 const RUN = `mutation($programId: ID!, $input: SkillRunInput!) {
   runSkill(programId: $programId, input: $input) {
     __typename
-    ... on MutationRunSkillSuccess { result { artifactId skillKey checkLogicVersion inputsHash outputs warnings citations referenceRefs guidanceVersion retrievedOn methodLine header howComputed createdAt outputValues { name value unitUcum unitDisplay } } }
+    ... on MutationRunSkillSuccess { skillResult { artifactId skillKey checkLogicVersion inputsHash outputs warnings citations referenceRefs guidanceVersion retrievedOn methodLine header howComputed createdAt outputValues { name value unitUcum unitDisplay } } }
     ... on Error { code message field }
   }
 }`
@@ -39,7 +39,7 @@ describe('skills through the gateway', () => {
   it('runs the dose projection and returns the documented shape, stores the artifact, the tool call and the audit row', async () => {
     const r = await run('scientist', { skillKey: 'tox.fih_dose_projection', inputs: fih })
     expect(r.body.errors).toBeUndefined()
-    const result = r.body.data.runSkill.result
+    const result = r.body.data.runSkill.skillResult
     expect(result.header).toBe('Projection for your decision, not a starting dose')
     expect(result.warnings).toEqual(expect.arrayContaining(['PAD/MABEL not computed', 'exposure-based projection not computed']))
     expect(result.outputs['hed.rat']).toMatchObject({ unit_ucum: 'mg/kg' })
@@ -56,8 +56,8 @@ describe('skills through the gateway', () => {
   })
 
   it('gives byte-identical outputs and the same inputs_hash for the same inputs', async () => {
-    const a = (await run('scientist', { skillKey: 'tox.fih_dose_projection', inputs: fih })).body.data.runSkill.result
-    const b = (await run('program_lead', { skillKey: 'tox.fih_dose_projection', inputs: fih })).body.data.runSkill.result
+    const a = (await run('scientist', { skillKey: 'tox.fih_dose_projection', inputs: fih })).body.data.runSkill.skillResult
+    const b = (await run('program_lead', { skillKey: 'tox.fih_dose_projection', inputs: fih })).body.data.runSkill.skillResult
     expect(b.inputsHash).toBe(a.inputsHash)
     expect(JSON.stringify(b.outputs)).toBe(JSON.stringify(a.outputs))
     expect(b.artifactId).not.toBe(a.artifactId)
@@ -91,7 +91,7 @@ describe('skills through the gateway', () => {
     const r = await run('scientist', { skillKey: 'chem.sar_table_build', inputs })
     expect(r.body.errors).toBeUndefined()
     expect(r.body.data.runSkill.__typename, JSON.stringify(r.body.data.runSkill)).toBe('MutationRunSkillSuccess')
-    const result = r.body.data.runSkill.result
+    const result = r.body.data.runSkill.skillResult
     expect(result.skillKey).toBe('chem.sar_table_build')
     const call = await stack.db.db.toolCall.findFirstOrThrow({ where: { resultArtifactId: result.artifactId } })
     expect(call.status).toBe('ok')

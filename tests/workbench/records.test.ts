@@ -262,9 +262,9 @@ describe('program records', () => {
     const all = await call(t, 'viewer', `query($p: ID!) { program(id: $p) { records(first: 100) { nodes { recordType } } } }`, { p: t.program.id })
     expect(all.body.data.program.records.nodes).toHaveLength(6)
     const forged = await call(t, 'viewer', q, { p: t.program.id, type: 'evidence.questions', after: 'bm90LWEtY3Vyc29y' })
-    expect(forged.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', field: 'after' })
+    expect(forged.body.errors?.[0].extensions).toMatchObject({ code: 'INVALID_INPUT', errorCode: 'invalid_input', field: 'after' })
     const badType = await call(t, 'viewer', q, { p: t.program.id, type: 'evidence.rumours' })
-    expect(badType.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', field: 'type' })
+    expect(badType.body.errors?.[0].extensions).toMatchObject({ code: 'INVALID_INPUT', errorCode: 'invalid_input', field: 'type' })
   })
 
   it("shows the footer of a change applied from a twin's proposal: 'Proposed by <Name>'s twin (agent); decided by <Name>'", async () => {
