@@ -237,9 +237,9 @@ describe('hand-off rules', () => {
     const t = await createTenant(db(), 'Self')
     const rec = await record(t, 'Self finding')
     const byName = await as(t, 'scientist', CREATE, { programId: t.program.id, input: input(rec, { toPersonaKey: 'scientist', toUserId: t.users.scientist.id }) })
-    expect(byName.body.data.createHandoff).toMatchObject({ __typename: 'SelfHandoff', code: 'self_handoff', field: 'toUserId' })
+    expect(byName.body.data.createHandoff).toMatchObject({ __typename: 'SelfHandoff', code: 'self_handoff', field: 'input.toUserId' })
     const onlyHolder = await as(t, 'scientist', CREATE, { programId: t.program.id, input: input(rec, { toPersonaKey: 'scientist' }) })
-    expect(onlyHolder.body.data.createHandoff).toMatchObject({ code: 'self_handoff', field: 'toPersonaKey' })
+    expect(onlyHolder.body.data.createHandoff).toMatchObject({ code: 'self_handoff', field: 'input.toPersonaKey' })
     expect(await db().handoffRequest.count({ where: { organizationId: t.organization.id } })).toBe(0)
     expect(await db().auditEvent.count({ where: { organizationId: t.organization.id, action: 'handoff.send' } })).toBe(0)
   })
@@ -341,7 +341,7 @@ describe('hand-off isolation', () => {
     expect((await as(a, 'program_owner', LIST, { programId: b.program.id })).body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN')
     expect((await as(a, 'quality_reviewer', ACCEPT, { id: sentB.id })).body.data.acceptHandoff).toMatchObject({ code: 'not_found' })
     // A record of another organisation cannot be linked.
-    expect((await as(a, 'scientist', CREATE, { programId: a.program.id, input: input(recB) })).body.data.createHandoff).toMatchObject({ code: 'not_found', field: 'linkedId' })
+    expect((await as(a, 'scientist', CREATE, { programId: a.program.id, input: input(recB) })).body.data.createHandoff).toMatchObject({ code: 'not_found', field: 'input.linkedId' })
 
     // Two programs of one organisation: a member of only the first sees nothing of the second.
     const second = await createProgram(db(), a.organization.id, { slug: 'iso-second' })

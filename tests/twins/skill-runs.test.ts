@@ -66,7 +66,7 @@ describe('skills through the gateway', () => {
   it('answers a value without a unit with unit_required naming the field, and stores nothing', async () => {
     const before = await stack.db.db.toolCall.count()
     const r = await run('scientist', { skillKey: 'tox.fih_dose_projection', inputs: { route: 'oral', noael: [{ species: 'rat', dose: { value: 50 }, citation: 'x' }] } })
-    expect(r.body.data.runSkill).toEqual({ __typename: 'UnitRequired', code: 'unit_required', field: 'noael[0].dose.unit', message: expect.any(String) })
+    expect(r.body.data.runSkill).toEqual({ __typename: 'UnitRequired', code: 'unit_required', field: 'input.inputs.noael.0.dose.unit', message: expect.any(String) })
     expect(await stack.db.db.toolCall.count()).toBe(before)
   })
 
@@ -96,6 +96,6 @@ describe('skills through the gateway', () => {
     const call = await stack.db.db.toolCall.findFirstOrThrow({ where: { resultArtifactId: result.artifactId } })
     expect(call.status).toBe('ok')
     const bad = await run('scientist', { skillKey: 'chem.sar_table_build', inputs: { ...inputs, compounds: [{ ...inputs.compounds[0], smiles: 'C1CC(' }, inputs.compounds[1]] } })
-    expect(bad.body.data.runSkill).toMatchObject({ __typename: 'InvalidInput', code: 'invalid_input', field: expect.stringContaining('compounds[0]') })
+    expect(bad.body.data.runSkill).toMatchObject({ __typename: 'InvalidInput', code: 'invalid_input', field: expect.stringContaining('input.inputs.compounds.0') })
   })
 })

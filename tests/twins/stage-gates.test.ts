@@ -171,11 +171,11 @@ describe('a stage gate through the gateway', () => {
     const s = await withStages(t)
     const rec = [{ kind: 'critical_milestones' }]
     expect(await open(t, 'program_owner', { programId: t.program.id, stageId: s.preclinical.id, nextStageId: s.clinical.id, requiredRecords: rec }))
-      .toMatchObject({ __typename: 'GateStageRestricted', code: 'gate_stage_restricted', field: 'stageId' })
+      .toMatchObject({ __typename: 'GateStageRestricted', code: 'gate_stage_restricted', field: 'input.stageId' })
     expect(await open(t, 'program_owner', { programId: t.program.id, stageId: s.discovery.id, nextStageId: s.clinical.id, requiredRecords: rec }))
-      .toMatchObject({ __typename: 'GateStageRestricted', field: 'nextStageId' })
+      .toMatchObject({ __typename: 'GateStageRestricted', field: 'input.nextStageId' })
     expect(await open(t, 'program_owner', { programId: t.program.id, stageId: s.discovery.id, nextStageId: s.preclinical.id, requiredRecords: [{ kind: 'decided_record', recordType: 'evidence.sources' }] }))
-      .toMatchObject({ __typename: 'InvalidInput', field: 'requiredRecords.0.recordType' })
+      .toMatchObject({ __typename: 'InvalidInput', field: 'input.requiredRecords.0.recordType' })
     expect(await db().stageGate.count({ where: { programId: t.program.id } })).toBe(0)
 
     // Close: only while the gate's stage is still the program's current stage. A program without a stage is at the

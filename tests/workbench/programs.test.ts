@@ -22,9 +22,9 @@ describe('people and programs', () => {
     const actions = (await stack.db.db.auditEvent.findMany({ where: { programId: program.id }, orderBy: { entrySeq: 'asc' } })).map((e) => e.action)
     expect(actions).toEqual(['program.create', 'role_assignment.create'])
     const again = await call(t, 'org_admin', `mutation($input: CreateProgramInput!) { createProgram(input: $input) { ${CHANGE} } }`, { input: { slug, name: 'Again' } })
-    expect(again.body.data.createProgram).toMatchObject({ __typename: 'SlugTaken', code: 'slug_taken', field: 'slug' })
+    expect(again.body.data.createProgram).toMatchObject({ __typename: 'SlugTaken', code: 'slug_taken', field: 'input.slug' })
     const bad = await call(t, 'org_admin', `mutation($input: CreateProgramInput!) { createProgram(input: $input) { ${CHANGE} } }`, { input: { slug: 'Bad Slug!', name: 'x' } })
-    expect(bad.body.data.createProgram).toMatchObject({ __typename: 'InvalidInput', code: 'invalid_input', field: 'slug' })
+    expect(bad.body.data.createProgram).toMatchObject({ __typename: 'InvalidInput', code: 'invalid_input', field: 'input.slug' })
   })
 
   it('adds a member with personas, gives and removes a persona, each audited, and ends the membership with the last persona', async () => {

@@ -84,7 +84,7 @@ describe('the workbench role setting (PATCH /me/settings)', () => {
       { programId: other.id, workbenchRoleKey: 'biostatistician' },
       { programId: t.program.id, workbenchRoleKey: 'qa_reviewer' },
     ] } })
-    expect(r.body.data.updateMySettings).toMatchObject({ __typename: 'WorkbenchRoleNotHeld', code: 'workbench_role_not_held', field: 'workbenchRole.1.workbenchRoleKey' })
+    expect(r.body.data.updateMySettings).toMatchObject({ __typename: 'WorkbenchRoleNotHeld', code: 'workbench_role_not_held', field: 'input.workbenchRoles.1.workbenchRoleKey' })
     expect((await settingsOf(t.users.scientist.id)).workbench_role ?? {}).toEqual({})
     expect(await db().auditEvent.count({ where: { targetId: t.users.scientist.id, action: { startsWith: 'workbench_role.' } } })).toBe(0)
     // Not a member of the program: no persona intersects.
@@ -92,7 +92,7 @@ describe('the workbench role setting (PATCH /me/settings)', () => {
     const o = await as(token, SET, { input: { workbenchRoles: [{ programId: outsider.id, workbenchRoleKey: 'medical_writer' }] } })
     expect(o.body.data.updateMySettings.code).toBe('workbench_role_not_held')
     const bad = await as(token, SET, { input: { workbenchRoles: [{ programId: t.program.id, workbenchRoleKey: 'quality_reviewer' }] } })
-    expect(bad.body.data.updateMySettings).toMatchObject({ __typename: 'InvalidInput', field: 'workbenchRole.0.workbenchRoleKey' })
+    expect(bad.body.data.updateMySettings).toMatchObject({ __typename: 'InvalidInput', field: 'input.workbenchRoles.0.workbenchRoleKey' })
   })
 
   it('removes the entry on null (audited with new null) and the home returns to the persona home, prompting again', async () => {
@@ -135,7 +135,7 @@ describe('assignment by a lead (PUT /programs/{program_id}/workbench-roles/{user
   it('refuses a key the member does not hold (workbench_role_not_held) and a caller without program.members.manage (FORBIDDEN), writing nothing', async () => {
     const t = await createTenant(db())
     const notHeld = await as(await tok(t, 'program_lead'), ASSIGN, { p: t.program.id, u: t.users.scientist.id, k: 'qa_reviewer' })
-    expect(notHeld.body.data.assignWorkbenchRole).toMatchObject({ code: 'workbench_role_not_held', field: 'workbenchRoleKey' })
+    expect(notHeld.body.data.assignWorkbenchRole).toMatchObject({ code: 'workbench_role_not_held', field: 'input.workbenchRoleKey' })
     const forbidden = await as(await tok(t, 'scientist'), ASSIGN, { p: t.program.id, u: t.users.scientist.id, k: 'medical_writer' })
     expect(forbidden.body.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN', permission: 'program.members.manage' })
     const stranger = await createUser(db(), t.organization.id)
