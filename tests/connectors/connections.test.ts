@@ -80,7 +80,7 @@ describe('connections', () => {
     const token = await tenant.token('program_lead')
     const id = (await create(tenant, {}, 'program_lead')).body.data.createConnection.connection.id
     const noReason = await api(`mutation($id: ID!, $input: UpdateConnectionInput!) { ${RESULT('updateConnection', 'id: $id, input: $input')} }`, { id, input: { apiVersion: 'v3' } }, token)
-    expect(noReason.body.data.updateConnection).toMatchObject({ code: 'reason_required', field: 'apiVersionChangeReason' })
+    expect(noReason.body.data.updateConnection).toMatchObject({ code: 'reason_required', field: 'input.apiVersionChangeReason' })
     const changed = await api(`mutation($id: ID!, $input: UpdateConnectionInput!) { ${RESULT('updateConnection', 'id: $id, input: $input')} }`, { id, input: { apiVersion: 'v3', apiVersionChangeReason: 'Vendor sandbox moved to v3' } }, token)
     expect(changed.body.data.updateConnection.connection.apiVersion).toBe('v3')
     const audit = await db().auditEvent.findFirstOrThrow({ where: { targetId: id, action: 'connection.api_version_change' } })

@@ -224,6 +224,6 @@ describe('twin_literature_watch', () => {
     const other = await createTenant(db(), 'Watch other')
     const foreign = await gql(url(), `mutation($i: CreateRecordInput!) { createRecord(input: $i) { __typename ... on InvalidInput { field } } }`,
       { i: { programId: other.program.id, recordType: 'evidence.findings', title: 'Pocket binding', fields: { kind: 'observation' }, citations: [{ kind: 'literature_cluster', ref: 'pmid:39000001' }] } }, await other.token('scientist'))
-    expect(foreign.body.data.createRecord).toMatchObject({ __typename: 'InvalidInput', field: 'citations.0.ref' })
+    expect(foreign.body.data.createRecord).toMatchObject({ __typename: 'InvalidInput', field: 'input.citations.0.ref' })
   }, 30_000)
 })
