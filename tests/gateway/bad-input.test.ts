@@ -55,7 +55,7 @@ describe('bad input through the gateway', () => {
       ['assignPersona', 'assignPersona(programId: "P", userId: "x", persona: "viewer")', 'userId'],
       ['removePersona', 'removePersona(programId: "P", userId: "x", persona: "viewer")', 'userId'],
       ['runSkill', 'runSkill(programId: "x", input: { skillKey: "tox.fih_dose_projection", inputs: {} })', 'programId'],
-      ['createConnection', 'createConnection(input: { programId: "x", providerId: "eln_provider", name: "n", scopeRules: { projectIds: ["p"] }, consent: true })', 'programId'],
+      ['createConnection', 'createConnection(input: { programId: "x", providerId: "eln_provider", name: "n", scopeRules: { projectIds: ["p"] }, consent: true })', 'input.programId'],
       ['updateConnection', 'updateConnection(id: "x", input: { name: "n" })', 'id'],
       ['setConnectionCredentials', 'setConnectionCredentials(id: "x", clientId: "a", clientSecret: "b")', 'id'],
       ['checkConnectionHealth', 'checkConnectionHealth(id: "x")', 'id'],

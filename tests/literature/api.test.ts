@@ -103,7 +103,7 @@ describe('Program.literatureSearch', () => {
     await new SourceBudget(db(), 'citation_graph', t.organization.id).take()
     const r = await searchAs(t, 'scientist', { q: 'kinase' })
     expect(r.body.errors?.[0].message).toMatch(/^budget exhausted for source (literature_index|citation_graph), retry after \d+ s$/)
-    expect(r.body.errors?.[0].extensions).toMatchObject({ code: 'RateLimited' })
+    expect(r.body.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED', errorCode: 'RateLimited' })
   })
 
   it('shows the other sources\' results with a failed source\'s status', async () => {
