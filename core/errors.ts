@@ -190,7 +190,7 @@ export class MemoryNoteRefused extends DomainError {
 }
 BY_CODE.set('memory_note_refused', (_m, e) => {
   const r = e.details?.reasons
-  // recorded refusals carry a list; older ones (before the API's reasons became a list) a comma-joined string
+  // details may carry the reasons as a list, or comma-joined as they were before the API's reasons became a list
   return new MemoryNoteRefused(Array.isArray(r) ? r.map(String) : String(r ?? '').split(',').filter(Boolean), { field: e.field })
 })
 
