@@ -15,6 +15,15 @@ const addressRanges = z.string().default('').superRefine((v, ctx) => {
   const problem = addressRangesProblem(v)
   if (problem) ctx.addIssue({ code: 'custom', message: problem })
 })
+/** Comma-separated exact browser origins (scheme://host[:port]); each must be an http(s) origin without a path. */
+const origins = z.string().optional().superRefine((v, ctx) => {
+  for (const o of (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    let u: URL | undefined
+    try { u = new URL(o) } catch { /* reported below */ }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) ctx.addIssue({ code: 'custom', message: `${o} is not an http(s) origin` })
+    else if (u.pathname !== '/' || u.search || u.hash) ctx.addIssue({ code: 'custom', message: `${o} has a path: give the origin only (${u.origin})` })
+  }
+})
 const optionalUrl = z.string().url().optional().or(z.literal('').transform(() => undefined))
 
 export const RELEASES = ['R1', 'R2', 'R3', 'R4', 'R5', 'R6'] as const
@@ -62,6 +71,11 @@ const EnvSchema = z.object({
   TRUSTED_PROXIES: addressRanges,
   /** If set, webhook deliveries are accepted only from these sending ranges (the vendor's published addresses). */
   WEBHOOK_ALLOWED_SOURCES: addressRanges,
+  /**
+   * Browser origins allowed to call the gateway (CORS, graphql-ws Origin check) besides same-origin and PUBLIC_URL.
+   * Unset: outside production, localhost/127.0.0.1 on 3000, 5173, 4173, 8080 and GATEWAY_PORT; in production none.
+   */
+  CORS_ORIGINS: origins,
   /** Developer opt-in: stack traces in GraphQL error responses (ignored in production). */
   GRAPHQL_STACK_TRACES: flag(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

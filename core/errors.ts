@@ -41,10 +41,27 @@ export class DomainError extends Error {
   get field(): string | undefined { return this.extra.field }
   /** The HTTP status of the code, from the catalogue (what the REST shim answers). */
   get httpStatus(): number { return ERROR_CATALOGUE[this.code].status }
-  /** graphql-js copies an original error's `extensions` onto the GraphQL error it reports. */
+  /**
+   * graphql-js copies an original error's `extensions` onto the GraphQL error it reports: as every top-level error,
+   * `code` in UPPER_SNAKE_CASE (the transport's convention), the catalogue code verbatim in `errorCode` (what the typed
+   * object's `code` says), and `field` as a dotted path.
+   */
   get extensions(): Record<string, unknown> {
-    return { code: this.code, ...(this.field ? { field: this.field } : {}) }
+    return { code: transportCode(this.code), errorCode: this.code, ...(this.field ? { field: fieldPath(this.field) } : {}) }
   }
+}
+
+/** A catalogue code as a top-level error's `extensions.code`: stale_proposal → STALE_PROPOSAL, RateLimited → RATE_LIMITED. */
+export function transportCode(code: string): string {
+  return code.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()
+}
+
+/**
+ * A field path in the API's one style: dotted, list indexes as numbers (`noael[0].dose.unit` → `noael.0.dose.unit`).
+ * Paths start at an argument of the operation where the schema layer knows it (subgraphs/shared/builder.ts).
+ */
+export function fieldPath(path: string): string {
+  return path.replace(/\[(\d+)\]/g, '.$1').replace(/^\./, '')
 }
 
 export type ErrorClass = (abstract new (...args: never[]) => DomainError) & { readonly code: ErrorCode }
@@ -164,16 +181,20 @@ export const InboxLinkInvalid = plain('inbox_link_invalid')
 export const InboxLinkUsed = plain('inbox_link_used')
 export const InboxLinkExpired = plain('inbox_link_expired')
 
-/** memory_note_refused: what the sanitiser found (core/sanitiser.ts), comma-separated in `reasons`. */
+/** memory_note_refused: what the sanitiser found (core/sanitiser.ts), one entry per reason in `reasons`. */
 export class MemoryNoteRefused extends DomainError {
   static readonly code = 'memory_note_refused' as const
-  readonly reasons: string
+  readonly reasons: string[]
   constructor(reasons: readonly string[], extra: { field?: string } = {}) {
     super('memory_note_refused', undefined, extra)
-    this.reasons = reasons.join(',')
+    this.reasons = [...reasons]
   }
 }
-BY_CODE.set('memory_note_refused', (_m, e) => new MemoryNoteRefused(String(e.details?.reasons ?? '').split(',').filter(Boolean), { field: e.field }))
+BY_CODE.set('memory_note_refused', (_m, e) => {
+  const r = e.details?.reasons
+  // details may carry the reasons as a list, or comma-joined as they were before the API's reasons became a list
+  return new MemoryNoteRefused(Array.isArray(r) ? r.map(String) : String(r ?? '').split(',').filter(Boolean), { field: e.field })
+})
 
 /** The classes of the codes defined here; the connector layer adds the vendor errors (adapters/errors.ts). */
 export const CORE_ERROR_CLASSES: readonly ErrorClass[] = [

@@ -26,8 +26,11 @@ const RESOLVE = `mutation($id: ID!) { resolveInboxItem(id: $id) {
 function restAnswer(res: Response, r: Awaited<ReturnType<ExecuteAs>>, pick: (data: Record<string, any>) => unknown) {
   const err = r.errors?.[0]
   if (err) {
+    // a refusal's catalogue code (extensions.errorCode) is what REST answers, with its status; else the transport code
+    const errorCode = err.extensions?.errorCode
+    if (isErrorCode(errorCode)) return void res.status(ERROR_CATALOGUE[errorCode].status).json(errorBody(errorCode, err.message))
     const code = String(err.extensions?.code ?? 'INTERNAL_SERVER_ERROR')
-    const status = code === 'UNAUTHENTICATED' ? 401 : code === 'FORBIDDEN' ? 403 : isErrorCode(code) ? ERROR_CATALOGUE[code].status : code === 'INTERNAL_SERVER_ERROR' ? 500 : 400
+    const status = code === 'UNAUTHENTICATED' ? 401 : code === 'FORBIDDEN' ? 403 : code === 'INTERNAL_SERVER_ERROR' ? 500 : 400
     return void res.status(status).json(errorBody(code.toLowerCase(), err.message))
   }
   const body = pick(r.data ?? {}) as Record<string, any>

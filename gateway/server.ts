@@ -34,6 +34,7 @@ import { checkInputSize, edgeValidationRules, formatEdgeError, LIMITS, parseLimi
 import { drainableServer } from '../core/http-drain'
 import { consoleRouter } from './console-routes'
 import { devSignInRoutes } from './dev-sign-in'
+import { allowedOrigins, CorsPolicy } from './cors'
 
 export { LIMITS } from './edge-limits'
 
@@ -85,7 +86,12 @@ export interface GatewayOptions {
   consoleGatewayUrl?: string
   /** Subscription caps (defaults in SUBSCRIPTION_LIMITS). */
   subscriptionLimits?: { perSocket: number; perUser: number }
+  /** Browser origins allowed besides same-origin (default: CORS_ORIGINS, or the mode's default; ./cors.ts). */
+  corsOrigins?: string[]
 }
+
+/** Paths browsers never call: signed vendor webhooks (server to server) and the scrape endpoint (METRICS_ALLOW). */
+const NO_CORS = /^\/(hooks|api\/v1\/hooks|metrics)(\/|\?|$)/
 
 export const SUBSCRIPTION_LIMITS = { perSocket: 100, perUser: 300 } as const
 
@@ -115,6 +121,10 @@ export async function createGateway(opts: GatewayOptions) {
     limits: opts.subscriptionLimits ?? SUBSCRIPTION_LIMITS,
   })
 
+  const e = env()
+  const cors = new CorsPolicy(opts.corsOrigins ? new Set(opts.corsOrigins)
+    : allowedOrigins({ configured: e.CORS_ORIGINS, production, publicUrl: e.PUBLIC_URL, gatewayPort: e.GATEWAY_PORT }))
+
   const app = express()
   app.disable('x-powered-by')
   installGatewayObservability(app, bridge) // subscription gauges, /metrics (METRICS_ALLOW only)
@@ -124,6 +134,8 @@ export async function createGateway(opts: GatewayOptions) {
     res.setHeader('X-Content-Type-Options', 'nosniff')
     const graphql = req.url === '/graphql' || req.url?.startsWith('/graphql?')
     measure(req, res, () => {
+      // preflights and refused origins are answered here, before the GraphQL pipeline (which answers OPTIONS 405)
+      if (!NO_CORS.test(req.url ?? '/') && cors.handle(req, res)) return
       if (!graphql) return app(req, res)
       drain.track(res)
       const requestId = randomUUID()
@@ -165,7 +177,13 @@ export async function createGateway(opts: GatewayOptions) {
 
   // graphql-ws runs the same edge as HTTP: parse limits before any work, the same validation rules, queries and
   // mutations through the same pipeline, and every error formatted once by formatEdgeError (never a 4500 close).
-  const wsServer = attachWebSocketServer(httpServer, { path: GRAPHQL_PATH, maxPayload: 1024 * 1024 })
+  // A browser sends its page's Origin on the upgrade (and cookies, though none are used): a socket from a refused
+  // origin is answered 403 before it opens (ws applies verifyClient in handleUpgrade). Clients that are not browsers
+  // send no Origin and are let through.
+  const wsServer = attachWebSocketServer(httpServer, {
+    path: GRAPHQL_PATH, maxPayload: 1024 * 1024,
+    verifyClient: ({ req }, done) => cors.allowsUpgrade(req) ? done(true) : done(false, 403, 'Origin not allowed'),
+  })
   const wsRules = [...specifiedRules, ...(production ? [NoSchemaIntrospectionCustomRule] : []), ...limitRules]
   const sources = new WeakMap<DocumentNode, string>()
   const formatAll = (errors: readonly unknown[]) =>

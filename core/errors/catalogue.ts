@@ -139,7 +139,7 @@ export const ERROR_CATALOGUE = {
 
   // ---- ours: twin memory ------------------------------------------------------------------------------------
   memory_note_refused: s('MemoryNoteRefused', 422, 'ours', 'This note was not kept: memory keeps plain notes, never instructions, hidden content or judgements of people.', {
-    reasons: { type: 'String', description: 'What the sanitiser found, comma-separated (instruction_override, delimiter, encoded_payload, evaluative_language, too_long, empty).' },
+    reasons: { type: '[String]', description: 'What the sanitiser found, one entry per reason (instruction_override, delimiter, encoded_payload, evaluative_language, too_long, empty).' },
   }),
   // ---- ours: inbox operations and signed inbox links --------------------------------------------------------
   decision_required: s('DecisionRequired', 409, 'ours', 'This item resolves when you decide or sign what it points to; resolve cannot stand in for that.'),

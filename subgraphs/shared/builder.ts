@@ -3,9 +3,9 @@ import SchemaBuilder, { type InterfaceRef, type ObjectRef } from '@pothos/core'
 import DirectivePlugin from '@pothos/plugin-directives'
 import ErrorsPlugin from '@pothos/plugin-errors'
 import FederationPlugin from '@pothos/plugin-federation'
-import { GraphQLScalarType, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql'
+import { GraphQLScalarType, Kind, type FieldNode, type GraphQLResolveInfo, type OperationDefinitionNode, type SelectionSetNode } from 'graphql'
 import type { Organization, Program, User } from '../../generated/prisma/client'
-import { CORE_ERROR_CLASSES, DomainError, ERROR_CATALOGUE, type ErrorClass, type InputIssue } from '../../core/errors'
+import { CORE_ERROR_CLASSES, DomainError, ERROR_CATALOGUE, fieldPath, type ErrorClass, type InputIssue } from '../../core/errors'
 import type { ErrorDataField, ErrorSpec } from '../../core/errors/catalogue'
 import { DATE_TIME_EXPECTED, parseScalar } from '../../core/scalars'
 import type { GraphQLContext } from './context'
@@ -52,6 +52,57 @@ export function result(write: { errors: readonly ErrorClass[] }, dataField: stri
   return { types: [...write.errors] as unknown as (new (...args: never[]) => DomainError)[], dataField: { name: dataField } }
 }
 
+/** The argument names of the root field a resolver runs beneath (the mutation or query that refused), by operation. */
+const rootArguments = new WeakMap<OperationDefinitionNode, Map<string, readonly string[] | null>>()
+function rootFieldArguments(info: GraphQLResolveInfo): readonly string[] | null {
+  let root = info.path
+  while (root.prev) root = root.prev
+  const key = String(root.key)
+  let byKey = rootArguments.get(info.operation)
+  if (!byKey) rootArguments.set(info.operation, (byKey = new Map()))
+  if (byKey.has(key)) return byKey.get(key)!
+  let node: FieldNode | undefined
+  const visit = (set: SelectionSetNode) => {
+    for (const s of set.selections) {
+      if (node) return
+      if (s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === key) node = s
+      else if (s.kind === Kind.INLINE_FRAGMENT) visit(s.selectionSet)
+      else if (s.kind === Kind.FRAGMENT_SPREAD && info.fragments[s.name.value]) visit(info.fragments[s.name.value].selectionSet)
+    }
+  }
+  visit(info.operation.selectionSet)
+  const def = node && info.schema.getRootType(info.operation.operation)?.getFields()[node.name.value]
+  const names = def ? def.args.map((a) => a.name) : null
+  byKey.set(key, names)
+  return names
+}
+
+/**
+ * A refusal's `field` as the API states it (README, API conventions): a dotted path from an argument of the operation
+ * to the offending value, list indexes as numbers. Domain code names fields of the input it parsed, which resolvers
+ * build from the arguments with `input`'s fields spread: a path that starts with no argument's name is inside `input`.
+ */
+export function argumentPath(path: string | null | undefined, info: GraphQLResolveInfo): string | null {
+  if (!path) return null
+  const dotted = fieldPath(path)
+  const args = rootFieldArguments(info)
+  if (!args || !args.includes('input') || args.includes(dotted.split('.')[0])) return dotted
+  return `input.${dotted}`
+}
+
+/**
+ * What a mutation's Success object states beside its one object (acceptHandoff's `runId`): the resolver returns the
+ * object itself (the data field resolves to it) with these kept beside it, read by the Success type's extra fields.
+ */
+const successExtras = new WeakMap<object, Record<string, unknown>>()
+export function withSuccessExtras<T extends object>(value: T, extras: Record<string, unknown>): T {
+  successExtras.set(value, extras)
+  return value
+}
+export function successExtra<T>(value: object, name: string): T {
+  return (successExtras.get(value)?.[name] ?? null) as T
+}
+
 type AnyBuilder = PothosSchemaTypes.SchemaBuilder<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>>
 const errorInterfaces = new WeakMap<AnyBuilder, { Error: InterfaceRef<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>, DomainError>; InputIssue: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>, InputIssue> }>()
 
@@ -65,17 +116,17 @@ export function defineErrorTypes(builder: AnyBuilder, classes: readonly ErrorCla
   if (!shared) {
     shared = {
       Error: builder.interfaceRef<DomainError>('Error').implement({
-        description: 'A refusal with its code (core/errors/catalogue.ts); `field` names the offending input where there is one.',
+        description: 'A refusal with its code (core/errors/catalogue.ts, verbatim); `field` names the offending input where there is one: a dotted path from an argument (`input.endsAt`, `items.0.proposalId`).',
         fields: (t) => ({
           code: t.exposeString('code', { nullable: false }),
           message: t.exposeString('message', { nullable: false }),
-          field: t.string({ nullable: true, resolve: (e) => e.field ?? null }),
+          field: t.string({ nullable: true, resolve: (e, _a, _c, info) => argumentPath(e.field, info) }),
         }),
       }),
       InputIssue: builder.objectRef<InputIssue>('InputIssue').implement({
-        description: 'One problem of an input: the field (a dotted path) and what is wrong with it.',
+        description: 'One problem of an input: the field (a dotted path from an argument, as Error.field) and what is wrong with it.',
         fields: (t) => ({
-          field: t.string({ nullable: true, shareable: true, resolve: (i) => i.field }),
+          field: t.string({ nullable: true, shareable: true, resolve: (i, _a, _c, info) => argumentPath(i.field, info) }),
           message: t.exposeString('message', { nullable: false, shareable: true }),
         }),
       }),
@@ -94,7 +145,7 @@ export function defineErrorTypes(builder: AnyBuilder, classes: readonly ErrorCla
       fields: (t) => ({
         code: t.exposeString('code', { nullable: false, shareable: true }),
         message: t.exposeString('message', { nullable: false, shareable: true }),
-        field: t.string({ nullable: true, shareable: true, resolve: (e) => e.field ?? null }),
+        field: t.string({ nullable: true, shareable: true, resolve: (e, _a, _c, info) => argumentPath(e.field, info) }),
         ...Object.fromEntries(Object.entries(data).map(([name, f]) => {
           const read = (e: DomainError) => (e as unknown as Record<string, unknown>)[name] ?? null
           const options = { nullable: f.nullable ?? false, shareable: true, description: f.description }

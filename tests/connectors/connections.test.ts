@@ -66,13 +66,13 @@ describe('connections', () => {
       const r = await create(tenant, input)
       return [r.body.data.createConnection.code, r.body.data.createConnection.field]
     }
-    expect(await codes({ consent: false })).toEqual(['consent_required', 'consent'])
-    expect(await codes({ scopeRules: { projectIds: [] } })).toEqual(['scope_rules_required', 'scopeRules.projectIds'])
-    expect(await codes({ providerId: 'qms_provider', scopeRules: {} })).toEqual(['scope_rules_required', 'scopeRules.documentTypes'])
-    expect(await codes({ providerId: 'literature_search', scopeRules: {} })).toEqual(['not_supported', 'providerId'])
-    expect(await codes({ providerId: 'nope' })).toEqual(['unknown_provider', 'providerId'])
+    expect(await codes({ consent: false })).toEqual(['consent_required', 'input.consent'])
+    expect(await codes({ scopeRules: { projectIds: [] } })).toEqual(['scope_rules_required', 'input.scopeRules.projectIds'])
+    expect(await codes({ providerId: 'qms_provider', scopeRules: {} })).toEqual(['scope_rules_required', 'input.scopeRules.documentTypes'])
+    expect(await codes({ providerId: 'literature_search', scopeRules: {} })).toEqual(['not_supported', 'input.providerId'])
+    expect(await codes({ providerId: 'nope' })).toEqual(['unknown_provider', 'input.providerId'])
     expect((await create(tenant, {})).body.data.createConnection.connection.status).toBe('active')
-    expect(await codes({})).toEqual(['connection_exists', 'providerId'])
+    expect(await codes({})).toEqual(['connection_exists', 'input.providerId'])
   })
 
   it('audits an api_version change as a controlled change and asks for its reason', async () => {
@@ -80,7 +80,7 @@ describe('connections', () => {
     const token = await tenant.token('program_lead')
     const id = (await create(tenant, {}, 'program_lead')).body.data.createConnection.connection.id
     const noReason = await api(`mutation($id: ID!, $input: UpdateConnectionInput!) { ${RESULT('updateConnection', 'id: $id, input: $input')} }`, { id, input: { apiVersion: 'v3' } }, token)
-    expect(noReason.body.data.updateConnection).toMatchObject({ code: 'reason_required', field: 'apiVersionChangeReason' })
+    expect(noReason.body.data.updateConnection).toMatchObject({ code: 'reason_required', field: 'input.apiVersionChangeReason' })
     const changed = await api(`mutation($id: ID!, $input: UpdateConnectionInput!) { ${RESULT('updateConnection', 'id: $id, input: $input')} }`, { id, input: { apiVersion: 'v3', apiVersionChangeReason: 'Vendor sandbox moved to v3' } }, token)
     expect(changed.body.data.updateConnection.connection.apiVersion).toBe('v3')
     const audit = await db().auditEvent.findFirstOrThrow({ where: { targetId: id, action: 'connection.api_version_change' } })

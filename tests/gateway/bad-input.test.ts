@@ -38,10 +38,10 @@ describe('bad input through the gateway', () => {
     const neither = await ask('{ program { id } }')
     expectNoInternalError(neither)
     expect(neither.body.data).toEqual({ program: null })
-    expect(neither.body.errors?.[0]).toMatchObject({ message: expect.stringContaining('exactly one of id or slug'), extensions: { code: 'invalid_input', field: 'id' } })
+    expect(neither.body.errors?.[0]).toMatchObject({ message: expect.stringContaining('exactly one of id or slug'), extensions: { code: 'INVALID_INPUT', errorCode: 'invalid_input', field: 'id' } })
     const both = await ask('query($id: ID!, $slug: String!) { program(id: $id, slug: $slug) { id } }', { id: t.program.id, slug: t.program.slug })
     expectNoInternalError(both)
-    expect(both.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', field: 'slug' })
+    expect(both.body.errors?.[0].extensions).toMatchObject({ code: 'INVALID_INPUT', errorCode: 'invalid_input', field: 'slug' })
   })
 
   it('answers a page size over 100 on every paged root field with invalid_input on first and the range, never the cost limit', async () => {
@@ -70,7 +70,7 @@ describe('bad input through the gateway', () => {
     for (const after of ['garbage', forged, '!!!', Buffer.from('x|y|z').toString('base64url')]) {
       const r = await ask('query($after: String) { myInbox(after: $after) { nodes { id } } }', { after })
       expectNoInternalError(r)
-      expect(r.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', field: 'after' })
+      expect(r.body.errors?.[0].extensions).toMatchObject({ code: 'INVALID_INPUT', errorCode: 'invalid_input', field: 'after' })
     }
   })
 
@@ -86,7 +86,7 @@ describe('bad input through the gateway', () => {
       ['assignPersona', 'assignPersona(programId: "P", userId: "x", persona: "viewer")', 'userId'],
       ['removePersona', 'removePersona(programId: "P", userId: "x", persona: "viewer")', 'userId'],
       ['runSkill', 'runSkill(programId: "x", input: { skillKey: "tox.fih_dose_projection", inputs: {} })', 'programId'],
-      ['createConnection', 'createConnection(input: { programId: "x", providerId: "eln_provider", name: "n", scopeRules: { projectIds: ["p"] }, consent: true })', 'programId'],
+      ['createConnection', 'createConnection(input: { programId: "x", providerId: "eln_provider", name: "n", scopeRules: { projectIds: ["p"] }, consent: true })', 'input.programId'],
       ['updateConnection', 'updateConnection(id: "x", input: { name: "n" })', 'id'],
       ['setConnectionCredentials', 'setConnectionCredentials(id: "x", clientId: "a", clientSecret: "b")', 'id'],
       ['checkConnectionHealth', 'checkConnectionHealth(id: "x")', 'id'],

@@ -171,7 +171,7 @@ describe('cursor pages', () => {
       for (const first of [101, 500, 0, -1]) {
         const r = await ask(c, { first })
         expect(r.status).toBe(200)
-        expect(r.body.errors?.[0].extensions, `first: ${first}`).toMatchObject({ code: 'invalid_input', field: 'first' })
+        expect(r.body.errors?.[0].extensions, `first: ${first}`).toMatchObject({ code: 'INVALID_INPUT', errorCode: 'invalid_input', field: 'first' })
         expect(r.body.errors?.[0].message).toMatch(/1 to 100/)
       }
     })
@@ -182,7 +182,7 @@ describe('cursor pages', () => {
         const r = await ask(c, { after })
         expect(r.status).toBe(200)
         expect((r.body.errors ?? []).map((e) => e.extensions?.code)).not.toContain('INTERNAL_SERVER_ERROR')
-        expect(r.body.errors?.[0].extensions, after).toMatchObject({ code: 'invalid_input', field: 'after' })
+        expect(r.body.errors?.[0].extensions, after).toMatchObject({ code: 'INVALID_INPUT', errorCode: 'invalid_input', field: 'after' })
       }
     })
   }

@@ -24,8 +24,8 @@ describe('the typed console client', () => {
     const url = `${stack.current.gatewayUrl}/graphql`
     const token = await t.token('org_admin')
     expect(await createProgram(url, token, 'typed-client', 'Typed client')).toBe('Created Typed client (typed-client).')
-    expect(await createProgram(url, token, 'typed-client', 'Again')).toBe('slug: A program with the slug typed-client exists already.')
-    expect(await createProgram(url, token, 'Bad Slug!', ' ')).toBe('slug: use 2 to 63 lower-case letters, digits and hyphens\nname: a name is required')
+    expect(await createProgram(url, token, 'typed-client', 'Again')).toBe('input.slug: A program with the slug typed-client exists already.')
+    expect(await createProgram(url, token, 'Bad Slug!', ' ')).toBe('input.slug: use 2 to 63 lower-case letters, digits and hyphens\ninput.name: a name is required')
     const owner = await t.token('program_owner')
     expect(await removeMember(url, owner, t.program.id, t.users.program_owner.id)).toBe('last_owner: A program keeps at least one program owner.')
   })

@@ -45,7 +45,7 @@ describe('Program.literatureSearch', () => {
       ['compound id', 'CHEMBL9900001', '<bioactivity>_db_version'], ['compound id', 'CHEMBL9900002', '<bioactivity>_db_version'],
     ])
     const bad = await gql(url(), q, { id: t.program.id, q: 'kinase', include: ['a commercial drug database'] }, token)
-    expect(bad.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', field: 'include' })
+    expect(bad.body.errors?.[0].extensions).toMatchObject({ code: 'INVALID_INPUT', errorCode: 'invalid_input', field: 'include' })
   })
 
   it('returns clusters with provenance and licence, the per-source status and the policy steps, in cursor pages', async () => {
@@ -82,12 +82,12 @@ describe('Program.literatureSearch', () => {
     const viewer = await searchAs(t, 'viewer', { q: 'kinase' })
     expect(viewer.body.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN', permission: 'evidence.literature.search' })
     const tooMany = await searchAs(t, 'scientist', { q: 'kinase', first: 26 })
-    expect(tooMany.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', field: 'first' })
+    expect(tooMany.body.errors?.[0].extensions).toMatchObject({ code: 'INVALID_INPUT', errorCode: 'invalid_input', field: 'first' })
     const forged = await searchAs(t, 'scientist', { q: 'kinase', after: 'bm90LWEtY3Vyc29y' })
-    expect(forged.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', field: 'after' })
+    expect(forged.body.errors?.[0].extensions).toMatchObject({ code: 'INVALID_INPUT', errorCode: 'invalid_input', field: 'after' })
     const otherQuery = (await searchAs(t, 'scientist', { q: 'kinase', first: 2 })).body.data.program.literatureSearch.pageInfo.endCursor
     const reused = await searchAs(t, 'scientist', { q: 'hERG', after: otherQuery })
-    expect(reused.body.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', field: 'after' })
+    expect(reused.body.errors?.[0].extensions).toMatchObject({ code: 'INVALID_INPUT', errorCode: 'invalid_input', field: 'after' })
     // Another organisation's scientist reaches no search in this program.
     const other = await createTenant(db(), 'People search outsider')
     const outsider = await gql(url(), SEARCH, { id: t.program.id, q: 'kinase' }, await other.token('scientist'))
@@ -103,7 +103,7 @@ describe('Program.literatureSearch', () => {
     await new SourceBudget(db(), 'citation_graph', t.organization.id).take()
     const r = await searchAs(t, 'scientist', { q: 'kinase' })
     expect(r.body.errors?.[0].message).toMatch(/^budget exhausted for source (literature_index|citation_graph), retry after \d+ s$/)
-    expect(r.body.errors?.[0].extensions).toMatchObject({ code: 'RateLimited' })
+    expect(r.body.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED', errorCode: 'RateLimited' })
   })
 
   it('never draws past the platform window or the fair shares when two organisations search at once', async () => {
@@ -281,6 +281,6 @@ describe('twin_literature_watch', () => {
     const other = await createTenant(db(), 'Watch other')
     const foreign = await gql(url(), `mutation($i: CreateRecordInput!) { createRecord(input: $i) { __typename ... on InvalidInput { field } } }`,
       { i: { programId: other.program.id, recordType: 'evidence.findings', title: 'Pocket binding', fields: { kind: 'observation' }, citations: [{ kind: 'literature_cluster', ref: 'pmid:39000001' }] } }, await other.token('scientist'))
-    expect(foreign.body.data.createRecord).toMatchObject({ __typename: 'InvalidInput', field: 'citations.0.ref' })
+    expect(foreign.body.data.createRecord).toMatchObject({ __typename: 'InvalidInput', field: 'input.citations.0.ref' })
   }, 30_000)
 })

@@ -10,7 +10,7 @@ export const REC = `id namespace summary body tier kind origin status programId 
 export const KEEP = `mutation($input: MemoryNoteInput!) { keepMemoryNote(input: $input) { ${ERR} ... on MutationKeepMemoryNoteSuccess { record { ${REC} } } ... on MemoryNoteRefused { reasons } } }`
 export const MY = `query($p: ID, $first: Int, $after: String) { myMemory(programId: $p, first: $first, after: $after) { nodes { ${REC} } pageInfo { endCursor hasNextPage } } }`
 export const FORGET = `mutation($id: ID!) { forgetMemory(recordId: $id) { ${ERR} ... on MutationForgetMemorySuccess { record { id status summary } } ... on InvalidTransition { from to } } }`
-export const PROMOTE = `mutation($p: ID!, $id: ID!) { promoteMemory(programId: $p, recordId: $id) { ${ERR} ... on MutationPromoteMemorySuccess { promoted { scrubbedTermsCount record { ${REC} } } } ... on InvalidTransition { from to } } }`
+export const PROMOTE = `mutation($p: ID!, $id: ID!) { promoteMemory(programId: $p, recordId: $id) { ${ERR} ... on MutationPromoteMemorySuccess { scrubbedTermsCount record { ${REC} } } ... on InvalidTransition { from to } } }`
 export const OVERSIGHT = `query($p: ID!, $u: ID, $tier: MemoryTier) { agentMemory(programId: $p, userId: $u, tier: $tier) { nodes { id summary tier viewedBy { name } } } }`
 export const REMOVE = `mutation($p: ID!, $id: ID!, $reason: String!) { deleteAgentMemory(programId: $p, recordId: $id, reason: $reason) { ${ERR} ... on MutationDeleteAgentMemorySuccess { record { id status summary removal { reason byName } } } } }`
 

@@ -159,7 +159,7 @@ describe('nothing evaluates people', () => {
     }
     expect(types).toBeGreaterThan(50)
     // The record's own version and the promote answer's count of removed terms are the only numbers.
-    expect([...numeric].sort()).toEqual(['MemoryPromoteOut.scrubbedTermsCount', 'MemoryRecord.version'])
+    expect([...numeric].sort()).toEqual(['MemoryRecord.version', 'MutationPromoteMemorySuccess.scrubbedTermsCount'])
   })
 
   it('reads memory records only in the memory modules (no export or training path elsewhere)', () => {

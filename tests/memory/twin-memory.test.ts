@@ -419,7 +419,7 @@ describe('the scrubber reads program records', () => {
     const summary = 'Summarise lrrk2 potency before the Pilot tox readout gate; tables in mg/kg.'
     const kept = await as(t, 'scientist', KEEP, { input: { programId: t.program.id, kind: 'preference', summary } })
     const r = await as(t, 'scientist', PROMOTE, { p: t.program.id, id: kept.body.data.keepMemoryNote.record.id })
-    const promoted = r.body.data.promoteMemory.promoted
+    const promoted = r.body.data.promoteMemory
     expect(promoted.record.summary).toBe('Summarise [target] potency before the [milestone] gate; tables in mg/kg.')
     expect(promoted.scrubbedTermsCount).toBe(2)
   })

@@ -97,7 +97,7 @@ describe('SOP review', () => {
     const met = await gql(url(), SETROW, { input: { checkId: target.checkId, requirementId: check.rows[0].requirement.id, outcome: 'met', evidence: [{ kind: 'record', ref: 'eln_provider:entry:etr_qms_check' }] } }, qa)
     expect(met.body.data.setSopCheckRow.row.outcome).toBe('met')
     await gql(url(), SETROW, { input: { checkId: target.checkId, requirementId: check.rows[1].requirement.id, outcome: 'not_met', note: 'no lot numbers' } }, qa)
-    const run = await gql(url(), `mutation($p: ID!, $input: SkillRunInput!) { runSkill(programId: $p, input: $input) { __typename ... on MutationRunSkillSuccess { result { outputs tables } } ${MUTATION_ERR} } }`,
+    const run = await gql(url(), `mutation($p: ID!, $input: SkillRunInput!) { runSkill(programId: $p, input: $input) { __typename ... on MutationRunSkillSuccess { skillResult { outputs tables } } ${MUTATION_ERR} } }`,
       { p: tenant.program.id, input: { skillKey: 'qa.check_readiness', inputs: { check_id: target.checkId } } }, qa)
     expect(run.body.errors).toBeUndefined()
     const result = JSON.stringify(run.body.data.runSkill)

@@ -41,7 +41,7 @@ const CREATE = `mutation($programId: ID!, $input: HandoffInput!) {
   }
 }`
 const ACCEPT = `mutation($id: ID!) { acceptHandoff(id: $id) { __typename
-  ... on MutationAcceptHandoffSuccess { acceptance { runId handoff { ${HANDOFF_FIELDS} } } }
+  ... on MutationAcceptHandoffSuccess { runId handoff { ${HANDOFF_FIELDS} } }
   ... on InvalidTransition { code from to } ... on Error { code message field } } }`
 const DECLINE = `mutation($id: ID!, $reason: String) { declineHandoff(id: $id, reason: $reason) { __typename
   ... on MutationDeclineHandoffSuccess { handoff { ${HANDOFF_FIELDS} } } ... on Error { code message field } } }`
@@ -140,7 +140,7 @@ describe('a hand-off proposed by a twin, sent by its author, accepted by the rec
       // The recipient accepts: their twin's hand-off trigger starts a twin_handoff run, which the worker runs.
       const accepted = await as(t, 'quality_reviewer', ACCEPT, { id: handoffId })
       expect(accepted.body.errors).toBeUndefined()
-      const acceptance = accepted.body.data.acceptHandoff.acceptance
+      const acceptance = accepted.body.data.acceptHandoff
       expect(acceptance.handoff).toMatchObject({ status: 'accepted' })
       const run = await waitForRun(db(), acceptance.runId, ['succeeded', 'failed'])
       expect(run).toMatchObject({ status: 'succeeded', kind: 'twin_handoff', initiatedBy: 'handoff', twinId: qaTwin.id, triggerId: trigger.id, targetId: handoffId })
@@ -151,7 +151,7 @@ describe('a hand-off proposed by a twin, sent by its author, accepted by the rec
 
       // Accepted twice: the first outcome, no second run or audit row.
       const again = await as(t, 'quality_reviewer', ACCEPT, { id: handoffId })
-      expect(again.body.data.acceptHandoff.acceptance).toMatchObject({ runId: null, handoff: { status: 'accepted', decidedAt: acceptance.handoff.decidedAt } })
+      expect(again.body.data.acceptHandoff).toMatchObject({ runId: null, handoff: { status: 'accepted', decidedAt: acceptance.handoff.decidedAt } })
       expect(await db().auditEvent.count({ where: { action: 'handoff.accept', targetId: handoffId } })).toBe(1)
 
       // Completed by the recipient who accepted it; a second accept after that is an invalid transition.
@@ -195,7 +195,7 @@ describe("the recipient's twin on an accepted hand-off (twin_handoff duty, deter
     const sent = await as(t, 'scientist', CREATE, { programId: t.program.id, input: input(protocol.id, { toPersonaKey: 'program_lead', messageMd: 'Please review the dose groups.' }) })
     const handoffId = sent.body.data.createHandoff.handoff.id as string
     const accepted = await as(t, 'program_lead', ACCEPT, { id: handoffId })
-    const runId = accepted.body.data.acceptHandoff.acceptance.runId as string
+    const runId = accepted.body.data.acceptHandoff.runId as string
     expect(runId).toBeTruthy()
     const run = await waitForRun(db(), runId, ['succeeded', 'failed'], 60_000)
     expect(run).toMatchObject({ status: 'succeeded', kind: 'twin_handoff', targetId: handoffId, outcome: expect.objectContaining({ proposals_filed: 1, denied: 0, refused: 0 }) })
@@ -222,7 +222,7 @@ describe("the recipient's twin on an accepted hand-off (twin_handoff duty, deter
     const findingId = await record(t, 'Liver weight up (unread)')
     const sent = await as(t, 'scientist', CREATE, { programId: t.program.id, input: input(findingId, { toPersonaKey: 'program_lead' }) })
     const handoffId = sent.body.data.createHandoff.handoff.id as string
-    const runId = (await as(t, 'program_lead', ACCEPT, { id: handoffId })).body.data.acceptHandoff.acceptance.runId as string
+    const runId = (await as(t, 'program_lead', ACCEPT, { id: handoffId })).body.data.acceptHandoff.runId as string
     const run = await waitForRun(db(), runId, ['succeeded', 'failed'], 60_000)
     expect(run).toMatchObject({ status: 'succeeded', outcome: expect.objectContaining({ proposals_filed: 1, denied: 0, refused: 0 }) })
     const tools = (await db().toolCall.findMany({ where: { runId } })).map((c) => c.tool)
@@ -238,9 +238,9 @@ describe('hand-off rules', () => {
     const t = await createTenant(db(), 'Self')
     const rec = await record(t, 'Self finding')
     const byName = await as(t, 'scientist', CREATE, { programId: t.program.id, input: input(rec, { toPersonaKey: 'scientist', toUserId: t.users.scientist.id }) })
-    expect(byName.body.data.createHandoff).toMatchObject({ __typename: 'SelfHandoff', code: 'self_handoff', field: 'toUserId' })
+    expect(byName.body.data.createHandoff).toMatchObject({ __typename: 'SelfHandoff', code: 'self_handoff', field: 'input.toUserId' })
     const onlyHolder = await as(t, 'scientist', CREATE, { programId: t.program.id, input: input(rec, { toPersonaKey: 'scientist' }) })
-    expect(onlyHolder.body.data.createHandoff).toMatchObject({ code: 'self_handoff', field: 'toPersonaKey' })
+    expect(onlyHolder.body.data.createHandoff).toMatchObject({ code: 'self_handoff', field: 'input.toPersonaKey' })
     expect(await db().handoffRequest.count({ where: { organizationId: t.organization.id } })).toBe(0)
     expect(await db().auditEvent.count({ where: { organizationId: t.organization.id, action: 'handoff.send' } })).toBe(0)
   })
@@ -348,7 +348,7 @@ describe('hand-off isolation', () => {
     expect((await as(a, 'program_owner', LIST, { programId: b.program.id })).body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN')
     expect((await as(a, 'quality_reviewer', ACCEPT, { id: sentB.id })).body.data.acceptHandoff).toMatchObject({ code: 'not_found' })
     // A record of another organisation cannot be linked.
-    expect((await as(a, 'scientist', CREATE, { programId: a.program.id, input: input(recB) })).body.data.createHandoff).toMatchObject({ code: 'not_found', field: 'linkedId' })
+    expect((await as(a, 'scientist', CREATE, { programId: a.program.id, input: input(recB) })).body.data.createHandoff).toMatchObject({ code: 'not_found', field: 'input.linkedId' })
 
     // Two programs of one organisation: a member of only the first sees nothing of the second.
     const second = await createProgram(db(), a.organization.id, { slug: 'iso-second' })

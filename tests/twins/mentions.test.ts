@@ -22,7 +22,7 @@ const THREAD = `mutation($p: ID!, $title: String!) { createThread(programId: $p,
   ... on MutationCreateThreadSuccess { thread { id private composerHint } } ... on Error { code message } } }`
 const SHARE = `mutation($id: ID!) { shareThread(id: $id) { __typename ... on MutationShareThreadSuccess { thread { id private composerHint } } ... on Error { code } } }`
 const POST = `mutation($t: ID!, $body: String!, $m: [ID!]) { postMessage(threadId: $t, bodyMd: $body, mentions: $m) { __typename
-  ... on MutationPostMessageSuccess { posted { id bodyMd mentions { id } } } ... on Error { code message field } } }`
+  ... on MutationPostMessageSuccess { threadMessage { id bodyMd mentions { id } } } ... on Error { code message field } } }`
 const LOOK = `mutation($id: ID!) { letMyTwinLook(inboxItemId: $id) { __typename ... on MutationLetMyTwinLookSuccess { runId } ... on Error { code message } } }`
 const READ = `query($id: ID!) { thread(id: $id) { id private composerHint messages { id mentions { id } } } }`
 
@@ -40,7 +40,7 @@ describe('mentions', () => {
     const shared = (await as(t, 'scientist', SHARE, { id: thread.id })).body.data.shareThread.thread
     expect(shared).toMatchObject({ private: false, composerHint: null })
     const posted = await as(t, 'scientist', POST, { t: thread.id, body: 'Lead, can you look at the liver weights?', m: [t.users.program_lead.id] })
-    const message = posted.body.data.postMessage.posted
+    const message = posted.body.data.postMessage.threadMessage
     expect(message.mentions).toEqual([{ id: t.users.program_lead.id }])
     expect((await db().message.findUniqueOrThrow({ where: { id: message.id } })).mentions).toEqual([t.users.program_lead.id])
     expect(await db().auditEvent.count({ where: { action: 'mention.create', targetId: message.id } })).toBe(1)

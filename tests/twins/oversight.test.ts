@@ -111,7 +111,7 @@ describe('decision metrics', () => {
     const t = await createTenant(db(), 'Baseline')
     await seed(t)
     const empty = await as(t, 'program_lead', METRICS, { p: t.program.id, bs: '2020-01-01T00:00:00Z', bu: '2020-02-01T00:00:00Z' })
-    expect(empty.body.errors?.[0]?.extensions).toMatchObject({ code: 'baseline_missing', field: 'baselineSince' })
+    expect(empty.body.errors?.[0]?.extensions).toMatchObject({ code: 'BASELINE_MISSING', errorCode: 'baseline_missing', field: 'baselineSince' })
     const full = await as(t, 'program_lead', METRICS, { p: t.program.id, bs: new Date(Date.now() - 86_400_000).toISOString(), bu: new Date(Date.now() + 60_000).toISOString() })
     expect(full.body.data.decisionMetrics.baseline.perPersona).toEqual([{ personaKey: 'program_lead', filed: 1 }, { personaKey: 'scientist', filed: 5 }])
   })
@@ -191,7 +191,7 @@ describe('the twins export', () => {
     const bIds = new Set((await db().twinDefinition.findMany({ where: { organizationId: b.organization.id } })).map((x) => x.id))
     expect(rows.some((r) => bIds.has(r.id))).toBe(false)
     expect(rows.every((r) => r.programId === null || r.programId === a.program.id)).toBe(true)
-    expect((await as(a, 'org_admin', EXPORT, { first: 301 })).body.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_input', field: 'first' })
+    expect((await as(a, 'org_admin', EXPORT, { first: 301 })).body.errors?.[0]?.extensions).toMatchObject({ code: 'INVALID_INPUT', errorCode: 'invalid_input', field: 'first' })
 
     // The same export as a streamed NDJSON download at the gateway's REST edge (bearer, org.audit.read).
     const download = (token?: string) => fetch(`${stack.current.gatewayUrl}/orgs/current/twins/export`, { headers: token ? { authorization: `Bearer ${token}` } : {} })

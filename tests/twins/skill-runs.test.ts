@@ -14,7 +14,7 @@ afterAll(async () => { await worker?.close() })
 const RUN = `mutation($programId: ID!, $input: SkillRunInput!) {
   runSkill(programId: $programId, input: $input) {
     __typename
-    ... on MutationRunSkillSuccess { result { artifactId skillKey checkLogicVersion inputsHash outputs warnings citations referenceRefs guidanceVersion retrievedOn methodLine header howComputed createdAt outputValues { name value unitUcum unitDisplay } } }
+    ... on MutationRunSkillSuccess { skillResult { artifactId skillKey checkLogicVersion inputsHash outputs warnings citations referenceRefs guidanceVersion retrievedOn methodLine header howComputed createdAt outputValues { name value unitUcum unitDisplay } } }
     ... on Error { code message field }
   }
 }`
@@ -39,7 +39,7 @@ describe('skills through the gateway', () => {
   it('runs the dose projection and returns the documented shape, stores the artifact, the tool call and the audit row', async () => {
     const r = await run('scientist', { skillKey: 'tox.fih_dose_projection', inputs: fih })
     expect(r.body.errors).toBeUndefined()
-    const result = r.body.data.runSkill.result
+    const result = r.body.data.runSkill.skillResult
     expect(result.header).toBe('Projection for your decision, not a starting dose')
     expect(result.warnings).toEqual(expect.arrayContaining(['PAD/MABEL not computed', 'exposure-based projection not computed']))
     expect(result.outputs['hed.rat']).toMatchObject({ unit_ucum: 'mg/kg' })
@@ -56,8 +56,8 @@ describe('skills through the gateway', () => {
   })
 
   it('gives byte-identical outputs and the same inputs_hash for the same inputs', async () => {
-    const a = (await run('scientist', { skillKey: 'tox.fih_dose_projection', inputs: fih })).body.data.runSkill.result
-    const b = (await run('program_lead', { skillKey: 'tox.fih_dose_projection', inputs: fih })).body.data.runSkill.result
+    const a = (await run('scientist', { skillKey: 'tox.fih_dose_projection', inputs: fih })).body.data.runSkill.skillResult
+    const b = (await run('program_lead', { skillKey: 'tox.fih_dose_projection', inputs: fih })).body.data.runSkill.skillResult
     expect(b.inputsHash).toBe(a.inputsHash)
     expect(JSON.stringify(b.outputs)).toBe(JSON.stringify(a.outputs))
     expect(b.artifactId).not.toBe(a.artifactId)
@@ -66,7 +66,7 @@ describe('skills through the gateway', () => {
   it('answers a value without a unit with unit_required naming the field, and stores nothing', async () => {
     const before = await stack.db.db.toolCall.count()
     const r = await run('scientist', { skillKey: 'tox.fih_dose_projection', inputs: { route: 'oral', noael: [{ species: 'rat', dose: { value: 50 }, citation: 'x' }] } })
-    expect(r.body.data.runSkill).toEqual({ __typename: 'UnitRequired', code: 'unit_required', field: 'noael[0].dose.unit', message: expect.any(String) })
+    expect(r.body.data.runSkill).toEqual({ __typename: 'UnitRequired', code: 'unit_required', field: 'input.inputs.noael.0.dose.unit', message: expect.any(String) })
     expect(await stack.db.db.toolCall.count()).toBe(before)
   })
 
@@ -91,11 +91,11 @@ describe('skills through the gateway', () => {
     const r = await run('scientist', { skillKey: 'chem.sar_table_build', inputs })
     expect(r.body.errors).toBeUndefined()
     expect(r.body.data.runSkill.__typename, JSON.stringify(r.body.data.runSkill)).toBe('MutationRunSkillSuccess')
-    const result = r.body.data.runSkill.result
+    const result = r.body.data.runSkill.skillResult
     expect(result.skillKey).toBe('chem.sar_table_build')
     const call = await stack.db.db.toolCall.findFirstOrThrow({ where: { resultArtifactId: result.artifactId } })
     expect(call.status).toBe('ok')
     const bad = await run('scientist', { skillKey: 'chem.sar_table_build', inputs: { ...inputs, compounds: [{ ...inputs.compounds[0], smiles: 'C1CC(' }, inputs.compounds[1]] } })
-    expect(bad.body.data.runSkill).toMatchObject({ __typename: 'InvalidInput', code: 'invalid_input', field: expect.stringContaining('compounds[0]') })
+    expect(bad.body.data.runSkill).toMatchObject({ __typename: 'InvalidInput', code: 'invalid_input', field: expect.stringContaining('input.inputs.compounds.0') })
   })
 })

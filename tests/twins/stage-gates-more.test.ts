@@ -95,7 +95,7 @@ describe('review_audit_reviews (monthly QA oversight)', () => {
     const ok = (await accept('quality_reviewer')).body.data.acceptReviewAuditReview
     expect(ok.review).toMatchObject({ acceptedBy: { id: t.users.quality_reviewer.id } })
     expect((await accept('quality_reviewer')).body.data.acceptReviewAuditReview).toMatchObject({ __typename: 'InvalidTransition', from: 'accepted' })
-    expect((await gql(url(), `query($p: ID!) { reviewAuditReviews(programId: $p) { id } }`, { p: t.program.id }, await t.token('scientist'))).body.errors?.[0].extensions?.code).toBe('not_found')
+    expect((await gql(url(), `query($p: ID!) { reviewAuditReviews(programId: $p) { id } }`, { p: t.program.id }, await t.token('scientist'))).body.errors?.[0].extensions?.code).toBe('NOT_FOUND')
   })
 })
 

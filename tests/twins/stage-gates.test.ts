@@ -51,7 +51,7 @@ const close = (t: Tenant, persona: Persona, id: string, meaning = 'approval') =>
 const reopen = (t: Tenant, persona: Persona, id: string) =>
   call(t, persona, `mutation($id: ID!) { reopenStageGate(id: $id, reason: "one more study") { ${GERR} ... on MutationReopenStageGateSuccess { gate { ${GATE} } } } }`, { id }).then((d) => d.reopenStageGate)
 const supersede = (t: Tenant, persona: Persona, id: string, requiredRecords?: unknown[]) =>
-  call(t, persona, `mutation($id: ID!, $r: [RequiredRecordInput!]) { supersedeStageGate(id: $id, reason: "scope changed", requiredRecords: $r) { ${GERR} ... on MutationSupersedeStageGateSuccess { result { gate { ${GATE} } superseded { ${GATE} } } } } }`, { id, r: requiredRecords ?? null }).then((d) => d.supersedeStageGate)
+  call(t, persona, `mutation($id: ID!, $r: [RequiredRecordInput!]) { supersedeStageGate(id: $id, reason: "scope changed", requiredRecords: $r) { ${GERR} ... on MutationSupersedeStageGateSuccess { gate { ${GATE} } superseded { ${GATE} } } } }`, { id, r: requiredRecords ?? null }).then((d) => d.supersedeStageGate)
 
 const counts = async (gateId: string) => ({
   signatures: await db().signature.count({ where: { targetType: 'stage_gate', targetId: gateId } }),
@@ -171,11 +171,11 @@ describe('a stage gate through the gateway', () => {
     const s = await withStages(t)
     const rec = [{ kind: 'critical_milestones' }]
     expect(await open(t, 'program_owner', { programId: t.program.id, stageId: s.preclinical.id, nextStageId: s.clinical.id, requiredRecords: rec }))
-      .toMatchObject({ __typename: 'GateStageRestricted', code: 'gate_stage_restricted', field: 'stageId' })
+      .toMatchObject({ __typename: 'GateStageRestricted', code: 'gate_stage_restricted', field: 'input.stageId' })
     expect(await open(t, 'program_owner', { programId: t.program.id, stageId: s.discovery.id, nextStageId: s.clinical.id, requiredRecords: rec }))
-      .toMatchObject({ __typename: 'GateStageRestricted', field: 'nextStageId' })
+      .toMatchObject({ __typename: 'GateStageRestricted', field: 'input.nextStageId' })
     expect(await open(t, 'program_owner', { programId: t.program.id, stageId: s.discovery.id, nextStageId: s.preclinical.id, requiredRecords: [{ kind: 'decided_record', recordType: 'evidence.sources' }] }))
-      .toMatchObject({ __typename: 'InvalidInput', field: 'requiredRecords.0.recordType' })
+      .toMatchObject({ __typename: 'InvalidInput', field: 'input.requiredRecords.0.recordType' })
     expect(await db().stageGate.count({ where: { programId: t.program.id } })).toBe(0)
 
     // Close: only while the gate's stage is still the program's current stage. A program without a stage is at the
@@ -213,9 +213,9 @@ describe('a stage gate through the gateway', () => {
   it('supersedes a gate with a new version that records what it supersedes, without moving the stage', async () => {
     const { t, gate, records } = await gateWith(2, 'Supersede')
     const s = await supersede(t, 'manufacturing_specialist', gate.id, [{ kind: 'decided_record', recordType: 'evidence.findings', recordId: records[0] }])
-    expect(s.result.superseded).toMatchObject({ id: gate.id, status: 'closed', footer: null })
-    expect(s.result.gate).toMatchObject({ version: 2, status: 'open', supersedesId: gate.id, card: '0 of 1 required records present' })
-    expect((await db().auditEvent.findFirstOrThrow({ where: { targetId: gate.id, action: 'stage_gate.supersede' } })).details).toMatchObject({ superseded_by: s.result.gate.id })
+    expect(s.superseded).toMatchObject({ id: gate.id, status: 'closed', footer: null })
+    expect(s.gate).toMatchObject({ version: 2, status: 'open', supersedesId: gate.id, card: '0 of 1 required records present' })
+    expect((await db().auditEvent.findFirstOrThrow({ where: { targetId: gate.id, action: 'stage_gate.supersede' } })).details).toMatchObject({ superseded_by: s.gate.id })
     expect((await db().program.findUniqueOrThrow({ where: { id: t.program.id } })).currentStageId).toBeNull()
     expect(await supersede(t, 'program_lead', gate.id)).toMatchObject({ __typename: 'InvalidTransition', from: 'closed' })
   })
@@ -296,7 +296,7 @@ describe('stage gate isolation', () => {
     const q = await gql(url(), `query($id: ID!) { stageGate(id: $id) { id } stageGateBrief(id: $id) { artifactId } }`, { id: other.gate.id }, await a.token('program_owner'))
     expect(q.body.data).toEqual({ stageGate: null, stageGateBrief: null })
     const list = await gql(url(), `query($p: ID!) { stageGates(programId: $p) { nodes { id } } }`, { p: b.program.id }, await a.token('program_owner'))
-    expect(list.body.errors?.[0].extensions?.code).toBe('not_found')
+    expect(list.body.errors?.[0].extensions?.code).toBe('NOT_FOUND')
     expect(await ready(a, 'program_owner', other.gate.id)).toMatchObject({ __typename: 'NotFound' })
     expect(await close(a, 'program_owner', other.gate.id)).toMatchObject({ __typename: 'NotFound' })
 

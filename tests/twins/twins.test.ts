@@ -40,7 +40,7 @@ describe('twins through the gateway', () => {
 
   it('refuses a duty the persona cannot hold with duty_unavailable naming the duty', async () => {
     const r = await createTwin('quality_reviewer', { duties: ['blocker_scan', 'sar_refresh'] })
-    expect(r).toMatchObject({ __typename: 'DutyUnavailable', code: 'duty_unavailable', field: 'duties.1' })
+    expect(r).toMatchObject({ __typename: 'DutyUnavailable', code: 'duty_unavailable', field: 'input.duties.1' })
     expect(await stack.db.db.twinDefinition.count({ where: { userId: tenant.users.quality_reviewer.id } })).toBe(0)
   })
 
@@ -69,17 +69,17 @@ describe('twins through the gateway', () => {
     const twin = await stack.db.db.twinDefinition.findFirstOrThrow({ where: { userId: tenant.users.scientist.id } })
     const before = await stack.db.db.twinTrigger.count()
     const bad = await as('scientist', TRIGGER, { twinId: twin.id, input: { dutyKey: 'blocker_scan', kind: 'event', eventAction: 'program.update' } })
-    expect(bad.body.data.createTwinTrigger).toMatchObject({ __typename: 'InvalidInput', field: 'eventAction' })
+    expect(bad.body.data.createTwinTrigger).toMatchObject({ __typename: 'InvalidInput', field: 'input.eventAction' })
     const fast = await as('scientist', TRIGGER, { twinId: twin.id, input: { dutyKey: 'blocker_scan', kind: 'event', eventAction: 'experiment.update', minIntervalSeconds: 60 } })
-    expect(fast.body.data.createTwinTrigger).toMatchObject({ __typename: 'InvalidInput', field: 'minIntervalSeconds' })
+    expect(fast.body.data.createTwinTrigger).toMatchObject({ __typename: 'InvalidInput', field: 'input.minIntervalSeconds' })
     const rrule = await as('scientist', TRIGGER, { twinId: twin.id, input: { dutyKey: 'blocker_scan', kind: 'schedule', rrule: 'FREQ=SOMETIMES' } })
-    expect(rrule.body.data.createTwinTrigger).toMatchObject({ __typename: 'InvalidInput', field: 'rrule' })
+    expect(rrule.body.data.createTwinTrigger).toMatchObject({ __typename: 'InvalidInput', field: 'input.rrule' })
     const minutely = await as('scientist', TRIGGER, { twinId: twin.id, input: { dutyKey: 'blocker_scan', kind: 'schedule', rrule: 'FREQ=MINUTELY' } })
-    expect(minutely.body.data.createTwinTrigger).toMatchObject({ __typename: 'InvalidInput', field: 'rrule' })
+    expect(minutely.body.data.createTwinTrigger).toMatchObject({ __typename: 'InvalidInput', field: 'input.rrule' })
     const tz = await as('scientist', TRIGGER, { twinId: twin.id, input: { dutyKey: 'blocker_scan', kind: 'schedule', rrule: 'FREQ=DAILY', timezone: 'Mars/Olympus' } })
-    expect(tz.body.data.createTwinTrigger).toMatchObject({ __typename: 'InvalidInput', field: 'timezone' })
+    expect(tz.body.data.createTwinTrigger).toMatchObject({ __typename: 'InvalidInput', field: 'input.timezone' })
     const duty = await as('scientist', TRIGGER, { twinId: twin.id, input: { dutyKey: 'pre_read', kind: 'mention' } })
-    expect(duty.body.data.createTwinTrigger).toMatchObject({ __typename: 'DutyUnavailable', field: 'dutyKey' })
+    expect(duty.body.data.createTwinTrigger).toMatchObject({ __typename: 'DutyUnavailable', field: 'input.dutyKey' })
     expect(await stack.db.db.twinTrigger.count()).toBe(before)
     await expect(stack.db.db.$executeRaw`INSERT INTO twin_triggers (organization_id, twin_id, duty_key, kind, event_action)
       VALUES (${twin.organizationId}::uuid, ${twin.id}::uuid, 'blocker_scan', 'event', 'program.update')`).rejects.toThrow(/twin_triggers_event_action_triggerable/)
@@ -100,7 +100,7 @@ describe('twins through the gateway', () => {
     const approve = `mutation($id: ID!, $hash: String!) { updateTwinTrigger(id: $id, input: { approvePlanHash: $hash }) {
       __typename ... on MutationUpdateTwinTriggerSuccess { trigger { standingPlanApprovedAt } } ... on Error { code field } } }`
     const stale = await as('scientist', approve, { id: trigger.id, hash: 'not-the-plan' })
-    expect(stale.body.data.updateTwinTrigger).toMatchObject({ __typename: 'InvalidInput', field: 'approvePlanHash' })
+    expect(stale.body.data.updateTwinTrigger).toMatchObject({ __typename: 'InvalidInput', field: 'input.approvePlanHash' })
     const ok = await as('scientist', approve, { id: trigger.id, hash: trigger.standingPlanHash })
     expect(ok.body.data.updateTwinTrigger.trigger.standingPlanApprovedAt).not.toBeNull()
     expect(await stack.db.db.auditEvent.count({ where: { action: 'twin_trigger.plan_approve', triggerId: trigger.id } })).toBe(1)

@@ -22,22 +22,22 @@ describe('people and programs', () => {
     const actions = (await stack.db.db.auditEvent.findMany({ where: { programId: program.id }, orderBy: { entrySeq: 'asc' } })).map((e) => e.action)
     expect(actions).toEqual(['program.create', 'role_assignment.create'])
     const again = await call(t, 'org_admin', `mutation($input: CreateProgramInput!) { createProgram(input: $input) { ${CHANGE} } }`, { input: { slug, name: 'Again' } })
-    expect(again.body.data.createProgram).toMatchObject({ __typename: 'SlugTaken', code: 'slug_taken', field: 'slug' })
+    expect(again.body.data.createProgram).toMatchObject({ __typename: 'SlugTaken', code: 'slug_taken', field: 'input.slug' })
     const bad = await call(t, 'org_admin', `mutation($input: CreateProgramInput!) { createProgram(input: $input) { ${CHANGE} } }`, { input: { slug: 'Bad Slug!', name: 'x' } })
-    expect(bad.body.data.createProgram).toMatchObject({ __typename: 'InvalidInput', code: 'invalid_input', field: 'slug' })
+    expect(bad.body.data.createProgram).toMatchObject({ __typename: 'InvalidInput', code: 'invalid_input', field: 'input.slug' })
   })
 
   it('adds a member with personas, gives and removes a persona, each audited, and ends the membership with the last persona', async () => {
     const t = await createTenant(stack.db.db)
     const newcomer = await createUser(stack.db.db, t.organization.id, { name: 'Nora Newcomer' })
-    const add = await call(t, 'program_lead', `mutation($p: ID!, $u: ID!) { addProgramMember(programId: $p, userId: $u, personas: ["scientist"]) { ${CHANGE} ... on MutationAddProgramMemberSuccess { change { user { name } } } } }`,
+    const add = await call(t, 'program_lead', `mutation($p: ID!, $u: ID!) { addProgramMember(programId: $p, userId: $u, personas: ["scientist"]) { ${CHANGE} ... on MutationAddProgramMemberSuccess { membership { user { name } } } } }`,
       { p: t.program.id, u: newcomer.id })
-    expect(add.body.data.addProgramMember.change.user.name).toBe('Nora Newcomer')
+    expect(add.body.data.addProgramMember.membership.user.name).toBe('Nora Newcomer')
     await call(t, 'program_lead', `mutation($p: ID!, $u: ID!) { assignPersona(programId: $p, userId: $u, persona: "quality_reviewer") { ${CHANGE} } }`, { p: t.program.id, u: newcomer.id })
     const members = await call(t, 'viewer', `query($id: ID!) { program(id: $id) { members { nodes { user { id } personas } } } }`, { id: t.program.id })
     expect(members.body.data.program.members.nodes.find((m: any) => m.user.id === newcomer.id).personas.sort()).toEqual(['quality_reviewer', 'scientist'])
     for (const persona of ['scientist', 'quality_reviewer']) {
-      const r = await call(t, 'program_lead', `mutation($p: ID!, $u: ID!, $k: String!) { removePersona(programId: $p, userId: $u, persona: $k) { ${CHANGE} ... on MutationRemovePersonaSuccess { change { remainingPersonas } } } }`,
+      const r = await call(t, 'program_lead', `mutation($p: ID!, $u: ID!, $k: String!) { removePersona(programId: $p, userId: $u, persona: $k) { ${CHANGE} ... on MutationRemovePersonaSuccess { membership { remainingPersonas } } } }`,
         { p: t.program.id, u: newcomer.id, k: persona })
       expect(r.body.errors).toBeUndefined()
     }
@@ -107,8 +107,8 @@ describe('people and programs', () => {
     expect(await stack.db.db.auditEvent.count({ where: { programId: t.program.id, action: 'role_assignment.delete' } })).toBe(0)
 
     // Without the failure the same call removes both personas and the membership, each audited by the caller.
-    const ok = await call(t, 'program_owner', `mutation($p: ID!, $u: ID!) { removeProgramMember(programId: $p, userId: $u) { ${CHANGE} ... on MutationRemoveProgramMemberSuccess { change { remainingPersonas } } } }`, { p: t.program.id, u: member.id })
-    expect(ok.body.data.removeProgramMember).toEqual({ __typename: 'MutationRemoveProgramMemberSuccess', change: { remainingPersonas: 0 } })
+    const ok = await call(t, 'program_owner', `mutation($p: ID!, $u: ID!) { removeProgramMember(programId: $p, userId: $u) { ${CHANGE} ... on MutationRemoveProgramMemberSuccess { membership { remainingPersonas } } } }`, { p: t.program.id, u: member.id })
+    expect(ok.body.data.removeProgramMember).toEqual({ __typename: 'MutationRemoveProgramMemberSuccess', membership: { remainingPersonas: 0 } })
     const audit = await stack.db.db.auditEvent.findMany({ where: { programId: t.program.id, action: 'role_assignment.delete' } })
     expect(audit.map((a) => [a.actorType, a.actorUserId])).toEqual([['user', t.users.program_owner.id], ['user', t.users.program_owner.id]])
     expect((await stack.db.db.programMembership.findFirstOrThrow({ where: { programId: t.program.id, userId: member.id } })).endedAt).not.toBeNull()

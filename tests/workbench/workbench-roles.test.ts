@@ -59,7 +59,7 @@ describe('the workbench role setting (PATCH /me/settings)', () => {
   it('stores a held key per person and program, audited workbench_role.set, and GET /me returns it in the settings', async () => {
     const t = await createTenant(db())
     const token = await tok(t, 'scientist')
-    const r = await as(token, SET, { input: { workbenchRole: [{ programId: t.program.id, workbenchRoleKey: 'medicinal_chemist' }] } })
+    const r = await as(token, SET, { input: { workbenchRoles: [{ programId: t.program.id, workbenchRoleKey: 'medicinal_chemist' }] } })
     expect(r.body.errors).toBeUndefined()
     expect(r.body.data.updateMySettings.settings.workbenchRoles).toEqual([{ programId: t.program.id, workbenchRoleKey: 'medicinal_chemist', workbenchRole: { name: 'Medicinal chemist' } }])
     expect((await settingsOf(t.users.scientist.id)).workbench_role).toEqual({ [t.program.id]: 'medicinal_chemist' })
@@ -71,7 +71,7 @@ describe('the workbench role setting (PATCH /me/settings)', () => {
     expect(me.body.data.me.settings.workbench_role).toEqual({ [t.program.id]: 'medicinal_chemist' })
     expect(me.body.data.me.workbenchRoles).toEqual([{ programId: t.program.id, workbenchRoleKey: 'medicinal_chemist' }])
     // Setting the same key again changes nothing and audits nothing.
-    await as(token, SET, { input: { workbenchRole: [{ programId: t.program.id, workbenchRoleKey: 'medicinal_chemist' }] } })
+    await as(token, SET, { input: { workbenchRoles: [{ programId: t.program.id, workbenchRoleKey: 'medicinal_chemist' }] } })
     expect(await audits(t.program.id, t.users.scientist.id)).toHaveLength(1)
   })
 
@@ -80,28 +80,28 @@ describe('the workbench role setting (PATCH /me/settings)', () => {
     const other = await createProgram(db(), t.organization.id)
     await addMember(db(), other, t.users.scientist.id, ['scientist'])
     const token = await tok(t, 'scientist')
-    const r = await as(token, SET, { input: { workbenchRole: [
+    const r = await as(token, SET, { input: { workbenchRoles: [
       { programId: other.id, workbenchRoleKey: 'biostatistician' },
       { programId: t.program.id, workbenchRoleKey: 'qa_reviewer' },
     ] } })
-    expect(r.body.data.updateMySettings).toMatchObject({ __typename: 'WorkbenchRoleNotHeld', code: 'workbench_role_not_held', field: 'workbenchRole.1.workbenchRoleKey' })
+    expect(r.body.data.updateMySettings).toMatchObject({ __typename: 'WorkbenchRoleNotHeld', code: 'workbench_role_not_held', field: 'input.workbenchRoles.1.workbenchRoleKey' })
     expect((await settingsOf(t.users.scientist.id)).workbench_role ?? {}).toEqual({})
     expect(await db().auditEvent.count({ where: { targetId: t.users.scientist.id, action: { startsWith: 'workbench_role.' } } })).toBe(0)
     // Not a member of the program: no persona intersects.
     const outsider = await createProgram(db(), t.organization.id)
-    const o = await as(token, SET, { input: { workbenchRole: [{ programId: outsider.id, workbenchRoleKey: 'medical_writer' }] } })
+    const o = await as(token, SET, { input: { workbenchRoles: [{ programId: outsider.id, workbenchRoleKey: 'medical_writer' }] } })
     expect(o.body.data.updateMySettings.code).toBe('workbench_role_not_held')
-    const bad = await as(token, SET, { input: { workbenchRole: [{ programId: t.program.id, workbenchRoleKey: 'quality_reviewer' }] } })
-    expect(bad.body.data.updateMySettings).toMatchObject({ __typename: 'InvalidInput', field: 'workbenchRole.0.workbenchRoleKey' })
+    const bad = await as(token, SET, { input: { workbenchRoles: [{ programId: t.program.id, workbenchRoleKey: 'quality_reviewer' }] } })
+    expect(bad.body.data.updateMySettings).toMatchObject({ __typename: 'InvalidInput', field: 'input.workbenchRoles.0.workbenchRoleKey' })
   })
 
   it('removes the entry on null (audited with new null) and the home returns to the persona home, prompting again', async () => {
     const t = await createTenant(db())
     const token = await tok(t, 'program_lead')
-    await as(token, SET, { input: { workbenchRole: [{ programId: t.program.id, workbenchRoleKey: 'program_manager' }] } })
+    await as(token, SET, { input: { workbenchRoles: [{ programId: t.program.id, workbenchRoleKey: 'program_manager' }] } })
     const worn = await as(token, HOME, { p: t.program.id })
     expect(worn.body.data.workbench).toMatchObject({ workbenchRoleKey: 'program_manager', name: 'Program manager', fallback: false, prompt: null, harnessKey: 'program_lead' })
-    const r = await as(token, SET, { input: { workbenchRole: [{ programId: t.program.id, workbenchRoleKey: null }] } })
+    const r = await as(token, SET, { input: { workbenchRoles: [{ programId: t.program.id, workbenchRoleKey: null }] } })
     expect(r.body.data.updateMySettings.settings.workbenchRoles).toEqual([])
     expect((await settingsOf(t.users.program_lead.id)).workbench_role).toEqual({})
     const events = await audits(t.program.id, t.users.program_lead.id, 'workbench_role.set')
@@ -128,14 +128,14 @@ describe('assignment by a lead (PUT /programs/{program_id}/workbench-roles/{user
     })
     expect(home.body.data.workbench.setBy.line).toMatch(/^Set by .+ on \d{1,2} [A-Z][a-z]+ \d{4}\. Change$/)
     // The member changes it themselves: the line goes.
-    await as(await tok(t, 'scientist'), SET, { input: { workbenchRole: [{ programId: t.program.id, workbenchRoleKey: 'medical_writer' }] } })
+    await as(await tok(t, 'scientist'), SET, { input: { workbenchRoles: [{ programId: t.program.id, workbenchRoleKey: 'medical_writer' }] } })
     expect((await as(await tok(t, 'scientist'), HOME, { p: t.program.id })).body.data.workbench.setBy).toBeNull()
   })
 
   it('refuses a key the member does not hold (workbench_role_not_held) and a caller without program.members.manage (FORBIDDEN), writing nothing', async () => {
     const t = await createTenant(db())
     const notHeld = await as(await tok(t, 'program_lead'), ASSIGN, { p: t.program.id, u: t.users.scientist.id, k: 'qa_reviewer' })
-    expect(notHeld.body.data.assignWorkbenchRole).toMatchObject({ code: 'workbench_role_not_held', field: 'workbenchRoleKey' })
+    expect(notHeld.body.data.assignWorkbenchRole).toMatchObject({ code: 'workbench_role_not_held', field: 'input.workbenchRoleKey' })
     const forbidden = await as(await tok(t, 'scientist'), ASSIGN, { p: t.program.id, u: t.users.scientist.id, k: 'medical_writer' })
     expect(forbidden.body.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN', permission: 'program.members.manage' })
     const stranger = await createUser(db(), t.organization.id)
@@ -213,7 +213,7 @@ describe('the role home (GET /programs/{program_id}/workbench)', () => {
     const person = await createUser(db(), orgId, { name: 'Cam Process' })
     await addMember(db(), t.program, person.id, ['scientist', 'manufacturing_specialist'])
     const token = await mintDevToken(person)
-    expect((await as(token, SET, { input: { workbenchRole: [{ programId, workbenchRoleKey: 'cmc_process_scientist' }] } })).body.errors).toBeUndefined()
+    expect((await as(token, SET, { input: { workbenchRoles: [{ programId, workbenchRoleKey: 'cmc_process_scientist' }] } })).body.errors).toBeUndefined()
 
     const lead = await contextForUser(db(), t.users.program_lead.id, orgId)
     const question = await applyRecordChange(lead, { kind: 'create', programId, recordType: 'evidence.questions', title: 'Which salt form goes to tox?', fields: { owner_user_id: person.id } })
@@ -302,7 +302,7 @@ describe('runs and footers', () => {
   it('fixes the harness when a run starts: choosing another workbench role mid-run changes neither the run nor its toolset', async () => {
     const t = await createTenant(db())
     const token = await tok(t, 'scientist')
-    await as(token, SET, { input: { workbenchRole: [{ programId: t.program.id, workbenchRoleKey: 'medicinal_chemist' }] } })
+    await as(token, SET, { input: { workbenchRoles: [{ programId: t.program.id, workbenchRoleKey: 'medicinal_chemist' }] } })
     const key = `roles-wait-${randomUUID()}`
     let release!: () => void
     const gate = new Promise<void>((r) => { release = r })
@@ -318,7 +318,7 @@ describe('runs and footers', () => {
       expect(await toolsOf(run.id)).toContain('chem.sar_table_build')
 
       // Mid-run the person picks another role: the running harness stays.
-      expect((await as(token, SET, { input: { workbenchRole: [{ programId: t.program.id, workbenchRoleKey: 'dmpk_tox_scientist' }] } })).body.errors).toBeUndefined()
+      expect((await as(token, SET, { input: { workbenchRoles: [{ programId: t.program.id, workbenchRoleKey: 'dmpk_tox_scientist' }] } })).body.errors).toBeUndefined()
       expect(await db().agentRun.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({ harnessKey: 'medicinal_chemist', workbenchRoleKey: 'medicinal_chemist' })
       expect(await toolsOf(run.id)).toContain('chem.sar_table_build')
       expect(await toolsOf(run.id)).not.toContain('tox.fih_dose_projection')

@@ -3,7 +3,7 @@
 // closeStageGate (signature and approval), and the operations reopen and supersede; Program.currentStage and
 // Program.stagePlan; Subscription.stageGateReadinessChanged(programId). Resolvers translate; domain/gates.ts decides.
 import type { Artifact, ProgramStage, ReviewAuditReview, Signature, StageGate } from '../../../generated/prisma/client'
-import { entityRef, result, type Builder } from '../../shared/builder'
+import { entityRef, result, successExtra, withSuccessExtras, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import { can } from '../../../core/session'
 import * as gates from '../domain/gates'
@@ -124,12 +124,6 @@ export function addStageGates(builder: Builder, { ProgramRef, UserRef }: TwinsRe
     description: 'The signature given with review (meaning review) or close (meaning approval); printed name and time are recorded.',
     fields: (t) => ({ meaning: t.field({ type: Meaning, required: true }) }),
   })
-  const Superseded = builder.objectRef<{ gate: StageGate; superseded: StageGate }>('StageGateSuperseded').implement({
-    fields: (t) => ({
-      gate: t.field({ type: Gate, description: 'The new version (supersedesId names the old one).', resolve: (r) => r.gate }),
-      superseded: t.field({ type: Gate, resolve: (r) => r.superseded }),
-    }),
-  })
 
   const clean = (reqs: readonly Record<string, unknown>[]) => reqs.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null && v !== undefined)))
 
@@ -175,11 +169,21 @@ export function addStageGates(builder: Builder, { ProgramRef, UserRef }: TwinsRe
       resolve: (_r, { id, signature, comment }, ctx) => gates.closeStageGate(ctx, { id, signature, comment }),
     }),
     supersedeStageGate: t.field({
-      type: Superseded, errors: result(gates.supersedeStageGate, 'result'), description: 'Operation supersede: a new version replaces a gate that is not closed (progress.stages.manage)',
+      type: Gate,
+      errors: {
+        ...result(gates.supersedeStageGate, 'gate'),
+        result: { fields: (t) => ({
+          superseded: t.field({ type: Gate, description: 'The version replaced (the new gate\'s supersedesId names it).', resolve: (g) => successExtra<StageGate>(g, 'superseded') }),
+        }) },
+      },
+      description: 'Operation supersede: a new version replaces a gate that is not closed (progress.stages.manage); `gate` is the new version',
       args: { id: t.arg.id({ required: true }), reason: t.arg.string({ required: true }), nextStageId: t.arg.id(), requiredRecords: t.arg({ type: [RequiredInput] }) },
-      resolve: (_r, { id, reason, nextStageId, requiredRecords }, ctx) => gates.supersedeStageGate(ctx, {
-        id, reason, nextStageId: nextStageId ?? undefined, requiredRecords: requiredRecords ? clean(requiredRecords as Record<string, unknown>[]) : undefined,
-      }),
+      resolve: async (_r, { id, reason, nextStageId, requiredRecords }, ctx) => {
+        const r = await gates.supersedeStageGate(ctx, {
+          id, reason, nextStageId: nextStageId ?? undefined, requiredRecords: requiredRecords ? clean(requiredRecords as Record<string, unknown>[]) : undefined,
+        })
+        return withSuccessExtras(r.gate, { superseded: r.superseded })
+      },
     }),
   }))
 

@@ -4,7 +4,7 @@
 // (Query.thread, Mutation.createThread / shareThread / postMessage / letMyTwinLook), Query.board, Query.decisionMetrics
 // and Query.twinsExport. Resolvers translate; the domain modules decide and check permissions.
 import type { Delegation, HandoffRequest, Message, Thread } from '../../../generated/prisma/client'
-import { entityRef, result, type Builder } from '../../shared/builder'
+import { entityRef, result, successExtra, withSuccessExtras, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import {
   HANDOFF_KINDS, HANDOFF_PERSONAS, HANDOFF_STATUSES, LINKED_TYPES, acceptHandoff, completeHandoff, createHandoff, declineHandoff, getHandoff,
@@ -52,12 +52,6 @@ export function addHandoffs(builder: Builder, { ProgramRef, UserRef }: TwinsRefs
     }),
   })
   const HandoffConnection = connectionType(builder, 'Handoff', Handoff)
-  const AcceptResult = builder.objectRef<{ handoff: HandoffRequest; run: { id: string } | null }>('HandoffAcceptance').implement({
-    fields: (t) => ({
-      handoff: t.field({ type: Handoff, resolve: (r) => r.handoff }),
-      runId: t.id({ nullable: true, description: "The twin_handoff run started for the recipient's twin (when it has a hand-off trigger).", resolve: (r) => r.run?.id ?? null }),
-    }),
-  })
 
   const DelegationRef = builder.objectRef<Delegation>('Delegation').implement({
     description: "One-hop routing of a person's write approvals to a delegate, for at most 30 days.",
@@ -231,9 +225,18 @@ export function addHandoffs(builder: Builder, { ProgramRef, UserRef }: TwinsRefs
       resolve: (_r, a, ctx) => createHandoff(ctx, { ...a.input, programId: a.programId }),
     }),
     acceptHandoff: t.field({
-      type: AcceptResult, description: 'Accept (a recipient only). Accepting again answers the first outcome.', errors: result(acceptHandoff, 'acceptance'),
+      type: Handoff, description: 'Accept (a recipient only). Accepting again answers the first outcome.',
+      errors: {
+        ...result(acceptHandoff, 'handoff'),
+        result: { fields: (t) => ({
+          runId: t.id({ nullable: true, description: "The twin_handoff run started for the recipient's twin (when it has a hand-off trigger).", resolve: (h) => successExtra<string | null>(h, 'runId') }),
+        }) },
+      },
       args: { id: t.arg.id({ required: true }) },
-      resolve: (_r, a, ctx) => acceptHandoff(ctx, { id: a.id }),
+      resolve: async (_r, a, ctx) => {
+        const accepted = await acceptHandoff(ctx, { id: a.id })
+        return withSuccessExtras(accepted.handoff, { runId: accepted.run?.id ?? null })
+      },
     }),
     declineHandoff: t.field({
       type: Handoff, description: "Decline (a recipient only): 'Declining needs a reason; it is stored as evaluation data.'", errors: result(declineHandoff, 'handoff'),
@@ -272,7 +275,7 @@ export function addHandoffs(builder: Builder, { ProgramRef, UserRef }: TwinsRefs
     }),
     postMessage: t.field({
       type: MessageRef, description: "Post to a thread; mentions notify (audit mention.create). In a private thread: 'Share this thread to mention colleagues.'",
-      errors: result(postMessage, 'posted'),
+      errors: result(postMessage, 'threadMessage'),
       args: { threadId: t.arg.id({ required: true }), bodyMd: t.arg.string({ required: true }), mentions: t.arg.idList() },
       resolve: (_r, a, ctx) => postMessage(ctx, { threadId: a.threadId, bodyMd: a.bodyMd, mentions: a.mentions ?? [] }),
     }),

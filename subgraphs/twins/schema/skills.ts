@@ -1,5 +1,7 @@
 // Skills in the twins subgraph: Query.skills, Query.skill (GET /skills, /skills/{key}) and Mutation.runSkill.
+import { DomainError } from '../../../core/errors'
 import { result, type Builder } from '../../shared/builder'
+import { SKILL_INPUT_ERROR_CODES } from '../domain/skills/errors'
 import { runSkillForPerson, skillByKey, skillCatalogue, type SkillResultOut } from '../domain/skill-runs'
 import type { SkillValue } from '../domain/skills/result'
 
@@ -74,15 +76,27 @@ export function addSkills(builder: Builder) {
     skills: t.field({ type: [Skill], description: 'GET /skills. Reserved (R5, R6) keys are never listed.', resolve: () => skillCatalogue() }),
     skill: t.field({ type: Skill, nullable: true, args: { key: t.arg.string({ required: true }) }, description: 'GET /skills/{key}', resolve: (_r, { key }) => skillByKey(key) }),
   }))
+  /**
+   * A skill names the offending value in its own terms (`noael[0].dose.unit` within `inputs`, `citations[0]`,
+   * `skill_key`; the tool server reports them so); this mutation states them as paths in its SkillRunInput.
+   */
+  const asInputPath = (e: unknown) => {
+    if (!(e instanceof DomainError) || !e.field || !(SKILL_INPUT_ERROR_CODES as readonly string[]).includes(e.code)) return e
+    const f = e.field
+    // the write's own fields (programId, skillKey, inputs, citations) are named as they are already
+    const path = f === 'skill_key' ? 'skillKey' : /^(programId|skillKey|inputs|citations)(\[|\.|$)/.test(f) ? f : `inputs.${f}`
+    return new DomainError(e.code, e.message, { field: path })
+  }
   builder.mutationType({})
   builder.mutationFields((t) => ({
     runSkill: t.field({
       type: SkillResult,
       description: "POST /programs/{program_id}/skill-runs: synchronous; needs the skill's <product>.agents.use. Unit errors carry field.",
-      errors: result(runSkillForPerson, 'result'),
+      errors: result(runSkillForPerson, 'skillResult'),
       args: { programId: t.arg.id({ required: true }), input: t.arg({ type: SkillRunInput, required: true }) },
       resolve: (_r, { programId, input }, ctx) =>
-        runSkillForPerson(ctx, { programId: String(programId), skillKey: input.skillKey, inputs: input.inputs, citations: input.citations ?? undefined }),
+        runSkillForPerson(ctx, { programId: String(programId), skillKey: input.skillKey, inputs: input.inputs, citations: input.citations ?? undefined })
+          .catch((e) => { throw asInputPath(e) }),
     }),
   }))
 }

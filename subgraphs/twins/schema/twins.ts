@@ -223,7 +223,7 @@ export function addTwins(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       resolve: (_r, { id, input }, ctx) => admin.updateTwinTrigger(ctx, { id, ...clean(input) }),
     }),
     deleteTwinTrigger: t.field({
-      type: Deleted, errors: result(admin.deleteTwinTrigger, 'deleted'), description: 'DELETE P/twins/{twin_id}/triggers/{trigger_id}',
+      type: Deleted, errors: result(admin.deleteTwinTrigger, 'trigger'), description: 'DELETE P/twins/{twin_id}/triggers/{trigger_id}',
       args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => admin.deleteTwinTrigger(ctx, { id }),
     }),
     setTwinSchedule: t.field({

@@ -100,8 +100,8 @@ export async function setByOf(q: TenantTx, args: { programId: string; userId: st
 const RoleKey = z.string().refine((k) => (WORKBENCH_ROLE_KEYS as readonly string[]).includes(k), `use one of ${WORKBENCH_ROLE_KEYS.join(', ')}`)
 
 const SettingsUpdate = z.object({
-  /** UserSettingsUpdate.workbench_role: program id -> a role key, or null to remove the program's entry. */
-  workbenchRole: z.array(z.object({ programId: IdInput, workbenchRoleKey: RoleKey.nullable() }))
+  /** UserSettingsUpdate.workbench_role (the API's workbenchRoles): program id -> a role key, or null to remove the program's entry. */
+  workbenchRoles: z.array(z.object({ programId: IdInput, workbenchRoleKey: RoleKey.nullable() }))
     .max(100, 'at most 100 programs at once')
     .refine((e) => new Set(e.map((x) => x.programId)).size === e.length, 'a program is named twice')
     .optional(),
@@ -133,11 +133,11 @@ export const updateMySettings = command({
   errors: [WorkbenchRoleNotHeld],
   async run(w, input) {
     const { session } = w.ctx
-    const entries = input.workbenchRole ?? []
+    const entries = input.workbenchRoles ?? []
     // Every entry is checked before anything is written: a refused key leaves every entry as it was.
     entries.forEach((e, i) => {
       if (e.workbenchRoleKey !== null && !isWorkbenchRoleHeld(e.workbenchRoleKey, session.programPersonas.get(e.programId) ?? [])) {
-        throw new WorkbenchRoleNotHeld(`${workbenchRole(e.workbenchRoleKey)!.name} is outside the personas you hold in that program.`, { field: `workbenchRole.${i}.workbenchRoleKey` })
+        throw new WorkbenchRoleNotHeld(`${workbenchRole(e.workbenchRoleKey)!.name} is outside the personas you hold in that program.`, { field: `workbenchRoles.${i}.workbenchRoleKey` })
       }
     })
     // Row lock: two PATCHes of one person apply one after the other, each auditing what it changed.

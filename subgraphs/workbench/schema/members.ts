@@ -35,25 +35,25 @@ export function addMembers(builder: Builder, { ProgramRef, UserRef }: WorkbenchR
   builder.mutationFields((t) => ({
     addProgramMember: t.field({
       type: MembershipChange,
-      errors: result(programs.addMember, 'change'),
+      errors: result(programs.addMember, 'membership'),
       args: { programId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }), personas: t.arg.stringList({ required: true }) },
       resolve: (_r, a, ctx) => programs.addMember(ctx, a),
     }),
     removeProgramMember: t.field({
       type: MembershipChange,
-      errors: result(programs.removeMember, 'change'),
+      errors: result(programs.removeMember, 'membership'),
       args: { programId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }) },
       resolve: (_r, a, ctx) => programs.removeMember(ctx, a),
     }),
     assignPersona: t.field({
       type: MembershipChange,
-      errors: result(programs.assignPersona, 'change'),
+      errors: result(programs.assignPersona, 'membership'),
       args: { programId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }), persona: t.arg.string({ required: true }) },
       resolve: (_r, a, ctx) => programs.assignPersona(ctx, a),
     }),
     removePersona: t.field({
       type: MembershipChange,
-      errors: result(programs.removePersona, 'change'),
+      errors: result(programs.removePersona, 'membership'),
       args: { programId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }), persona: t.arg.string({ required: true }) },
       resolve: (_r, a, ctx) => programs.removePersona(ctx, a),
     }),

@@ -6,7 +6,7 @@
 import type { MemoryRecord } from '../../../generated/prisma/client'
 import { viewedBy } from '../../../core/copy'
 import { NotImplemented } from '../../../core/errors'
-import { result, type Builder } from '../../shared/builder'
+import { result, successExtra, withSuccessExtras, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import { KINDS_BY_TIER, memoryTiers, toOut, type MemoryRecordOut, type ViewedBy } from '../domain/memory/store'
 import * as memory from '../domain/memory/records'
@@ -115,12 +115,6 @@ export function addMemory(builder: Builder, { ProgramRef }: WorkbenchRefs) {
   }))
 
   const out = async (row: MemoryRecord, ctx: Parameters<typeof toOut>[0]) => (await toOut(ctx, [row]))[0]!
-  const Promoted = builder.objectRef<{ record: MemoryRecordOut; scrubbedTermsCount: number }>('MemoryPromoteOut').implement({
-    fields: (t) => ({
-      record: t.field({ type: Record, resolve: (p) => p.record }),
-      scrubbedTermsCount: t.exposeInt('scrubbedTermsCount'),
-    }),
-  })
   const NoteInput = builder.inputType('MemoryNoteInput', {
     fields: (t) => ({
       programId: t.id({ required: true }),
@@ -155,13 +149,18 @@ export function addMemory(builder: Builder, { ProgramRef }: WorkbenchRefs) {
       resolve: async (_r, a, ctx) => out(await memory.removeMemory(ctx, a), ctx),
     }),
     promoteMemory: t.field({
-      type: Promoted,
-      description: 'POST /programs/{program_id}/agent-memory/{record_id}/promote: keep across programs (MemoryPromoteOut).',
-      errors: result(memory.promoteMemory, 'promoted'),
+      type: Record,
+      description: 'POST /programs/{program_id}/agent-memory/{record_id}/promote: keep across programs (MemoryPromoteOut: the record, and scrubbedTermsCount beside it).',
+      errors: {
+        ...result(memory.promoteMemory, 'record'),
+        result: { fields: (t) => ({
+          scrubbedTermsCount: t.int({ description: 'How many terms were scrubbed from the record on promotion.', resolve: (r) => successExtra<number>(r, 'scrubbedTermsCount') }),
+        }) },
+      },
       args: { programId: t.arg.id({ required: true }), recordId: t.arg.id({ required: true }) },
       resolve: async (_r, a, ctx) => {
         const p = await memory.promoteMemory(ctx, a)
-        return { record: await out(p.record, ctx), scrubbedTermsCount: p.scrubbedTermsCount }
+        return withSuccessExtras(await out(p.record, ctx), { scrubbedTermsCount: p.scrubbedTermsCount })
       },
     }),
     setMemoryPinned: t.field({

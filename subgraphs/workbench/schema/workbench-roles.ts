@@ -84,7 +84,7 @@ export function addWorkbenchRoles(
   })
   const SettingsUpdate = builder.inputType('UserSettingsUpdate', {
     fields: (t) => ({
-      workbenchRole: t.field({ type: [SettingInput], required: false, description: 'UserSettingsUpdate.workbench_role: program id to a role key or null.' }),
+      workbenchRoles: t.field({ type: [SettingInput], required: false, description: 'UserSettingsUpdate.workbench_role: program id to a role key or null, as UserSettings.workbenchRoles reads them.' }),
     }),
   })
   const MySettings = builder.objectRef<{ settings: unknown; userId: string }>('UserSettings').implement({
@@ -120,7 +120,7 @@ export function addWorkbenchRoles(
       description: 'PATCH /me/settings: the workbench_role map (a key the caller\'s personas there hold, or null to remove the entry); audited workbench_role.set.',
       args: { input: t.arg({ type: SettingsUpdate, required: true }) },
       resolve: async (_r, { input }, ctx) => {
-        const user = await roles.updateMySettings(ctx, { workbenchRole: input.workbenchRole ?? undefined })
+        const user = await roles.updateMySettings(ctx, { workbenchRoles: input.workbenchRoles ?? undefined })
         return { settings: user.settings, userId: user.id }
       },
     }),
