@@ -139,6 +139,7 @@ export type AcceptHandoffMutation = { __typename: 'Mutation', acceptHandoff:
     | { __typename: 'InvalidInput', code: string, message: string, field: string | null }
     | { __typename: 'NotFound', code: string, message: string, field: string | null }
     | { __typename: 'InvalidTransition', code: string, message: string, field: string | null }
+    | { __typename: 'NotAParty', code: string, message: string, field: string | null }
     | { __typename: 'MutationAcceptHandoffSuccess', runId: string | null, handoff: { __typename: 'Handoff', id: string | null, status: HandoffStatus | null } }
    | null };
 
