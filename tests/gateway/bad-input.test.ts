@@ -55,13 +55,13 @@ describe('bad input through the gateway', () => {
       // the organisation's export is the org admin's to read; every other page a program owner's
       const r = await ask(`{ ${field.name}(${args}) { __typename } }`, {}, field.name === 'twinsExport' ? 'org_admin' : 'program_owner')
       expectNoInternalError(r)
-      expect(r.body.errors?.map((e) => e.extensions?.code), field.name).toEqual(['invalid_input'])
+      expect(r.body.errors?.map((e) => [e.extensions?.code, e.extensions?.errorCode]), field.name).toEqual([['INVALID_INPUT', 'invalid_input']])
       expect(r.body.errors?.[0], field.name).toMatchObject({ message: expect.stringMatching(/^first: Ask for 1 to \d+ (items|rows) a page/), extensions: { field: 'first' } })
     }
     // through a fragment, with a selection whose cost at a page of 250 would be over the limit
     for (const first of [250000, 250]) {
       const nested = await ask(`query { ...Inbox } fragment Inbox on Query { myInbox(first: ${first}) { nodes { id program { id } } } }`)
-      expect(nested.body.errors?.map((e) => e.extensions?.code), JSON.stringify(nested.body.errors)).toEqual(['invalid_input'])
+      expect(nested.body.errors?.map((e) => e.extensions?.errorCode), JSON.stringify(nested.body.errors)).toEqual(['invalid_input'])
     }
   })
 

@@ -89,7 +89,7 @@ const cases: { name: string; query: string; variables?: Record<string, unknown>;
   { name: 'a malformed DateTime literal', query: 'mutation { snoozeInboxItem(id: "PROGRAM", until: "soon") { __typename } }', code: 'BAD_USER_INPUT', status: 400 },
   { name: 'an impossible calendar date', query: '{ decisionMetrics(programId: "PROGRAM", since: "2026-13-45") { __typename } }', code: 'BAD_USER_INPUT', status: 400 },
   // the page's own refusal (the range to ask for), not the cost limit that a literal page size used to hit first
-  { name: 'a page size over the largest page', query: '{ myInbox(first: 100000) { nodes { id } } }', code: 'invalid_input', status: 200 },
+  { name: 'a page size over the largest page', query: '{ myInbox(first: 100000) { nodes { id } } }', code: 'INVALID_INPUT', status: 200 },
 ]
 
 describe.each(['development', 'production'] as const)('the same document gets the same code over HTTP and graphql-ws (%s)', (mode) => {
@@ -118,7 +118,7 @@ describe.each(['development', 'production'] as const)('the same document gets th
             expect(text).not.toMatch(/Did you mean/)
             // a refused value's message quotes the caller's value and the expected format (a date), never a limit
             // and a page's refusal states the documented range to ask for (1 to 100)
-            const messages = (answer.errors ?? []).filter((e) => !['BAD_USER_INPUT', 'invalid_input'].includes(e.extensions?.code))
+            const messages = (answer.errors ?? []).filter((e) => !['BAD_USER_INPUT', 'INVALID_INPUT'].includes(e.extensions?.code))
               .map((e) => e.message).filter((m) => !m.startsWith('Unexpected error (reference'))
             expect(messages.join(' ')).not.toMatch(/\d{2,}/) // no configured limit, no count
           }

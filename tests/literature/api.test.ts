@@ -114,7 +114,7 @@ describe('Program.literatureSearch', () => {
     const before = searches()
     const answers = await Promise.all([t1, t2].flatMap((t) => Array.from({ length: 5 }, (_, i) => searchAs(t, 'scientist', { q: `kinase ${i}`, first: 2 }))))
     // Every answer is a page (with the source's status) or RateLimited; nothing else.
-    for (const a of answers) if (a.body.errors) expect(a.body.errors[0].extensions).toMatchObject({ code: 'RateLimited' })
+    for (const a of answers) if (a.body.errors) expect(a.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', errorCode: 'RateLimited' })
     const drawn = await db().$queryRaw<{ scope: string; used: number; limit_per_window: number }[]>`
       SELECT scope, used, limit_per_window FROM rate_budgets WHERE provider_id = ${PROVIDER} AND (scope_key = 'literature_index' OR scope_key LIKE 'literature_index:%')`
     const platform = drawn.find((r) => r.scope === 'platform')!

@@ -86,7 +86,7 @@ describe('outbound connections in production (EGRESS_ALLOW)', () => {
       'http://169.254.169.254/latest/meta-data/', 'http://100.100.100.200/', 'http://[fd00:ec2::254]/', 'http://[fe80::1]/', 'http://0.0.0.0:8190',
     ]) {
       const r = await create(tenant, url)
-      expect([url, r.code, r.field]).toEqual([url, 'invalid_input', 'baseUrl'])
+      expect([url, r.code, r.field]).toEqual([url, 'invalid_input', 'input.baseUrl'])
       expect(r.message).toContain('EGRESS_ALLOW')
     }
     // The same on update of an existing connection.
@@ -94,7 +94,7 @@ describe('outbound connections in production (EGRESS_ALLOW)', () => {
     const ok = await create(tenant, 'https://notebook.example.com')
     expect(ok.__typename).toBe('MutationCreateConnectionSuccess')
     const r = await update(tenant, ok.connection.id, 'http://169.254.169.254/')
-    expect([r.code, r.field]).toEqual(['invalid_input', 'baseUrl'])
+    expect([r.code, r.field]).toEqual(['invalid_input', 'input.baseUrl'])
   })
 
   it('works against an on-premises vendor on an allow-listed range: create, credentials and a passing health check', async () => {

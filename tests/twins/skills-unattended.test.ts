@@ -14,7 +14,7 @@ beforeAll(async () => {
 const RUN = `mutation($programId: ID!, $input: SkillRunInput!) {
   runSkill(programId: $programId, input: $input) {
     __typename
-    ... on MutationRunSkillSuccess { result { skillKey checkLogicVersion outputs warnings referenceRefs methodLine howComputed } }
+    ... on MutationRunSkillSuccess { skillResult { skillKey checkLogicVersion outputs warnings referenceRefs methodLine howComputed } }
     ... on Error { code message field }
   }
 }`
@@ -22,7 +22,8 @@ type Out = Record<string, { value: any }>
 const run = async (skillKey: string, inputs: Record<string, unknown>) => {
   const r = await gql(`${stack.current.gatewayUrl}/graphql`, RUN, { programId: tenant.program.id, input: { skillKey, inputs } }, await tenant.token('scientist'))
   expect(r.body.errors).toBeUndefined()
-  return r.body.data.runSkill as { __typename: string; code?: string; field?: string; message?: string; result: { outputs: Out; warnings: string[]; checkLogicVersion: number; referenceRefs: any[]; methodLine: string; howComputed: any } }
+  const payload = r.body.data.runSkill
+  return { ...payload, result: payload.skillResult } as { __typename: string; code?: string; field?: string; message?: string; result: { outputs: Out; warnings: string[]; checkLogicVersion: number; referenceRefs: any[]; methodLine: string; howComputed: any } }
 }
 const nca = (inputs: Record<string, unknown>) => run('tox.pk_parameter_extraction', { time_unit: 'h', conc_unit: 'mg/L', dose: { value: 100, unit: 'mg' }, ...inputs })
 
@@ -68,7 +69,7 @@ describe('issue 30 through the gateway', () => {
     expect(infusion.administration.value).toBe('intravenous infusion')
     expect(infusion.mrtinf_obs.value).toBeCloseTo(infusion.aumcinf_obs.value / infusion.aucinf_obs.value - 0.125, 12)
     const refused = await nca({ rows, route: 'oral', infusion_duration: { value: 0.25, unit: 'h' } })
-    expect(refused).toMatchObject({ __typename: 'InvalidInput', code: 'invalid_input', field: 'infusion_duration' })
+    expect(refused).toMatchObject({ __typename: 'InvalidInput', code: 'invalid_input', field: 'input.inputs.infusion_duration' })
   })
 
   it('5. takes the vocabulary route intravenous in the NCA skill as the dose projection does, and refuses an unknown one alike', async () => {
@@ -78,8 +79,8 @@ describe('issue 30 through the gateway', () => {
     expect(fih.result.warnings.some((w) => /differs from the clinical route/.test(w))).toBe(false)
     const a = await nca({ rows, route: 'intra-arterial' })
     const b = await run('tox.fih_dose_projection', { route: 'intra-arterial', noael: [{ species: 'rat', dose: { value: 50, unit: 'mg/kg' }, citation: 'x' }] })
-    expect(a).toMatchObject({ code: 'invalid_input', field: 'route' })
-    expect(b).toMatchObject({ code: 'invalid_input', field: 'route', message: a.message })
+    expect(a).toMatchObject({ code: 'invalid_input', field: 'input.inputs.route' })
+    expect(b).toMatchObject({ code: 'invalid_input', field: 'input.inputs.route', message: a.message })
   })
 
   it('6. carries the AUC interval with each exposure and warns when a 0-24 h animal AUC meets a 0-inf human AUC', async () => {
