@@ -74,7 +74,7 @@ describe('the console copy', () => {
       ...copy.MEMORY_PANEL.regions, copy.MEMORY_PANEL.episodicReason, copy.MEMORY_PANEL.confirmForget, copy.MEMORY_PANEL.forgotten,
       copy.MEMORY_PANEL.cannotKeepAcrossPrograms, copy.MEMORY_PANEL.kindDoesNotTravel, copy.MEMORY_PANEL.suggestArrivesLater,
       ...Object.values(copy.MEMORY_PANEL.controls), copy.MEMORY.viewedByTemplate, copy.MEMORY.savesNothingUnlessYouSay, copy.MEMORY.neverUsedToTrain,
-      copy.MEMORY.sharedMemoryHoldsMethods,
+      copy.MEMORY.sharedMemoryHoldsMethods, copy.FIXED_PHRASES.paused, copy.TWINS.twinProposesYouDecide, copy.TWINS.twinNeverApproves,
     ]
     const literal = (s: string) => JSON.stringify(s).slice(1, -1)
     expect(shown.filter((p) => !js.includes(literal(p)))).toEqual([])

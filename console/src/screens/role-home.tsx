@@ -9,7 +9,8 @@ import { WorkbenchRolePicker } from '../components/workbench-role-picker'
 import { Inbox } from '../components/inbox'
 import { RECONNECTED_EVENT } from '../api/client'
 import { MemoryPanel } from '../components/memory-panel'
-import { navigate, useLocation } from '../router'
+import { TwinPanel } from '../components/twin-panel'
+import { Link, navigate, useLocation } from '../router'
 
 const [TODAYS_DECISIONS, OPEN_QUESTIONS, EVIDENCE_BOARD, PROGRAM_TERMS] = WORKBENCH.homeRegions
 
@@ -70,11 +71,13 @@ export function RoleHome({ slug }: { slug: string }) {
         />
       </header>
 
+      <TwinPanel slug={slug} programId={program.id!} />
       <div className="home-tools">
         <button type="button" className="secondary" ref={opener} aria-expanded={remembers} aria-controls="memory-panel"
           onClick={() => setRemembers(!remembers)}>
           What your twin remembers
         </button>
+        <Link href={`/p/${slug}/stage-gates`} className="tool-link">Stage gates</Link>
       </div>
       {remembers ? (
         <MemoryPanel programId={program.id!} rolePlural={plural(home.name ?? 'colleague')} onClose={() => setRemembers(false)} />
