@@ -75,6 +75,7 @@ describe('the console copy', () => {
       copy.MEMORY_PANEL.cannotKeepAcrossPrograms, copy.MEMORY_PANEL.kindDoesNotTravel, copy.MEMORY_PANEL.suggestArrivesLater,
       ...Object.values(copy.MEMORY_PANEL.controls), copy.MEMORY.viewedByTemplate, copy.MEMORY.savesNothingUnlessYouSay, copy.MEMORY.neverUsedToTrain,
       copy.MEMORY.sharedMemoryHoldsMethods, copy.FIXED_PHRASES.paused, copy.TWINS.twinProposesYouDecide, copy.TWINS.twinNeverApproves,
+      copy.FIXED_PHRASES.requiredRecordsTemplate,
     ]
     const literal = (s: string) => JSON.stringify(s).slice(1, -1)
     expect(shown.filter((p) => !js.includes(literal(p)))).toEqual([])
