@@ -44,7 +44,7 @@ afterAll(async () => {
 })
 
 
-async function call(persona: string, query: string, variables: Record<string, unknown>) {
+async function call(persona: Parameters<Tenant['token']>[0], query: string, variables: Record<string, unknown>) {
   const r = await gql(gateway(), query, variables, await tenant.token(persona))
   if (r.body.errors) throw new Error(JSON.stringify(r.body.errors))
   return r.body.data
