@@ -10,6 +10,7 @@ import { SignIn } from './screens/sign-in'
 import { Programs } from './screens/programs'
 import { RoleHome } from './screens/role-home'
 import { NotFound } from './screens/not-found'
+import { StageGates } from './screens/stage-gates'
 import { Shell } from './components/shell'
 
 export function App({ config }: { config: ConsoleConfig }) {
@@ -40,6 +41,7 @@ export function App({ config }: { config: ConsoleConfig }) {
   if (match('/', pathname)) screen = <Programs />
   else if ((params = match('/p/:slug/home', pathname))) screen = <RoleHome slug={params.slug} />
   else if ((params = match('/p/:slug', pathname))) screen = <RoleHome slug={params.slug} />
+  else if ((params = match('/p/:slug/stage-gates', pathname))) screen = <StageGates slug={params.slug} />
 
   return (
     <Provider value={api.client}>

@@ -2,5 +2,6 @@
 // esbuild bundles it as is) and are never retyped here or in a screen (tests/console/copy.test.ts checks).
 export {
   FIXED_PHRASES, MEMORY, MEMORY_PANEL, TWINS, WORKBENCH,
-  nothingWaiting, filingPaused, proposedBy, proposedByWorkingAs, setBy, viewedBy, routedUnderDelegation,
+  nothingWaiting, filingPaused, proposedBy, proposedByWorkingAs, setBy, viewedBy, sharedBy, routedUnderDelegation,
+  requiredRecordsPresent, gateClosedBy,
 } from '../../core/copy'

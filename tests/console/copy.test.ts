@@ -71,6 +71,11 @@ describe('the console copy', () => {
       ...copy.WORKBENCH.homeRegions, copy.WORKBENCH.pickerSentence, copy.WORKBENCH.chooseYourWorkbenchRole, copy.WORKBENCH.setByTemplate,
       copy.FIXED_PHRASES.decisionsWaiting, copy.FIXED_PHRASES.agentGeneratedDraft, copy.FIXED_PHRASES.expiredNothingWritten,
       copy.FIXED_PHRASES.nothingWaitingTemplate, copy.TWINS.changedSinceProposed, copy.TWINS.declineNeedsReason, copy.TWINS.viewersHaveNoTwin,
+      ...copy.MEMORY_PANEL.regions, copy.MEMORY_PANEL.episodicReason, copy.MEMORY_PANEL.confirmForget, copy.MEMORY_PANEL.forgotten,
+      copy.MEMORY_PANEL.cannotKeepAcrossPrograms, copy.MEMORY_PANEL.kindDoesNotTravel, copy.MEMORY_PANEL.suggestArrivesLater,
+      ...Object.values(copy.MEMORY_PANEL.controls), copy.MEMORY.viewedByTemplate, copy.MEMORY.savesNothingUnlessYouSay, copy.MEMORY.neverUsedToTrain,
+      copy.MEMORY.sharedMemoryHoldsMethods, copy.FIXED_PHRASES.paused, copy.TWINS.twinProposesYouDecide, copy.TWINS.twinNeverApproves,
+      copy.FIXED_PHRASES.requiredRecordsTemplate,
     ]
     const literal = (s: string) => JSON.stringify(s).slice(1, -1)
     expect(shown.filter((p) => !js.includes(literal(p)))).toEqual([])

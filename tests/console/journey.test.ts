@@ -67,7 +67,7 @@ describe('the console journey', () => {
     for (const person of [sofia, liam]) {
       await openProgramHome(person.page, PROGRAM)
       expect(person.page.url()).toMatch(/\/p\/illustrative-program\/home$/)
-      expect(await person.page.getByRole('heading', { level: 2 }).allInnerTexts()).toEqual([...WORKBENCH.homeRegions])
+      expect(await person.page.locator('section.region > h2').allInnerTexts()).toEqual([...WORKBENCH.homeRegions])
       await person.page.getByRole('heading', { level: 3, name: FIXED_PHRASES.decisionsWaiting }).waitFor()
       await person.page.getByTestId('inbox-empty').waitFor()
     }

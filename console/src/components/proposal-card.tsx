@@ -10,6 +10,7 @@ import {
 import { FIXED_PHRASES, TWINS } from '../copy'
 import { describeError, typedErrorMessage } from '../api/errors'
 import { formatDate, formatDateTime } from '../format'
+import { MemoryNotes } from './memory-notes'
 
 export interface Decided {
   outcome: string
@@ -83,6 +84,7 @@ export function ProposalCard({ item, decided, onDecided }: { item: InboxCardFrag
       ) : null}
 
       {decided ? <Outcome decided={decided} /> : null}
+      {!expired && item.memoryNotes?.length ? <MemoryNotes notes={item.memoryNotes} /> : null}
 
       {!decided && !expired && proposal?.status === 'open' ? (
         <>

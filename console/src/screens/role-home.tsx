@@ -1,5 +1,5 @@
 // The role home (/p/<slug>/home): the workbench role line, then the four regions in the specification's fixed order.
-import { useEffect, useState } from 'react'
+import { useEffect, useRef } from 'react'
 import { useQuery } from 'urql'
 import { RoleHomeDocument } from '../generated/graphql'
 import { WORKBENCH } from '../copy'
@@ -8,6 +8,9 @@ import { formatDate } from '../format'
 import { WorkbenchRolePicker } from '../components/workbench-role-picker'
 import { Inbox } from '../components/inbox'
 import { RECONNECTED_EVENT } from '../api/client'
+import { MemoryPanel } from '../components/memory-panel'
+import { TwinPanel } from '../components/twin-panel'
+import { Link, navigate, useLocation } from '../router'
 
 const [TODAYS_DECISIONS, OPEN_QUESTIONS, EVIDENCE_BOARD, PROGRAM_TERMS] = WORKBENCH.homeRegions
 
@@ -17,6 +20,22 @@ export function RoleHome({ slug }: { slug: string }) {
   const [{ data, fetching, error }, refetch] = useQuery({ query: RoleHomeDocument, variables: { slug } })
   const program = data?.program
   const home = program?.workbench
+  // The memory panel's state is the address (?remembers=1): a reload or a shared link opens it again.
+  const { pathname, search } = useLocation()
+  const remembers = search.get('remembers') === '1'
+  const opener = useRef<HTMLButtonElement>(null)
+  const wasOpen = useRef(remembers)
+  useEffect(() => {
+    if (wasOpen.current && !remembers) opener.current?.focus()
+    wasOpen.current = remembers
+  }, [remembers])
+  const setRemembers = (open: boolean) => {
+    const next = new URLSearchParams(search)
+    if (open) next.set('remembers', '1')
+    else next.delete('remembers')
+    const query = next.toString()
+    navigate(`${pathname}${query ? `?${query}` : ''}`)
+  }
 
   useEffect(() => {
     if (program?.name) document.title = `${program.name}: home`
@@ -39,7 +58,7 @@ export function RoleHome({ slug }: { slug: string }) {
   }
 
   return (
-    <main id="main" className="page home">
+    <main id="main" className={`page home${remembers ? ' remembering' : ''}`}>
       <header className="home-head">
         <h1>{program.name}</h1>
         {program.illustrative ? <p className="muted">Illustrative demo data</p> : null}
@@ -51,6 +70,18 @@ export function RoleHome({ slug }: { slug: string }) {
           onChanged={() => refetch({ requestPolicy: 'network-only' })}
         />
       </header>
+
+      <TwinPanel slug={slug} programId={program.id!} />
+      <div className="home-tools">
+        <button type="button" className="secondary" ref={opener} aria-expanded={remembers} aria-controls="memory-panel"
+          onClick={() => setRemembers(!remembers)}>
+          What your twin remembers
+        </button>
+        <Link href={`/p/${slug}/stage-gates`} className="tool-link">Stage gates</Link>
+      </div>
+      {remembers ? (
+        <MemoryPanel programId={program.id!} rolePlural={plural(home.name ?? 'colleague')} onClose={() => setRemembers(false)} />
+      ) : null}
 
       <section aria-labelledby="region-decisions" className="region">
         <h2 id="region-decisions">{TODAYS_DECISIONS}</h2>
@@ -108,4 +139,12 @@ function RecordList({ records, empty }: { records: { id: string | null; title: s
       ))}
     </ul>
   )
+}
+
+/** 'Shared by <role plural>': the workbench role's (or persona's) name in the plural, in lower case after 'by'. */
+function plural(name: string): string {
+  const lower = /^[A-Z][a-z]/.test(name) ? name.charAt(0).toLowerCase() + name.slice(1) : name
+  if (/(s|sh|ch|x)$/.test(lower)) return `${lower}es`
+  if (/[^aeiou]y$/.test(lower)) return `${lower.slice(0, -1)}ies`
+  return `${lower}s`
 }

@@ -1,0 +1,179 @@
+// The stage gates of a program (/p/<slug>/stage-gates): each gate's card with '<N> of <M> required records present'
+// moving live as records are decided (stageGateReadinessChanged; events are not durable, so the list is refetched),
+// mark ready, the review and the close signed with their meaning shown first, and the closed footer.
+import { useCallback, useEffect, useId, useState } from 'react'
+import { useMutation, useQuery, useSubscription } from 'urql'
+import {
+  BasisRecordDocument, CloseStageGateDocument, MarkStageGateReadyDocument, ReviewStageGateDocument, StageGateChangedDocument, StageGateListDocument,
+  StageGatesDocument, type GateCardFragment,
+} from '../generated/graphql'
+import { requiredRecordsPresent } from '../copy'
+import { describeError, typedErrorMessage } from '../api/errors'
+import { RECONNECTED_EVENT } from '../api/client'
+import { formatDate, formatDateTime } from '../format'
+import { Link } from '../router'
+
+const STATUS: Record<string, string> = { open: 'Open', ready: 'Ready for review', reviewed: 'Reviewed, waiting to close', closed: 'Closed' }
+
+export function StageGates({ slug }: { slug: string }) {
+  const [{ data, fetching, error }, refetchProgram] = useQuery({ query: StageGatesDocument, variables: { slug } })
+  // A closed gate moves the program's stage: the heading's line follows.
+  const programChanged = useCallback(() => refetchProgram({ requestPolicy: 'network-only' }), [refetchProgram])
+  const program = data?.program
+  useEffect(() => { if (program?.name) document.title = `${program.name}: stage gates` }, [program?.name])
+
+  if (fetching && !data) return <main id="main" className="page"><p role="status">Loading the program…</p></main>
+  if (error && !data) return <main id="main" className="page"><p role="alert" className="problem">{describeError(error)}</p></main>
+  if (!program?.id) {
+    return (
+      <main id="main" className="page">
+        <h1>This program is not available</h1>
+        <p>It does not exist, or you are not a member of it.</p>
+      </main>
+    )
+  }
+  return (
+    <main id="main" className="page">
+      <p><Link href={`/p/${slug}/home`}>Back to {program.name}</Link></p>
+      <h1>Stage gates</h1>
+      <p className="muted">{program.name}{program.currentStage?.name ? `, now in ${program.currentStage.name}` : ''}</p>
+      <GateList programId={program.id} onChanged={programChanged} />
+    </main>
+  )
+}
+
+function GateList({ programId, onChanged }: { programId: string; onChanged: () => void }) {
+  const [{ data, error, fetching }, refetch] = useQuery({ query: StageGateListDocument, variables: { programId }, requestPolicy: 'cache-and-network' })
+  const reload = useCallback(() => {
+    refetch({ requestPolicy: 'network-only' })
+    onChanged()
+  }, [refetch, onChanged])
+  useSubscription({ query: StageGateChangedDocument, variables: { programId } }, (_prev, event) => {
+    reload()
+    return event
+  })
+  useEffect(() => {
+    window.addEventListener(RECONNECTED_EVENT, reload)
+    return () => window.removeEventListener(RECONNECTED_EVENT, reload)
+  }, [reload])
+
+  // Gates still moving first, closed and superseded ones after them.
+  const gates = [...(data?.stageGates?.nodes ?? [])].sort((a, b) => Number(a.status === 'closed') - Number(b.status === 'closed'))
+  if (error && !data) return <p role="alert" className="problem">{describeError(error)}</p>
+  if (fetching && !data) return <p role="status">Loading…</p>
+  if (!gates.length) return <p className="muted">No stage gate is open in this program.</p>
+  return (
+    <ol className="cards">
+      {gates.map((g) => <li key={g.id}><GateCard gate={g} onChanged={reload} /></li>)}
+    </ol>
+  )
+}
+
+type Required = NonNullable<GateCardFragment['requiredRecords']>[number]
+/** 'evidence.findings' read as 'findings', 'tox.fih_dose_projection' as 'fih dose projection'. */
+const words = (key: string | null | undefined) => (key ?? '').split('.').pop()!.replace(/_/g, ' ')
+
+/** A requirement in words: the record's title when it names one, never an identifier or a type key. */
+function Requirement({ requirement: r }: { requirement: Required }) {
+  const [{ data }] = useQuery({ query: BasisRecordDocument, variables: { id: r.recordId ?? '' }, pause: !r.recordId })
+  if (r.kind === 'decided_record') {
+    if (r.recordId) return <>{data?.record?.title ?? 'A record you cannot open'}, decided</>
+    return <>At least {r.min ?? 1} decided {words(r.recordType)}</>
+  }
+  if (r.kind === 'requirement_set') return <>An accepted requirement set</>
+  if (r.kind === 'skill_result') return <>A result of the {words(r.skillKey)} skill</>
+  return <>Every gate-critical milestone done</>
+}
+
+type Signing = 'none' | 'review' | 'close'
+
+function GateCard({ gate, onChanged }: { gate: GateCardFragment; onChanged: () => void }) {
+  const headingId = useId()
+  const [signing, setSigning] = useState<Signing>('none')
+  const [problem, setProblem] = useState<string[]>([])
+  const [{ fetching: marking }, markReady] = useMutation(MarkStageGateReadyDocument)
+  const [{ fetching: reviewing }, review] = useMutation(ReviewStageGateDocument)
+  const [{ fetching: closing }, close] = useMutation(CloseStageGateDocument)
+  const busy = marking || reviewing || closing
+  const title = `${gate.stage?.name ?? 'This stage'} to ${gate.nextStage?.name ?? 'the next stage'}`
+  // A superseded gate is closed without signatures (and without the footer); only a signed close has one.
+
+  const after = (res: { error?: Parameters<typeof describeError>[0]; data?: unknown }, out: { __typename: string; message?: string | null; missing?: string[] } | null | undefined) => {
+    if (res.error) return setProblem([describeError(res.error) ?? ''])
+    if (out?.__typename.endsWith('Success')) {
+      setSigning('none')
+      setProblem([])
+      return onChanged()
+    }
+    setProblem([typedErrorMessage(out), ...(out?.missing ?? [])])
+  }
+
+  return (
+    <article className={`card gate gate-${gate.status}`} aria-labelledby={headingId} data-testid="gate-card" data-gate={gate.id}>
+      <h2 id={headingId}>{title}</h2>
+      <p className="muted">{gate.status === 'closed' && !gate.footer ? 'Superseded by a later version' : STATUS[gate.status ?? ''] ?? ''}{gate.version && gate.version > 1 ? `, version ${gate.version}` : ''}</p>
+      <p className="gate-count" data-testid="gate-count" aria-live="polite">{requiredRecordsPresent(gate.present ?? 0, gate.total ?? 0)}</p>
+      <ul className="requirements">
+        {(gate.requiredRecords ?? []).map((r) => (
+          <li key={r.key} className={r.present ? 'present' : 'missing'}>
+            <span className="visually-hidden">{r.present ? 'Present: ' : 'Missing: '}</span>
+            <Requirement requirement={r} />
+            {r.present ? null : <span className="muted">, not yet</span>}
+          </li>
+        ))}
+      </ul>
+      {gate.reviewSignature?.printedName ? (
+        <p className="muted">Reviewed by {gate.reviewSignature.printedName}{gate.reviewSignature.signedAt ? ` on ${formatDateTime(gate.reviewSignature.signedAt)}` : ''}.</p>
+      ) : null}
+
+      {gate.status === 'closed' ? (
+        gate.footer ? <footer className="record-footer" data-testid="gate-footer">{gate.footer}{gate.closedAt ? <span className="muted">, {formatDate(gate.closedAt)}</span> : null}</footer> : null
+      ) : (
+        <div className="actions" role="group" aria-label={`Act on the gate: ${title}`}>
+          {gate.status === 'open' ? (
+            <button type="button" disabled={busy} onClick={async () => { const res = await markReady({ id: gate.id! }); after(res, res.data?.markStageGateReady) }}>Mark ready for review</button>
+          ) : null}
+          {gate.status === 'ready' ? (
+            <button type="button" disabled={busy} aria-expanded={signing === 'review'} onClick={() => setSigning(signing === 'review' ? 'none' : 'review')}>Review and sign</button>
+          ) : null}
+          {gate.status === 'reviewed' ? (
+            <button type="button" disabled={busy} aria-expanded={signing === 'close'} onClick={() => setSigning(signing === 'close' ? 'none' : 'close')}>Close and sign</button>
+          ) : null}
+        </div>
+      )}
+
+      {signing !== 'none' ? (
+        <SignForm
+          meaning={signing === 'review'
+            ? 'Your signature means: reviewed. You confirm that you reviewed the required records of this gate.'
+            : `Your signature means: approved. You approve closing this gate and moving the program to ${gate.nextStage?.name ?? 'the next stage'}.`}
+          action={signing === 'review' ? 'Sign the review' : 'Sign and close'}
+          busy={busy}
+          onCancel={() => setSigning('none')}
+          onSign={async (comment) => {
+            if (signing === 'review') { const res = await review({ id: gate.id!, comment: comment || null }); after(res, res.data?.reviewStageGate) }
+            else { const res = await close({ id: gate.id!, comment: comment || null }); after(res, res.data?.closeStageGate) }
+          }}
+        />
+      ) : null}
+      {problem.length ? <div role="alert" className="problem">{problem.map((p, i) => <p key={i}>{p}</p>)}</div> : null}
+    </article>
+  )
+}
+
+/** The signature's meaning, shown before the person signs, in an inline form (Escape cancels; never a dialog). */
+function SignForm({ meaning, action, busy, onSign, onCancel }: { meaning: string; action: string; busy: boolean; onSign: (comment: string) => void; onCancel: () => void }) {
+  const id = useId()
+  const [comment, setComment] = useState('')
+  return (
+    <form className="inline-form" onSubmit={(e) => { e.preventDefault(); onSign(comment.trim()) }} onKeyDown={(e) => { if (e.key === 'Escape') onCancel() }}>
+      <p id={`${id}-meaning`} data-testid="signature-meaning"><strong>{meaning}</strong></p>
+      <label htmlFor={`${id}-comment`}>Comment (optional)</label>
+      <textarea id={`${id}-comment`} rows={2} value={comment} onChange={(e) => setComment(e.target.value)} autoFocus />
+      <div className="actions">
+        <button type="submit" disabled={busy} aria-describedby={`${id}-meaning`}>{action}</button>
+        <button type="button" className="quiet" onClick={onCancel}>Cancel</button>
+      </div>
+    </form>
+  )
+}
