@@ -10,6 +10,7 @@ import { SignIn } from './screens/sign-in'
 import { Programs } from './screens/programs'
 import { RoleHome } from './screens/role-home'
 import { NotFound } from './screens/not-found'
+import { RecordScreen } from './screens/record'
 import { Shell } from './components/shell'
 
 export function App({ config }: { config: ConsoleConfig }) {
@@ -39,6 +40,7 @@ export function App({ config }: { config: ConsoleConfig }) {
   let params: Record<string, string> | null
   if (match('/', pathname)) screen = <Programs />
   else if ((params = match('/p/:slug/home', pathname))) screen = <RoleHome slug={params.slug} />
+  else if ((params = match('/p/:slug/records/:id', pathname))) screen = <RecordScreen slug={params.slug} id={params.id} />
   else if ((params = match('/p/:slug', pathname))) screen = <RoleHome slug={params.slug} />
 
   return (

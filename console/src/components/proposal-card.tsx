@@ -10,6 +10,7 @@ import {
 import { FIXED_PHRASES, TWINS } from '../copy'
 import { describeError, typedErrorMessage } from '../api/errors'
 import { formatDate, formatDateTime } from '../format'
+import { Link } from '../router'
 
 export interface Decided {
   outcome: string
@@ -112,7 +113,7 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
         </div>
       ) : null}
 
-      {decided ? <Outcome decided={decided} /> : null}
+      {decided ? <Outcome decided={decided} slug={item.program?.slug ?? null} /> : null}
 
       {!decided && !expired && proposal?.status === 'open' ? (
         <>
@@ -138,7 +139,7 @@ function BasisLine({ id, version }: { id: string; version: number | null }) {
   return <li>{r.title}{version ? <span className="muted">, version {version}</span> : null}</li>
 }
 
-function Outcome({ decided }: { decided: Decided }) {
+function Outcome({ decided, slug }: { decided: Decided; slug: string | null }) {
   const [{ data }] = useQuery({ query: RecordFooterDocument, variables: { id: decided.recordId ?? '' }, pause: !decided.recordId })
   const footer = data?.record?.footer ?? decided.footer
   // The decided card replaces the one whose button had the focus: the focus moves to its outcome, not to the page.
@@ -149,6 +150,7 @@ function Outcome({ decided }: { decided: Decided }) {
       <p><strong>{OUTCOME[decided.outcome] ?? 'Decided'}</strong>{decided.decidedAt ? ` on ${formatDate(decided.decidedAt)}` : ''}.</p>
       {footer ? <footer className="record-footer" data-testid="record-footer">{footer}</footer> : null}
       {decided.delegation ? <p className="muted">{decided.delegation}</p> : null}
+      {decided.recordId && slug ? <p><Link href={`/p/${encodeURIComponent(slug)}/records/${encodeURIComponent(decided.recordId)}`}>Open the record</Link></p> : null}
     </div>
   )
 }

@@ -8,6 +8,7 @@ import { formatDate } from '../format'
 import { WorkbenchRolePicker } from '../components/workbench-role-picker'
 import { Inbox } from '../components/inbox'
 import { RECONNECTED_EVENT } from '../api/client'
+import { Link } from '../router'
 
 const [TODAYS_DECISIONS, OPEN_QUESTIONS, EVIDENCE_BOARD, PROGRAM_TERMS] = WORKBENCH.homeRegions
 
@@ -64,12 +65,12 @@ export function RoleHome({ slug }: { slug: string }) {
 
       <section aria-labelledby="region-questions" className="region">
         <h2 id="region-questions">{OPEN_QUESTIONS}</h2>
-        <RecordList records={home.questions ?? []} empty="No open questions." />
+        <RecordList slug={program.slug ?? slug} records={home.questions ?? []} empty="No open questions." />
       </section>
 
       <section aria-labelledby="region-board" className="region">
         <h2 id="region-board">{EVIDENCE_BOARD}</h2>
-        <RecordList records={home.pins ?? []} empty="Nothing on the board yet." />
+        <RecordList slug={program.slug ?? slug} records={home.pins ?? []} empty="Nothing on the board yet." />
       </section>
 
       <section aria-labelledby="region-terms" className="region">
@@ -99,12 +100,12 @@ export function RoleHome({ slug }: { slug: string }) {
   )
 }
 
-function RecordList({ records, empty }: { records: { id: string | null; title: string | null; updatedAt: string | null }[]; empty: string }) {
+function RecordList({ slug, records, empty }: { slug: string; records: { id: string | null; title: string | null; updatedAt: string | null }[]; empty: string }) {
   if (!records.length) return <p className="muted">{empty}</p>
   return (
     <ul className="lines">
       {records.map((r) => (
-        <li key={r.id}>{r.title}{r.updatedAt ? <span className="muted">, updated {formatDate(r.updatedAt)}</span> : null}</li>
+        <li key={r.id}><Link href={`/p/${encodeURIComponent(slug)}/records/${encodeURIComponent(r.id ?? '')}`}>{r.title}</Link>{r.updatedAt ? <span className="muted">, updated {formatDate(r.updatedAt)}</span> : null}</li>
       ))}
     </ul>
   )
