@@ -11,6 +11,7 @@ import { Programs } from './screens/programs'
 import { RoleHome } from './screens/role-home'
 import { NotFound } from './screens/not-found'
 import { RecordScreen } from './screens/record'
+import { Handoffs } from './screens/handoffs'
 import { Shell } from './components/shell'
 
 export function App({ config }: { config: ConsoleConfig }) {
@@ -41,6 +42,7 @@ export function App({ config }: { config: ConsoleConfig }) {
   if (match('/', pathname)) screen = <Programs />
   else if ((params = match('/p/:slug/home', pathname))) screen = <RoleHome slug={params.slug} />
   else if ((params = match('/p/:slug/records/:id', pathname))) screen = <RecordScreen slug={params.slug} id={params.id} />
+  else if ((params = match('/p/:slug/handoffs', pathname))) screen = <Handoffs slug={params.slug} />
   else if ((params = match('/p/:slug', pathname))) screen = <RoleHome slug={params.slug} />
 
   return (
