@@ -12,6 +12,7 @@ import { RoleHome } from './screens/role-home'
 import { NotFound } from './screens/not-found'
 import { RecordScreen } from './screens/record'
 import { Handoffs } from './screens/handoffs'
+import { Skills } from './screens/skills'
 import { Shell } from './components/shell'
 
 export function App({ config }: { config: ConsoleConfig }) {
@@ -43,6 +44,7 @@ export function App({ config }: { config: ConsoleConfig }) {
   else if ((params = match('/p/:slug/home', pathname))) screen = <RoleHome slug={params.slug} />
   else if ((params = match('/p/:slug/records/:id', pathname))) screen = <RecordScreen slug={params.slug} id={params.id} />
   else if ((params = match('/p/:slug/handoffs', pathname))) screen = <Handoffs slug={params.slug} />
+  else if ((params = match('/p/:slug/skills', pathname))) screen = <Skills slug={params.slug} />
   else if ((params = match('/p/:slug', pathname))) screen = <RoleHome slug={params.slug} />
 
   return (

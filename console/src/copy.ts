@@ -4,3 +4,5 @@ export {
   FIXED_PHRASES, MEMORY, MEMORY_PANEL, TWINS, WORKBENCH,
   nothingWaiting, filingPaused, proposedBy, proposedByWorkingAs, setBy, viewedBy, routedUnderDelegation,
 } from '../../core/copy'
+// The skills screen's method line and 'How this was computed'.
+export { SKILLS } from '../../core/copy'

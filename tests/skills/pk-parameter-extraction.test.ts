@@ -129,7 +129,7 @@ describe('tox.pk_parameter_extraction', () => {
     expect(Math.abs((r.outputs.lambda_z.value as number) / g.ke_per_h - 1)).toBeLessThan(0.005)
     const aucinf = (g.bioavailability * g.dose_mg) / (g.volume_l * g.ke_per_h)
     expect(Math.abs((r.outputs.aucinf_obs.value as number) / aucinf - 1)).toBeLessThan(0.01)
-    expect(r.warnings).toContain('Reference pk_golden_synthetic_one_compartment is still to_verify: this result is not backed by a verified reference.')
+    expect(r.warnings).toContain("The reference 'synthetic one-compartment golden profile (to verify)' is not verified yet: this result is not backed by a verified reference.")
   })
 
   it('uses a manual lambda_z range when asked', () => {

@@ -44,7 +44,10 @@ export function RoleHome({ slug }: { slug: string }) {
       <header className="home-head">
         <h1>{program.name}</h1>
         {program.illustrative ? <p className="muted">Illustrative demo data</p> : null}
-        <p><Link href={`/p/${encodeURIComponent(program.slug ?? slug)}/handoffs`}>Hand-offs and delegations</Link></p>
+        <p className="home-links">
+          <Link href={`/p/${encodeURIComponent(program.slug ?? slug)}/handoffs`}>Hand-offs and delegations</Link>
+          <Link href={`/p/${encodeURIComponent(program.slug ?? slug)}/skills`}>Skills</Link>
+        </p>
         <WorkbenchRolePicker
           programId={program.id!}
           current={home.workbenchRole?.name ?? null}

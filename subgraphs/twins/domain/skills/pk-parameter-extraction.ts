@@ -486,6 +486,6 @@ export const pkParameterExtraction: SkillModule<typeof input> = {
   // method line names the rule source instead and guidance_version / retrieved_on stay null.
   primary_reference: null,
   method_name: 'Non-compartmental analysis',
-  method_basis: () => 'PKNCA/NonCompart point-selection rule, no guidance document; golden reference pk_golden_synthetic_one_compartment to verify',
+  method_basis: () => 'PKNCA/NonCompart point-selection rule, no guidance document; golden reference a synthetic one-compartment profile, to verify',
   compute,
 }
