@@ -45,7 +45,7 @@ async function handOff(from: string, toPersona: string, title: string, toUserId?
   const res = await gql(gateway(), `mutation($programId: ID!, $input: HandoffInput!) { createHandoff(programId: $programId, input: $input) {
     __typename ... on MutationCreateHandoffSuccess { handoff { id } } ... on Error { code message } } }`,
   { programId: tenant.program.id, input: { toPersonaKey: toPersona, ...(toUserId ? { toUserId } : {}), kind: 'review', linkedType: 'program_record', linkedId: rec.id, messageMd: `Please review ${title}.` } },
-  await tenant.token(from))
+  await tenant.token(from as never))
   expect(res.body.data?.createHandoff?.__typename, JSON.stringify(res.body)).toBe('MutationCreateHandoffSuccess')
   return res.body.data.createHandoff.handoff.id as string
 }

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react'
 import { useQuery } from 'urql'
 import { RoleHomeDocument } from '../generated/graphql'
 import { WORKBENCH } from '../copy'
+import { Rail } from '../components/rail'
 import { describeError } from '../api/errors'
 import { formatDate } from '../format'
 import { WorkbenchRolePicker } from '../components/workbench-role-picker'
@@ -48,6 +49,7 @@ export function RoleHome({ slug }: { slug: string }) {
           <Link href={`/p/${encodeURIComponent(program.slug ?? slug)}/handoffs`}>Hand-offs and delegations</Link>
           <Link href={`/p/${encodeURIComponent(program.slug ?? slug)}/skills`}>Skills</Link>
         </p>
+        {home.rail ? <Rail rail={home.rail} /> : null}
         <WorkbenchRolePicker
           programId={program.id!}
           current={home.workbenchRole?.name ?? null}
