@@ -23,6 +23,7 @@ const BENCHES: BenchModule[] = [
   { name: 'qms', file: 'qms.ts', fn: 'benchQms' },
   { name: 'literature', file: 'literature.ts', fn: 'benchLiterature' },
   { name: 'handoffs', file: 'handoffs.ts', fn: 'benchHandoffs' },
+  { name: 'console', file: 'console.ts', fn: 'benchConsole' },
 ]
 
 type Outcome = { name: string; status: 'ok' | 'crashed' | 'absent'; seconds?: number; figures?: number; error?: string }

@@ -11,6 +11,9 @@ import { Programs } from './screens/programs'
 import { RoleHome } from './screens/role-home'
 import { NotFound } from './screens/not-found'
 import { StageGates } from './screens/stage-gates'
+import { RecordScreen } from './screens/record'
+import { Handoffs } from './screens/handoffs'
+import { Skills } from './screens/skills'
 import { Shell } from './components/shell'
 
 export function App({ config }: { config: ConsoleConfig }) {
@@ -40,6 +43,9 @@ export function App({ config }: { config: ConsoleConfig }) {
   let params: Record<string, string> | null
   if (match('/', pathname)) screen = <Programs />
   else if ((params = match('/p/:slug/home', pathname))) screen = <RoleHome slug={params.slug} />
+  else if ((params = match('/p/:slug/records/:id', pathname))) screen = <RecordScreen slug={params.slug} id={params.id} />
+  else if ((params = match('/p/:slug/handoffs', pathname))) screen = <Handoffs slug={params.slug} />
+  else if ((params = match('/p/:slug/skills', pathname))) screen = <Skills slug={params.slug} />
   else if ((params = match('/p/:slug', pathname))) screen = <RoleHome slug={params.slug} />
   else if ((params = match('/p/:slug/stage-gates', pathname))) screen = <StageGates slug={params.slug} />
 

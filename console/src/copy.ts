@@ -5,3 +5,5 @@ export {
   nothingWaiting, filingPaused, proposedBy, proposedByWorkingAs, setBy, viewedBy, sharedBy, routedUnderDelegation,
   requiredRecordsPresent, gateClosedBy,
 } from '../../core/copy'
+// The skills screen's method line and 'How this was computed'.
+export { SKILLS } from '../../core/copy'

@@ -1,7 +1,7 @@
 // One proposal as the person decides it: the twin's draft marked as agent-generated, its basis, and approve, approve
 // with edits, or decline with a reason (inline forms, never a dialog). A stale proposal reads 'Changed since proposed'
 // and cannot be approved; an expired one reads 'Expired, nothing written'. Once decided, the record's footer.
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react'
+import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react'
 import { useMutation, useQuery } from 'urql'
 import {
   BasisRecordDocument, DecideProposalDocument, RecordFooterDocument,
@@ -11,6 +11,7 @@ import { FIXED_PHRASES, TWINS } from '../copy'
 import { describeError, typedErrorMessage } from '../api/errors'
 import { formatDate, formatDateTime } from '../format'
 import { MemoryNotes } from './memory-notes'
+import { Link } from '../router'
 
 export interface Decided {
   outcome: string
@@ -37,7 +38,30 @@ const DECLINE_REASONS: { value: DeclineReason; label: string }[] = [
 
 type Panel = 'none' | 'edit' | 'decline'
 
-export function ProposalCard({ item, decided, onDecided }: { item: InboxCardFragment; decided?: Decided; onDecided?: (d: Decided) => void }) {
+/** Selection for a batch approval: a checkbox on the card, labelled by its title. */
+export interface BatchSelect {
+  checked: boolean
+  disabled: boolean
+  onChange: (checked: boolean) => void
+}
+
+/**
+ * The routing line of an item a delegation routed to the person, before it is decided. Once decided, the record reads
+ * the specification's 'Routed under delegation from <Name>; decided by <Name> in their own right.' (the API's
+ * `decision.delegation`, shown with the outcome).
+ */
+export function delegatedTo(principal: string): string {
+  return `Delegated to you by ${principal}. You decide in your own right.`
+}
+
+/** What a decided proposal's `decision` becomes on its card. */
+export function decidedFrom(d: { outcome?: string | null; decidedAt?: string | null; recordId?: string | null; footer?: string | null; delegation?: string | null } | null | undefined): Decided {
+  return { outcome: d?.outcome ?? '', decidedAt: d?.decidedAt ?? null, recordId: d?.recordId ?? null, footer: d?.footer ?? null, delegation: d?.delegation ?? null }
+}
+
+export function ProposalCard({ item, decided, onDecided, select, children }: {
+  item: InboxCardFragment; decided?: Decided; onDecided?: (d: Decided) => void; select?: BatchSelect; children?: ReactNode
+}) {
   const proposal = item.proposal
   const headingId = useId()
   const [panel, setPanel] = useState<Panel>('none')
@@ -56,7 +80,7 @@ export function ProposalCard({ item, decided, onDecided }: { item: InboxCardFrag
     if (out?.__typename === 'MutationDecideProposalSuccess') {
       const d = out.proposal.decision
       setPanel('none')
-      onDecided?.({ outcome: d?.outcome ?? '', decidedAt: d?.decidedAt ?? null, recordId: d?.recordId ?? null, footer: d?.footer ?? null, delegation: d?.delegation ?? null })
+      onDecided?.(decidedFrom(d))
       return
     }
     if (out?.__typename === 'StaleProposal') return setProblem(TWINS.changedSinceProposed)
@@ -67,6 +91,13 @@ export function ProposalCard({ item, decided, onDecided }: { item: InboxCardFrag
   return (
     <article className={`card proposal${stale ? ' stale' : ''}${expired ? ' expired' : ''}`} aria-labelledby={headingId} data-testid="proposal-card">
       <h4 id={headingId}>{title}</h4>
+      {select && !decided && !expired && !stale && proposal?.status === 'open' ? (
+        <label className="select-line">
+          <input type="checkbox" aria-label={`Select for batch approval: ${title ?? ''}`} checked={select.checked} disabled={select.disabled} onChange={(e) => select.onChange(e.target.checked)} />
+          <span aria-hidden="true">Select for batch approval</span>
+        </label>
+      ) : null}
+      {item.delegatedFrom?.name && !decided ? <p className="muted" data-testid="routing">{delegatedTo(item.delegatedFrom.name)}</p> : null}
       {stale ? <p className="flag" data-testid="stale">{TWINS.changedSinceProposed}</p> : null}
       {expired ? <p className="flag" data-testid="expired">{FIXED_PHRASES.expiredNothingWritten}</p> : null}
       {proposal?.createdAt ? <p className="muted">Filed {formatDateTime(proposal.createdAt)}</p> : null}
@@ -83,7 +114,7 @@ export function ProposalCard({ item, decided, onDecided }: { item: InboxCardFrag
         </div>
       ) : null}
 
-      {decided ? <Outcome decided={decided} /> : null}
+      {decided ? <Outcome decided={decided} slug={item.program?.slug ?? null} /> : null}
       {!expired && item.memoryNotes?.length ? <MemoryNotes notes={item.memoryNotes} /> : null}
 
       {!decided && !expired && proposal?.status === 'open' ? (
@@ -98,6 +129,7 @@ export function ProposalCard({ item, decided, onDecided }: { item: InboxCardFrag
         </>
       ) : null}
       {problem ? <p role="alert" className="problem">{problem}</p> : null}
+      {!decided ? children : null}
     </article>
   )
 }
@@ -109,7 +141,7 @@ function BasisLine({ id, version }: { id: string; version: number | null }) {
   return <li>{r.title}{version ? <span className="muted">, version {version}</span> : null}</li>
 }
 
-function Outcome({ decided }: { decided: Decided }) {
+function Outcome({ decided, slug }: { decided: Decided; slug: string | null }) {
   const [{ data }] = useQuery({ query: RecordFooterDocument, variables: { id: decided.recordId ?? '' }, pause: !decided.recordId })
   const footer = data?.record?.footer ?? decided.footer
   // The decided card replaces the one whose button had the focus: the focus moves to its outcome, not to the page.
@@ -120,6 +152,7 @@ function Outcome({ decided }: { decided: Decided }) {
       <p><strong>{OUTCOME[decided.outcome] ?? 'Decided'}</strong>{decided.decidedAt ? ` on ${formatDate(decided.decidedAt)}` : ''}.</p>
       {footer ? <footer className="record-footer" data-testid="record-footer">{footer}</footer> : null}
       {decided.delegation ? <p className="muted">{decided.delegation}</p> : null}
+      {decided.recordId && slug ? <p><Link href={`/p/${encodeURIComponent(slug)}/records/${encodeURIComponent(decided.recordId)}`}>Open the record</Link></p> : null}
     </div>
   )
 }

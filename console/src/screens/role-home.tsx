@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'react'
 import { useQuery } from 'urql'
 import { RoleHomeDocument } from '../generated/graphql'
 import { WORKBENCH } from '../copy'
+import { Rail } from '../components/rail'
 import { describeError } from '../api/errors'
 import { formatDate } from '../format'
 import { WorkbenchRolePicker } from '../components/workbench-role-picker'
@@ -62,6 +63,11 @@ export function RoleHome({ slug }: { slug: string }) {
       <header className="home-head">
         <h1>{program.name}</h1>
         {program.illustrative ? <p className="muted">Illustrative demo data</p> : null}
+        <p className="home-links">
+          <Link href={`/p/${encodeURIComponent(program.slug ?? slug)}/handoffs`}>Hand-offs and delegations</Link>
+          <Link href={`/p/${encodeURIComponent(program.slug ?? slug)}/skills`}>Skills</Link>
+        </p>
+        {home.rail ? <Rail rail={home.rail} /> : null}
         <WorkbenchRolePicker
           programId={program.id!}
           current={home.workbenchRole?.name ?? null}
@@ -95,12 +101,12 @@ export function RoleHome({ slug }: { slug: string }) {
 
       <section aria-labelledby="region-questions" className="region">
         <h2 id="region-questions">{OPEN_QUESTIONS}</h2>
-        <RecordList records={home.questions ?? []} empty="No open questions." />
+        <RecordList slug={program.slug ?? slug} records={home.questions ?? []} empty="No open questions." />
       </section>
 
       <section aria-labelledby="region-board" className="region">
         <h2 id="region-board">{EVIDENCE_BOARD}</h2>
-        <RecordList records={home.pins ?? []} empty="Nothing on the board yet." />
+        <RecordList slug={program.slug ?? slug} records={home.pins ?? []} empty="Nothing on the board yet." />
       </section>
 
       <section aria-labelledby="region-terms" className="region">
@@ -130,12 +136,12 @@ export function RoleHome({ slug }: { slug: string }) {
   )
 }
 
-function RecordList({ records, empty }: { records: { id: string | null; title: string | null; updatedAt: string | null }[]; empty: string }) {
+function RecordList({ slug, records, empty }: { slug: string; records: { id: string | null; title: string | null; updatedAt: string | null }[]; empty: string }) {
   if (!records.length) return <p className="muted">{empty}</p>
   return (
     <ul className="lines">
       {records.map((r) => (
-        <li key={r.id}>{r.title}{r.updatedAt ? <span className="muted">, updated {formatDate(r.updatedAt)}</span> : null}</li>
+        <li key={r.id}><Link href={`/p/${encodeURIComponent(slug)}/records/${encodeURIComponent(r.id ?? '')}`}>{r.title}</Link>{r.updatedAt ? <span className="muted">, updated {formatDate(r.updatedAt)}</span> : null}</li>
       ))}
     </ul>
   )

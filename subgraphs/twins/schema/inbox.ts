@@ -40,6 +40,11 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       priority: t.exposeString('priority'),
       program: t.field({ type: ProgramRef, nullable: true, resolve: (i, _a, ctx, info) => (i.programId ? programAt(i.programId, ctx, info) : null) }),
       user: t.field({ type: UserRef, resolve: (i) => entityRef(i.userId) }),
+      delegatedFrom: t.field({
+        type: UserRef, nullable: true,
+        description: 'Routed under delegation: the person this item was routed from (their delegate holds it); null otherwise.',
+        resolve: (i) => (i.delegatedFromUserId ? entityRef(i.delegatedFromUserId) : null),
+      }),
       dueAt: t.field({ type: 'DateTime', nullable: true, resolve: (i) => i.dueAt }),
       snoozedUntil: t.field({ type: 'DateTime', nullable: true, resolve: (i) => i.snoozedUntil }),
       createdAt: t.field({ type: 'DateTime', resolve: (i) => i.createdAt }),

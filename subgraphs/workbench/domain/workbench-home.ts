@@ -45,6 +45,27 @@ export interface WorkbenchHome {
   statusLines: StatusLine[]
   memorySummary: MemoryRecordOut[]
   setBy: SetBy | null
+  rail: Rail
+}
+
+/**
+ * The rail: the worn role's products first (those the person may read), the rest under 'All records'; Setup and
+ * Organization under 'More' when the person may change them (Setup promoted for a role that promotes it).
+ * Entries are keys: products (evidence, plans, progress, review), 'setup', 'organization'.
+ */
+export interface Rail { promoted: string[]; allRecords: string[]; more: string[] }
+
+const RAIL_PRODUCTS = ['evidence', 'plans', 'progress', 'review'] as const
+
+export function railFor(worn: WornRole, may: (key: PermissionKey) => boolean, mayOrg: (key: PermissionKey) => boolean): Rail {
+  const readable = RAIL_PRODUCTS.filter((p) => RECORD_TYPE_KEYS.some((t) => t.startsWith(`${p}.`) && may(readKey(t))))
+  const role = worn.workbenchRoleKey ? workbenchRole(worn.workbenchRoleKey) : undefined
+  const promoted: string[] = (role?.rail ?? []).filter((p) => (readable as readonly string[]).includes(p))
+  const allRecords = readable.filter((p) => !promoted.includes(p))
+  const more: string[] = []
+  if (may('program.settings.update' as PermissionKey)) (role?.promotes_setup ? promoted : more).push('setup')
+  if (mayOrg('org.settings.update' as PermissionKey)) more.push('organization')
+  return { promoted, allRecords, more }
 }
 
 const readKey = (t: RecordTypeKey) => RECORD_TYPES[t].permissions.read as PermissionKey
@@ -156,6 +177,7 @@ export async function workbenchHome(ctx: Ctx, programId: string): Promise<Workbe
     // A viewer holds no persona any role maps to: there is nothing to choose, so nothing prompts.
     prompt: worn.fallback && workbenchRolesAvailableTo(personas).length ? WORKBENCH.chooseYourWorkbenchRole : null,
     regions: WORKBENCH.homeRegions, recordTypes: types, questions, pins, statusLines: lines, memorySummary: memory, setBy,
+    rail: railFor(worn, may, (key) => can(session, key, null)),
   }
 }
 

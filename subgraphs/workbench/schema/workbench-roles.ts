@@ -165,6 +165,14 @@ export function addWorkbenchRoles(
     }),
   })
 
+  const RailType = builder.objectRef<home.Rail>('WorkbenchRail').implement({
+    description: "The rail: the role's products first (promoted), the rest under 'All records', Setup and Organization under 'More' by permission (Setup promoted for the program manager). Entries: evidence, plans, progress, review, setup, organization.",
+    fields: (t) => ({
+      promoted: t.stringList({ resolve: (r) => r.promoted }),
+      allRecords: t.stringList({ resolve: (r) => r.allRecords }),
+      more: t.stringList({ resolve: (r) => r.more }),
+    }),
+  })
   const Workbench = builder.objectRef<home.WorkbenchHome>('Workbench').implement({
     description: "WorkbenchOut: the caller's role home in a program. Four regions in fixed order; decisions, otherDecisionCount and twin come from the twins subgraph, sources from the connectors subgraph.",
     fields: (t) => ({
@@ -185,6 +193,7 @@ export function addWorkbenchRoles(
       statusLines: t.field({ type: [StatusLine], description: "'My program in this role's terms'.", resolve: (h) => h.statusLines }),
       memorySummary: t.field({ type: [deps.MemoryRecord], description: 'At most 3 of the caller\'s kept tier-1 records here.', resolve: (h) => h.memorySummary }),
       setBy: t.field({ type: SetByType, nullable: true, resolve: (h) => h.setBy }),
+      rail: t.field({ type: RailType, resolve: (h) => h.rail }),
     }),
   })
   builder.asEntity(Workbench, {

@@ -43,7 +43,7 @@ function assemble(def: SkillDefinition, inputs: unknown, cites: readonly Citatio
     const e = requireReference(k, refs)
     const w = supersessionWarning(e)
     if (w) warnings.push(w)
-    if (e.status !== 'verified') warnings.push(`Reference ${e.key} is still to_verify: this result is not backed by a verified reference.`)
+    if (e.status !== 'verified') warnings.push(`The reference '${e.citation_label}' is not verified yet: this result is not backed by a verified reference.`) // people read it: its label, not its key
   }
   const primary = m.primary_reference ? requireReference(m.primary_reference, refs) : null
   const methodLine = primary

@@ -1,0 +1,264 @@
+// Skills in one program (/p/<slug>/skills): the first-in-human dose projection from NOAELs and the NCA extraction from a
+// concentration table, each with its units typed beside its numbers. A unit the skill refuses (missing, not UCUM, the
+// wrong kind) is shown beside that unit's field; the result reads its method line ('Method: <name> (<guidance>,
+// retrieved <date>), version n', composed by the API) and 'How this was computed' with every intermediate value.
+import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react'
+import { useMutation, useQuery } from 'urql'
+import { RoleHomeDocument, RunSkillDocument } from '../generated/graphql'
+import { SKILLS } from '../copy'
+import { describeError, typedErrorMessage } from '../api/errors'
+import { Link } from '../router'
+
+const SPECIES: { key: string; label: string }[] = [
+  { key: 'rat', label: 'Rat' }, { key: 'mouse', label: 'Mouse' }, { key: 'dog', label: 'Dog' },
+  { key: 'monkey', label: 'Monkey' }, { key: 'rabbit', label: 'Rabbit' }, { key: 'mini_pig', label: 'Minipig' },
+]
+const NCA_ROUTES: { key: string; label: string }[] = [
+  { key: 'extravascular', label: 'Extravascular (oral and the like)' }, { key: 'iv_bolus', label: 'Intravenous bolus' },
+]
+
+type Problems = { byField: Record<string, string>; form: string }
+
+/** Runs a skill and sorts its refusal: a field's error (its path inside the inputs) or one for the whole form. */
+function useRunSkill(programId: string) {
+  const [state, run] = useMutation(RunSkillDocument)
+  const [problems, setProblems] = useState<Problems>({ byField: {}, form: '' })
+  const [result, setResult] = useState<any>(null)
+  const submit = async (skillKey: string, inputs: Record<string, unknown>) => {
+    setProblems({ byField: {}, form: '' })
+    const res = await run({ programId, input: { skillKey, inputs } })
+    if (res.error) return setProblems({ byField: {}, form: describeError(res.error) ?? '' })
+    const out = res.data?.runSkill
+    if (out?.__typename === 'MutationRunSkillSuccess') return setResult(out.skillResult)
+    setResult(null)
+    const byField: Record<string, string> = {}
+    if (out?.__typename === 'InvalidInput') {
+      for (const i of out.issues) byField[inputPath(i.field)] = i.message ?? ''
+      return setProblems({ byField, form: out.issues.some((i) => !i.field) ? out.message : '' })
+    }
+    const field = out && 'field' in out ? inputPath(out.field ?? null) : ''
+    if (field) return setProblems({ byField: { [field]: typedErrorMessage(out) }, form: '' })
+    setProblems({ byField: {}, form: typedErrorMessage(out) })
+  }
+  return { busy: state.fetching, problems, result, submit }
+}
+
+/**
+ * An error path as the form's fields name it ('noael[0].dose.unit'): the API's dotted path from the operation's
+ * arguments ('input.inputs.noael.0.dose.unit', README "API conventions") without its prefix, list indexes bracketed.
+ */
+function inputPath(field: string | null | undefined): string {
+  return (field ?? '').replace(/^(input\.)?(inputs\.)?/, '').replace(/\.(\d+)(?=\.|$)/g, '[$1]')
+}
+
+export function Skills({ slug }: { slug: string }) {
+  const [home] = useQuery({ query: RoleHomeDocument, variables: { slug } })
+  const program = home.data?.program
+  useEffect(() => {
+    if (program?.name) document.title = `${program.name}: skills`
+  }, [program?.name])
+  if (home.fetching && !home.data) return <main id="main" className="page"><p role="status">Loading…</p></main>
+  if (!program?.id) {
+    return (
+      <main id="main" className="page">
+        <h1>This program is not available</h1>
+        <p>It does not exist, or you are not a member of it.</p>
+      </main>
+    )
+  }
+  return (
+    <main id="main" className="page record-page">
+      <nav aria-label="Breadcrumb" className="crumbs"><Link href={`/p/${encodeURIComponent(slug)}/home`}>{program.name}</Link></nav>
+      <h1>Skills</h1>
+      <DoseProjection programId={program.id} />
+      <NcaExtraction programId={program.id} />
+    </main>
+  )
+}
+
+/** A labelled field with its error beside it (aria-describedby), never elsewhere on the page. */
+function Field({ label, error, children, id }: { label: string; error?: string; children: (describedBy?: string) => ReactNode; id: string }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children(error ? `${id}-error` : undefined)}
+      {error ? <p id={`${id}-error`} className="problem field-error" role="alert">{error}</p> : null}
+    </div>
+  )
+}
+
+interface NoaelRow { species: string; value: string; unit: string; citation: string }
+
+function DoseProjection({ programId }: { programId: string }) {
+  const id = useId()
+  const skill = useRunSkill(programId)
+  const [rows, setRows] = useState<NoaelRow[]>([{ species: 'rat', value: '', unit: 'mg/kg', citation: '' }])
+  const [route, setRoute] = useState('oral')
+  const set = (i: number, patch: Partial<NoaelRow>) => setRows((r) => r.map((row, j) => (j === i ? { ...row, ...patch } : row)))
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    void skill.submit('tox.fih_dose_projection', {
+      route,
+      noael: rows.map((r) => ({ species: r.species, dose: { value: r.value.trim() === '' ? null : Number(r.value), unit: r.unit.trim() }, citation: r.citation.trim() })),
+    })
+  }
+  const err = skill.problems.byField
+  return (
+    <section aria-labelledby={`${id}-h`} className="region">
+      <h2 id={`${id}-h`}>First-in-human dose projection</h2>
+      <form className="stack" onSubmit={submit} data-testid="dose-form">
+        {rows.map((r, i) => (
+          <fieldset key={i} className="unit-row">
+            <legend>NOAEL {i + 1}</legend>
+            <Field id={`${id}-sp-${i}`} label="Species" error={err[`noael[${i}].species`]}>
+              {(d) => (
+                <select id={`${id}-sp-${i}`} aria-describedby={d} value={r.species} onChange={(e) => set(i, { species: e.target.value })}>
+                  {SPECIES.map((s) => <option key={s.key} value={s.key}>{s.label}</option>)}
+                </select>
+              )}
+            </Field>
+            <Field id={`${id}-v-${i}`} label="Dose" error={err[`noael[${i}].dose.value`] ?? err[`noael[${i}].dose`]}>
+              {(d) => <input id={`${id}-v-${i}`} aria-describedby={d} inputMode="decimal" value={r.value} onChange={(e) => set(i, { value: e.target.value })} />}
+            </Field>
+            <Field id={`${id}-u-${i}`} label="Dose unit" error={err[`noael[${i}].dose.unit`]}>
+              {(d) => <input id={`${id}-u-${i}`} aria-describedby={d} value={r.unit} onChange={(e) => set(i, { unit: e.target.value })} />}
+            </Field>
+            <Field id={`${id}-c-${i}`} label="Where this NOAEL comes from" error={err[`noael[${i}].citation`]}>
+              {(d) => <input id={`${id}-c-${i}`} aria-describedby={d} value={r.citation} onChange={(e) => set(i, { citation: e.target.value })} />}
+            </Field>
+          </fieldset>
+        ))}
+        <div className="actions">
+          <button type="button" className="quiet" onClick={() => setRows((r) => [...r, { species: 'dog', value: '', unit: 'mg/kg', citation: '' }])}>Add a species</button>
+        </div>
+        <Field id={`${id}-route`} label="Intended clinical route" error={err.route}>
+          {(d) => (
+            <select id={`${id}-route`} aria-describedby={d} value={route} onChange={(e) => setRoute(e.target.value)}>
+              <option value="oral">Oral</option>
+              <option value="iv">Intravenous</option>
+              <option value="sc">Subcutaneous</option>
+            </select>
+          )}
+        </Field>
+        <div className="actions"><button type="submit" disabled={skill.busy}>Project the dose</button></div>
+        {skill.problems.form ? <p role="alert" className="problem">{skill.problems.form}</p> : null}
+      </form>
+      {skill.result ? <SkillResultView result={skill.result} /> : null}
+    </section>
+  )
+}
+
+function NcaExtraction({ programId }: { programId: string }) {
+  const id = useId()
+  const skill = useRunSkill(programId)
+  const [table, setTable] = useState('')
+  const [timeUnit, setTimeUnit] = useState('h')
+  const [concUnit, setConcUnit] = useState('mg/L')
+  const [dose, setDose] = useState('')
+  const [doseUnit, setDoseUnit] = useState('mg')
+  const [route, setRoute] = useState('extravascular')
+  const [citation, setCitation] = useState('')
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    const rows = table.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => {
+      const [t, c] = l.split(/[\s,;]+/)
+      return { time: Number(t), conc: c === undefined || c === '' ? null : Number(c) }
+    })
+    void skill.submit('tox.pk_parameter_extraction', {
+      rows, time_unit: timeUnit.trim(), conc_unit: concUnit.trim(), route,
+      dose: { value: dose.trim() === '' ? null : Number(dose), unit: doseUnit.trim() },
+      ...(citation.trim() ? { citation: citation.trim() } : {}),
+    })
+  }
+  const err = skill.problems.byField
+  return (
+    <section aria-labelledby={`${id}-h`} className="region">
+      <h2 id={`${id}-h`}>Pharmacokinetic parameters (NCA)</h2>
+      <form className="stack" onSubmit={submit} data-testid="nca-form">
+        <Field id={`${id}-rows`} label="Concentrations: one line per sample, time then concentration" error={err.rows}>
+          {(d) => <textarea id={`${id}-rows`} aria-describedby={d} rows={6} value={table} onChange={(e) => setTable(e.target.value)} />}
+        </Field>
+        <div className="unit-row">
+          <Field id={`${id}-tu`} label="Time unit" error={err.time_unit}>
+            {(d) => <input id={`${id}-tu`} aria-describedby={d} value={timeUnit} onChange={(e) => setTimeUnit(e.target.value)} />}
+          </Field>
+          <Field id={`${id}-cu`} label="Concentration unit" error={err.conc_unit}>
+            {(d) => <input id={`${id}-cu`} aria-describedby={d} value={concUnit} onChange={(e) => setConcUnit(e.target.value)} />}
+          </Field>
+        </div>
+        <div className="unit-row">
+          <Field id={`${id}-d`} label="Dose at time zero" error={err['dose.value'] ?? err.dose}>
+            {(d) => <input id={`${id}-d`} aria-describedby={d} inputMode="decimal" value={dose} onChange={(e) => setDose(e.target.value)} />}
+          </Field>
+          <Field id={`${id}-du`} label="Dose unit" error={err['dose.unit']}>
+            {(d) => <input id={`${id}-du`} aria-describedby={d} value={doseUnit} onChange={(e) => setDoseUnit(e.target.value)} />}
+          </Field>
+        </div>
+        <Field id={`${id}-route`} label="Route" error={err.route}>
+          {(d) => (
+            <select id={`${id}-route`} aria-describedby={d} value={route} onChange={(e) => setRoute(e.target.value)}>
+              {NCA_ROUTES.map((r) => <option key={r.key} value={r.key}>{r.label}</option>)}
+            </select>
+          )}
+        </Field>
+        <Field id={`${id}-cite`} label="Where the table comes from (optional)" error={err.citation}>
+          {(d) => <input id={`${id}-cite`} aria-describedby={d} value={citation} onChange={(e) => setCitation(e.target.value)} />}
+        </Field>
+        <div className="actions"><button type="submit" disabled={skill.busy}>Extract the parameters</button></div>
+        {skill.problems.form ? <p role="alert" className="problem">{skill.problems.form}</p> : null}
+      </form>
+      {skill.result ? <SkillResultView result={skill.result} /> : null}
+    </section>
+  )
+}
+
+const NUMBER = new Intl.NumberFormat('en-GB', { maximumSignificantDigits: 6 })
+
+/** A value for people: numbers to 6 significant figures, a missing value as 'none', never a raw empty word. */
+function shown(value: unknown, unit?: string | null): string {
+  if (value === null || value === undefined || (typeof value === 'number' && Number.isNaN(value))) return 'none'
+  const text = typeof value === 'number' ? NUMBER.format(value) : typeof value === 'boolean' ? (value ? 'yes' : 'no') : keyAsWords(String(value))
+  return unit ? `${text} ${unit}` : text
+}
+
+/**
+ * A method key in a value or a note ('linear_up_log_down trapezoidal') reads as words ('linear up log down
+ * trapezoidal'): the skills name their options by key, and people read words.
+ */
+function keyAsWords(text: string): string {
+  return text.replace(/\b[a-z0-9]+(?:_[a-z0-9]+)+\b/g, (key) => key.replace(/_/g, ' '))
+}
+
+/** An output or intermediate name as words: 'rat.hed_table1_divisor' reads 'rat, hed table1 divisor'. */
+function words(name: string | null | undefined): string {
+  return (name ?? '').replace(/\./g, ', ').replace(/_/g, ' ')
+}
+
+function SkillResultView({ result }: { result: any }) {
+  const how = (result.howComputed ?? {}) as { intermediate_values?: { name: string; value: unknown; unit_ucum?: string; note?: string }[]; rules_applied?: string[] }
+  const headingId = useId()
+  return (
+    <section className="skill-result" aria-labelledby={headingId} data-testid="skill-result" tabIndex={-1}>
+      <h3 id={headingId}>{result.header ?? 'Result'}</h3>
+      <p className="method-line" data-testid="method-line">{result.methodLine}</p>
+      {result.warnings?.length ? <ul className="lines warnings">{result.warnings.map((w: string, i: number) => <li key={i}>{keyAsWords(w)}</li>)}</ul> : null}
+      <dl className="outputs">
+        {(result.outputValues ?? []).map((o: any) => (
+          <div key={o.name}><dt>{words(o.name)}</dt><dd>{o.display ? keyAsWords(o.display) : shown(o.value, o.unitDisplay ?? o.unitUcum)}</dd></div>
+        ))}
+      </dl>
+      <h4>{SKILLS.howComputed}</h4>
+      <ol className="lines" data-testid="intermediate-values">
+        {(how.intermediate_values ?? []).map((v, i) => (
+          <li key={`${v.name}-${i}`}>{words(v.name)}: {shown(v.value, v.unit_ucum)}{v.note ? <span className="muted"> ({keyAsWords(v.note)})</span> : null}</li>
+        ))}
+      </ol>
+      {how.rules_applied?.length ? (
+        <>
+          <p className="label">Rules applied</p>
+          <ul className="lines" data-testid="rules-applied">{how.rules_applied.map((r, i) => <li key={i}>{keyAsWords(r)}</li>)}</ul>
+        </>
+      ) : null}
+    </section>
+  )
+}
