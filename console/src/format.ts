@@ -24,3 +24,16 @@ export function formatDateTime(value: string | null | undefined): string {
   const d = parse(value)
   return d ? DATE_TIME.format(d) : ''
 }
+
+const CALENDAR_DATE = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })
+
+/**
+ * A line the service composed (a skill's method line, a run's footer) with its calendar dates ('2026-11-26') as people
+ * read them ('26 November 2026'); a calendar date names a day, not an instant, so it is read in UTC.
+ */
+export function withReadableDates(text: string): string {
+  return text.replace(/\b\d{4}-\d{2}-\d{2}\b(?!T)/g, (iso) => {
+    const d = parse(`${iso}T00:00:00Z`)
+    return d ? CALENDAR_DATE.format(d) : iso
+  })
+}

@@ -45,7 +45,7 @@ const railItems = async (person: ConsolePerson, testId: string) =>
 
 describe('the rail', () => {
   it("puts the worn workbench role's products first and the rest under 'All records'", async () => {
-    const set = await gql(`${stack.current.gatewayUrl}/graphql`, 'mutation($p: ID!) { updateMySettings(input: { workbenchRole: [{ programId: $p, workbenchRoleKey: "dmpk_tox_scientist" }] }) { __typename } }',
+    const set = await gql(`${stack.current.gatewayUrl}/graphql`, 'mutation($p: ID!) { updateMySettings(input: { workbenchRoles: [{ programId: $p, workbenchRoleKey: "dmpk_tox_scientist" }] }) { __typename } }',
       { p: tenant.program.id }, await tenant.token('scientist'))
     expect(set.body.data?.updateMySettings?.__typename).toBe('MutationUpdateMySettingsSuccess')
     sofia = await openConsoleAs(browser, stack.current.gatewayUrl, 'Sofia Scientist')

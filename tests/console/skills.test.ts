@@ -88,7 +88,7 @@ describe('skills in the console', () => {
     await result.waitFor({ timeout: 15_000 })
     // No guidance document backs NCA: the API's line names its basis instead of a retrieval date.
     expect(await result.getByTestId('method-line').innerText()).toMatch(/^Method: .+ \(.+\), version \d+$/)
-    const expected = runSkillSync('tox.pk_parameter_extraction', { rows: THEOPH_SUBJECT1_ROWS, time_unit: 'h', conc_unit: 'mg/L', dose: { value: 320, unit: 'mg' }, route: 'extravascular' })
+    const expected = runSkillSync('tox.pk_parameter_extraction', { rows: THEOPH_SUBJECT1_ROWS, time_unit: 'h', conc_unit: 'mg/L', dose: { value: 320, unit: 'mg' }, route: 'oral' })
     expect(await result.getByTestId('intermediate-values').locator('li').count()).toBe(expected.how_computed.intermediate_values.length)
     expect(await plumbingIn(page)).toEqual([])
     await page.setViewportSize({ width: 390, height: 844 })

@@ -232,7 +232,34 @@ describe('the journeys, with the keyboard alone', () => {
     expect([...watch.consoleErrors, ...watch.pageErrors, ...watch.failedRequests]).toEqual([])
   }, 180_000)
 
-  it('forgets a kept note from the memory panel, without the mouse (when the console has the panel)', async (ctx) => {
+  it('the memory and twin panels, the stage gates, a record, the hand-offs and delegations, and the skills', async () => {
+    const orgId = seeded.organization.id
+    const lead = await contextForUser(db(), seeded.users.program_lead.id, orgId)
+    const record = await applyRecordChange(lead, { kind: 'create', programId: seeded.program.id, recordType: 'evidence.findings', title: 'Exposure rises with dose', fields: { kind: 'observation' } })
+    const owner = await contextForUser(db(), seeded.users.program_owner.id, orgId)
+    await keepMemoryNote(owner, { programId: seeded.program.id, kind: 'vocabulary', summary: 'Says exposure for AUC at steady state.' })
+    const { page } = await newPage()
+    await signIn(page, 'Olivia Owner')
+    await page.goto(`${base()}/p/${PROGRAM.slug}/home?remembers=1`)
+    await page.getByRole('heading', { name: MEMORY_PANEL.regions[0] }).waitFor()
+    await page.getByTestId('twin-status').waitFor()
+    const note = page.locator('li, article', { hasText: 'Says exposure for AUC at steady state.' }).last()
+    await check(page, 'role-home-memory-and-twin-panels', note.getByRole('button', { name: MEMORY_PANEL.controls.forget, exact: true }))
+    await page.goto(`${base()}/p/${PROGRAM.slug}/stage-gates`)
+    await page.getByRole('heading', { name: 'Stage gates', level: 1 }).waitFor()
+    await check(page, 'stage-gates', page.getByRole('heading', { name: 'Stage gates', level: 1 }))
+    await page.goto(`${base()}/p/${PROGRAM.slug}/records/${record.recordId}`)
+    await page.getByRole('heading', { name: 'Exposure rises with dose', level: 1 }).waitFor()
+    await check(page, 'record', page.getByRole('link', { name: PROGRAM.name }).first())
+    await page.goto(`${base()}/p/${PROGRAM.slug}/handoffs`)
+    await page.getByRole('heading', { name: 'Hand-offs and delegations', level: 1 }).waitFor()
+    await check(page, 'handoffs-and-delegations', page.getByRole('button', { name: 'Delegate', exact: true }))
+    await page.goto(`${base()}/p/${PROGRAM.slug}/skills`)
+    await page.getByRole('heading', { name: 'Skills', level: 1 }).waitFor()
+    await check(page, 'skills', page.getByRole('button', { name: 'Project the dose' }))
+  }, 240_000)
+
+  it('forgets a kept note from the memory panel, without the mouse', async () => {
     const owner = seeded.users.program_owner
     const me = await contextForUser(db(), owner.id, seeded.organization.id)
     const summary = 'Prefers dose tables in mg/kg.'
@@ -241,11 +268,7 @@ describe('the journeys, with the keyboard alone', () => {
     await signIn(page, 'Olivia Owner')
     await page.goto(`${base()}/p/${PROGRAM.slug}/home?remembers=1`)
     await page.getByRole('heading', { name: WORKBENCH.homeRegions[0] }).waitFor()
-    const panel = page.getByRole('heading', { name: MEMORY_PANEL.regions[0] })
-    if ((await panel.count()) === 0) {
-      ctx.skip(true, 'the console has no memory panel yet (issue 27 section 2): the forget journey runs once it does')
-      return
-    }
+    await page.getByRole('heading', { name: MEMORY_PANEL.regions[0] }).waitFor()
     const note = page.locator('li, article', { hasText: summary }).last()
     await note.waitFor()
     await tabTo(page, note.getByRole('button', { name: MEMORY_PANEL.controls.forget, exact: true }))

@@ -163,7 +163,7 @@ describe('tox.pk_parameter_extraction', () => {
       ['nca_golden_indometh', 'verified'],
     ])
     expect(r.guidance_version).toBeNull()
-    expect(r.method_line).toMatch(/^Method: Non-compartmental analysis \(PKNCA best-fit lambda_z rule, .*Theoph \(Boeckmann 1994\) and Indometh \(Kwan 1976\).*\), version 2$/)
+    expect(r.method_line).toMatch(/^Method: Non-compartmental analysis \(PKNCA best-fit terminal-phase \(λz\) rule, .*Theoph \(Boeckmann 1994\) and Indometh \(Kwan 1976\).*\), version 2$/)
   })
 
   it('refuses bad rows and units with typed errors on their fields', () => {

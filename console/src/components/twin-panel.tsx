@@ -8,7 +8,7 @@ import {
 import { FIXED_PHRASES, TWINS } from '../copy'
 import { describeError, typedErrorMessage } from '../api/errors'
 import { RECONNECTED_EVENT } from '../api/client'
-import { formatDate, formatDateTime, formatTime } from '../format'
+import { formatDate, formatDateTime, formatTime, withReadableDates } from '../format'
 
 /** Names people read for a duty (the catalogue's keys are not words). */
 const DUTY: Record<string, string> = { blocker_scan: 'Blocker scan', pre_read: 'Pre-read' }
@@ -91,7 +91,7 @@ export function TwinPanel({ slug, programId }: { slug: string; programId: string
         ) : null}
         {lastRun ? (
           <p className="muted" data-testid="twin-run">
-            {RUN_STATUS[lastRun.status] ?? 'Started'}{lastRun.footer ? `: ${lastRun.footer}` : ''}
+            {RUN_STATUS[lastRun.status] ?? 'Started'}{lastRun.footer ? `: ${withReadableDates(lastRun.footer)}` : ''}
           </p>
         ) : null}
         <h3>Standing plan</h3>

@@ -8,13 +8,15 @@ import { RoleHomeDocument, RunSkillDocument } from '../generated/graphql'
 import { SKILLS } from '../copy'
 import { describeError, typedErrorMessage } from '../api/errors'
 import { Link } from '../router'
+import { withReadableDates } from '../format'
 
 const SPECIES: { key: string; label: string }[] = [
   { key: 'rat', label: 'Rat' }, { key: 'mouse', label: 'Mouse' }, { key: 'dog', label: 'Dog' },
   { key: 'monkey', label: 'Monkey' }, { key: 'rabbit', label: 'Rabbit' }, { key: 'mini_pig', label: 'Minipig' },
 ]
 const NCA_ROUTES: { key: string; label: string }[] = [
-  { key: 'extravascular', label: 'Extravascular (oral and the like)' }, { key: 'iv_bolus', label: 'Intravenous bolus' },
+  { key: 'oral', label: 'Oral' }, { key: 'subcutaneous', label: 'Subcutaneous' }, { key: 'intramuscular', label: 'Intramuscular' },
+  { key: 'iv_bolus', label: 'Intravenous bolus' },
 ]
 
 type Problems = { byField: Record<string, string>; form: string }
@@ -156,7 +158,7 @@ function NcaExtraction({ programId }: { programId: string }) {
   const [concUnit, setConcUnit] = useState('mg/L')
   const [dose, setDose] = useState('')
   const [doseUnit, setDoseUnit] = useState('mg')
-  const [route, setRoute] = useState('extravascular')
+  const [route, setRoute] = useState('oral')
   const [citation, setCitation] = useState('')
   const submit = (e: FormEvent) => {
     e.preventDefault()
@@ -240,7 +242,7 @@ function SkillResultView({ result }: { result: any }) {
   return (
     <section className="skill-result" aria-labelledby={headingId} data-testid="skill-result" tabIndex={-1}>
       <h3 id={headingId}>{result.header ?? 'Result'}</h3>
-      <p className="method-line" data-testid="method-line">{result.methodLine}</p>
+      <p className="method-line" data-testid="method-line">{withReadableDates(result.methodLine ?? '')}</p>
       {result.warnings?.length ? <ul className="lines warnings">{result.warnings.map((w: string, i: number) => <li key={i}>{keyAsWords(w)}</li>)}</ul> : null}
       <dl className="outputs">
         {(result.outputValues ?? []).map((o: any) => (

@@ -640,6 +640,6 @@ export const pkParameterExtraction: SkillModule<typeof input> = {
   // the golden datasets, and guidance_version / retrieved_on stay null.
   primary_reference: null,
   method_name: 'Non-compartmental analysis',
-  method_basis: () => 'PKNCA best-fit lambda_z rule, no guidance document; golden references Theoph (Boeckmann 1994) and Indometh (Kwan 1976) against Phoenix WinNonlin',
+  method_basis: () => 'PKNCA best-fit terminal-phase (λz) rule, no guidance document; golden references Theoph (Boeckmann 1994) and Indometh (Kwan 1976) against Phoenix WinNonlin',
   compute,
 }
