@@ -77,7 +77,8 @@ export async function consoleRouter(opts: ConsoleRouterOptions): Promise<express
   })
 
   router.get(/.*/, (req, res, next) => {
-    if (NOT_CONSOLE.test(req.path) || !req.accepts('html') || req.accepts(['json', 'html']) === 'json') return next()
+    // The page for a browser and for a plain `curl` (Accept */*); a client that prefers JSON gets the 404 as JSON.
+    if (NOT_CONSOLE.test(req.path) || req.accepts(['html', 'json']) !== 'html') return next()
     res.set({
       'Content-Type': 'text/html; charset=utf-8',
       'Cache-Control': 'no-store',

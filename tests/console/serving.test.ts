@@ -54,8 +54,11 @@ describe('the console page', () => {
     expect(await api.text()).not.toContain('console-root')
     const graphiql = await fetch(`${url()}/graphiql`, { headers: html })
     expect(await graphiql.text()).toContain('graphiql-root')
-    // A client asking for JSON at a console path gets no page.
+    // A client asking for JSON at a console path gets no page; a plain curl (Accept */*) gets the page.
     expect((await fetch(`${url()}/p/x/home`, { headers: { accept: 'application/json' } })).status).toBe(404)
+    const curl = await fetch(`${url()}/`, { headers: { accept: '*/*' } })
+    expect(curl.status).toBe(200)
+    expect(await curl.text()).toContain('<div id="console-root"></div>')
   })
 
   it('serves a bundle built offline: immutable, with no URL that would leave the page origin', async () => {
