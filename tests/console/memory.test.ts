@@ -6,12 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
 import { useStack, gql } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
-import { openConsoleAs, openProgramHome, plumbingIn, scrollsHorizontally, type ConsolePerson } from '../helpers/console'
+import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, scrollsHorizontally, type ConsolePerson } from '../helpers/console'
 import type { Tenant } from '../helpers/factories'
 import { seedIllustrative, ILLUSTRATIVE } from '../../core/seed'
 import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/demo'
 import { MEMORY, MEMORY_PANEL, viewedBy } from '../../core/copy'
-import { mintDevToken } from '../../core/auth'
 import { connect, runningRun } from '../twins/tools-helpers'
 import { KEEP, MY, OVERSIGHT } from '../memory/helpers'
 
@@ -28,13 +27,7 @@ beforeAll(async () => {
   const db = stack.db.db
   const seed = await seedIllustrative(db)
   await seedIllustrativeTwins(db, seed)
-  const names = Object.fromEntries(ILLUSTRATIVE.users.map((u) => [u.persona, u.name]))
-  const users = Object.fromEntries(Object.entries(seed.users).map(([k, u]) => [k, { ...u, name: names[k] ?? ILLUSTRATIVE.admin.name }]))
-  tenant = {
-    organization: seed.organization, program: seed.program, users,
-    session: () => { throw new Error('not used') },
-    token: (persona: string) => mintDevToken(users[persona]),
-  } as unknown as Tenant
+  tenant = illustrativeTenant(seed)
   browser = await launchChromium()
 }, 120_000)
 

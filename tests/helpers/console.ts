@@ -3,6 +3,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { watchPage, type PageWatch } from './browser'
 import { plumbingWordsOnPage, watchForPopups, type PopupWatch } from './web-checks'
+import type { Tenant } from './factories'
+import { ILLUSTRATIVE, type seedIllustrative } from '../../core/seed'
+import { mintDevToken } from '../../core/auth'
 
 export interface ConsolePerson {
   context: BrowserContext
@@ -48,4 +51,18 @@ export async function scrollsHorizontally(page: Page): Promise<boolean> {
  */
 export async function plumbingIn(page: Page): Promise<string[]> {
   return (await plumbingWordsOnPage(page)).map((f) => `${f.name} in ${f.where}: '${f.match}' in '${f.context}'`)
+}
+
+/**
+ * The illustrative seed as a test tenant: its organisation, program and people (with their names), and development
+ * tokens minted for them, so a console test signs in as the people the sign-in page lists.
+ */
+export function illustrativeTenant(seed: Awaited<ReturnType<typeof seedIllustrative>>): Tenant {
+  const names = Object.fromEntries(ILLUSTRATIVE.users.map((u) => [u.persona, u.name]))
+  const users = Object.fromEntries(Object.entries(seed.users).map(([k, u]) => [k, { ...u, name: names[k] ?? ILLUSTRATIVE.admin.name }]))
+  return {
+    organization: seed.organization, program: seed.program, users,
+    session: () => { throw new Error('not used') },
+    token: (persona: string) => mintDevToken(users[persona]),
+  } as unknown as Tenant
 }
