@@ -36,6 +36,15 @@ describe('skills through the gateway', () => {
     expect(one.body.data).toEqual({ skill: { skillClass: 'B' }, reserved: null })
   })
 
+  it('says plainly, wherever a reference status is shown, that a verified guidance has no recorded document hash', async () => {
+    const r = await gql(`${stack.current.gatewayUrl}/graphql`, `{ skill(key: "tox.fih_dose_projection") { references { key status documentSha256 statusLine } } lint: skill(key: "evidence.assertion_lint") { references { key status documentSha256 statusLine } } }`, {}, await tenant.token('viewer'))
+    expect(r.body.errors).toBeUndefined()
+    expect(r.body.data.skill.references).toContainEqual({ key: 'fda_2005_mrsd', status: 'verified', documentSha256: null, statusLine: 'verified; document hash not recorded' })
+    const model = r.body.data.lint.references.find((x: any) => x.key === 'assertion_model')
+    expect(model.statusLine).toBe(`verified; document sha256 ${model.documentSha256}`)
+    expect(model.documentSha256).toMatch(/^[0-9a-f]{64}$/)
+  })
+
   it('runs the dose projection and returns the documented shape, stores the artifact, the tool call and the audit row', async () => {
     const r = await run('scientist', { skillKey: 'tox.fih_dose_projection', inputs: fih })
     expect(r.body.errors).toBeUndefined()

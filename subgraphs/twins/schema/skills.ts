@@ -14,6 +14,13 @@ export function addSkills(builder: Builder) {
       version: t.exposeString('version'),
       retrievedOn: t.exposeString('retrieved_on'),
       status: t.exposeString('status', { description: 'verified or to_verify' }),
+      documentSha256: t.exposeString('document_sha256', {
+        nullable: true,
+        description: 'sha256 of the document (internal references: of their canonical constants); null while not recorded',
+      }),
+      statusLine: t.exposeString('status_line', {
+        description: "The status in words: 'verified; document hash not recorded' when a verified document has no recorded hash",
+      }),
     }),
   })
   const Skill = builder.objectRef<SkillOut>('Skill').implement({

@@ -19,6 +19,7 @@
 
 import { canonicalSha256 } from './hash'
 import { NCA_GOLDEN_INDOMETH, NCA_GOLDEN_THEOPH } from './nca-golden'
+import recordedHashes from './reference-hashes.json' with { type: 'json' }
 
 export type ReferenceStatus = 'verified' | 'to_verify'
 
@@ -181,8 +182,28 @@ export const PK_GOLDEN_SYNTHETIC = Object.freeze({
 const NO_HASH_EXTERNAL = 'Document hash not recorded in this repository: record the sha256 of the archived PDF.'
 const NO_HASH_TO_VERIFY = 'to_verify: nothing retrieved and checked yet, so no sha256.'
 
+/** One recorded document hash (reference-hashes.json, written by `npm run references:hash -- --record`). */
+export interface RecordedDocumentHash {
+  sha256: string
+  file: string
+  recorded_on: string
+}
+export const RECORDED_DOCUMENT_HASHES: Readonly<Record<string, RecordedDocumentHash>> = recordedHashes.hashes
+
+// An entry whose own sha256 is null takes the hash the operator recorded for its document, if any.
 function entry(e: Omit<ReferenceEntry, 'constants_sha256'>): ReferenceEntry {
-  return Object.freeze({ ...e, constants_sha256: e.constants ? canonicalSha256(e.constants) : null })
+  const sha256 = e.sha256 ?? RECORDED_DOCUMENT_HASHES[e.key]?.sha256 ?? null
+  const note = sha256 && e.note === NO_HASH_EXTERNAL ? null : e.note
+  return Object.freeze({ ...e, sha256, note, constants_sha256: e.constants ? canonicalSha256(e.constants) : null })
+}
+
+/**
+ * How a reference's status reads wherever it is shown: a verified reference whose document hash is not
+ * recorded says so plainly, so nobody takes 'verified' to mean the document on file was hashed.
+ */
+export function referenceStatusLine(r: Pick<ReferenceEntry, 'status' | 'sha256'>): string {
+  if (r.status === 'to_verify') return 'to verify: not yet retrieved and checked'
+  return r.sha256 ? `verified; document sha256 ${r.sha256}` : 'verified; document hash not recorded'
 }
 
 export const REFERENCES: readonly ReferenceEntry[] = Object.freeze([

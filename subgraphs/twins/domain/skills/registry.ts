@@ -2,7 +2,7 @@
 // of R5 and R6 (data only, never live), the key grammar and the forbidden-verb rule.
 
 import { SkillInputError } from './errors'
-import { getReference, REFERENCES, type ReferenceEntry, type ReferenceStatus } from './references'
+import { getReference, REFERENCES, referenceStatusLine, type ReferenceEntry, type ReferenceStatus } from './references'
 import { inputJsonSchema } from './schema'
 import type { SkillClass, SkillModule, SkillProduct, SkillRunRole } from './skill'
 import { assertionLint } from './assertion-lint'
@@ -113,6 +113,10 @@ export interface SkillReferenceOut {
   version: string
   retrieved_on: string
   status: ReferenceStatus
+  /** sha256 of the document (or of an internal reference's canonical constants); null while not recorded. */
+  document_sha256: string | null
+  /** The status in words, saying plainly when a verified document's hash is not recorded. */
+  status_line: string
 }
 
 /** GET /skills payload item (specification, 'Skill route payloads'). */
@@ -142,7 +146,14 @@ function referencesOut(keys: readonly string[], refs: readonly ReferenceEntry[] 
   return keys.map((k) => {
     const r = getReference(k, refs)
     if (!r) throw new Error(`skill references unknown entry ${k}`)
-    return { key: r.key, version: r.version, retrieved_on: r.retrieved_on, status: r.status }
+    return {
+      key: r.key,
+      version: r.version,
+      retrieved_on: r.retrieved_on,
+      status: r.status,
+      document_sha256: r.sha256,
+      status_line: referenceStatusLine(r),
+    }
   })
 }
 
