@@ -52,6 +52,8 @@ const EnvSchema = z.object({
   AUTH_AUDIENCE: z.string().min(1).default('evidence-workspace'),
   CONNECTION_SECRET_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)').optional(),
   RELEASE: z.enum(RELEASES).default('R4'),
+  /** The connector document's R1 gates have passed: connectors (providers) read preview instead of designed. */
+  R1_GATE_PASSED: flag(false),
   R4_GATE_PASSED: flag(false),
   SMTP_URL: optionalUrl,
   MAIL_FROM: z.string().default('Evidence workspace <no-reply@localhost>'),

@@ -18,16 +18,25 @@ export function currentPersonaVersion(): number {
 }
 
 /**
+ * Whether the gate list that moves an item of `itemRelease` from designed to preview has passed: the connector
+ * document's R1 gates for R1 items (the connectors), the R4 gate list for everything else (skills, memory tiers 1
+ * and 2, workbench roles, the evidence panel). Flipping the flag is the release act; nothing computes it.
+ */
+export function gatePassedFor(itemRelease: Release): boolean {
+  return itemRelease === 'R1' ? env().R1_GATE_PASSED : env().R4_GATE_PASSED
+}
+
+/**
  * Status of an item designed for `itemRelease`: later releases' items are reserved (null: never presented
  * as live); items of this release or earlier read designed until their gate passes, then preview.
  */
 export function itemStatus(
   itemRelease: Release,
-  flags: { release?: Release; r4GatePassed?: boolean; available?: boolean } = {},
+  flags: { release?: Release; gatePassed?: boolean; available?: boolean } = {},
 ): ItemStatus | null {
   const release = flags.release ?? env().RELEASE
   if (RELEASES.indexOf(itemRelease) > RELEASES.indexOf(release)) return null
-  const gatePassed = flags.r4GatePassed ?? env().R4_GATE_PASSED
+  const gatePassed = flags.gatePassed ?? gatePassedFor(itemRelease)
   if (!gatePassed) return 'designed'
   return flags.available ? 'available' : 'preview'
 }

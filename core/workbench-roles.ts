@@ -343,12 +343,16 @@ export function harnessKeyFor(
 // ---- status, labels, folded roles, duty templates, persona names ----------------------------------------------
 
 /**
- * Every workbench role is an R4 item: designed until the R4 gate list passes, then preview (DESIGN 5). The roles the
- * table marks 'R5' are pickable now under the neutral harness the table names; what arrives in R5 is their own
- * harness material (skills, prompts), which the harness catalogue keeps reserved.
+ * A role of the R4 catalogue reads designed until the R4 gate list passes, then preview. The four roles the table
+ * marks 'R5' (formulation_scientist, computational_biologist, biostatistician, portfolio_head) carry release R5: they
+ * stay pickable under the neutral harness the table names (the gate list counts fifteen roles), but they read
+ * designed until R5 ships, never preview with the R4 roles.
  */
-export function workbenchRoleStatus(flags: Parameters<typeof itemStatus>[1] = {}): 'designed' | 'preview' {
-  return (itemStatus('R4', flags) ?? 'designed') as 'designed' | 'preview'
+export function workbenchRoleStatus(
+  roleRelease: 'R4' | 'R5' = 'R4',
+  flags: Parameters<typeof itemStatus>[1] = {},
+): 'designed' | 'preview' {
+  return (itemStatus(roleRelease, flags) ?? 'designed') as 'designed' | 'preview'
 }
 
 /** The key of a role's label map (the record subtitle and rail labels; their texts are not shown in the document). */
@@ -405,6 +409,8 @@ export interface WorkbenchRoleOut {
   record_types: readonly string[]
   rail: readonly string[]
   harness_key: string | null
+  /** The release the role is designed for: R5 roles read designed while the deployment is R4. */
+  release: 'R4' | 'R5'
   status: 'designed' | 'preview'
   label_map_key: string
   version: number
@@ -413,7 +419,7 @@ export interface WorkbenchRoleOut {
 export function workbenchRoleOut(r: WorkbenchRole): WorkbenchRoleOut {
   return {
     key: r.key, name: r.name, personas: r.personas, record_types: r.record_types, rail: r.rail, harness_key: r.harness_key,
-    status: workbenchRoleStatus(), label_map_key: labelMapKey(r.key), version: WORKBENCH_ROLE_VERSION,
+    release: r.release, status: workbenchRoleStatus(r.release), label_map_key: labelMapKey(r.key), version: WORKBENCH_ROLE_VERSION,
   }
 }
 

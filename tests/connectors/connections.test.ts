@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { gql } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, expectRowsExist, type Tenant } from '../helpers/factories'
 import { CONNECTORS } from '../../core/copy'
+import { env, setEnv } from '../../core/env'
 import { getConnection, listConnections } from '../../subgraphs/connectors/domain/connections'
 import { connectNotebook, entryUpdated, ownerContext, runWorkerOnce, sampleEntry, useNotebookStack, FOLDER } from './helpers'
 
@@ -23,6 +24,21 @@ async function create(tenant: Tenant, input: Record<string, unknown>, persona: P
   }, await tenant.token(persona))
   return r
 }
+
+describe('connector status', () => {
+  it('reads designed for every provider until R1_GATE_PASSED is set, then preview', async () => {
+    const tenant = await createTenant(db(), 'Gate')
+    const read = async () => (await api(`{ connectorProviders { id status } }`, {}, await tenant.token('viewer'))).body.data.connectorProviders as { id: string; status: string }[]
+    expect((await read()).map((p) => p.status)).toEqual(['designed', 'designed', 'designed'])
+    const before = env()
+    setEnv({ ...before, R1_GATE_PASSED: true })
+    try {
+      expect((await read()).map((p) => `${p.id} ${p.status}`)).toEqual(['eln_provider preview', 'qms_provider preview', 'literature_search preview'])
+    } finally {
+      setEnv(before)
+    }
+  })
+})
 
 describe('connections', () => {
   it('walks a program owner through the onboarding order (a) to (e), with hook_url, the app manifest and an audit row per step', async () => {

@@ -16,7 +16,7 @@ describe('committed SDL artifacts', () => {
 
 describe('route map', () => {
   const map = JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, 'route-map.json'), 'utf8')) as {
-    routes: { method: string; path: string; operation: string; status: 'available' | 'planned' | 'rest' }[]
+    routes: { method: string; path: string; operation: string; status: 'available' | 'planned' | 'rest' | 'reserved'; release?: string }[]
     unrouted?: { operation: string; status: 'available' }[]
   }
   // The API schema (what clients see) of the committed supergraph.
@@ -73,6 +73,13 @@ describe('route map', () => {
       .flatMap((root) => Object.keys(root?.getFields() ?? {}).map((f) => `${root!.name}.${f}`))
     expect(fields.length).toBeGreaterThan(50)
     expect(fields.filter((f) => !new RegExp(`\\b${f.split('.')[1]}\\b`).test(apiMap))).toEqual([])
+  })
+
+  it("marks a later release's route reserved, never available: the R5 propose-share route is in the schema and answers NotImplemented", async () => {
+    const reserved = map.routes.filter((r) => r.status === 'reserved')
+    expect(reserved.map((r) => `${r.method} ${r.path} ${r.release}`)).toEqual(['POST /me/memory/{id}/propose-share R5'])
+    for (const r of reserved) expect(await has(r.operation)).toBe(true)
+    expect(map.routes.filter((r) => r.release === 'R5' && r.status === 'available')).toEqual([])
   })
 
   it('keeps the vendor webhook routes on the REST shim', () => {

@@ -11,6 +11,7 @@ import { mintDevToken } from '../../core/auth'
 import { contextForUser } from '../../core/command'
 import { loadSession } from '../../core/session'
 import { WORKBENCH } from '../../core/copy'
+import { env, setEnv } from '../../core/env'
 import { applyRecordChange } from '../../subgraphs/workbench/domain/records'
 import { keepMemoryNote } from '../../subgraphs/workbench/domain/memory/records'
 import { fileProposal } from '../../subgraphs/twins/domain/proposals'
@@ -52,6 +53,27 @@ describe('the picker and GET /workbench-roles', () => {
     expect(roles.every((x: any) => x.version === 1 && x.status === 'designed')).toBe(true)
     expect(roles.filter((x: any) => x.pickable).map((x: any) => x.key)).toEqual(['qa_reviewer'])
     expect(roles.find((x: any) => x.key === 'qa_reviewer')).toMatchObject({ name: 'Quality reviewer (QA)', personas: ['quality_reviewer'], harnessKey: 'quality_reviewer', rail: ['review'] })
+  })
+})
+
+describe('workbench roles of a later release', () => {
+  it('keeps the four roles the catalogue marks R5 designed when the R4 gate list passes, while the R4 roles read preview', async () => {
+    const t = await createTenant(db())
+    const before = env()
+    setEnv({ ...before, R4_GATE_PASSED: true })
+    try {
+      const r = await as(await tok(t, 'scientist'), `query($p: ID) { workbenchRoles(programId: $p) { key status release pickable } }`, { p: t.program.id })
+      expect(r.body.errors).toBeUndefined()
+      const roles = r.body.data.workbenchRoles as { key: string; status: string; release: string; pickable: boolean }[]
+      const r5 = roles.filter((x) => x.release === 'R5')
+      expect(r5.map((x) => x.key).sort()).toEqual(['biostatistician', 'computational_biologist', 'formulation_scientist', 'portfolio_head'])
+      expect(r5.every((x) => x.status === 'designed')).toBe(true)
+      expect(roles.filter((x) => x.release === 'R4').every((x) => x.status === 'preview')).toBe(true)
+      // Still pickable by a person holding the persona: the gate list counts fifteen roles.
+      expect(roles.find((x) => x.key === 'biostatistician')!.pickable).toBe(true)
+    } finally {
+      setEnv(before)
+    }
   })
 })
 

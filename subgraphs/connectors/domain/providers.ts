@@ -77,5 +77,5 @@ export function providerSpec(id: string): ProviderSpec | undefined {
   return PROVIDERS.find((p) => p.id === id)
 }
 
-/** Every connector stays designed until the R1 gates pass (connector specification, item 4). */
-export const providerStatus = () => itemStatus('R1', { r4GatePassed: false })
+/** Every connector stays designed until the R1 gates pass (R1_GATE_PASSED), then reads preview. */
+export const providerStatus = () => itemStatus('R1')

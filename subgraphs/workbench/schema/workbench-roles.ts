@@ -22,7 +22,7 @@ export function addWorkbenchRoles(
   deps: { Me: AnyRef<{ user: { settings: unknown } }>; MemoryRecord: AnyRef<MemoryRecordOut>; ProgramRecord: AnyRef<ProgramRecord> },
 ) {
   const Status = builder.enumType('WorkbenchRoleStatus', {
-    description: 'designed until the R4 gate list passes, then preview.',
+    description: 'designed until the R4 gate list passes, then preview (roles of release R5 stay designed until R5).',
     values: ['designed', 'preview'] as const,
   })
 
@@ -36,6 +36,7 @@ export function addWorkbenchRoles(
       rail: t.stringList({ description: 'Products the rail promotes; the rest sit under All records.', resolve: (r) => [...r.rail] }),
       harnessKey: t.string({ nullable: true, description: 'The harness at R4: the role\'s own prompt, a neutral persona harness, or null for "neutral of the persona held".', resolve: (r) => r.harness_key }),
       status: t.field({ type: Status, resolve: (r) => r.status }),
+      release: t.string({ description: 'The release the role is designed for (R4, or R5 for the four roles the catalogue marks R5: pickable now, designed until R5).', resolve: (r) => r.release }),
       labelMapKey: t.string({ resolve: (r) => r.label_map_key }),
       version: t.int({ description: `WORKBENCH_ROLE_VERSION (${WORKBENCH_ROLE_VERSION}).`, resolve: (r) => r.version }),
       promotesSetup: t.boolean({ description: "The program manager promotes Setup on the rail; for everyone else Setup and Organization stay under 'More' by permission.", resolve: (r) => workbenchRole(r.key)!.promotes_setup }),
