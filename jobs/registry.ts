@@ -39,6 +39,8 @@ export const TaskPayloads = {
   // QMS/SOP connector (connector document, Events): the delta poll every 15 minutes and the nightly reconciliation.
   poll_qms: cronTask({ connectionId: z.string().uuid().optional() }),
   reconcile_qms: cronTask({ connectionId: z.string().uuid().optional() }),
+  // The literature sources' platform health for the role home (ours: it has no connection whose health could say it).
+  literature_health: cronTask({}),
   // Delegations past ends_at expire (ours: the twins document names the operation expire, not its job; hourly).
   delegation_expire: cronTask({}),
 } as const

@@ -28,6 +28,7 @@ import { delegationExpire } from './tasks/delegation_expire'
 import { installTwinAuditHooks } from '../subgraphs/twins/domain/twin-events'
 import { twinDigest } from './tasks/twin_digest'
 import { stageReadinessRefresh } from './tasks/stage_readiness_refresh'
+import { literatureHealth } from './tasks/literature_health'
 import { RECOVERY_INTERVAL_MS, WorkerLease, recoverJobsOfGoneWorkers } from './leases'
 import { instrumentJobs } from './instrument'
 import { JOB_REQUEST_ID_FIELD, withRequestId } from '../core/request-context'
@@ -58,6 +59,7 @@ export function createTaskList(deps: WorkerDeps): TaskList {
     stage_readiness_refresh: stageReadinessRefresh(deps),
     poll_qms: pollQms(deps),
     reconcile_qms: reconcileQms(deps),
+    literature_health: literatureHealth(deps),
   })
 }
 

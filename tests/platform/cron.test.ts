@@ -11,7 +11,7 @@ const items = parseCrontab(fs.readFileSync(CRONTAB, 'utf8'))
 
 describe('scheduled jobs (jobs/crontab)', () => {
   it('lists the specification cadences', () => {
-    expect(items.map((i) => i.task).sort()).toEqual(['delegation_expire', 'deliver_email', 'inbox_expire', 'launch_ids_sweep', 'memory_expire', 'poll_qms', 'reconcile_qms', 'stage_readiness_refresh', 'twin_digest', 'twin_evaluate', 'twin_events_reconcile', 'twin_schedule', 'webhook_retention'])
+    expect(items.map((i) => i.task).sort()).toEqual(['delegation_expire', 'deliver_email', 'inbox_expire', 'launch_ids_sweep', 'literature_health', 'memory_expire', 'poll_qms', 'reconcile_qms', 'stage_readiness_refresh', 'twin_digest', 'twin_evaluate', 'twin_events_reconcile', 'twin_schedule', 'webhook_retention'])
   })
 
   it.each(items.map((i) => [i.task, i] as const))('%s runs to completion from its crontab entry, _cron stamp included', async (_task, item) => {
@@ -38,7 +38,7 @@ describe('scheduled jobs (jobs/crontab)', () => {
     // Known since yesterday, so graphile-worker's scheduler itself inserts each entry's last due job (backfilled).
     await t.current.db.$executeRaw`INSERT INTO graphile_worker._private_known_crontabs (identifier, known_since)
       SELECT unnest(${items.map((i) => i.identifier)}::text[]), now() - interval '2 days' ON CONFLICT (identifier) DO UPDATE SET known_since = excluded.known_since, last_execution = NULL`
-    const period: Record<string, number> = { deliver_email: 6 * 60_000, inbox_expire: 61 * 60_000, twin_schedule: 2 * 60_000, twin_events_reconcile: 61 * 60_000, twin_digest: 90_000, stage_readiness_refresh: 61 * 60_000, poll_qms: 16 * 60_000 } // one due time each
+    const period: Record<string, number> = { deliver_email: 6 * 60_000, inbox_expire: 61 * 60_000, twin_schedule: 2 * 60_000, twin_events_reconcile: 61 * 60_000, twin_digest: 90_000, stage_readiness_refresh: 61 * 60_000, poll_qms: 16 * 60_000, literature_health: 16 * 60_000 } // one due time each
     const parsedCronItems = items.map((i) => ({ ...i, options: { ...i.options, backfillPeriod: period[i.task] ?? 25 * 3600_000 } }))
     const events = new EventEmitter() as WorkerEvents
     const succeeded = new Set<string>()

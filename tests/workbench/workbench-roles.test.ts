@@ -300,7 +300,7 @@ describe('the role home (GET /programs/{program_id}/workbench)', () => {
     expect(home.sources).toEqual([
       { provider: 'eln_provider', status: 'connected', verifiedOn: '2026-11-20' },
       { provider: 'qms_provider', status: 'degraded', verifiedOn: null },
-      { provider: 'literature_search', status: 'not_connected', verifiedOn: null },
+      { provider: 'literature_search', status: 'connected', verifiedOn: null },
     ])
     // The same person holding only the scientist persona sees only the scientist's sections of the role.
     await db().roleAssignment.deleteMany({ where: { programId, userId: person.id, personaKey: 'manufacturing_specialist' } })
@@ -316,7 +316,7 @@ describe('the role home (GET /programs/{program_id}/workbench)', () => {
     expect(r.body.errors).toBeUndefined()
     expect(r.body.data.program.workbench.memorySummary.map((m: any) => m.summary)).toEqual(['Four preference.', 'Three preference.', 'Two preference.'])
     expect(r.body.data.program.workbench).toMatchObject({ decisions: [], otherDecisionCount: 0, twin: null })
-    expect(r.body.data.program.workbench.sources.map((s: any) => s.status)).toEqual(['not_connected', 'not_connected', 'not_connected'])
+    expect(r.body.data.program.workbench.sources.map((s: any) => s.status)).toEqual(['not_connected', 'not_connected', 'connected'])
   })
 })
 

@@ -4,12 +4,12 @@
 // the connection in the context only names the organisation whose fair share is drawn.
 import type { BudgetState, HealthReport, IntegrationContext } from '../adapters/contract'
 import { BaseAdapter } from '../adapters/contract'
-import { isVendorError } from '../adapters/errors'
 import { providerSpec, type ProviderSpec } from '../providers'
 import { SourceBudget } from './budget'
 import { literatureClients } from './clients'
 import { getCluster, searchPage } from './search'
 import { knowledgeSourceOf } from './knowledge'
+import { probeLiteratureHealth } from './platform-health'
 import { NotFoundError } from '../../../../core/errors'
 import { SOURCES, SOURCE_IDS, type SourceId } from './sources'
 
@@ -20,23 +20,9 @@ export class LiteratureAdapter extends BaseAdapter {
     return { ...this.spec, sources: SOURCES }
   }
 
-  /** One small index search and one archive metadata read: each called source answers, or says why not. */
+  /** The platform probe (platform-health.ts), drawn under this connection's organisation. */
   override async healthCheck(ctx: IntegrationContext): Promise<HealthReport> {
-    const clients = literatureClients(ctx.db, ctx.connection.organizationId)
-    const checks: HealthReport['checks'] = []
-    const probe = async (name: string, run: () => Promise<unknown>) => {
-      try {
-        await run()
-        checks.push({ name, ok: true, detail: 'answered' })
-      } catch (e) {
-        if (!isVendorError(e)) throw e
-        checks.push({ name, ok: false, detail: e.message })
-      }
-    }
-    await probe('literature_index', () => clients.index.search('kinase', { pageSize: 1 }))
-    await probe('citation_graph', () => clients.citations.search('kinase'))
-    const failing = checks.filter((c) => !c.ok).length
-    return { status: failing === 0 ? 'ok' : failing === checks.length ? 'failing' : 'degraded', checkedAt: ctx.now().toISOString(), checks }
+    return probeLiteratureHealth(ctx.db, ctx.connection.organizationId, ctx.now())
   }
 
   override async search(ctx: IntegrationContext, query: { text: string; limit?: number }): Promise<unknown[]> {

@@ -1,0 +1,12 @@
+// Task literature_health (every 15 minutes): probe the literature sources the platform keys reach and record their
+// health for the role home (subgraphs/connectors/domain/literature/platform-health.ts).
+import type { Task } from 'graphile-worker'
+import { TaskPayloads } from '../registry'
+import { recordLiteratureHealth } from '../../subgraphs/connectors/domain/literature/platform-health'
+import type { WorkerDeps } from '../worker'
+
+export const literatureHealth = (deps: WorkerDeps): Task => async (payload, helpers) => {
+  TaskPayloads.literature_health.parse(payload ?? {})
+  const report = await recordLiteratureHealth(deps.db)
+  helpers.logger.info(`literature_health ${report.status}`)
+}
