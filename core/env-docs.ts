@@ -24,7 +24,7 @@ export const GROUPS = [
 ] as const
 
 export const ENV_DOCS: Record<keyof Env, VariableDoc> = {
-  NODE_ENV: { group: 'Database and files', meaning: '`production` turns off every development fallback (see Security); `test` is set by the test runner' },
+  NODE_ENV: { group: 'Database and files', meaning: '`production` turns off every development fallback (see What production needs); `test` is set by the test runner' },
   DATABASE_URL: { group: 'Database and files', default: 'unset: an embedded PostgreSQL', meaning: 'the PostgreSQL to use (15 or later; the role needs CREATEDB for `npm test` and `npm run migrate -- dev`)' },
   DATA_DIR: { group: 'Database and files', default: '`.data` in the checkout', meaning: 'the embedded database and `keys/` (the gateway, edge and run-token key pairs, the inbox-link key, the development keys): share `keys/` between every process of a deployment' },
   EMBEDDED_PG_PORT: { group: 'Database and files', meaning: 'the embedded PostgreSQL\'s port (only when `DATABASE_URL` is unset)' },
@@ -53,7 +53,7 @@ export const ENV_DOCS: Record<keyof Env, VariableDoc> = {
   NOTEBOOK_HTTP_TIMEOUT_MS: { group: 'Vendors and connectors', meaning: 'per attempt, calls to the notebook vendor (token, entries, canvases)' },
   LITERATURE_BASE_URL: { group: 'Vendors and connectors', default: 'unset: each source\'s public address', meaning: 'where the literature sources are reached, each under its own path (`/literature-index`, `/doi-registry`, `/citation-graph`, `/fulltext-archive`, `/trial-registry`, `/drug-safety`, `/target-disease`, `/bioactivity`); `npm start` points it at the fake literature sources' },
   LITERATURE_HTTP_TIMEOUT_MS: { group: 'Vendors and connectors', meaning: 'per attempt, calls to the literature sources' },
-  PLATFORM_SECRETS_FILE: { group: 'Vendors and connectors', default: 'unset', meaning: 'a JSON file keyed by platform secret path; the literature connector reads `evidence-workspace/<NODE_ENV>/providers/literature_search` from it (see Vendors and connectors, platform keys)' },
+  PLATFORM_SECRETS_FILE: { group: 'Vendors and connectors', default: 'unset', meaning: 'a JSON file keyed by platform secret path; the literature connector reads `evidence-workspace/<NODE_ENV>/providers/literature_search` from it (see Pointing connections at real vendors)' },
   WORKER_CONCURRENCY: { group: 'Jobs and mail', meaning: 'graphile-worker concurrency per worker process' },
   WORKER_NICE: { group: 'Jobs and mail', meaning: 'the worker process\'s nice value, so job processing on a shared host yields CPU to the webhook ingress (0 keeps normal priority)' },
   SMTP_URL: { group: 'Jobs and mail', default: 'unset: e-mail is held in the outbox', meaning: 'e-mailed notifications are sent over this SMTP server' },
