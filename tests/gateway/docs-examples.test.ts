@@ -1,4 +1,4 @@
-// Every example of docs/console-developers.md runs through the real gateway, as the illustrative person it names, on
+// Every example of the README and docs/console-developers.md runs through the real gateway, as the illustrative person it names, on
 // the illustrative seed: a documented example that stops working fails here. An example is a ```graphql block right
 // after a marker `<!-- example: name=<id> as=<person> [expect=<Typename>|error:<CODE>] [trigger=<example id>] -->`.
 // Queries must answer without errors; mutations answer the `__typename` expected (default: their Success object);
@@ -13,7 +13,7 @@ import { illustrativeTenant } from '../helpers/console'
 import { useStack, gql, wsClient, waitFor } from '../helpers/stack'
 import type { Tenant } from '../helpers/factories'
 
-const DOC = path.join(ROOT_DIR, 'docs', 'console-developers.md')
+const DOCS = [path.join(ROOT_DIR, 'README.md'), path.join(ROOT_DIR, 'docs', 'console-developers.md')]
 const PEOPLE: Record<string, string> = {
   owner: 'program_owner', lead: 'program_lead', scientist: 'scientist', quality: 'quality_reviewer',
   manufacturing: 'manufacturing_specialist', viewer: 'viewer', admin: 'org_admin',
@@ -32,7 +32,7 @@ function examplesOf(markdown: string): Example[] {
   return found
 }
 
-const examples = examplesOf(fs.readFileSync(DOC, 'utf8'))
+const examples = DOCS.flatMap((doc) => examplesOf(fs.readFileSync(doc, 'utf8')))
 const triggers = new Set(examples.map((e) => e.trigger).filter(Boolean))
 const stack = useStack()
 let t: Tenant
@@ -62,7 +62,7 @@ async function run(e: Example) {
 const liveSubscribers = () => Object.values(stack.current.subgraphs).flatMap((s) => Object.values(s as object))
   .reduce((n: number, v) => n + (typeof (v as { subscriberCount?: unknown })?.subscriberCount === 'number' ? (v as { subscriberCount: number }).subscriberCount : 0), 0)
 
-describe('the examples of docs/console-developers.md', () => {
+describe('the examples of the README and docs/console-developers.md', () => {
   it('are there: at least one query, one mutation and one subscription, each as a named person', () => {
     expect(new Set(examples.map((e) => e.operation.operation))).toEqual(new Set(['query', 'mutation', 'subscription']))
     for (const e of examples) expect(PEOPLE[e.as], `example ${e.name}: as=${e.as}`).toBeDefined()
