@@ -29,7 +29,7 @@ const optionalUrl = z.string().url().optional().or(z.literal('').transform(() =>
 export const RELEASES = ['R1', 'R2', 'R3', 'R4', 'R5', 'R6'] as const
 export type Release = (typeof RELEASES)[number]
 
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATA_DIR: z.string().default(path.join(ROOT_DIR, '.data')),
   DATABASE_URL: optionalUrl,
@@ -41,7 +41,7 @@ const EnvSchema = z.object({
   WORKBENCH_PORT: port(4002),
   TWINS_PORT: port(4003),
   PUBLIC_URL: optionalUrl,
-  /** The gateway the web console talks to when it is not the one serving the page (README: The console); unset: same origin. */
+  /** The gateway the web console talks to when it is not the one serving the page (docs/operators.md); unset: same origin. */
   CONSOLE_GATEWAY_URL: optionalUrl,
   /** Where the gateway finds each subgraph when they run as separate processes (default 127.0.0.1 on their ports). */
   CONNECTORS_URL: optionalUrl,

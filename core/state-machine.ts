@@ -134,7 +134,7 @@ export async function transitionAll<S extends string, T extends string, M extend
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Rendering: the README's transition tables are generated from the declarations (scripts/state-tables.ts).
+// Rendering: the transition tables of docs/contributors.md are generated from the declarations (scripts/state-tables.ts).
 
 const cell = (s: string) => s.replace(/\|/g, '\\|')
 
@@ -159,7 +159,7 @@ export function renderMachine(m: Machine): string {
 export const STATE_TABLES_START = '<!-- state-tables:start -->'
 export const STATE_TABLES_END = '<!-- state-tables:end -->'
 
-/** The generated README section (between the markers), for every declared machine. */
+/** The generated section of docs/contributors.md (between the markers), for every declared machine. */
 export function renderStateTables(machines: readonly Machine[]): string {
   return [
     STATE_TABLES_START,
@@ -170,10 +170,10 @@ export function renderStateTables(machines: readonly Machine[]): string {
   ].join('\n')
 }
 
-/** `readme` with its marked section replaced by `section`; throws when the markers are missing. */
-export function replaceStateTables(readme: string, section: string): string {
-  const start = readme.indexOf(STATE_TABLES_START)
-  const end = readme.indexOf(STATE_TABLES_END)
-  if (start < 0 || end < start) throw new Error(`README.md has no ${STATE_TABLES_START} … ${STATE_TABLES_END} section`)
-  return readme.slice(0, start) + section + readme.slice(end + STATE_TABLES_END.length)
+/** `doc` with its marked section replaced by `section`; throws when the markers are missing. */
+export function replaceStateTables(doc: string, section: string): string {
+  const start = doc.indexOf(STATE_TABLES_START)
+  const end = doc.indexOf(STATE_TABLES_END)
+  if (start < 0 || end < start) throw new Error(`docs/contributors.md has no ${STATE_TABLES_START} … ${STATE_TABLES_END} section`)
+  return doc.slice(0, start) + section + doc.slice(end + STATE_TABLES_END.length)
 }

@@ -15,7 +15,7 @@ export const connectionStatus = defineMachine({
   transitions: {
     disconnect: {
       from: ['active'], to: 'disconnected', by: 'disconnectConnection: credentials erased, webhooks answer 410, the mirror stays',
-      basis: 'designed', source: 'DESIGN.md §11 state transitions not shown; a disconnected connection is history, reconnecting creates a new one',
+      basis: 'designed', source: 'the specification shows no transition; a disconnected connection is history, reconnecting creates a new one',
     },
   },
 })

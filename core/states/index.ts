@@ -1,4 +1,4 @@
-// Owns the list of every declared state machine, in the order the README shows them.
+// Owns the list of every declared state machine, in the order docs/contributors.md shows them.
 import type { Machine } from '../state-machine'
 import { connectionStatus, launchIdLifecycle, sopLifecycle, webhookOutcome } from './connectors'
 import { memoryRecordStatus } from './memory'

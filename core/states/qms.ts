@@ -17,11 +17,11 @@ export const requirementSetStatus = defineMachine({
   transitions: {
     accept: {
       from: ['draft'], to: 'accepted', by: 'acceptRequirementSet under review.sops.manage: signed (meaning approval), audited requirement_set.accept',
-      basis: 'designed', source: 'spec 000 §QMS/SOP rule 5; DESIGN.md §11 state transitions not shown',
+      basis: 'designed', source: 'spec 000 §QMS/SOP rule 5; the specification shows no transition',
     },
     supersede: {
       from: ['draft', 'accepted'], to: 'superseded', by: 'a newer extraction of the same SOP version is accepted, or the version stops being effective (sync)',
-      basis: 'designed', source: 'spec 000 §States and transitions rule 4 (only effective versions bind checks); DESIGN.md §11',
+      basis: 'designed', source: 'spec 000 §States and transitions rule 4 (only effective versions bind checks)',
     },
   },
 })

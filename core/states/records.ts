@@ -4,7 +4,7 @@
 // decision under that key; the others by an update under .manage (subgraphs/workbench/domain/records).
 import { defineMachine, type TransitionSpec } from '../state-machine'
 
-const D = 'DESIGN.md §11 state transitions not shown; record types from spec 001 §Workbench roles'
+const D = 'the specification shows no transition; record types from spec 001 §Workbench roles'
 const storage = (type: string) => ({
   model: null,
   column: 'status',

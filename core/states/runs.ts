@@ -10,15 +10,15 @@ export const agentRunStatus = defineMachine({
   source: "ours; spec 002 §States and transitions ('the run stays succeeded'), run_interrupts",
   storage: { model: 'agentRun', column: 'status', dbType: 'enum agent_run_status' },
   transitions: {
-    start: { from: ['queued'], to: 'running', by: 'the worker picks the run up (started_at set)', basis: 'designed', source: 'DESIGN.md §11' },
-    interrupt: { from: ['running'], to: 'interrupted', by: 'a run interrupt waits for a person (write_approval, batch_approval, ...)', basis: 'designed', source: 'DESIGN.md §11' },
-    resume: { from: ['interrupted'], to: 'running', by: 'the interrupt is answered', basis: 'designed', source: 'DESIGN.md §11' },
+    start: { from: ['queued'], to: 'running', by: 'the worker picks the run up (started_at set)', basis: 'designed', source: 'the specification shows no transition' },
+    interrupt: { from: ['running'], to: 'interrupted', by: 'a run interrupt waits for a person (write_approval, batch_approval, ...)', basis: 'designed', source: 'the specification shows no transition' },
+    resume: { from: ['interrupted'], to: 'running', by: 'the interrupt is answered', basis: 'designed', source: 'the specification shows no transition' },
     succeed: {
       from: ['running'], to: 'succeeded', by: 'the run finishes (finished_at set); expiring its inbox items later leaves it succeeded',
       basis: 'shown', source: 'spec 002 §States and transitions (inbox_expire: the run stays succeeded)',
     },
-    fail: { from: ['queued', 'running', 'interrupted'], to: 'failed', by: 'an error ends the run (error, finished_at set)', basis: 'designed', source: 'DESIGN.md §11' },
-    cancel: { from: ['queued', 'running', 'interrupted'], to: 'cancelled', by: 'the person, or a twin pause, stops the run', basis: 'designed', source: 'DESIGN.md §11' },
+    fail: { from: ['queued', 'running', 'interrupted'], to: 'failed', by: 'an error ends the run (error, finished_at set)', basis: 'designed', source: 'the specification shows no transition' },
+    cancel: { from: ['queued', 'running', 'interrupted'], to: 'cancelled', by: 'the person, or a twin pause, stops the run', basis: 'designed', source: 'the specification shows no transition' },
   },
 })
 
@@ -33,9 +33,9 @@ export const toolCallStatus = defineMachine({
   transitions: {
     complete: {
       from: ['running'], to: 'ok', by: 'skill_library_job records the result (result_artifact_id, check_logic_version, inputs_hash)',
-      basis: 'designed', source: 'DESIGN.md §11',
+      basis: 'designed', source: 'the specification shows no transition',
     },
-    refuse: { from: ['running'], to: 'refused', by: 'skill_library_job: the skill refused its inputs (output_violations)', basis: 'designed', source: 'DESIGN.md §11' },
-    fail: { from: ['running'], to: 'failed', by: 'skill_library_job: the skill failed or timed out', basis: 'designed', source: 'DESIGN.md §11' },
+    refuse: { from: ['running'], to: 'refused', by: 'skill_library_job: the skill refused its inputs (output_violations)', basis: 'designed', source: 'the specification shows no transition' },
+    fail: { from: ['running'], to: 'failed', by: 'skill_library_job: the skill failed or timed out', basis: 'designed', source: 'the specification shows no transition' },
   },
 })

@@ -6,7 +6,7 @@ import { defineMachine } from '../state-machine'
 const SETS = 'spec 002 §States and transitions'
 const MOVES = 'spec 002 §States and transitions, moves that are shown'
 const OPS = 'spec 002 §States and transitions, operations'
-const designed = (op: string) => `DESIGN.md §11; operation ${op} (${OPS})`
+const designed = (op: string) => `the specification shows no transition; operation ${op} (${OPS})`
 
 export const inboxItemStatus = defineMachine({
   name: 'inbox_items.status',
@@ -121,7 +121,7 @@ export const skillStatus = defineMachine({
   storage: { model: null, column: 'status', note: 'computed from the catalogue and R4_GATE_PASSED' },
   transitions: {
     release: { from: ['designed'], to: 'preview', by: 'R4_GATE_PASSED flipped to true (the flag flip is the release act)', basis: 'shown', source: MOVES },
-    make_available: { from: ['preview'], to: 'available', by: 'a later release act', basis: 'designed', source: 'DESIGN.md §5 (designed, then preview, later available)' },
+    make_available: { from: ['preview'], to: 'available', by: 'a later release act', basis: 'designed', source: 'release statuses: designed, then preview, later available' },
   },
 })
 
@@ -141,7 +141,7 @@ export const proposalStatus = defineMachine({
       from: ['pending'], to: 'approved', by: "decision by the author; refused with stale_proposal ('Changed since proposed') when basis_hash differs, the proposal staying pending",
       basis: 'shown', source: MOVES,
     },
-    decline: { from: ['pending'], to: 'declined', by: 'decision by the author (counts toward the decline-rate pause)', basis: 'designed', source: 'DESIGN.md §11 decline-rate pause' },
+    decline: { from: ['pending'], to: 'declined', by: 'decision by the author (counts toward the decline-rate pause)', basis: 'designed', source: 'the decline-rate pause' },
     expire: { from: ['pending'], to: 'expired', by: 'the interrupt expires with the run', basis: 'shown', source: 'spec 001 §States and transitions (interrupt expires with the run)' },
   },
 })

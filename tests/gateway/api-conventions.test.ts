@@ -1,4 +1,4 @@
-// The API conventions (README, API conventions): one payload shape for every mutation, refusals' `field` in one
+// The API conventions (docs/console-developers.md, Conventions): one payload shape for every mutation, refusals' `field` in one
 // style, top-level codes in one case. Read from the committed supergraph and checked through the gateway.
 import { beforeAll, describe, expect, it } from 'vitest'
 import fs from 'node:fs'

@@ -1,6 +1,6 @@
 // State machines as data: guarded transitions on the real database (illegal ones refused with invalid_transition and
 // the row unchanged, concurrent ones racing safely), the declarations against the documents and the database enums,
-// and the README's generated transition tables.
+// and the generated transition tables of docs/contributors.md.
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -230,11 +230,11 @@ describe('state machine declarations', () => {
     })).toThrow(/unknown state c/)
   })
 
-  it('are what the README shows: its transition tables are generated from them (run npm run states when this fails)', () => {
-    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')
-    const start = readme.indexOf(STATE_TABLES_START)
-    const end = readme.indexOf(STATE_TABLES_END)
-    expect(start, 'README.md has no state-tables section').toBeGreaterThanOrEqual(0)
-    expect(readme.slice(start, end + STATE_TABLES_END.length)).toBe(renderStateTables(MACHINES))
+  it('are what docs/contributors.md shows: its transition tables are generated from them (run npm run states when this fails)', () => {
+    const doc = fs.readFileSync(path.join(ROOT, 'docs', 'contributors.md'), 'utf8')
+    const start = doc.indexOf(STATE_TABLES_START)
+    const end = doc.indexOf(STATE_TABLES_END)
+    expect(start, 'docs/contributors.md has no state-tables section').toBeGreaterThanOrEqual(0)
+    expect(doc.slice(start, end + STATE_TABLES_END.length)).toBe(renderStateTables(MACHINES))
   })
 })

@@ -1,0 +1,113 @@
+// Owns the words of the configuration reference: what each variable of core/env.ts means, grouped for an operator.
+// `npm run env-table` renders it, with the defaults read from the schema itself, into docs/operators.md; a test fails
+// when that table is stale, when a variable of the schema has no entry here (the type below fails first), or when
+// service code reads a variable from process.env that is neither in the schema nor in RAW_VARIABLES.
+import { EnvSchema, type Env } from './env'
+
+export interface VariableDoc {
+  group: (typeof GROUPS)[number]
+  /** What the default means when the schema's own default is not telling (unset values, a path under the checkout). */
+  default?: string
+  meaning: string
+}
+
+export const GROUPS = [
+  'Database and files',
+  'Where the components listen and find each other',
+  'Identity and access',
+  'Network policy',
+  'Vendors and connectors',
+  'Jobs and mail',
+  'Release',
+  'Logs, errors and metrics',
+  'Demo fakes (npm start)',
+] as const
+
+export const ENV_DOCS: Record<keyof Env, VariableDoc> = {
+  NODE_ENV: { group: 'Database and files', meaning: '`production` turns off every development fallback (see What production needs); `test` is set by the test runner' },
+  DATABASE_URL: { group: 'Database and files', default: 'unset: an embedded PostgreSQL', meaning: 'the PostgreSQL to use (15 or later; the role needs CREATEDB for `npm test` and `npm run migrate -- dev`)' },
+  DATA_DIR: { group: 'Database and files', default: '`.data` in the checkout', meaning: 'the embedded database and `keys/` (the gateway, edge and run-token key pairs, the inbox-link key, the development keys): share `keys/` between every process of a deployment' },
+  EMBEDDED_PG_PORT: { group: 'Database and files', meaning: 'the embedded PostgreSQL\'s port (only when `DATABASE_URL` is unset)' },
+  HOST: { group: 'Where the components listen and find each other', meaning: 'the address the subgraphs, the tool server and the worker\'s probes bind to' },
+  GATEWAY_HOST: { group: 'Where the components listen and find each other', meaning: 'the address the gateway binds to' },
+  GATEWAY_PORT: { group: 'Where the components listen and find each other', meaning: 'the gateway: the console, `/graphql` (HTTP and graphql-ws), GraphiQL, the webhook and REST routes, the probes' },
+  CONNECTORS_PORT: { group: 'Where the components listen and find each other', meaning: 'the connectors subgraph (answers the gateway only; never expose it)' },
+  WORKBENCH_PORT: { group: 'Where the components listen and find each other', meaning: 'the workbench subgraph' },
+  TWINS_PORT: { group: 'Where the components listen and find each other', meaning: 'the twins subgraph' },
+  TOOLS_PORT: { group: 'Where the components listen and find each other', meaning: 'the tool server (MCP, `POST /runs/{run_id}/mcp`, run tokens only)' },
+  CONNECTORS_URL: { group: 'Where the components listen and find each other', default: 'unset: `http://127.0.0.1:<CONNECTORS_PORT>/graphql`', meaning: 'where a gateway run on its own finds the connectors subgraph (its load balancer)' },
+  WORKBENCH_URL: { group: 'Where the components listen and find each other', default: 'unset: `http://127.0.0.1:<WORKBENCH_PORT>/graphql`', meaning: 'where a gateway run on its own finds the workbench subgraph' },
+  TWINS_URL: { group: 'Where the components listen and find each other', default: 'unset: `http://127.0.0.1:<TWINS_PORT>/graphql`', meaning: 'where a gateway run on its own finds the twins subgraph' },
+  TOOLS_URL: { group: 'Where the components listen and find each other', default: 'unset: `http://127.0.0.1:<TOOLS_PORT>`', meaning: 'where a worker run on its own finds the tool server (its load balancer)' },
+  PUBLIC_URL: { group: 'Where the components listen and find each other', default: 'unset: the gateway\'s address', meaning: 'the public origin vendors and browsers reach: connections\' `hookUrl` and canvas launch links start with it' },
+  CONSOLE_GATEWAY_URL: { group: 'Where the components listen and find each other', default: 'unset: the origin that served the console', meaning: 'the gateway the web console talks to when it is another one (its http(s) origin): served to the page in `/console-config.json` and added to the page\'s CSP `connect-src` with its ws(s) twin; that gateway must allow the console\'s origin (`CORS_ORIGINS`)' },
+  AUTH_JWKS_URL: { group: 'Identity and access', default: 'unset: a development key pair under `DATA_DIR/keys` (never in production)', meaning: 'the JWKS of your identity provider, against which callers\' bearer tokens are verified; required in production' },
+  AUTH_ISSUER: { group: 'Identity and access', meaning: 'the `iss` callers\' tokens must carry; required in production (start-up stops without it)' },
+  AUTH_AUDIENCE: { group: 'Identity and access', meaning: 'the `aud` callers\' tokens must carry' },
+  RUN_TOKEN_TTL_SECONDS: { group: 'Identity and access', meaning: 'how long a twin run\'s token (worker to tool server) lives' },
+  CORS_ORIGINS: { group: 'Identity and access', default: 'unset: outside production `http://localhost`, `http://127.0.0.1` and `http://[::1]` on ports 3000, 5173, 4173, 8080 and `GATEWAY_PORT`; in production none', meaning: 'comma-separated exact browser origins (`https://console.example.org`, no path) allowed to call `/graphql` and the REST routes from another origin and to open graphql-ws sockets; when set it replaces the default in every mode. The gateway\'s own origin and `PUBLIC_URL` are always allowed' },
+  CONNECTION_SECRET_KEY: { group: 'Identity and access', default: 'unset: a development key under `DATA_DIR/keys` (never in production)', meaning: 'AES-256-GCM key for connection credentials, 64 hex characters (`openssl rand -hex 32`); required in production' },
+  TRUSTED_PROXIES: { group: 'Network policy', default: 'empty: the TCP peer is the client', meaning: 'addresses / CIDR ranges (IPv4 and IPv6) of proxies in front of the gateway whose `X-Forwarded-For` is believed. Set it to your load balancer\'s range, or every webhook delivery shares the balancer\'s address and its per-source limit' },
+  WEBHOOK_ALLOWED_SOURCES: { group: 'Network policy', default: 'empty: any address', meaning: 'addresses / CIDR ranges the vendor sends webhooks from (the vendor publishes them); others get 403 `source_not_allowed` before their body is read' },
+  EGRESS_ALLOW: { group: 'Network policy', default: 'unset: `127.0.0.0/8,::1/128,localhost` outside production (the fakes), nothing in production', meaning: 'comma-separated CIDRs, addresses and host names connections may reach although they are private or reserved (on-premises vendors); an empty value refuses loopback in development too' },
+  NOTEBOOK_HTTP_TIMEOUT_MS: { group: 'Vendors and connectors', meaning: 'per attempt, calls to the notebook vendor (token, entries, canvases)' },
+  LITERATURE_BASE_URL: { group: 'Vendors and connectors', default: 'unset: each source\'s public address', meaning: 'where the literature sources are reached, each under its own path (`/literature-index`, `/doi-registry`, `/citation-graph`, `/fulltext-archive`, `/trial-registry`, `/drug-safety`, `/target-disease`, `/bioactivity`); `npm start` points it at the fake literature sources' },
+  LITERATURE_HTTP_TIMEOUT_MS: { group: 'Vendors and connectors', meaning: 'per attempt, calls to the literature sources' },
+  PLATFORM_SECRETS_FILE: { group: 'Vendors and connectors', default: 'unset', meaning: 'a JSON file keyed by platform secret path; the literature connector reads `evidence-workspace/<NODE_ENV>/providers/literature_search` from it (see Pointing connections at real vendors)' },
+  WORKER_CONCURRENCY: { group: 'Jobs and mail', meaning: 'graphile-worker concurrency per worker process' },
+  WORKER_NICE: { group: 'Jobs and mail', meaning: 'the worker process\'s nice value, so job processing on a shared host yields CPU to the webhook ingress (0 keeps normal priority)' },
+  SMTP_URL: { group: 'Jobs and mail', default: 'unset: e-mail is held in the outbox', meaning: 'e-mailed notifications are sent over this SMTP server' },
+  MAIL_FROM: { group: 'Jobs and mail', meaning: 'the sender of e-mailed notifications' },
+  RELEASE: { group: 'Release', meaning: 'the release the service runs as (persona version, kind sets)' },
+  R4_GATE_PASSED: { group: 'Release', meaning: 'release flag: items read `designed` until their gate passes, then `preview`' },
+  LOG_LEVEL: { group: 'Logs, errors and metrics', meaning: 'threshold of the JSON log lines on stderr (`debug`, `info`, `warn`, `error`, `silent`); secrets are redacted by key name' },
+  GRAPHQL_STACK_TRACES: { group: 'Logs, errors and metrics', meaning: 'developer opt-in: stack traces in GraphQL error responses (ignored in production)' },
+  FAKE_NOTEBOOK_PORT: { group: 'Demo fakes (npm start)', meaning: 'the fake notebook (outside production)' },
+  FAKE_QMS_PORT: { group: 'Demo fakes (npm start)', meaning: 'the fake QMS vault' },
+  FAKE_LITERATURE_PORT: { group: 'Demo fakes (npm start)', meaning: 'the fake literature sources' },
+}
+
+/** Variables one component reads straight from process.env (not parsed at start): listed in the same table. */
+export const RAW_VARIABLES: Record<string, VariableDoc & { default: string }> = {
+  METRICS_ALLOW: { group: 'Logs, errors and metrics', default: '`127.0.0.0/8,::1/128`', meaning: 'addresses / CIDR ranges the gateway answers `/metrics` to (others get 404); read by the gateway' },
+  WORKER_METRICS_PORT: { group: 'Logs, errors and metrics', default: 'unset: no listener', meaning: 'the worker\'s `/healthz`, `/readyz` and `/metrics` listener (on `HOST`); read by the worker' },
+}
+
+export const ENV_TABLE_START = '<!-- env-table:start -->'
+export const ENV_TABLE_END = '<!-- env-table:end -->'
+
+const cell = (s: string) => s.replace(/\|/g, '\\|')
+
+/** The schema's default for a variable, as the table shows it (`unset` when it has none). */
+function schemaDefault(name: keyof Env): string {
+  const value = (EnvSchema.parse({}) as Record<string, unknown>)[name]
+  if (value === undefined) return 'unset'
+  if (value === '') return 'empty'
+  return `\`${String(value)}\``
+}
+
+/** The generated configuration reference (between the markers): one table per group, variables in schema order. */
+export function renderEnvTable(): string {
+  const rows = [
+    ...(Object.keys(EnvSchema.shape) as (keyof Env)[]).map((name) => ({ name, doc: ENV_DOCS[name], default: ENV_DOCS[name].default ?? schemaDefault(name) })),
+    ...Object.entries(RAW_VARIABLES).map(([name, doc]) => ({ name, doc, default: doc.default })),
+  ]
+  const lines = [ENV_TABLE_START, '<!-- Generated by `npm run env-table` from core/env.ts and core/env-docs.ts; edit those, not this section. -->', '']
+  for (const group of GROUPS) {
+    const inGroup = rows.filter((r) => r.doc.group === group)
+    if (!inGroup.length) continue
+    lines.push(`#### ${group}`, '', '| variable | default | meaning |', '|---|---|---|')
+    for (const r of inGroup) lines.push(`| \`${r.name}\` | ${cell(r.default)} | ${cell(r.doc.meaning)} |`)
+    lines.push('')
+  }
+  lines.push(ENV_TABLE_END)
+  return lines.join('\n')
+}
+
+/** `doc` with its marked section replaced by `section`; throws when the markers are missing. */
+export function replaceEnvTable(doc: string, section: string): string {
+  const start = doc.indexOf(ENV_TABLE_START)
+  const end = doc.indexOf(ENV_TABLE_END)
+  if (start < 0 || end < start) throw new Error(`docs/operators.md has no ${ENV_TABLE_START} … ${ENV_TABLE_END} section`)
+  return doc.slice(0, start) + section + doc.slice(end + ENV_TABLE_END.length)
+}
