@@ -94,7 +94,7 @@ export async function onPauseEvent(tx: Tx, event: AuditEvent) {
  * same transaction (every action but the gate's own, which recompute themselves).
  */
 export const TWIN_AUDIT_HOOKS: readonly AuditHook[] = [
-  { name: 'twins.events', actions: TRIGGERABLE_ACTIONS, run: (tx, event) => onTriggerableEvent(tx, event) },
+  { name: 'twins.events', actions: TRIGGERABLE_ACTIONS, run: onTriggerableEvent },
   { name: 'twins.pause_causes', actions: PAUSE_ACTIONS, run: onPauseEvent },
   { name: 'gates.readiness', actions: AUDIT_ACTIONS.filter((a) => !a.startsWith('stage_gate.')), run: onProgramEventForGates },
 ]
