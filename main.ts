@@ -9,6 +9,7 @@ import { startWorker } from './jobs/worker'
 import { seedIllustrative } from './core/seed'
 import { mintDevToken } from './core/auth'
 import { log, markShuttingDown } from './core/log'
+import { installDomain } from './subgraphs/install'
 
 type Stoppable = { name: string; stop: () => Promise<unknown> }
 
@@ -24,6 +25,7 @@ async function main() {
     throw err
   }
   setEnv(e)
+  installDomain() // the stack and the worker below share this process
   const running: Stoppable[] = []
   let stopping = false
   // A stop after a failed start exits 1: exiting 0 there made a second npm start (ports taken) look like a success.

@@ -1,5 +1,6 @@
 // vitest: one graphql instance for ESM and CommonJS packages; real PostgreSQL through tests/global-setup.ts; every file
-// fails when it leaves a server, worker or database connection running (tests/setup/leak-guard.ts).
+// fails when it leaves a server, worker or database connection running (tests/setup/leak-guard.ts); every file's process
+// installs the domain first, as each entry point does (tests/setup/domain.ts).
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
@@ -9,7 +10,7 @@ export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
     globalSetup: ['tests/global-setup.ts'],
-    setupFiles: ['tests/setup/leak-guard.ts'],
+    setupFiles: ['tests/setup/leak-guard.ts', 'tests/setup/domain.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -16,7 +16,6 @@ import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
 import { applyRecordChange } from '../subgraphs/workbench/domain/records'
 import { computeReadinessForProgram, initialRequired, refreshStageReadiness } from '../subgraphs/twins/domain/gate-readiness'
-import { installTwinAuditHooks } from '../subgraphs/twins/domain/twin-events'
 import { createTenant } from '../tests/helpers/factories'
 
 export async function benchGates(): Promise<void> {
@@ -82,7 +81,6 @@ export async function benchGates(): Promise<void> {
     out('gates.refresh.second_pass_changed', second.changed)
 
     // ---- (2) commit-to-client latency of the readiness stream through the gateway ----
-    installTwinAuditHooks()
     const stack = (started = await startStack({ db, databaseUrl: database.url, dataDir: database.dataDir, production: true }))
     const tenant = await createTenant(writer, 'Bench stream')
     const stages = await Promise.all(['a', 'b'].map((key, position) => writer.programStage.create({

@@ -4,6 +4,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { installDomain } from '../subgraphs/install'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 
@@ -65,6 +66,7 @@ async function runOne(b: BenchModule): Promise<Outcome> {
 }
 
 async function main(): Promise<number> {
+  installDomain() // every bench runs in this process, as the service's components would: hooks and error factories in place
   const asked = process.argv.slice(2).filter((a) => a !== '--')
   const unknown = asked.filter((a) => !BENCHES.some((b) => b.name === a))
   if (unknown.length) {

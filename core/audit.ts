@@ -82,14 +82,46 @@ export interface AuditInput {
   details?: Record<string, unknown>
 }
 
-/** Runs after the audit row is written, inside the same transaction but in its own savepoint. */
-export type AuditHook = (tx: Tx, event: AuditEvent) => Promise<void>
+/**
+ * A post-flush hook: runs after an audit row of one of its `actions` is written, inside the same transaction but in
+ * its own savepoint. A write of any other action pays nothing for it (no savepoint, no query).
+ */
+export interface AuditHook {
+  /** Names the hook in logs (audit.hook_failed) and keys it: installing a hook of the same name replaces it. */
+  name: string
+  actions: readonly AuditAction[]
+  run(tx: Tx, event: AuditEvent): Promise<void>
+}
 
 const hooks = new Map<string, AuditHook>()
+/** The installed hooks by action, in installation order: what recordAudit reads per write. */
+let hooksByAction = new Map<string, AuditHook[]>()
 
-export function registerAuditHook(name: string, hook: AuditHook): () => void {
-  hooks.set(name, hook)
-  return () => hooks.delete(name)
+function indexHooks() {
+  hooksByAction = new Map()
+  for (const hook of hooks.values()) {
+    for (const action of new Set(hook.actions)) hooksByAction.set(action, [...(hooksByAction.get(action) ?? []), hook])
+  }
+}
+
+/**
+ * Installs the hooks a process runs (installDomain, subgraphs/install.ts, passes the twins' list); idempotent, since a
+ * hook of the same name replaces the one installed before.
+ */
+export function installAuditHooks(list: readonly AuditHook[]): void {
+  for (const hook of list) hooks.set(hook.name, hook)
+  indexHooks()
+}
+
+/** Installs one more hook (tests); answers a function that removes it again. */
+export function registerAuditHook(hook: AuditHook): () => void {
+  installAuditHooks([hook])
+  return () => { if (hooks.get(hook.name) === hook) { hooks.delete(hook.name); indexHooks() } }
+}
+
+/** The names of the hooks a write of `action` runs, in order. */
+export function auditHooksFor(action: AuditAction): string[] {
+  return (hooksByAction.get(action) ?? []).map((h) => h.name)
 }
 
 // A batch decision (batch_approval) runs each item's ordinary write inside this scope, so every audit row the item
@@ -111,7 +143,7 @@ export function underDelegation<T>(fromUserId: string | null, f: () => Promise<T
 }
 
 /**
- * Writes one audit row in the caller's transaction, then runs each post-flush hook in a savepoint:
+ * Writes one audit row in the caller's transaction, then runs each post-flush hook of its action in a savepoint:
  * a failing hook is rolled back to its savepoint and logged, and never fails or undoes the record write.
  */
 export async function recordAudit(anyTx: AnyTx, input: AuditInput): Promise<AuditEvent> {
@@ -133,15 +165,15 @@ export async function recordAudit(anyTx: AnyTx, input: AuditInput): Promise<Audi
       details: (input.actor.type === 'system' ? { ...input.details, system: input.actor.name } : input.details ?? {}) as object,
     },
   })
-  for (const [name, hook] of hooks) {
+  for (const hook of hooksByAction.get(event.action) ?? []) {
     const savepoint = `audit_hook_${randomBytes(6).toString('hex')}`
     await tx.$executeRawUnsafe(`SAVEPOINT ${savepoint}`)
     try {
-      await hook(tx, event)
+      await hook.run(tx, event)
       await tx.$executeRawUnsafe(`RELEASE SAVEPOINT ${savepoint}`)
     } catch (err) {
       await tx.$executeRawUnsafe(`ROLLBACK TO SAVEPOINT ${savepoint}`)
-      log.error('audit.hook_failed', { hook: name, action: event.action, auditEventId: event.id, error: err })
+      log.error('audit.hook_failed', { hook: hook.name, action: event.action, auditEventId: event.id, error: err })
     }
   }
   return event

@@ -210,9 +210,15 @@ export const CORE_ERROR_CLASSES: readonly ErrorClass[] = [
   DecisionRequired, InboxLinkInvalid, InboxLinkUsed, InboxLinkExpired,
 ]
 
-/** Registers the factory of a class defined elsewhere (the vendor errors), so `new DomainError(code)` maps to it. */
-export function registerErrorFactory(code: ErrorCode, factory: Factory) {
-  BY_CODE.set(code, factory)
+/** How to build the typed error of a code from its message and extra (what `new DomainError(code)` answers). */
+export type ErrorFactory = Factory
+
+/**
+ * Installs the factories of classes defined elsewhere (the vendor errors, installDomain in subgraphs/install.ts), so
+ * `new DomainError(code)` maps to them in every process; idempotent.
+ */
+export function installErrorFactories(factories: Readonly<Partial<Record<ErrorCode, ErrorFactory>>>): void {
+  for (const [code, factory] of Object.entries(factories) as [ErrorCode, ErrorFactory][]) BY_CODE.set(code, factory)
 }
 
 /** The typed error of a code, for codes that arrive as data (a worker's recorded refusal). */

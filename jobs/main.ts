@@ -10,10 +10,12 @@ import { log } from '../core/log'
 import { isDatabaseUnavailable } from '../core/db-outage'
 import { createTaskList, migrateWorkerSchema, startWorker } from './worker'
 import { startWorkerProbes } from './probes'
+import { installDomain } from '../subgraphs/install'
 
 let e
 try { e = parseEnv() } catch (err) { console.error((err as EnvError).message); process.exit(1) }
 setEnv(e)
+installDomain()
 // Background work yields to the servers sharing the host: a 202 to the vendor must not wait behind job processing.
 try { if (e.WORKER_NICE > 0) os.setPriority(Math.max(os.getPriority(), e.WORKER_NICE)) } catch { /* not permitted: run as is */ }
 const database = await resolveDatabaseUrl().catch(exitOnStartFailure)

@@ -19,13 +19,10 @@ import { reconcileQms } from './tasks/reconcile_qms'
 import { webhookRetention } from './tasks/webhook_retention'
 import { memoryExpire } from './tasks/memory_expire'
 import { twinCycle } from './tasks/twin_cycle'
-// The deterministic harness (an MCP client of the tool server) registers itself under the default key when loaded.
-import '../subgraphs/twins/harness/deterministic'
 import { twinSchedule } from './tasks/twin_schedule'
 import { twinEventsReconcile } from './tasks/twin_events_reconcile'
 import { twinEvaluate } from './tasks/twin_evaluate'
 import { delegationExpire } from './tasks/delegation_expire'
-import { installTwinAuditHooks } from '../subgraphs/twins/domain/twin-events'
 import { twinDigest } from './tasks/twin_digest'
 import { stageReadinessRefresh } from './tasks/stage_readiness_refresh'
 import { literatureHealth } from './tasks/literature_health'
@@ -39,7 +36,6 @@ export const CRONTAB = path.join(path.dirname(fileURLToPath(import.meta.url)), '
 
 /** Task name = file name under jobs/tasks; each task asserts its payload before calling domain code. */
 export function createTaskList(deps: WorkerDeps): TaskList {
-  installTwinAuditHooks() // jobs record audit rows too: triggerable and pause actions reach twins from here as well
   return withRequestIds({
     deliver_email: deliverEmail(deps),
     inbox_expire: inboxExpire(deps),

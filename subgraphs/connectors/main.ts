@@ -1,6 +1,9 @@
 // The connectors subgraph as its own process: `tsx subgraphs/connectors/main.ts` (CONNECTORS_PORT on HOST).
 import { runComponent } from '../../core/component'
 import { createConnectorsSubgraph } from './server'
+import { installDomain } from '../install'
+
+installDomain()
 
 await runComponent('connectors', async ({ db, env }) => {
   const server = createConnectorsSubgraph(db)

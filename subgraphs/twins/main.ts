@@ -3,6 +3,9 @@ import { runComponent } from '../../core/component'
 import { PgListener } from '../../core/pubsub'
 import { log } from '../../core/log'
 import { createTwinsSubgraph } from './server'
+import { installDomain } from '../install'
+
+installDomain()
 
 await runComponent('twins', async ({ db, databaseUrl, env }) => {
   const listener = new PgListener(databaseUrl, () => log.warn('pubsub.reconnected', { note: 'live events sent meanwhile were lost' }))

@@ -5,14 +5,10 @@ import { createSubgraphServer } from '../shared/server'
 import { InboxEvents } from './domain/inbox-events'
 import { TwinRunEvents } from './domain/twin-run-events'
 import { StageGateEvents } from './domain/gate-events'
-import { installTwinAuditHooks } from './domain/twin-events'
 import { createInboxLinkRoutes } from './http/links'
 import { buildTwinsSchema } from './schema'
-// The harness's QA duty templates register in the duty catalogue, so twins may hold them (else duty_unavailable).
-import './harness/duties'
 
 export function createTwinsSubgraph(db: Db, listener: PgListener) {
-  installTwinAuditHooks()
   const inboxEvents = new InboxEvents(db, listener)
   const twinRunEvents = new TwinRunEvents(db, listener)
   const stageGateEvents = new StageGateEvents(db, listener)

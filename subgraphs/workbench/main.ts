@@ -1,6 +1,9 @@
 // The workbench subgraph as its own process: `tsx subgraphs/workbench/main.ts` (WORKBENCH_PORT on HOST).
 import { runComponent } from '../../core/component'
 import { createWorkbenchSubgraph } from './server'
+import { installDomain } from '../install'
+
+installDomain()
 
 await runComponent('workbench', async ({ db, env }) => {
   const server = createWorkbenchSubgraph(db)

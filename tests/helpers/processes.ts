@@ -1,6 +1,7 @@
 // Runs one of the project's entries (main.ts, a script, a component's main.ts) as its own Node process, the way npm
 // runs it, for tests of what it prints on which stream and how it exits.
 import { spawn } from 'node:child_process'
+import { track } from './resources'
 
 export interface EntryResult { code: number | null; stdout: string; stderr: string }
 
@@ -23,4 +24,27 @@ export function runEntry(file: string, opts: { args?: string[]; env?: Record<str
     child.stderr.on('data', (c: Buffer) => { result.stderr += c; seen() })
     child.once('close', (code) => { clearTimeout(timer); result.code = code; resolve(result) }) // after stdout and stderr are read to the end
   })
+}
+
+/**
+ * Starts a component's main.ts as its own Node process (`env` laid over this process's environment) and resolves once
+ * it logs component.ready; `await using` (or close()) stops it with SIGTERM and waits for it to exit.
+ */
+export async function startComponentProcess(file: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', file], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const stop = async () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM'); await exited }
+  let output = ''
+  await new Promise<void>((resolve, reject) => {
+    // generous: a loaded 2-core machine takes over 30 s to import a subgraph
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${file} did not start:\n${output}`)) }, 90_000)
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.includes('"component.ready"')) { clearTimeout(timer); resolve() }
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${file} exited with ${code}:\n${output}`)) })
+  })
+  return track(`the ${file} process`, { child, output: () => output }, stop)
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { randomUUID } from 'node:crypto'
-import { recordAudit, registerAuditHook, PAUSE_ACTIONS, TRIGGERABLE_ACTIONS } from '../../core/audit'
+import { auditHooksFor, recordAudit, registerAuditHook, PAUSE_ACTIONS, TRIGGERABLE_ACTIONS, type AuditAction } from '../../core/audit'
 import { useTestDatabase } from '../helpers/db'
 import { createTenant } from '../helpers/factories'
 
@@ -39,12 +39,12 @@ describe('audit recorder', () => {
 
   it('keeps the record write when a post-flush hook fails, and rolls back only what the hook wrote', async () => {
     const { organization, users, program } = await createTenant(t.current.db)
-    unhook.push(registerAuditHook('writes-then-fails', async (tx, event) => {
+    unhook.push(registerAuditHook({ name: 'writes-then-fails', actions: ['role_assignment.delete'], run: async (tx, event) => {
       await tx.notification.create({ data: { organizationId: event.organizationId, userId: users.scientist.id, kind: 'mention', payload: { from: 'failing hook' } } })
       throw new Error('hook exploded')
-    }))
+    } }))
     let hookSaw = ''
-    unhook.push(registerAuditHook('healthy', async (_tx, event) => { hookSaw = event.action }))
+    unhook.push(registerAuditHook({ name: 'healthy', actions: ['role_assignment.delete'], run: async (_tx, event) => { hookSaw = event.action } }))
     const event = await t.current.db.$transaction(async (tx) => {
       const e = await recordAudit(tx, {
         organizationId: organization.id, programId: program.id, action: 'role_assignment.delete',
@@ -57,6 +57,33 @@ describe('audit recorder', () => {
     expect(await t.current.db.artifact.count({ where: { organizationId: organization.id } })).toBe(1)
     expect(await t.current.db.notification.count({ where: { organizationId: organization.id } })).toBe(0)
     expect(hookSaw).toBe('role_assignment.delete')
+  })
+
+  it('runs a hook only for the actions it declares: a write of another action opens no savepoint for it', async () => {
+    const { organization, users, program } = await createTenant(t.current.db)
+    const saw: string[] = []
+    unhook.push(registerAuditHook({ name: 'experiments-only', actions: ['experiment.update'], run: async (_tx, event) => { saw.push(event.action) } }))
+    const savepoints = { 'stage_gate.open': 0, 'experiment.update': 0 }
+    const write = (action: keyof typeof savepoints) => t.current.db.$transaction((tx) => {
+      // The transaction as recordAudit sees it, counting the savepoints it opens.
+      const counted = new Proxy(tx, {
+        get(target, key) {
+          const value = Reflect.get(target, key)
+          if (key === '$executeRawUnsafe') return (sql: string, ...args: unknown[]) => { if (sql.startsWith('SAVEPOINT')) savepoints[action]++; return tx.$executeRawUnsafe(sql, ...args) }
+          return typeof value === 'function' ? value.bind(target) : value
+        },
+      })
+      return recordAudit(counted, {
+        organizationId: organization.id, programId: program.id, action: action as AuditAction,
+        actor: { type: 'user', userId: users.program_lead.id }, target: { type: 'program_record', id: randomUUID() },
+      })
+    })
+    await write('stage_gate.open')
+    await write('experiment.update')
+    expect(saw).toEqual(['experiment.update'])
+    expect(auditHooksFor('stage_gate.open')).toEqual([])
+    expect(auditHooksFor('experiment.update')).toContain('experiments-only')
+    expect(savepoints).toEqual({ 'stage_gate.open': 0, 'experiment.update': auditHooksFor('experiment.update').length })
   })
 
   it('rolls the audit row back with the caller when the caller fails', async () => {

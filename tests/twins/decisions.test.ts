@@ -257,7 +257,7 @@ describe('deciding', () => {
     const w = await world()
     const filed = await w.propose({ kind: 'update', recordId: w.hypothesis.recordId, fields: { confidence: 'high' } })
     let calls = 0
-    const off = registerAuditHook('test.failing', async () => { calls++; throw new Error('hook down') })
+    const off = registerAuditHook({ name: 'test.failing', actions: ['proposal.approve', 'hypothesis.update'], run: async () => { calls++; throw new Error('hook down') } })
     try {
       const r = await decide(w.tenant, 'program_lead', { id: filed.proposalId, decision: 'APPROVE' })
       expect(r.body.data.decideProposal.proposal.decision.outcome).toBe('approved')

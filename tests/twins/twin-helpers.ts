@@ -2,7 +2,8 @@
 // records what it was given, and waiting for a run to reach a status.
 import { createHash } from 'node:crypto'
 import type { Db } from '../../core/db'
-import { registerHarness, type RunContext, type RunOutcome } from '../../subgraphs/twins/harness/interface'
+import type { RunContext, RunOutcome } from '../../subgraphs/twins/harness/interface'
+import { registerHarness } from '../../subgraphs/twins/harness/registry'
 import type { Tenant, PersonaKey } from '../helpers/factories'
 
 export async function seedTwin(db: Db, tenant: Tenant, persona: PersonaKey, opts: {

@@ -1,12 +1,14 @@
 // Owns executing one queued twin run (the twin_cycle job): refuse a paused or retired twin, start the run, hand it to
-// the harness registered for its trigger, finish it. Retried jobs never leave a run stuck running: a run a retry finds
-// `running` was cut off by a crash part-way, and is failed rather than run again (a second pass could file twice).
+// the harness for its trigger (harness/registry.ts), finish it. Retried jobs never leave a run stuck running: a run a
+// retry finds `running` was cut off by a crash part-way, and is failed rather than run again (a second pass could file
+// twice).
 import type { AgentRun } from '../../../generated/prisma/client'
 import { contextForUser } from '../../../core/command'
 import type { Db } from '../../../core/db'
 import { DomainError, InvalidTransition } from '../../../core/errors'
 import { log } from '../../../core/log'
-import { getHarness, harnessKeyFor, type RunContext } from '../harness/interface'
+import { harnessKeyFor, type RunContext } from '../harness/interface'
+import { getHarness } from '../harness/registry'
 import { finishRun, interruptRun, runFooter, startRun } from './runs'
 import { runWornRole } from '../../workbench/domain/workbench-roles'
 import { transitionAll } from '../../../core/state-machine'

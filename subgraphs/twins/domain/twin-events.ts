@@ -2,7 +2,7 @@
 // hook never loses the write) that turn a triggerable action into coalesced twin_cycle runs and a pause action into
 // paused twins, and twin_events_reconcile, which compares each event trigger's entry_seq watermark with the trail.
 import type { AuditEvent, TwinTrigger } from '../../../generated/prisma/client'
-import { PAUSE_ACTIONS, TRIGGERABLE_ACTIONS, registerAuditHook, systemActor } from '../../../core/audit'
+import { AUDIT_ACTIONS, PAUSE_ACTIONS, TRIGGERABLE_ACTIONS, systemActor, type AuditHook } from '../../../core/audit'
 import { asTx, type AnyTx, type Db, type Tx } from '../../../core/db'
 import { hasPermission } from '../../../core/permissions'
 import { currentPersonaVersion } from '../../../core/release'
@@ -88,13 +88,16 @@ export async function onPauseEvent(tx: Tx, event: AuditEvent) {
   }
 }
 
-/** Registers the hooks (idempotent: by name). Every process that records audit rows calls this at start. */
-export function installTwinAuditHooks() {
-  registerAuditHook('twins.events', onTriggerableEvent)
-  registerAuditHook('twins.pause_causes', onPauseEvent)
-  // Stage gates: a write in a program with open gates recomputes their readiness in the same transaction.
-  registerAuditHook('gates.readiness', onProgramEventForGates)
-}
+/**
+ * The twins' audit hooks, each with the actions it reads; installDomain (subgraphs/install.ts) installs them in every
+ * process that records audit rows. Stage gates: a write in a program with open gates recomputes their readiness in the
+ * same transaction (every action but the gate's own, which recompute themselves).
+ */
+export const TWIN_AUDIT_HOOKS: readonly AuditHook[] = [
+  { name: 'twins.events', actions: TRIGGERABLE_ACTIONS, run: onTriggerableEvent },
+  { name: 'twins.pause_causes', actions: PAUSE_ACTIONS, run: onPauseEvent },
+  { name: 'gates.readiness', actions: AUDIT_ACTIONS.filter((a) => !a.startsWith('stage_gate.')), run: onProgramEventForGates },
+]
 
 export interface ReconcileReport { triggers: number; queued: number; coalesced: number; deferred: number }
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import type { ToolClient } from './tool-client'
 import { filingPaused, isFilingPaused } from '../domain/backpressure'
-import { dutyTemplate, registerDuty } from '../domain/duty-catalogue'
+import { dutyTemplate } from '../domain/duty-catalogue'
 import type { ProgramPersona } from '../../../core/permissions/catalogue'
 
 type Rec = { id: string; title: string; status: string; version: number; fields: Record<string, any>; body: string }
@@ -67,7 +67,7 @@ export class DutyRun {
 export interface DutyTemplate {
   key: string
   kind: 'persona' | 'workbench_role'
-  /** QA templates: the personas that may hold them, registered in the twins' duty catalogue (duty_unavailable otherwise). */
+  /** QA templates: the personas that may hold them, from the twins' duty catalogue (duty_unavailable otherwise). */
   personas?: readonly ProgramPersona[]
   /** The workbench role that ships it (role templates only). */
   workbenchRole?: string
@@ -78,8 +78,11 @@ export interface DutyTemplate {
   run(d: DutyRun): Promise<void>
 }
 
-/** QA templates are the quality reviewer's; owners and leads hold the same review keys. */
-const QA: readonly ProgramPersona[] = ['quality_reviewer', 'program_owner', 'program_lead']
+/** A QA template's key, personas and description as the twins' duty catalogue lists them (one list for both). */
+function catalogued(key: string): Pick<DutyTemplate, 'key' | 'personas' | 'description'> {
+  const t = dutyTemplate(key)!
+  return { key, personas: t.personas, description: t.description }
+}
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10)
 const titled = (records: Rec[], title: string) => records.some((r) => r.title.trim().toLowerCase() === title.trim().toLowerCase())
 const bullet = (records: Rec[]) => records.map((r) => `- ${r.title} (${r.status})`).join('\n') || '- none'
@@ -146,9 +149,8 @@ const preRead: DutyTemplate = {
 
 /** QA 1: open major or critical review findings without a deviation record: propose the deviation. */
 const qaCheckTriage: DutyTemplate = {
-  key: 'qa_check_triage', kind: 'persona', personas: QA,
+  ...catalogued('qa_check_triage'), kind: 'persona',
   reads: ['review.list_findings', 'review.list_deviations'], files: ['review.propose_deviation'],
-  description: 'Open major or critical review findings with no deviation record: proposes one, classified by the finding severity.',
   async run(d) {
     const findings = (await d.records('review.list_findings', { status: 'open' })).filter((f) => ['major', 'critical'].includes(f.fields.severity))
     const deviations = await d.records('review.list_deviations')
@@ -165,9 +167,8 @@ const qaCheckTriage: DutyTemplate = {
 
 /** QA 2: major or critical deviations still open with no CAPA decision: propose capa_required. */
 const qaDeviationFollowup: DutyTemplate = {
-  key: 'qa_deviation_followup', kind: 'persona', personas: QA,
+  ...catalogued('qa_deviation_followup'), kind: 'persona',
   reads: ['review.list_deviations'], files: ['review.propose_deviation'],
-  description: 'Reported or investigating major/critical deviations without capa_required: proposes setting it.',
   async run(d) {
     for (const status of ['reported', 'investigating']) {
       for (const dev of await d.records('review.list_deviations', { status })) {
@@ -183,9 +184,8 @@ const qaDeviationFollowup: DutyTemplate = {
 
 /** QA 3: OOS/OOT candidate findings handed to QA: propose a review finding for each not yet taken in. */
 const qaOosIntake: DutyTemplate = {
-  key: 'qa_oos_intake', kind: 'persona', personas: QA,
+  ...catalogued('qa_oos_intake'), kind: 'persona',
   reads: ['evidence.list_findings', 'review.list_findings'], files: ['review.propose_finding'],
-  description: 'Evidence findings of kind oos_candidate without a review finding: proposes one (major, check OOS/OOT intake).',
   async run(d) {
     const candidates = (await d.records('evidence.list_findings')).filter((f) => f.fields.kind === 'oos_candidate' && f.status !== 'retracted')
     if (!candidates.length) return
@@ -207,9 +207,8 @@ const qaOosIntake: DutyTemplate = {
  * reviewer's run is denied the lint (counted) and files nothing for this template.
  */
 const qaAssertionAudit: DutyTemplate = {
-  key: 'qa_assertion_audit', kind: 'persona', personas: QA,
+  ...catalogued('qa_assertion_audit'), kind: 'persona',
   reads: ['evidence.list_findings', 'review.list_findings'], files: ['evidence.assertion_lint', 'review.propose_finding'],
-  description: 'Interpretation findings run through evidence.assertion_lint; uncited interpretations: proposes a minor review finding.',
   async run(d) {
     const interpretations = (await d.records('evidence.list_findings')).filter((f) => f.fields.kind === 'interpretation' && f.status !== 'retracted')
     if (!interpretations.length) return
@@ -402,13 +401,6 @@ export const DUTY_TEMPLATES: Readonly<Record<string, DutyTemplate>> = Object.fre
 
 /** The four QA templates (persona templates of the quality reviewer). */
 export const QA_TEMPLATES = ['qa_check_triage', 'qa_deviation_followup', 'qa_oos_intake', 'qa_assertion_audit'] as const
-
-// The twins' duty catalogue holds blocker_scan, pre_read, sar_refresh and study_gate_check; the QA templates are
-// registered by this harness, which implements them.
-for (const key of QA_TEMPLATES) {
-  const t = DUTY_TEMPLATES[key]
-  registerDuty({ key, personas: t.personas!, description: t.description })
-}
 
 /** May a persona hold a duty? (What the twins' duty_unavailable refusal reads, from one catalogue.) */
 export const dutyAvailableTo = (duty: string, persona: string) => !!DUTY_TEMPLATES[duty] && !!dutyTemplate(duty)?.personas.includes(persona as ProgramPersona)

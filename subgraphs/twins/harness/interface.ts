@@ -1,5 +1,6 @@
 // Owns the harness interface: what executes a twin run. The deterministic harness (duty templates, an MCP client of the
-// tool server) registers here; a model-backed harness plugs in behind the same interface. Nothing here calls a model.
+// tool server) is listed in harness/registry.ts; a model-backed harness plugs in behind the same interface. Nothing
+// here calls a model.
 import type { AgentRun, TwinDefinition, TwinTrigger } from '../../../generated/prisma/client'
 import type { DomainContext } from '../../../core/command'
 import type { Db } from '../../../core/db'
@@ -43,22 +44,6 @@ export interface Harness {
 
 /** The key used when a trigger's spec names no harness. */
 export const DEFAULT_HARNESS_KEY = 'deterministic'
-
-const harnesses = new Map<string, Harness>()
-
-/** Registers (or replaces) a harness; answers a function that removes it again. */
-export function registerHarness(harness: Harness): () => void {
-  harnesses.set(harness.key, harness)
-  return () => { if (harnesses.get(harness.key) === harness) harnesses.delete(harness.key) }
-}
-
-export function getHarness(key: string): Harness | undefined {
-  return harnesses.get(key)
-}
-
-export function registeredHarnesses(): string[] {
-  return [...harnesses.keys()]
-}
 
 /** Which harness runs a trigger: its spec's `harness`, else the default. */
 export function harnessKeyFor(trigger: Pick<TwinTrigger, 'spec'> | null): string {

@@ -1,6 +1,6 @@
 // Owns the persona harness catalogue (memory and workbench roles document): one harness per workbench role plus the
 // five neutral persona harnesses, the R4 gate's 'harnesses 20'. A harness here is what a run works under (its prompt
-// and its toolset), not the executor that drives the run (harness/interface.ts registers those).
+// and its toolset), not the executor that drives the run (harness/registry.ts lists those).
 //
 // A workbench role's toolset only ever narrows: the effective toolset of a run is the intersection of the harness's
 // toolset, the run role's tools and the allow-list from the person's live permissions (tools/toolset.ts).

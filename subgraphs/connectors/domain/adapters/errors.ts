@@ -2,7 +2,7 @@
 // shape, attachment too large): typed, catalogued (core/errors/catalogue.ts) and exposed as schema error objects.
 //
 // Errors carry status codes and vendor messages only: never tokens, secrets, request options or client errors as cause.
-import { DomainError, registerErrorFactory, type ErrorClass } from '../../../../core/errors'
+import { DomainError, type ErrorClass, type ErrorCode, type ErrorFactory } from '../../../../core/errors'
 import type { AdapterOperation } from './contract'
 import { EgressRefused } from '../../../../core/egress'
 
@@ -127,14 +127,17 @@ export const VENDOR_ERROR_CLASSES: readonly ErrorClass[] = [
   EvidenceQueryBudgetExhausted, // the literature connector's per-turn query budget
 ]
 
-// `new DomainError('RateLimited', ...)` from code that only knows the code still becomes the typed class.
+// `new DomainError('RateLimited', ...)` from code that only knows the code still becomes the typed class, in every process
+// that installs the domain (installDomain, subgraphs/install.ts, hands these to core/errors.ts).
 const str = (v: unknown, fallback = '') => (v == null ? fallback : String(v))
 const num = (v: unknown) => Number(v ?? 0)
-registerErrorFactory('RateLimited', (_m, e) => new RateLimited(str(e.details?.source), num(e.details?.retryAfterSeconds)))
-registerErrorFactory('VendorUnavailable', (_m, e) => new VendorUnavailable(str(e.details?.source), (e.details?.reason as 'network') ?? 'network', e.details?.status as number | undefined))
-registerErrorFactory('VendorAuthFailed', (_m, e) => new VendorAuthFailed(str(e.details?.source), num(e.details?.status)))
-registerErrorFactory('VendorNotFound', (_m, e) => new VendorNotFound(str(e.details?.source), str(e.details?.resource)))
-registerErrorFactory('VendorRequestRejected', (m, e) => new VendorRequestRejected(str(e.details?.source), num(e.details?.status), str(e.details?.vendorMessage, m)))
-registerErrorFactory('VendorResponseInvalid', (m, e) => new VendorResponseInvalid(str(e.details?.source), str(e.details?.detail, m)))
-registerErrorFactory('AttachmentTooLarge', (_m, e) => new AttachmentTooLarge(str(e.details?.fileId), num(e.details?.size), num(e.details?.limit), str(e.details?.source, 'unknown')))
-registerErrorFactory('evidence_query_budget_exhausted', (_m, e) => new EvidenceQueryBudgetExhausted(num(e.details?.budget), num(e.details?.used)))
+export const VENDOR_ERROR_FACTORIES: Readonly<Partial<Record<ErrorCode, ErrorFactory>>> = {
+  RateLimited: (_m, e) => new RateLimited(str(e.details?.source), num(e.details?.retryAfterSeconds)),
+  VendorUnavailable: (_m, e) => new VendorUnavailable(str(e.details?.source), (e.details?.reason as 'network') ?? 'network', e.details?.status as number | undefined),
+  VendorAuthFailed: (_m, e) => new VendorAuthFailed(str(e.details?.source), num(e.details?.status)),
+  VendorNotFound: (_m, e) => new VendorNotFound(str(e.details?.source), str(e.details?.resource)),
+  VendorRequestRejected: (m, e) => new VendorRequestRejected(str(e.details?.source), num(e.details?.status), str(e.details?.vendorMessage, m)),
+  VendorResponseInvalid: (m, e) => new VendorResponseInvalid(str(e.details?.source), str(e.details?.detail, m)),
+  AttachmentTooLarge: (_m, e) => new AttachmentTooLarge(str(e.details?.fileId), num(e.details?.size), num(e.details?.limit), str(e.details?.source, 'unknown')),
+  evidence_query_budget_exhausted: (_m, e) => new EvidenceQueryBudgetExhausted(num(e.details?.budget), num(e.details?.used)),
+}

@@ -1,9 +1,10 @@
 // Owns the scrubber's term source from program records (memory document, Scrubber): target names from the program's
-// hypotheses (the hypothesis `target` field) and milestone names (milestone titles). Registered once on load; the
-// promote path imports this module, so every promote scrubs them.
-import { registerScrubTermSource, type ScrubTerm } from './scrubber'
+// hypotheses (the hypothesis `target` field) and milestone names (milestone titles). Listed in the scrubber's
+// SCRUB_TERM_SOURCES, so every promote scrubs them.
+import type { TenantTx } from '../../../../core/db'
+import type { ScrubTerm } from './scrubber'
 
-registerScrubTermSource('program_records', async (tx, programId) => {
+export async function programRecordTerms(tx: TenantTx, programId: string): Promise<ScrubTerm[]> {
   const rows = await tx.programRecord.findMany({
     where: { programId, recordType: { in: ['evidence.hypotheses', 'progress.milestones'] } },
     select: { recordType: true, title: true, fields: true },
@@ -15,4 +16,4 @@ registerScrubTermSource('program_records', async (tx, programId) => {
     if (r.recordType === 'evidence.hypotheses' && typeof target === 'string' && target.trim()) terms.push({ term: target, label: 'target' })
   }
   return terms
-})
+}

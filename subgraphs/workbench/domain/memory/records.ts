@@ -13,8 +13,6 @@ import { memoryRecordStatus } from '../../../../core/states/memory'
 import type { MemoryKind, MemoryRecord } from '../../../../generated/prisma/client'
 import { keysetPage, mapPage, type Page, type PageArgs } from '../../../shared/pagination'
 import { scrub, scrubTermsFor } from './scrubber'
-// Registers the program-records term source (hypothesis targets, milestone names) with the scrubber.
-import './record-terms'
 import {
   DAY_MS, EPISODIC_DAYS, KINDS_BY_TIER, LIVE_STATUSES, PROMOTABLE_KINDS, assertNoSourceText, assertOwnDecision,
   announceNotesBeneath, assertOwnOrganisation, contentHash, erasedNoteQuestion, isRef, namespaceFor, toOut, type MemoryRecordOut,

@@ -2,6 +2,7 @@
 // so it loses the program slug and name, compound and batch identifiers, target names of the program's hypotheses,
 // milestone names, partner names from connection metadata and member names. Counts what it removed.
 import type { TenantTx } from '../../../../core/db'
+import { programRecordTerms } from './record-terms'
 
 export type ScrubLabel = 'program' | 'compound' | 'batch' | 'target' | 'milestone' | 'partner' | 'person'
 export interface ScrubTerm { term: string; label: ScrubLabel }
@@ -17,15 +18,11 @@ export const IDENTIFIER_PATTERNS: readonly { re: RegExp; label: ScrubLabel }[] =
 ]
 
 /**
- * Program-specific sources of terms that land with later features (hypotheses' targets, milestones, compounds and
- * batches of program records): each registers a loader, and promote scrubs whatever they answer.
+ * Program-specific sources of terms beyond the program's own rows (hypotheses' targets and milestones of program
+ * records, record-terms.ts): promote scrubs whatever each answers. A new source is one more entry here.
  */
 export type ScrubTermSource = (tx: TenantTx, programId: string) => Promise<ScrubTerm[]>
-const sources = new Map<string, ScrubTermSource>()
-export function registerScrubTermSource(name: string, source: ScrubTermSource): () => void {
-  sources.set(name, source)
-  return () => sources.delete(name)
-}
+export const SCRUB_TERM_SOURCES: readonly ScrubTermSource[] = [programRecordTerms]
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
@@ -56,7 +53,7 @@ function partnerStrings(value: unknown, out: string[] = [], depth = 0): string[]
   return out
 }
 
-/** Everything the scrubber removes for a program: its own rows, its members, its connections, and registered sources. */
+/** Everything the scrubber removes for a program: its own rows, its members, its connections, and the listed sources. */
 export async function scrubTermsFor(tx: TenantTx, programId: string): Promise<ScrubTerm[]> {
   const program = await tx.program.findFirstOrThrow({ where: { id: programId }, select: { slug: true, name: true } })
   const terms: ScrubTerm[] = [{ term: program.slug, label: 'program' }, { term: program.name, label: 'program' }]
@@ -76,7 +73,7 @@ export async function scrubTermsFor(tx: TenantTx, programId: string): Promise<Sc
       if (label && label.length >= 3) terms.push({ term: label, label: 'partner' })
     }
   }
-  for (const source of sources.values()) terms.push(...await source(tx, programId))
+  for (const source of SCRUB_TERM_SOURCES) terms.push(...await source(tx, programId))
   return terms
 }
 

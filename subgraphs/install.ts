@@ -1,0 +1,20 @@
+// Owns what every process installs before it serves or works: the seams core/ cannot fill itself, because the code
+// behind them lives in the subgraphs. Each entry point calls installDomain() once, explicitly (main.ts, jobs/main.ts,
+// subgraphs/*/main.ts, subgraphs/twins/tools/main.ts, bench/run.ts, the tests' setup file); nothing installs itself on
+// import. What needs no installation is a list read where it is used: the duty catalogue
+// (twins/domain/duty-catalogue.ts), the harnesses (twins/harness/registry.ts), the scrubber's term sources
+// (workbench/domain/memory/scrubber.ts).
+import { installAuditHooks } from '../core/audit'
+import { installErrorFactories } from '../core/errors'
+import { VENDOR_ERROR_FACTORIES } from './connectors/domain/adapters/errors'
+import { TWIN_AUDIT_HOOKS } from './twins/domain/twin-events'
+
+/**
+ * Installs the audit hooks (a triggerable action fires twin runs, a pause action pauses twins, a program write
+ * recomputes open stage gates) and the vendor error factories (`new DomainError('RateLimited')` is a RateLimited).
+ * Idempotent.
+ */
+export function installDomain(): void {
+  installAuditHooks(TWIN_AUDIT_HOOKS)
+  installErrorFactories(VENDOR_ERROR_FACTORIES)
+}
