@@ -39,7 +39,7 @@ export type HandoffStatus =
   | 'done'
   | 'withdrawn';
 
-/** What happened to an inbox item: filed, resolved (done), snoozed, reopened (snooze ended), dismissed, expired, reminded, feedback given, or a Keep question beneath it (memoryNotes) added, answered or erased. */
+/** What happened to an inbox item: filed, resolved (done), snoozed, reopened (snooze ended), dismissed, expired, reminded, feedback given, a Keep question beneath it (memoryNotes) added, answered or erased, or escalated (open longer than the program's escalation_days). */
 export type InboxChange =
   | 'created'
   | 'resolved'
@@ -49,7 +49,8 @@ export type InboxChange =
   | 'expired'
   | 'reminded'
   | 'feedback'
-  | 'memory_note';
+  | 'memory_note'
+  | 'escalated';
 
 export type InboxFeedback =
   | 'none'

@@ -11,6 +11,7 @@ import { clock } from './schedules'
 import { isFilingPaused, openDecisionCount } from './backpressure'
 import { pauseTwin, pauseTwinsFor } from './twins'
 import { onProgramEventForGates } from './gate-readiness'
+import { installInboxProducers } from './inbox-producers'
 
 const triggerable = new Set<string>(TRIGGERABLE_ACTIONS)
 const pausing = new Set<string>(PAUSE_ACTIONS)
@@ -94,6 +95,8 @@ export function installTwinAuditHooks() {
   registerAuditHook('twins.pause_causes', onPauseEvent)
   // Stage gates: a write in a program with open gates recomputes their readiness in the same transaction.
   registerAuditHook('gates.readiness', onProgramEventForGates)
+  // The inbox's signature, question and information items (domain/inbox-producers.ts).
+  installInboxProducers()
 }
 
 export interface ReconcileReport { triggers: number; queued: number; coalesced: number; deferred: number }
