@@ -3,7 +3,7 @@
 // its closing signature, a question put to a person, and what comes back to the asker; each resolves when the thing it
 // points to is done.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
+import { useStack, gql, wsClient, collect } from '../helpers/stack'
 import { createTenant, type PersonaKey, type Tenant } from '../helpers/factories'
 
 const stack = useStack()
@@ -28,7 +28,7 @@ const SOP_TEXT = 'Purpose. The analyst shall record every weighing in the notebo
 
 describe('signature items', () => {
   it('files a signature item for each approver when a local SOP waits for approval, delivered live, and resolves it for all when one approves', async () => {
-    await using client = wsClient(url(), await t.token('quality_reviewer'))
+    const client = wsClient(url(), await t.token('quality_reviewer'))
     const live = collect(client, 'subscription { inboxChanged { id kind status change title } }', 2)
     await new Promise((r) => setTimeout(r, 300))
     const created = await call('program_lead', `mutation($i: CreateLocalSopInput!) { createLocalSop(input: $i) { ${ERR} ... on MutationCreateLocalSopSuccess { sop { id } } } }`,
@@ -48,6 +48,7 @@ describe('signature items', () => {
 
     await call('program_owner', `mutation($id: ID!) { approveSop(id: $id) { ${ERR} } }`, { id: sopId })
     await live.finished
+    client.dispose()
     expect(live.received.map((m) => m.data!.inboxChanged)).toEqual([
       expect.objectContaining({ id: qa.id, kind: 'signature', change: 'created', status: 'open' }),
       expect.objectContaining({ id: qa.id, kind: 'signature', change: 'resolved', status: 'done' }),
@@ -83,7 +84,7 @@ describe('question and information items', () => {
     { i: { programId: t.program.id, recordType: 'evidence.questions', title: 'Which vehicle did the 28-day rat study use?', fields } })).createRecord.record.id as string
 
   it('puts a question to its owner (due the end of its due_on), moves it when the owner changes, and tells the asker when it is answered', async () => {
-    await using client = wsClient(url(), await t.token('manufacturing_specialist'))
+    const client = wsClient(url(), await t.token('manufacturing_specialist'))
     const live = collect(client, 'subscription { inboxChanged { id kind change sourceId } }', 2)
     await new Promise((r) => setTimeout(r, 300))
     const id = await createQuestion({ owner_user_id: t.users.manufacturing_specialist.id, due_on: '2030-01-15' })
@@ -97,6 +98,7 @@ describe('question and information items', () => {
     const upd = await call('scientist', `mutation($i: UpdateRecordInput!) { updateRecord(input: $i) { ${ERR} } }`, { i: { id, fields: { owner_user_id: t.users.program_lead.id } } })
     expect(upd.updateRecord.__typename).not.toMatch(/Error|Invalid|Forbidden/)
     await live.finished
+    client.dispose()
     expect(live.received.map((m) => [m.data!.inboxChanged.kind, m.data!.inboxChanged.change])).toEqual([['question', 'created'], ['question', 'resolved']])
     expect((await itemsFor('manufacturing_specialist', id))[0]).toMatchObject({ status: 'done', doneBy: null })
     const [moved] = await itemsFor('program_lead', id)

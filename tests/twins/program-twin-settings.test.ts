@@ -34,10 +34,10 @@ describe('twin_defaults', () => {
     const direct = await call('program_owner', `mutation($p: ID!, $s: JSON!) { updateProgramSettings(programId: $p, settings: $s) { ${ERR} } }`,
       { p: t.program.id, s: { twin_defaults: { expiry_hours: 48 } } })
     expect(direct.updateProgramSettings).toMatchObject({ code: 'invalid_input', field: 'settings.twin_defaults' })
-    const scientist = await call('scientist', SET_DEFAULTS, { p: t.program.id, d: { expiry_hours: 48 }, r: 'shorter' })
-    expect(scientist.setProgramTwinDefaults).toMatchObject({ code: 'forbidden' })
-    const qa = await call('quality_reviewer', SET_DEFAULTS, { p: t.program.id, d: { expiry_hours: 48 }, r: 'shorter' })
-    expect(qa.setProgramTwinDefaults).toMatchObject({ code: 'forbidden' })
+    for (const persona of ['scientist', 'quality_reviewer'] as const) {
+      const refused = await gql(url(), SET_DEFAULTS, { p: t.program.id, d: { expiry_hours: 48 }, r: 'shorter' }, await t.token(persona))
+      expect(refused.body.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN', permission: 'program.twins.manage' })
+    }
     const noReason = await call('program_lead', SET_DEFAULTS, { p: t.program.id, d: { expiry_hours: 48 } })
     expect(noReason.setProgramTwinDefaults).toMatchObject({ code: 'reason_required', field: 'reason' })
     const bad = await call('program_lead', SET_DEFAULTS, { p: t.program.id, d: { expiry_hours: 0, digest_time: '25:00', colour: 'red' }, r: 'x' })
@@ -83,11 +83,12 @@ describe('escalation_days', () => {
     await db().program.update({ where: { id: other.program.id }, data: { settings: { escalation_days: 0 } } })
     const off = await file('quality_reviewer', 'Approve SOP-X', 30, 'signature', other)
 
-    await using client = wsClient(url(), await t.token('quality_reviewer'))
+    const client = wsClient(url(), await t.token('quality_reviewer'))
     const live = collect(client, 'subscription { inboxChanged { id change priority escalatedAt } }', 1)
     await new Promise((r) => setTimeout(r, 300))
     await runInboxExpire()
     await live.finished
+    client.dispose()
     expect(live.received[0].data!.inboxChanged).toMatchObject({ id: old.id, change: 'escalated', priority: 'now' })
     expect(await db().inboxItem.findUniqueOrThrow({ where: { id: old.id } })).toMatchObject({ priority: 'now', escalatedAt: expect.any(Date) })
     for (const quiet of [recent, proposal, off]) expect((await db().inboxItem.findUniqueOrThrow({ where: { id: quiet.id } })).escalatedAt).toBeNull()

@@ -7,7 +7,7 @@
 // | requirement_set.create (version effective)      | signature   | quality reviewers holding review.sops.manage (else every    | requirement_set.accept of it or of another   |
 // |                                                 |             | holder), not the person who extracted it                    | set of the version (it is superseded)        |
 // | sop.create (a local SOP, version 1.0 in draft)  | signature   | holders of review.sops.approve, not its author              | sop.approve                                  |
-// | stage_gate.review (the gate waits for closing)  | signature   | holders of progress.stages.approve but the reviewer         | stage_gate.close / reopen / supersede        |
+// | stage_gate.review (the gate waits for closing)  | signature   | holders of progress.stages.approve but the reviewer         | stage_gate.close (here); reopen, supersede   |
 // | question.create or .update, open, with an owner | question    | the owner (owner_user_id), unless they asked it themselves  | the question answered or closed; an owner    |
 // |                                                 |             |                                                             | change moves it to the new owner             |
 // | question.update to answered                     | information | the person who asked it, unless they answered it            | the person (resolve, dismiss) or expiry      |
@@ -73,6 +73,8 @@ export async function onEventForInbox(tx: Tx, e: AuditEvent, now = new Date()): 
     case 'sop.create': return localSopCreated(tx, e, now)
     case 'sop.approve': { await resolveItemsWhere(tx, { organizationId: e.organizationId, kind: 'signature', sourceType: 'sop', sourceId: e.targetId }, e.actorUserId, now); return }
     case 'stage_gate.review': return stageGateReviewed(tx, e, now)
+    // reopen and supersede close every item of the gate in their own writes (gates.ts); close does not
+    case 'stage_gate.close': { await resolveItemsWhere(tx, { organizationId: e.organizationId, kind: 'signature', sourceType: 'stage_gate', sourceId: e.targetId }, e.actorUserId, now); return }
     case 'question.create': case 'question.update': return questionChanged(tx, e, now)
     case 'handoff.decline': case 'handoff.complete': return handoffAnswered(tx, e, now)
     default:

@@ -288,11 +288,6 @@ export async function sweepInbox(db: Db, now = new Date()) {
     // Set-based: one UPDATE per kind of change and one NOTIFY statement each, never a round trip per item.
     await announceAll(tx, expired, 'expired')
     await announceAll(tx, reopened, 'reopened')
-    // escalation_days: signature, question and stage items open too long (inbox-escalation.ts), and notices whose item
-    // closed without a decision (expired, dismissed) resolve.
-    const { escalateOverdue, resolveStaleNotices } = await import('./inbox-escalation')
-    const escalated = await escalateOverdue(tx, now)
-    await resolveStaleNotices(tx, now)
     const dayAgo = new Date(now.getTime() - REMINDER_INTERVAL_MS)
     const reminded = await tx.inboxItem.updateManyAndReturn({
       where: {
@@ -308,6 +303,11 @@ export async function sweepInbox(db: Db, now = new Date()) {
       })
       await announce(tx, r, 'reminded')
     }
+    // escalation_days: signature, question and stage items open too long (inbox-escalation.ts; after the reminders, so
+    // a subscriber's coalesced event says escalated), and notices whose item closed without a decision resolve.
+    const { escalateOverdue, resolveStaleNotices } = await import('./inbox-escalation')
+    const escalated = await escalateOverdue(tx, now)
+    await resolveStaleNotices(tx, now)
     return { expired: expired.length, reopened: reopened.length, reminded: reminded.length, escalated }
     // Known bulk work on a system sweep (thousands of items after downtime; each reminder reads its person's quiet
     // hours): Prisma's 5 s interactive default is too short on a loaded 2-core machine, and the sweep is all or nothing.
