@@ -118,4 +118,19 @@ describe('question and information items', () => {
     const own = await createQuestion({ owner_user_id: t.users.scientist.id })
     expect(await db().inboxItem.count({ where: { sourceId: { in: [none, own] } } })).toBe(0)
   })
+
+  it("tells a hand-off's sender when it is declined (with the reason) or completed", async () => {
+    const finding = async (title: string) => (await call('program_lead', `mutation($i: CreateRecordInput!) { createRecord(input: $i) { ${ERR} ... on MutationCreateRecordSuccess { record { id } } } }`,
+      { i: { programId: t.program.id, recordType: 'evidence.findings', title, fields: { kind: 'observation' } } })).createRecord.record.id as string
+    const send = async (linkedId: string) => (await call('scientist', `mutation($p: ID!, $i: HandoffInput!) { createHandoff(programId: $p, input: $i) { ${ERR} ... on MutationCreateHandoffSuccess { handoff { id } } } }`,
+      { p: t.program.id, i: { toPersonaKey: 'quality_reviewer', kind: 'review', linkedType: 'program_record', linkedId, messageMd: 'Please review.' } })).createHandoff.handoff.id as string
+    const declined = await send(await finding('Liver weight up'))
+    await call('quality_reviewer', `mutation($id: ID!, $r: String) { declineHandoff(id: $id, reason: $r) { ${ERR} } }`, { id: declined, r: 'Out of my area; ask manufacturing.' })
+    const completed = await send(await finding('Kidney weight up'))
+    await call('quality_reviewer', `mutation($id: ID!) { acceptHandoff(id: $id) { ${ERR} } }`, { id: completed })
+    await call('quality_reviewer', `mutation($id: ID!) { completeHandoff(id: $id) { ${ERR} } }`, { id: completed })
+    const mine = await inbox('scientist')
+    expect(mine.find((i) => i.sourceId === declined)).toMatchObject({ kind: 'information', sourceType: 'handoff', title: 'Your review hand-off was declined: Out of my area; ask manufacturing.' })
+    expect(mine.find((i) => i.sourceId === completed)).toMatchObject({ kind: 'information', sourceType: 'handoff', title: 'Your review hand-off was completed' })
+  })
 })
