@@ -24,7 +24,8 @@ export type Channel = keyof Channels
 
 /** What an inbox_changed event announces (Subscription.inboxChanged). */
 // memory_note: a Keep question beneath the item (InboxItem.memoryNotes) was added, answered, or erased.
-export const INBOX_CHANGES = ['created', 'resolved', 'snoozed', 'reopened', 'dismissed', 'expired', 'reminded', 'feedback', 'memory_note'] as const
+// escalated: open longer than the program's escalation_days (inbox_expire; subgraphs/twins/domain/inbox-escalation.ts).
+export const INBOX_CHANGES = ['created', 'resolved', 'snoozed', 'reopened', 'dismissed', 'expired', 'reminded', 'feedback', 'memory_note', 'escalated'] as const
 export type InboxChange = (typeof INBOX_CHANGES)[number]
 
 /** Sends the event in the caller's transaction, so nothing is announced that was not committed. */

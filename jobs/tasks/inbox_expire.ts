@@ -7,5 +7,5 @@ import type { WorkerDeps } from '../worker'
 export const inboxExpire = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.inbox_expire.parse(payload ?? {})
   const r = await sweepInbox(deps.db)
-  helpers.logger.info(`inbox_expire expired=${r.expired} reopened=${r.reopened}`)
+  helpers.logger.info(`inbox_expire expired=${r.expired} reopened=${r.reopened} reminded=${r.reminded} escalated=${r.escalated}`)
 }

@@ -102,6 +102,12 @@ describe('the inbox in the console', () => {
     const item = (t: string) => page.getByTestId('inbox-item').filter({ hasText: t })
     await item('Routed note for review').waitFor({ timeout: 15_000 })
     expect(await item('Routed note for review').innerText()).toContain('Delegated to you by Liam Lead. You decide in your own right.')
+    // Each card says what its kind asks (issue 29, item 6); a signature item is signed where it lives, never dismissed.
+    expect(await item('The NOAEL table was updated').getByTestId('inbox-item-kind').innerText()).toBe('For your information')
+    await fileInboxItem(db, { ...base, kind: 'signature', sourceType: 'sop', title: 'Local SOP waiting for approval: SOP-LAB-001 Weighing records' })
+    await item('SOP-LAB-001').waitFor({ timeout: 15_000 })
+    expect(await item('SOP-LAB-001').getByTestId('inbox-item-kind').innerText()).toBe('Waiting for your signature: it resolves when you sign it where it lives')
+    expect(await item('SOP-LAB-001').getByRole('button', { name: 'Dismiss' }).count()).toBe(0)
 
     const helpful = item('The NOAEL table was updated').getByRole('button', { name: 'Helpful' })
     await helpful.click()

@@ -149,22 +149,24 @@ describe('twin_digest', () => {
 })
 
 describe('inbox_expire', () => {
-  it('raises decision_reminder for a decision waiting a day, at most once a day per item', async () => {
+  it('raises decision_reminder for a decision or a question waiting a day, at most once a day per item, and none for information', async () => {
     const tenant = await createTenant(db(), 'Remind')
     const old = await file(tenant, 'program_lead')
     const fresh = await file(tenant, 'program_lead')
     const question = await file(tenant, 'program_lead', { kind: 'question', sourceType: 'thread' })
-    await db().inboxItem.updateMany({ where: { id: { in: [old.id, question.id] } }, data: { createdAt: new Date(Date.now() - 2 * 86_400_000) } })
+    const info = await file(tenant, 'program_lead', { kind: 'information', sourceType: 'handoff' })
+    await db().inboxItem.updateMany({ where: { id: { in: [old.id, question.id, info.id] } }, data: { createdAt: new Date(Date.now() - 2 * 86_400_000) } })
     const reminders = () => db().notification.findMany({ where: { userId: tenant.users.program_lead.id, kind: 'decision_reminder' } })
     await runJob('inbox_expire')
-    expect((await reminders()).map((n) => (n.payload as any).inbox_item_id)).toEqual([old.id])
+    // questions are reminded as decisions are (issue 29, item 6)
+    expect((await reminders()).map((n) => (n.payload as any).inbox_item_id).sort()).toEqual([old.id, question.id].sort())
     expect(await db().emailOutbox.count({ where: { notificationId: { in: (await reminders()).map((n) => n.id) } } })).toBe(0)
     await runJob('inbox_expire')
-    expect(await reminders()).toHaveLength(1)
+    expect(await reminders()).toHaveLength(2)
     expect((await db().inboxItem.findUniqueOrThrow({ where: { id: fresh.id } })).remindedAt).toBeNull()
     await db().inboxItem.update({ where: { id: old.id }, data: { remindedAt: new Date(Date.now() - 86_400_000 - 1000) } })
     await runJob('inbox_expire')
-    expect(await reminders()).toHaveLength(2)
+    expect(await reminders()).toHaveLength(3)
   })
 
   it('delivers a reminder and a twin_paused notification after the person\'s quiet hours', async () => {

@@ -104,9 +104,14 @@ describe('a stage gate through the gateway', () => {
     expect(rv.gate.status).toBe('reviewed')
     expect(rv.gate.reviewSignature).toMatchObject({ printedName: t.users.quality_reviewer.name, meaning: 'review' })
     expect(rv.gate.reviewSignature.manifestation).toMatch(new RegExp(`^${t.users.quality_reviewer.name}, \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z, review$`))
-    expect(await db().inboxItem.count({ where: { sourceId: gate.id, status: 'open' } })).toBe(0)
+    // The stage items closed with the review; those who can close the gate (not its reviewer: same_signer) now have a
+    // signature item, which the close resolves (issue 29, item 6).
+    const waiting = await db().inboxItem.findMany({ where: { sourceId: gate.id, status: 'open' } })
+    expect(waiting.map((i) => `${i.kind} ${i.userId}`).sort()).toEqual([`signature ${t.users.program_owner.id}`, `signature ${t.users.program_lead.id}`].sort())
 
     const c = await close(t, 'program_owner', gate.id)
+    expect(await db().inboxItem.count({ where: { sourceId: gate.id, status: 'open' } })).toBe(0)
+    expect(await db().inboxItem.count({ where: { sourceId: gate.id, kind: 'signature', status: 'done', doneBy: t.users.program_owner.id } })).toBe(2)
     expect(c.gate).toMatchObject({ status: 'closed', closeSignature: { printedName: t.users.program_owner.name, meaning: 'approval' } })
     expect(c.gate.footer).toBe(`Stage gate reviewed by ${t.users.quality_reviewer.name} (reviewed) and closed by ${t.users.program_owner.name} (approved)`)
     const program = await call(t, 'viewer', `query($id: ID!) { program(id: $id) { currentStage { key } } }`, { id: t.program.id })

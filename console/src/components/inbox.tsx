@@ -10,6 +10,15 @@ import { formatDateTime, formatTime } from '../format'
 import { ProposalCard, decidedFrom, delegatedTo, type Decided } from './proposal-card'
 import { InboxItemActions } from './inbox-item-actions'
 
+/** What an item of each kind asks of the person, above its title. */
+const KIND_LINE: Record<string, string> = {
+  signature: 'Waiting for your signature: it resolves when you sign it where it lives',
+  question: 'A question for you',
+  information: 'For your information',
+  handoff: 'A hand-off',
+  mention: 'You were mentioned',
+}
+
 /** The API's limit for one batch approval (decideBatch). */
 export const BATCH_LIMIT = 10
 
@@ -50,8 +59,9 @@ export function Inbox({ programId, nextPassAt, viewerNotice, onChanged }: Props)
   const items = mine.filter((n) => n.kind === 'decision')
   const open = items.filter((n) => n.status === 'open')
   const expired = items.filter((n) => n.status === 'expired')
-  // Other items that wait for the person (hand-offs, mentions, questions, information): snooze, dismiss, feedback.
-  const others = mine.filter((n) => n.kind !== 'decision' && n.kind !== 'stage' && n.kind !== 'signature' && n.status === 'open')
+  // Other items that wait for the person (signatures, questions, hand-offs, mentions, information): snooze, dismiss,
+  // feedback; a signature resolves only when the person signs what it points to (stage items live on the gate screen).
+  const others = mine.filter((n) => n.kind !== 'decision' && n.kind !== 'stage' && n.status === 'open')
   const openIds = new Set(open.map((n) => n.id))
   const chosen = selected.filter((id) => openIds.has(id))
 
@@ -135,6 +145,7 @@ export function Inbox({ programId, nextPassAt, viewerNotice, onChanged }: Props)
             {others.map((item) => (
               <li key={item.id}>
                 <article className="card" aria-labelledby={`item-${item.id}`} data-testid="inbox-item">
+                  <p className="muted" data-testid="inbox-item-kind">{KIND_LINE[item.kind ?? ''] ?? 'Waiting for you'}{item.escalatedAt ? ', escalated' : ''}</p>
                   <h5 id={`item-${item.id}`}>{item.title}</h5>
                   {item.delegatedFrom?.name ? <p className="muted">{delegatedTo(item.delegatedFrom.name)}</p> : null}
                   {item.createdAt ? <p className="muted">Filed {formatDateTime(item.createdAt)}</p> : null}

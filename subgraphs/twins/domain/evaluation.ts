@@ -5,6 +5,7 @@ import { systemActor } from '../../../core/audit'
 import type { Db } from '../../../core/db'
 import { clock } from './schedules'
 import { pauseTwin } from './twins'
+import { storeEvaluation } from './evaluation-store'
 
 export const DECLINE_WINDOW_DAYS = 7
 export const DECLINE_MIN_DECIDED = 10
@@ -68,13 +69,17 @@ export function declineRateTooHigh(e: Pick<TwinEvaluation, 'approvedUnchanged' |
   return decided >= DECLINE_MIN_DECIDED && e.declined / decided >= DECLINE_RATE_PAUSE
 }
 
-/** twin_evaluate: evaluates every active or paused twin; active twins over the decline rate pause (high_decline_rate). */
+/**
+ * twin_evaluate: evaluates every active or paused twin and stores each report (twin_evaluations, one per twin and day);
+ * active twins over the decline rate pause (high_decline_rate).
+ */
 export async function evaluateTwins(db: Db, now = clock.now()) {
-  const twins = await db.twinDefinition.findMany({ where: { status: { in: ['active', 'paused'] } }, select: { id: true, organizationId: true, status: true } })
+  const twins = await db.twinDefinition.findMany({ where: { status: { in: ['active', 'paused'] } }, select: { id: true, organizationId: true, programId: true, status: true } })
   const evaluations: TwinEvaluation[] = []
   let paused = 0
   for (const twin of twins) {
     const e = await evaluateTwin(db, twin, now)
+    await storeEvaluation(db, twin, e, now)
     evaluations.push(e)
     if (twin.status === 'active' && declineRateTooHigh(e)) {
       await db.$transaction(async (tx) => {

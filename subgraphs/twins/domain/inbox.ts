@@ -122,13 +122,14 @@ export function announceAll(tx: AnyTx, items: readonly Pick<InboxItem, 'id' | 'u
 }
 
 /** The change an item's status shows, for a notification that did not name one (and for reads). */
-export function changeShownBy(item: Pick<InboxItem, 'status' | 'createdAt' | 'updatedAt' | 'remindedAt'>): InboxChange {
+export function changeShownBy(item: Pick<InboxItem, 'status' | 'createdAt' | 'updatedAt' | 'remindedAt'> & { escalatedAt?: Date | null }): InboxChange {
   switch (item.status) {
     case 'done': return 'resolved'
     case 'dismissed': return 'dismissed'
     case 'expired': return 'expired'
     case 'snoozed': return 'snoozed'
     default:
+      if (item.escalatedAt?.getTime() === item.updatedAt.getTime()) return 'escalated'
       if (item.remindedAt?.getTime() === item.updatedAt.getTime()) return 'reminded'
       return item.createdAt.getTime() === item.updatedAt.getTime() ? 'created' : 'reopened'
   }
@@ -175,6 +176,7 @@ export async function resolveOwnItem(w: Write<'inbox.resolve'>, item: InboxItem,
   const row = await transition(w.tx, inboxItemStatus, 'resolve', item, { doneBy: w.ctx.session.userId, doneAt: now, snoozedUntil: null, updatedAt: now })
   await w.audit('inbox.resolve', { type: 'inbox_item', id: item.id }, { kind: item.kind, via }, { programId: item.programId })
   await announce(w.tx, row, 'resolved')
+  await resolveEscalationNotices(w.tx, [row], w.ctx.session.userId)
   return withChange(row, 'resolved')
 }
 
@@ -254,18 +256,27 @@ export async function closeItemsForSource(anyTx: AnyTx, source: { organizationId
     : { organizationId: source.organizationId, sourceType: source.sourceType, sourceId: source.sourceId }
   const rows = await transitionAll(tx, inboxItemStatus, 'resolve', where, { doneBy, doneAt: now, snoozedUntil: null, updatedAt: now })
   for (const r of rows) await announce(tx, r, 'resolved')
+  await resolveEscalationNotices(tx, rows, doneBy)
   return rows
+}
+
+/** Escalation notices (inbox-escalation.ts) resolve with the item they are about. Imported here: it imports this module. */
+async function resolveEscalationNotices(tx: AnyTx, items: InboxItem[], doneBy: string | null) {
+  if (!items.some((i) => i.escalatedAt)) return
+  const { resolveNoticesAbout } = await import('./inbox-escalation')
+  await resolveNoticesAbout(tx, items, doneBy)
 }
 
 
 /** A decision item is reminded at most once a day (twins document, Limits), and not in its first day. */
 export const REMINDER_INTERVAL_MS = 86_400_000
-/** Kinds that wait for a person's decision and so get decision_reminder. */
-const REMINDED_KINDS: InboxItemKind[] = ['decision', 'signature']
+/** Kinds that wait for a person's decision or answer and so get decision_reminder. */
+const REMINDED_KINDS: InboxItemKind[] = ['decision', 'signature', 'question']
 
 /**
  * The inbox_expire sweep: open or snoozed items past their due time expire (the card reads 'Expired, nothing
- * written'; the run that filed them stays succeeded); snoozed items whose snooze ended reopen; open decision items
+ * written'; the run that filed them stays succeeded); snoozed items whose snooze ended reopen; items open longer than
+ * their program's escalation_days escalate; open decision items
  * waiting a day or more get a decision_reminder, at most one a day per item (reminded_at is claimed in the same
  * statement, so two sweeps never remind twice), delivered after the person's quiet hours. Each change is announced.
  */
@@ -292,7 +303,12 @@ export async function sweepInbox(db: Db, now = new Date()) {
       })
       await announce(tx, r, 'reminded')
     }
-    return { expired: expired.length, reopened: reopened.length, reminded: reminded.length }
+    // escalation_days: signature, question and stage items open too long (inbox-escalation.ts; after the reminders, so
+    // a subscriber's coalesced event says escalated), and notices whose item closed without a decision resolve.
+    const { escalateOverdue, resolveStaleNotices } = await import('./inbox-escalation')
+    const escalated = await escalateOverdue(tx, now)
+    await resolveStaleNotices(tx, now)
+    return { expired: expired.length, reopened: reopened.length, reminded: reminded.length, escalated }
     // Known bulk work on a system sweep (thousands of items after downtime; each reminder reads its person's quiet
     // hours): Prisma's 5 s interactive default is too short on a loaded 2-core machine, and the sweep is all or nothing.
   }, { timeout: 120_000 })

@@ -16,6 +16,7 @@ import { transition, transitionAll } from '../../../core/state-machine'
 import { agentRunStatus, twinStatus } from '../../../core/states'
 import { keysetPage, type Page, type PageArgs } from '../../shared/pagination'
 import { dutyRefusal } from './duty-catalogue'
+import { withTwinDefaults } from './twin-defaults'
 import { createTwinRun } from './runs'
 import { clock, nextRunAt, normaliseSchedule } from './schedules'
 import { loadActiveTwin, pauseTwin, PAUSED_PHRASE, VIEWER_NO_TWIN_PHRASE } from './twins'
@@ -113,9 +114,10 @@ export const createTwin = command({
   input: z.object({
     programId: IdInput,
     personaKey: z.enum(PROGRAM_PERSONAS, { error: () => `use one of ${PROGRAM_PERSONAS.join(', ')}` }),
-    duties: dutyList.default([]),
+    // Left out: the program's twin_defaults fill it (domain/twin-defaults.ts).
+    duties: dutyList.optional(),
     digestTime: HHMM.nullish(),
-    batchTimes: z.array(HHMM).max(6).default([]),
+    batchTimes: z.array(HHMM).max(6).optional(),
     budgetToolCallsMonth: z.number().int().min(0).max(100_000).optional(),
     budgetUsdMonth: z.number().min(0).max(100_000).nullish(),
   }),
@@ -127,13 +129,14 @@ export const createTwin = command({
   program: (input) => input.programId,
   audit: ['twin.create'],
   errors: [DutyUnavailable, TwinActiveExists],
-  async run(w, input) {
+  async run(w, input, program) {
     const { session } = w.ctx
     const held = session.programPersonas.get(input.programId) ?? []
     if (input.personaKey === 'viewer') throw InvalidInput.of('personaKey', VIEWER_NO_TWIN_PHRASE)
     if (!held.includes(input.personaKey)) throw InvalidInput.of('personaKey', `You do not hold the ${input.personaKey} persona in this program.`)
     const user = await w.tx.user.findFirst({ where: { id: session.userId }, select: { settings: true } })
-    refuseDuties(input.duties, { personaKey: input.personaKey, programId: input.programId }, user?.settings)
+    if (input.duties) refuseDuties(input.duties, { personaKey: input.personaKey, programId: input.programId }, user?.settings)
+    const chosen = withTwinDefaults(input, program.settings, { personaKey: input.personaKey, programId: input.programId }, user?.settings)
     if (await w.tx.twinDefinition.findFirst({ where: { programId: input.programId, userId: session.userId, status: 'active' } })) {
       throw new TwinActiveExists('You have an active twin in this program already; pause or retire it first.', { field: 'personaKey' })
     }
@@ -145,16 +148,17 @@ export const createTwin = command({
       twin = await w.tx.twinDefinition.create({
         data: {
           organizationId: session.organizationId, programId: input.programId, userId: session.userId, personaKey: input.personaKey,
-          duties: [...new Set(input.duties)], digestTime: input.digestTime ?? null, batchTimes: input.batchTimes,
-          ...(input.budgetToolCallsMonth !== undefined ? { budgetToolCallsMonth: input.budgetToolCallsMonth } : {}),
-          budgetUsdMonth: input.budgetUsdMonth ?? null,
+          duties: [...new Set(chosen.duties)], digestTime: chosen.digestTime, batchTimes: chosen.batchTimes,
+          ...(chosen.budgetToolCallsMonth !== undefined ? { budgetToolCallsMonth: chosen.budgetToolCallsMonth } : {}),
+          ...(chosen.expiryHours !== undefined ? { expiryHours: chosen.expiryHours } : {}),
+          budgetUsdMonth: chosen.budgetUsdMonth,
         },
       })
     } catch (e) {
       if (isUniqueViolation(e)) throw new TwinActiveExists(undefined, { field: 'personaKey' })
       throw e
     }
-    await w.audit('twin.create', { type: 'twin', id: twin.id }, { persona_key: twin.personaKey, duties: twin.duties })
+    await w.audit('twin.create', { type: 'twin', id: twin.id }, { persona_key: twin.personaKey, duties: twin.duties, program_defaults: chosen.applied })
     return twin
   },
 })

@@ -11,6 +11,7 @@ import { clock } from './schedules'
 import { isFilingPaused, openDecisionCount } from './backpressure'
 import { pauseTwin, pauseTwinsFor } from './twins'
 import { onProgramEventForGates } from './gate-readiness'
+import { INBOX_PRODUCER_ACTIONS, onEventForInbox } from './inbox-producers'
 
 const triggerable = new Set<string>(TRIGGERABLE_ACTIONS)
 const pausing = new Set<string>(PAUSE_ACTIONS)
@@ -97,6 +98,8 @@ export const TWIN_AUDIT_HOOKS: readonly AuditHook[] = [
   { name: 'twins.events', actions: TRIGGERABLE_ACTIONS, run: onTriggerableEvent },
   { name: 'twins.pause_causes', actions: PAUSE_ACTIONS, run: onPauseEvent },
   { name: 'gates.readiness', actions: AUDIT_ACTIONS.filter((a) => !a.startsWith('stage_gate.')), run: onProgramEventForGates },
+  // The inbox's signature, question and information items (domain/inbox-producers.ts).
+  { name: 'inbox.producers', actions: INBOX_PRODUCER_ACTIONS, run: (tx, e) => onEventForInbox(tx, e) },
 ]
 
 export interface ReconcileReport { triggers: number; queued: number; coalesced: number; deferred: number }

@@ -22,7 +22,7 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
   const InboxKind = builder.enumType('InboxItemKind', { values: INBOX_KINDS })
   const InboxStatus = builder.enumType('InboxItemStatus', { values: INBOX_STATUSES })
   const InboxChange = builder.enumType('InboxChange', {
-    description: 'What happened to an inbox item: filed, resolved (done), snoozed, reopened (snooze ended), dismissed, expired, reminded, feedback given, or a Keep question beneath it (memoryNotes) added, answered or erased.',
+    description: "What happened to an inbox item: filed, resolved (done), snoozed, reopened (snooze ended), dismissed, expired, reminded, feedback given, a Keep question beneath it (memoryNotes) added, answered or erased, or escalated (open longer than the program's escalation_days).",
     values: INBOX_CHANGES,
   })
   const InboxFeedback = builder.enumType('InboxFeedback', { values: ['none', 'helpful', 'not_useful'] as const })
@@ -56,6 +56,10 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       }),
       feedback: t.field({ type: InboxFeedback, description: 'Evaluation data only.', resolve: (i) => i.feedback }),
       remindedAt: t.field({ type: 'DateTime', nullable: true, resolve: (i) => i.remindedAt }),
+      escalatedAt: t.field({
+        type: 'DateTime', nullable: true, description: "When inbox_expire escalated it: open longer than the program's escalation_days (priority now; its program's owners and leads were told).",
+        resolve: (i) => i.escalatedAt,
+      }),
       doneAt: t.field({ type: 'DateTime', nullable: true, resolve: (i) => i.doneAt }),
       resolvable: t.boolean({
         description: 'Whether resolve applies. Decision, signature and stage items resolve only by deciding or signing what they point to.',

@@ -4,6 +4,8 @@ import type { InboxEvents } from '../domain/inbox-events'
 import { addDecisions } from './decisions'
 import { addInbox } from './inbox'
 import { addKinds } from './kinds'
+import { addCapabilities } from './capabilities'
+import { addTwinDefaults } from './twin-defaults'
 import { addSkills } from './skills'
 import { addTwins } from './twins'
 import { addWorkbenchHome } from './workbench'
@@ -26,6 +28,8 @@ export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents
   addDecisions(builder, refs, inbox)
   addSkills(builder)
   addKinds(builder)
+  addCapabilities(builder)
+  addTwinDefaults(builder, refs)
   const { TwinRef } = addTwins(builder, refs, deps)
   addWorkbenchHome(builder, { InboxItemRef: inbox.InboxItemRef, TwinRef })
   addStageGates(builder, refs, deps)

@@ -7,6 +7,8 @@ import { entityRef, result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import * as admin from '../domain/twin-admin'
 import { evaluateTwin } from '../domain/evaluation'
+import { storedEvaluations } from '../domain/evaluation-store'
+import type { TwinEvaluation as TwinEvaluationRow } from '../../../generated/prisma/client'
 import { runFooter } from '../domain/runs'
 import { PAUSED_REASONS } from '../domain/twins'
 import type { TwinRunEvents, TwinRunRow } from '../domain/twin-run-events'
@@ -97,6 +99,23 @@ export function addTwins(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
     }),
   })
 
+  const StoredEvaluation = builder.objectRef<TwinEvaluationRow>('TwinEvaluationReport').implement({
+    description: "One stored twin_evaluate report of one twin over one period (the 7 days before periodEnd); per twin, never per person.",
+    fields: (t) => ({
+      id: t.exposeID('id'),
+      periodStart: t.field({ type: 'DateTime', resolve: (e) => e.periodStart }),
+      periodEnd: t.field({ type: 'DateTime', resolve: (e) => e.periodEnd }),
+      filed: t.exposeInt('filed'),
+      approvedUnchanged: t.exposeInt('approvedUnchanged'),
+      edited: t.exposeInt('edited'),
+      declined: t.exposeInt('declined'),
+      declinedByReason: t.field({ type: 'JSON', description: 'decline reason code to count', resolve: (e) => e.declinedByReason }),
+      refused: t.exposeInt('refused'),
+      expired: t.exposeInt('expired'),
+      notUsefulByTrigger: t.field({ type: 'JSON', description: '[{triggerId, rated, notUseful, rate}]', resolve: (e) => e.notUsefulByTrigger }),
+    }),
+  })
+
   TwinRef.implement({
     description: "A person's twin in a program: it proposes; the person decides. It never approves, signs or sends.",
     fields: (t) => ({
@@ -121,6 +140,12 @@ export function addTwins(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       schedules: t.field({ type: [Schedule], description: 'GET P/twins/{twin_id}/schedule', resolve: (x, _a, ctx) => admin.listSchedules(ctx, x) }),
       runs: t.field({ type: Runs, args: pageArgs(t.arg), resolve: (x, args, ctx) => admin.listTwinRuns(ctx, x, args) }),
       evaluation: t.field({ type: Evaluation, resolve: (x, _a, ctx) => evaluateTwin(ctx.db, x) }),
+      evaluations: t.field({
+        type: [StoredEvaluation], nullable: true,
+        description: "The stored twin_evaluate reports of this twin, newest period first (oversight: program.twins.read; null without it).",
+        args: { last: t.arg.int({ required: false, description: 'how many reports, 1 to 365 (30)' }) },
+        resolve: (x, { last }, ctx) => storedEvaluations(ctx, x, last ?? 30),
+      }),
     }),
   })
   const Twins = connectionType(builder, 'Twin', TwinRef, "A page of a program's twins (every twin under program.twins.read, one's own under read_own), newest first.")

@@ -236,14 +236,13 @@ const STAGE_KEYS = ['current_stage_id', 'currentStageId', 'current_stage', 'curr
 
 const SettingsPatch = z.object({
   evidence_query_budget: z.number().int().min(0).max(1000).optional(),
-  twin_defaults: z.record(z.string(), z.unknown()).optional(),
   escalation_days: z.number().int().min(0).max(365).optional(),
   gate_critical_milestone_tag: z.string().trim().min(1).max(100).optional(),
 }).strict()
 
 /**
  * Updates program settings (program.settings.update, described 'Update program settings' from R4): a patch of the
- * known keys. The stage is not a setting: naming it answers stage_via_gate, nothing written (the database trigger
+ * known keys but twin_defaults, which program.twins.manage sets (setProgramTwinDefaults). The stage is not a setting: naming it answers stage_via_gate, nothing written (the database trigger
  * programs_stage_via_gate refuses it too, whoever writes).
  */
 export const updateProgramSettings = command({
@@ -256,6 +255,8 @@ export const updateProgramSettings = command({
   async run(w, input, program) {
     const stageKey = Object.keys(input.settings).find((k) => STAGE_KEYS.includes(k))
     if (stageKey) throw new StageViaGate("The program's stage changes only when its stage gate closes.", { field: `settings.${stageKey}` })
+    // Twin defaults are set under program.twins.manage, with a reason (twins domain/twin-defaults.ts).
+    if ('twin_defaults' in input.settings) throw InvalidInput.of('settings.twin_defaults', 'Twin defaults are set with setProgramTwinDefaults (program.twins.manage, with a reason).')
     const parsed = SettingsPatch.safeParse(input.settings)
     if (!parsed.success) throw new InvalidInput(parsed.error.issues.map((i) => ({ field: ['settings', ...i.path].join('.'), message: i.message })))
     const patch = parsed.data

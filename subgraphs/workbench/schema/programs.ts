@@ -37,7 +37,7 @@ export function addPrograms(builder: Builder, { ProgramRef }: WorkbenchRefs) {
       type: ProgramRef,
       errors: result(programs.updateProgramSettings, 'program'),
       // program.settings.update's description since R4: the gate is the only writer of the stage.
-      description: `${UPDATE_PROGRAM_SETTINGS} (program.settings.update): a patch of evidence_query_budget, twin_defaults, escalation_days, gate_critical_milestone_tag. The stage is not a setting: naming it answers StageViaGate.`,
+      description: `${UPDATE_PROGRAM_SETTINGS} (program.settings.update): a patch of evidence_query_budget, escalation_days, gate_critical_milestone_tag (twin_defaults: setProgramTwinDefaults). The stage is not a setting: naming it answers StageViaGate.`,
       args: { programId: t.arg.id({ required: true }), settings: t.arg({ type: 'JSON', required: true }) },
       resolve: (_r, { programId, settings }, ctx) => programs.updateProgramSettings(ctx, { programId, settings }),
     }),
