@@ -179,7 +179,7 @@ export async function computeReadiness(tx: AnyTx | Db, gate: GateRow): Promise<R
 }
 
 const sameCounts = (a: RequiredRecords, b: RequiredRecords) =>
-  a.present === b.present && a.total === b.total && a.items.every((i, n) => i.present === b.items[n]?.present && i.found.join() === b.items[n]?.found.join())
+  a.present === b.present && a.total === b.total && a.items.every((i, n) => i.present === b.items[n]?.present && i.found.join() === b.items[n]?.found.join() && i.missing === b.items[n]?.missing)
 
 /**
  * Recomputes the open gates of one program in `tx` and stores (and announces) those whose readiness changed.
