@@ -78,12 +78,39 @@ describe('documents.list_assets and documents.read_table_rows over MCP', () => {
     })
     // Each read is a tool call on the run's trail, like every other.
     expect(await db().toolCall.count({ where: { runId: (await db().toolCall.findFirstOrThrow({ where: { tool: 'documents.read_table_rows', programId: t.program.id } })).runId, status: 'ok' } })).toBe(3)
+    const byRef: any = await client.call('documents.list_assets', { ref: entry.ref })
+    expect(byRef.value.assets.map((a: { ref: string }) => a.ref)).toEqual([entry.ref])
+    const oldRef: any = await client.call('documents.list_assets', { ref: `document:${doc.id}@v${doc.version + 5}` })
+    expect(oldRef.error).toMatchObject({ code: 'invalid_input', field: 'ref' })
     // A table that does not exist, and an asset of no document of this program, are refused with their field.
     const missing: any = await client.call('documents.read_table_rows', { asset: entry.ref, table: 3 })
     expect(missing.error).toMatchObject({ code: 'invalid_input', field: 'table' })
     const other = await createTenant(db(), 'Documents other')
     const foreign: any = await client.call('documents.read_table_rows', { asset: `document:${other.program.id}` })
     expect(foreign.error).toMatchObject({ code: 'invalid_input', field: 'asset' })
+    await client.close()
+  })
+
+  it("reads one asset by its ref, an SOP version's whole text window by window, and refuses a ref of a version the entry moved on from", async () => {
+    const t = await createTenant(db(), 'Documents SOP text')
+    const paragraphs = Array.from({ length: 90 }, (_, i) => `${i + 1}. Record the QC result of run ${i + 1} with its acceptance limit and the analyst.`)
+    const version = await localSop(t, paragraphs.join('\n'))
+    const client = await connect(tools(), await runningRun(db(), t, 'quality_reviewer'))
+    const first: any = await client.call('documents.list_assets', { ref: `sop_version:${version.id}` })
+    expect(first.value.assets).toHaveLength(1)
+    expect(first.value.assets[0]).toMatchObject({ ref: `sop_version:${version.id}`, textOffset: 0, textTruncated: true, textLength: paragraphs.join('\n').length })
+    // Window by window (each window passes the sanitiser on its own, so its edges may lose whitespace).
+    const windows = [first.value.assets[0].text as string]
+    for (let at = first.value.assets[0].nextTextOffset; at !== null;) {
+      const next: any = await client.call('documents.list_assets', { ref: `sop_version:${version.id}`, textOffset: at })
+      expect(next.value.assets[0].textOffset).toBe(at)
+      windows.push(next.value.assets[0].text)
+      at = next.value.assets[0].nextTextOffset
+    }
+    expect(windows.length).toBe(Math.ceil(paragraphs.join('\n').length / 4000))
+    expect(windows.join('').replace(/\s+/g, '')).toBe(paragraphs.join('\n').replace(/\s+/g, ''))
+    const bad: any = await client.call('documents.list_assets', { ref: 'x' })
+    expect(bad.error).toMatchObject({ code: 'invalid_input', field: 'ref' })
     await client.close()
   })
 
