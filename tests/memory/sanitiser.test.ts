@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { checkAgentText, checkMemorySummary, isEvaluative, sanitiseOutsideText, stripMarkup, MEMORY_SUMMARY_MAX } from '../../core/sanitiser'
 import { BENIGN_NOTES, INJECTION_FIXTURES, TONE_FIXTURES, describeInjectionFixture } from '../fixtures/injection'
-import { entryTextForAgent } from '../../subgraphs/connectors/domain/notebook/agent-text'
 import { documentTextForAgent } from '../../subgraphs/connectors/domain/documents'
 
 // The shared fixture, one test per case, through each handler that hands text to an agent (the tool-server handlers,
@@ -97,19 +96,6 @@ describe('memory summaries', () => {
   })
 })
 
-// The notebook provider handler: an entry as the vendor serves it, flattened as stored, read by an agent. The entry's
-// own content and its mentions survive; the case is neutralised.
-const entry = (text: string) => ({
-  id: 'etr_fixture', name: 'Fixture entry', modifiedAt: '2026-11-23T10:00:00Z',
-  days: [{ date: '2026-11-23', notes: [
-    { type: 'text', text: 'Weighed 12 mg of the salt form.', links: [{ id: 'etr_other', type: 'entry' }] },
-    { type: 'text', text },
-  ] }],
-})
-describeInjectionFixture('the notebook provider handler (entry text)', (text) => {
-  const r = entryTextForAgent(entry(text))
-  expect(r.findings.length).toBeGreaterThan(0)
-  return r.text
-}, { kept: 'Weighed 12 mg of the salt form. [entry:etr_other]' })
-
+// The notebook provider handler's agent-facing read runs the fixture over MCP, as production reads entries: through
+// documents.list_assets and documents.read_table_rows (tests/twins/documents-tools.test.ts). Here, the function they call.
 describeInjectionFixture('stored document text read by an agent (documentTextForAgent)', (text) => documentTextForAgent(`Batch record.\n${text}`), { kept: 'Batch record.' })

@@ -267,7 +267,12 @@ describe('a stage gate through the gateway', () => {
     expect(opened.gate.requiredRecords.map((r: { missing: string }) => r.missing)).toEqual([
       'no skill result in this program', 'no milestone is tagged gate-critical', 'no accepted requirement set in this program',
     ])
-    await db().artifact.create({ data: { organizationId: t.organization.id, programId: t.program.id, kind: 'skill_result', content: { skill_key: 'tox.fih_dose_projection' } } })
+    // A projection a person ran citing a notebook entry of the program (gate evidence: gate-evidence.ts).
+    const source = await db().source.create({ data: { organizationId: t.organization.id, programId: t.program.id, sourceType: 'eln_entry', sourceSystem: 'eln_provider', externalId: 'etr_noael', title: 'Rat GLP study' } })
+    const doc = await db().document.create({ data: { organizationId: t.organization.id, programId: t.program.id, sourceId: source.id, sourceSystem: 'eln_provider', classification: 'customer_internal', title: 'Rat GLP study', text: 'Rat GLP study\n', contentJson: {}, contentHash: 'h' } })
+    const run = await call(t, 'scientist', `mutation($p: ID!, $i: SkillRunInput!) { runSkill(programId: $p, input: $i) { __typename } }`,
+      { p: t.program.id, i: { skillKey: 'tox.fih_dose_projection', inputs: { route: 'oral', noael: [{ species: 'rat', dose: { value: 50, unit: 'mg/kg' }, citation: `document:${doc.id}@v1` }] } } })
+    expect(run.runSkill.__typename).toBe('MutationRunSkillSuccess')
     const m = await call(t, 'program_owner', `mutation($i: CreateRecordInput!) { createRecord(input: $i) { ${ERR} ... on MutationCreateRecordSuccess { record { id } } } }`,
       { i: { programId: t.program.id, recordType: 'progress.milestones', title: 'IND-enabling tox done', fields: { due_on: '2027-03-31', tags: ['gate-critical'] } } })
     const after = await call(t, 'viewer', `query($id: ID!) { stageGate(id: $id) { card requiredRecords { present missing } } }`, { id: opened.gate.id })

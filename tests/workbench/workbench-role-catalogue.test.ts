@@ -12,8 +12,11 @@ import { ALL_PERMISSION_KEYS, PERMISSIONS_BY_VERSION, PERSONAS, PROGRAM_PERSONAS
 import { currentPersonaVersion } from '../../core/release'
 import type { Session } from '../../core/session'
 import { ALWAYS_ALLOWED_TOOLS, EXPECTED_HARNESS_COUNT, PERSONA_HARNESSES, personaHarness } from '../../subgraphs/twins/harness/persona-harnesses'
-import { RUN_KIND_ROLES, allowList, effectiveToolset, runRoleTools } from '../../subgraphs/twins/tools/toolset'
-import { TOOLS } from '../../subgraphs/twins/tools/catalogue'
+import { PLANNING_TOOLS, READER_RUN_KINDS, RUN_KIND_ROLES, allowList, effectiveToolset, isReaderRunKind, runRoleTools } from '../../subgraphs/twins/tools/toolset'
+import { TOOLS, toolByName } from '../../subgraphs/twins/tools/catalogue'
+import { READER_RUN_ROLES, defineTool, isUntrusted } from '../../subgraphs/twins/tools/tool'
+import { agentRunKinds } from '../../core/kinds'
+import { z } from 'zod'
 import { dutyRefusal, dutyTemplate } from '../../subgraphs/twins/domain/duty-catalogue'
 import { DUTY_TEMPLATES } from '../../subgraphs/twins/harness/duties'
 import { decisionFooter, workingAsOf } from '../../subgraphs/twins/domain/proposals'
@@ -180,11 +183,35 @@ describe('the effective toolset', () => {
           // The always-allowed set is never removed by a role: present whenever the run role and the allow-list admit it.
           for (const name of ALWAYS_ALLOWED_TOOLS) expect(tools.includes(name)).toBe(allowed.has(name) && byRunRole.has(name))
           expect(tools).not.toContain('memory.propose_promotion')
+          // Untrusted tools (outside content) only in a reader agent's toolset (R4 gate list, container tests).
+          if (!isReaderRunKind(kind)) expect(tools.filter((n) => isUntrusted(toolByName(n)!)), `${kind} is a non-reader agent`).toEqual([])
           checked++
         }
       }
     }
     expect(checked).toBe(63 * 3 * 15)
+  })
+
+  it('keeps untrusted tools out of every non-reader agent by construction: only reader run roles hold them, no non-reader run kind or planning pass lists one, and a definition that breaks this never loads', () => {
+    const untrusted = TOOLS.filter(isUntrusted)
+    expect(untrusted.map((t) => [t.name, t.outside])).toEqual([
+      ['qa.check_readiness', 'qms'], ['evidence.search_literature', 'literature'], ['documents.list_assets', 'documents'], ['documents.read_table_rows', 'documents'],
+    ])
+    for (const t of untrusted) expect(READER_RUN_ROLES).toContain(t.runRole)
+    expect(TOOLS.filter((t) => !READER_RUN_ROLES.includes(t.runRole)).some(isUntrusted)).toBe(false)
+    expect(READER_RUN_KINDS).toEqual(['twin_cycle'])
+    expect(PLANNING_TOOLS.filter((n) => isUntrusted(toolByName(n)!))).toEqual([])
+    // Every run kind of the release: only twin_cycle reads outside content; every other kind lists no untrusted tool.
+    const everyone = session(PROGRAM_PERSONAS)
+    for (const kind of agentRunKinds('R4')) {
+      const names = effectiveToolset(everyone, { kind, programId: PROGRAM }).map((t) => t.name)
+      if (kind === 'twin_cycle') expect(names).toEqual(expect.arrayContaining(['documents.list_assets', 'documents.read_table_rows', 'evidence.search_literature']))
+      else expect(names.filter((n) => isUntrusted(toolByName(n)!)), kind).toEqual([])
+    }
+    // documents.list_assets is present for every persona combination's twin_cycle (everyone holds program.documents.read).
+    for (const held of COMBINATIONS) expect(effectiveToolset(session(held), { kind: 'twin_cycle', programId: PROGRAM, ...worn(held, null) }).map((t) => t.name)).toContain('documents.list_assets')
+    expect(() => defineTool({ name: 'console.read_web', description: '', kind: 'read', runRole: 'console', outside: 'literature', permission: 'program.twins.read_own', input: z.object({}), handler: async () => ({ result: {} }) }))
+      .toThrow(/returns outside content \(literature\) and may not have the non-reader run role console/)
   })
 
   it('narrows a role to its own proposals and skills: a medicinal chemist files findings and runs the SAR table, not reports or tox skills', () => {

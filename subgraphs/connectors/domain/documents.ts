@@ -76,8 +76,8 @@ export function createDocumentIngestor(scope: { organizationId: string; programI
 /**
  * What an agent may read of an ingested document's text (a notebook entry today): the vendor's text is stored as it
  * came (hashes and evidence are of the original), and every agent-facing read passes the shared outside-text
- * sanitiser, the provider's `<type:id>` mentions kept as `[type:id]`. A tool that hands document text to an agent
- * (documents.list_assets when it lands) calls this, never the raw column.
+ * sanitiser, the provider's `<type:id>` mentions kept as `[type:id]`. The tools that hand document text to an agent
+ * (documents.list_assets, documents.read_table_rows, through document-reads.ts) call this, never the raw column.
  */
 export function documentTextForAgent(text: string): Sanitised {
   return sanitiseOutsideText(text, { mentions: true })

@@ -13,6 +13,7 @@ import { IdInput } from '../../../core/ids'
 import { RECORD_TYPE_KEYS } from '../../workbench/domain/records'
 import { finishRun, startRun } from './runs'
 import { acceptedRequirementSets } from '../../connectors/domain/requirement-set-reads'
+import { notEvidenceLine, skillResultEvidence } from './gate-evidence'
 
 /**
  * What counts as decided per record type: the statuses a person moved the record to by deciding it. Sources have no
@@ -58,7 +59,7 @@ export const RequirementInput = z.discriminatedUnion('kind', [
   }).strict(),
   z.object({
     kind: z.literal('skill_result'),
-    /** A skill_result artifact of this skill in the program. */
+    /** A skill_result artifact of this skill in the program that is gate evidence (gate-evidence.ts). */
     skillKey: z.string().regex(/^[a-z]+\.[a-z_]+$/, 'a skill key, e.g. tox.fih_dose_projection'),
     label: z.string().trim().min(1).max(200).optional(),
   }).strict(),
@@ -130,12 +131,8 @@ export async function computeReadinessForProgram(anyTx: AnyTx | Db, organization
     types.length
       ? tx.programRecord.findMany({ where: { organizationId, programId, recordType: { in: types } }, select: { id: true, recordType: true, status: true, fields: true } })
       : Promise.resolve([]),
-    skills.length
-      ? tx.$queryRaw<{ id: string; skill_key: string }[]>`
-          SELECT id, content->>'skill_key' AS skill_key FROM artifacts
-          WHERE organization_id = ${organizationId}::uuid AND program_id = ${programId}::uuid AND kind = 'skill_result'
-            AND content->>'skill_key' = ANY(${skills}::text[])`
-      : Promise.resolve([]),
+    // Only results that are gate evidence count (gate-evidence.ts: run by a person, citing records of the program).
+    skills.length ? skillResultEvidence(tx, organizationId, programId, skills) : Promise.resolve([]),
     wantsMilestones ? tx.program.findFirst({ where: { id: programId, organizationId }, select: { settings: true } }) : Promise.resolve(null),
     wantsSets ? acceptedRequirementSets(tx, organizationId, programId) : Promise.resolve([]),
   ])
@@ -159,8 +156,9 @@ export async function computeReadinessForProgram(anyTx: AnyTx | Db, organization
         return { ...q, present: found.length > 0, found, missing: found.length ? null : q.requirementSetId ? 'not accepted' : 'no accepted requirement set in this program' }
       }
       if (q.kind === 'skill_result') {
-        const found = artifacts.filter((a) => a.skill_key === q.skillKey).map((a) => a.id)
-        return { ...q, present: found.length > 0, found, missing: found.length ? null : 'no skill result in this program' }
+        const results = artifacts.filter((a) => a.skillKey === q.skillKey)
+        const found = results.filter((a) => a.evidence).map((a) => a.id)
+        return { ...q, present: found.length > 0, found, missing: found.length ? null : notEvidenceLine(results) }
       }
       // critical_milestones: nothing tagged is not "all done" (a gate cannot pass on an empty set).
       const notDone = tagged.filter((m) => m.status !== 'done')
@@ -181,7 +179,7 @@ export async function computeReadiness(tx: AnyTx | Db, gate: GateRow): Promise<R
 }
 
 const sameCounts = (a: RequiredRecords, b: RequiredRecords) =>
-  a.present === b.present && a.total === b.total && a.items.every((i, n) => i.present === b.items[n]?.present && i.found.join() === b.items[n]?.found.join())
+  a.present === b.present && a.total === b.total && a.items.every((i, n) => i.present === b.items[n]?.present && i.found.join() === b.items[n]?.found.join() && i.missing === b.items[n]?.missing)
 
 /**
  * Recomputes the open gates of one program in `tx` and stores (and announces) those whose readiness changed.

@@ -16,6 +16,7 @@ import {
   executeSkill, getSkill, isSkillInputError, listSkills, outputViolations, skillClassOf, skillPermission,
   skillResultJson, MAX_SKILL_RUNS_PER_TURN, type SkillResult,
 } from './skills'
+import { tableRowsAsInput } from './skill-table-input'
 
 export { MAX_SKILL_RUNS_PER_TURN }
 
@@ -121,7 +122,8 @@ async function checkRowsAsInput(ctx: DomainContext, input: SkillRunIn): Promise<
  * status is designed: the status is what the catalogue shows, and flipping R4_GATE_PASSED is the release act.
  */
 export const runSkillForPerson = Object.assign(async (ctx: DomainContext, input: SkillRunIn): Promise<SkillResultOut> => {
-  const started = await startSkillRun(ctx, await checkRowsAsInput(ctx, input))
+  // Inputs that name the program's records are read first: a check's rows, a notebook table (skill-table-input.ts).
+  const started = await startSkillRun(ctx, await checkRowsAsInput(ctx, await tableRowsAsInput(ctx, input)))
   if (started.done) return started.done
   const deadline = Date.now() + CLASS_B_TIMEOUT_MS
   for (;;) {

@@ -23,7 +23,11 @@ export const deterministicHarness: Harness = {
     const backpressure = { openDecisions: 0, line: null as string | null }
     let stopped: string | null = null
     let memory: { brief: string; records: number } | null = null
+    // The prompt this run is served (harness/prompts.ts): no model reads it here, but the run records which one it was.
+    let prompt: { key: string; version: number; sha256: string } | null = null
     try {
+      const served = await client.harnessPrompt()
+      prompt = { key: served.key, version: served.version, sha256: served.sha256 }
       const twin = await client.call<{ openDecisions: number }>('console.get_twin', {})
       if (twin.ok) backpressure.openDecisions = twin.value.openDecisions
       // The run's memory brief (memory.recall): data behind <<<memory:...>>> markers headed by the harness statement
@@ -54,7 +58,7 @@ export const deterministicHarness: Harness = {
       summary: {
         proposals_filed: sum('proposals_filed'), duplicates: sum('duplicates'), denied: sum('denied'), refused: sum('refused'),
         skills_run: sum('skills_run'), tool_calls: client.calls.length, proposal_ids: reports.flatMap((r) => r.proposal_ids),
-        duties, memory_recalled: memory?.records ?? 0, ...(backpressure.line ? { filing_paused: backpressure.line } : {}), ...(stopped ? { stopped } : {}),
+        duties, memory_recalled: memory?.records ?? 0, prompt, ...(backpressure.line ? { filing_paused: backpressure.line } : {}), ...(stopped ? { stopped } : {}),
       },
     }
   },

@@ -2,6 +2,7 @@
 // token as bearer), the turn counter, and turning tool results into values or typed refusals the run can handle.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { HARNESS_PROMPT_NAME } from './prompts'
 
 export interface ToolError { code: string; message: string; field?: string | null }
 export type ToolAnswer<T = Record<string, any>> = { ok: true; value: T } | { ok: false; error: ToolError }
@@ -58,6 +59,17 @@ export class ToolClient {
     }
     this.calls.push({ tool, ok: true })
     return { ok: true, value: structured as T }
+  }
+
+  /**
+   * The run's harness prompt as the tool server serves it (prompts/get): what a model-backed harness gives its model.
+   * Answers its text and which template it is (key, version, sha256 of the text).
+   */
+  async harnessPrompt(): Promise<{ text: string; key: string; version: number; sha256: string }> {
+    const r = await this.client.getPrompt({ name: HARNESS_PROMPT_NAME })
+    const first = r.messages[0]?.content
+    const meta = (r._meta ?? {}) as { key?: string; version?: number; sha256?: string }
+    return { text: first?.type === 'text' ? first.text : '', key: String(meta.key ?? ''), version: Number(meta.version ?? 0), sha256: String(meta.sha256 ?? '') }
   }
 
   close() { return this.client.close() }

@@ -11,6 +11,8 @@ import { MEMORY_TOOLS } from './memory'
 import { GATE_TOOLS } from './gates'
 import { LITERATURE_TOOLS } from './literature'
 import { HANDOFF_TOOLS } from './handoffs'
+import { DOCUMENT_TOOLS } from './documents'
+import { TABLE_INPUT_SKILLS, tableInputJsonSchema } from '../domain/skill-table-input'
 
 /** max_skill_runs_per_turn: the skills of one run and turn, all skill tools together. */
 const SKILL_TURN_LIMIT: TurnLimit = {
@@ -26,12 +28,14 @@ const SKILL_TOOLS: ToolDefinition[] = SKILL_DEFINITIONS.map((d) => defineTool({
   kind: 'skill',
   skillClass: d.skill_class,
   runRole: d.run_role,
+  // qa.check_readiness answers requirements extracted from SOP text: QMS text, outside content.
+  ...(d.key === 'qa.check_readiness' ? { outside: 'qms' as const } : {}),
   permission: d.permission as never,
   input: z.object({ inputs: z.unknown(), citations: z.unknown().optional() }),
   turnLimit: SKILL_TURN_LIMIT,
   jsonSchema: {
     type: 'object',
-    properties: { inputs: d.input_schema, citations: { type: 'array', items: {} } },
+    properties: { inputs: TABLE_INPUT_SKILLS.has(d.key) ? tableInputJsonSchema(d.input_schema) : d.input_schema, citations: { type: 'array', items: {} } },
     required: ['inputs'],
     additionalProperties: false,
   },
@@ -71,7 +75,7 @@ const CONSOLE_TOOLS: ToolDefinition[] = [
 ]
 
 /** Every tool, in the order tools/list shows them. */
-export const TOOLS: readonly ToolDefinition[] = Object.freeze([...CONSOLE_TOOLS, ...MEMORY_TOOLS, ...READ_TOOLS, ...PROPOSE_TOOLS, ...SKILL_TOOLS, ...GATE_TOOLS, ...LITERATURE_TOOLS, ...HANDOFF_TOOLS])
+export const TOOLS: readonly ToolDefinition[] = Object.freeze([...CONSOLE_TOOLS, ...MEMORY_TOOLS, ...READ_TOOLS, ...PROPOSE_TOOLS, ...SKILL_TOOLS, ...GATE_TOOLS, ...LITERATURE_TOOLS, ...DOCUMENT_TOOLS, ...HANDOFF_TOOLS])
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]))
 if (BY_NAME.size !== TOOLS.length) throw new Error('two tools share a name')
 

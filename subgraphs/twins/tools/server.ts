@@ -5,7 +5,7 @@ import http from 'node:http'
 import { randomUUID } from 'node:crypto'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema, McpError, ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Db } from '../../../core/db'
 import { DomainError } from '../../../core/errors'
 import { log } from '../../../core/log'
@@ -13,6 +13,7 @@ import { isId } from '../../../core/ids'
 import { authenticateRun, callTool, listToolsFor, type RunSession } from './call'
 import { RunTokenRefused } from './run-tokens'
 import { toolJsonSchema } from './tool'
+import { HARNESS_PROMPT_DESCRIPTION, HARNESS_PROMPT_NAME, runPrompt } from './prompt'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** A class B skill is awaited for up to 120 s; the request may take a little longer than that. */
@@ -59,7 +60,18 @@ function errorResult(error: { code: string; message: string; field?: string | nu
 }
 
 function mcpServerFor(session: RunSession): Server {
-  const server = new Server({ name: 'evidence-workspace-tools', version: '1' }, { capabilities: { tools: {} } })
+  const server = new Server({ name: 'evidence-workspace-tools', version: '1' }, { capabilities: { tools: {}, prompts: {} } })
+  // The run's harness prompt, served with the run (prompt.ts); one prompt, no arguments.
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [{ name: HARNESS_PROMPT_NAME, description: HARNESS_PROMPT_DESCRIPTION }] }))
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    if (request.params.name !== HARNESS_PROMPT_NAME) throw new McpError(ErrorCode.InvalidParams, `No prompt ${String(request.params.name).slice(0, 100)}; this run serves ${HARNESS_PROMPT_NAME}.`)
+    const prompt = await runPrompt(session)
+    return {
+      description: HARNESS_PROMPT_DESCRIPTION,
+      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: prompt.text } }],
+      _meta: { key: prompt.key, version: prompt.version, sha256: prompt.sha256 },
+    }
+  })
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (await listToolsFor(session)).map((t) => ({ name: t.name, description: t.description, inputSchema: toolJsonSchema(t) as never })),
   }))

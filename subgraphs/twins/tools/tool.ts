@@ -32,8 +32,28 @@ export function toolNameProblems(name: string): string[] {
  */
 // 'always': the memory document's always-allowed set (memory.recall, memory.propose_note, lens.list_rubrics), carried
 // by every run kind that carries tools; the person's permissions still apply.
-export const RUN_ROLES = ['console', 'plans', 'evidence', 'review', 'progress', 'always'] as const
+// 'documents': the mirrored documents (documents.list_assets, documents.read_table_rows; issue 29, item 9).
+export const RUN_ROLES = ['console', 'plans', 'evidence', 'review', 'progress', 'documents', 'always'] as const
 export type RunRole = (typeof RUN_ROLES)[number]
+
+/**
+ * What outside content a tool returns (R4 gate list, container tests: 'untrusted tools absent from non-reader agents'):
+ * the literature (evidence.search_literature), the mirrored documents (notebook entries, attachments, SOP versions:
+ * documents.*) and QMS text (qa.check_readiness reads requirements extracted from SOP text). Program records are not
+ * outside content: members write and decide them (their text still passes the sanitiser on the way out).
+ */
+export const OUTSIDE_SOURCES = ['literature', 'documents', 'qms'] as const
+export type OutsideSource = (typeof OUTSIDE_SOURCES)[number]
+
+/**
+ * The run roles that may hold a tool returning outside content: reading is their work (evidence reads the literature
+ * and notebook tables, review reads SOP text, documents is the reading itself). console, plans, progress and the
+ * always-allowed set never do, so an agent carrying only those (a hand-off run, a planning pass, stage_readiness) is
+ * a non-reader agent and holds no untrusted tool, by construction: defineTool refuses an untrusted tool of any other
+ * run role, and toolset.ts refuses a non-reader run kind that carries a reader role.
+ */
+export const READER_RUN_ROLES: readonly RunRole[] = Object.freeze(['evidence', 'review', 'documents'])
+export const isUntrusted = (tool: Pick<ToolBase<z.ZodType>, 'outside'>) => tool.outside !== undefined
 
 export type ToolKind = 'read' | 'write' | 'skill'
 
@@ -73,6 +93,8 @@ interface ToolBase<S extends z.ZodType> {
   permission: PermissionKey
   input: S
   turnLimit?: TurnLimit
+  /** Set when the tool returns outside content (an untrusted tool): only a reader run role may hold it. */
+  outside?: OutsideSource
   /** How the tool refuses an argument that reads as an instruction (sanitise.ts); default invalid_input on the field. */
   refuseText?: import('./sanitise').TextRefusal
 }
@@ -105,6 +127,8 @@ export function defineTool<S extends z.ZodType>(def: (Omit<InCallTool<S>, 'kind'
   const problems = toolNameProblems(def.name)
   if (problems.length) throw new Error(`tool ${def.name} rejected: ${problems.join('; ')}`)
   if (def.kind === 'write' && !/^propose_/.test(def.name.split('.')[1])) throw new Error(`write tool ${def.name} must be a propose_* tool`)
+  if (def.outside && !READER_RUN_ROLES.includes(def.runRole)) throw new Error(`tool ${def.name} returns outside content (${def.outside}) and may not have the non-reader run role ${def.runRole}`)
+  if (def.outside && def.kind === 'write') throw new Error(`tool ${def.name} returns outside content and may not write`)
   return def as unknown as ToolDefinition
 }
 

@@ -2,7 +2,7 @@
 // toolset, the tools of the run role, and the allow-list computed from the person's live permissions. No workbench role
 // widens it"). One function, effectiveToolset, answers it for tools/list and for every call.
 import { can, type Session } from '../../../core/session'
-import type { RunRole, ToolDefinition } from './tool'
+import { READER_RUN_ROLES, isUntrusted, type RunRole, type ToolDefinition } from './tool'
 import { TOOLS } from './catalogue'
 import { harnessToolset } from '../harness/persona-harnesses'
 
@@ -11,14 +11,27 @@ import { harnessToolset } from '../harness/persona-harnesses'
  * a hand-off run reads and files plan changes only, never skills. Kinds not listed carry no tool.
  */
 export const RUN_KIND_ROLES: Readonly<Record<string, readonly RunRole[]>> = Object.freeze({
-  twin_cycle: ['console', 'plans', 'evidence', 'review', 'progress'],
+  twin_cycle: ['console', 'plans', 'evidence', 'review', 'progress', 'documents'],
   twin_handoff: ['console', 'plans'],
 })
 
-/** The run-role tools of a kind of run. */
+/**
+ * Reader agents: the run kinds that may read outside content (tool.ts READER_RUN_ROLES). Every other kind (a hand-off
+ * run, stage_readiness, every kind without tools) and planning (PLANNING_TOOLS) is a non-reader agent: no untrusted
+ * tool is in its toolset. A non-reader kind given a reader run role fails when this module loads.
+ */
+export const READER_RUN_KINDS: readonly string[] = Object.freeze(['twin_cycle'])
+export const isReaderRunKind = (kind: string) => READER_RUN_KINDS.includes(kind)
+for (const [kind, roles] of Object.entries(RUN_KIND_ROLES)) {
+  const readers = roles.filter((r) => READER_RUN_ROLES.includes(r))
+  if (!isReaderRunKind(kind) && readers.length) throw new Error(`run kind ${kind} is a non-reader agent and may not carry the reader run roles ${readers.join(', ')}`)
+}
+
+/** The run-role tools of a kind of run; a non-reader kind never carries an untrusted tool. */
 export function runRoleTools(runKind: string): ToolDefinition[] {
   const roles = new Set(RUN_KIND_ROLES[runKind] ?? [])
-  return TOOLS.filter((t) => roles.has(t.runRole) || (roles.size > 0 && t.runRole === 'always'))
+  const reader = isReaderRunKind(runKind)
+  return TOOLS.filter((t) => (roles.has(t.runRole) || (roles.size > 0 && t.runRole === 'always')) && (reader || !isUntrusted(t)))
 }
 
 /** The allow-list: every tool whose permission the person holds now in the program (re-read for every call). */
@@ -47,6 +60,7 @@ export function effectiveToolset(session: Session, run: { kind: string; programI
 /**
  * PLANNING_TOOLS (twins document, Tools: console.propose_handoff is 'write (never in PLANNING_TOOLS)'): what drafting a
  * standing plan may call. Reads only: planning looks at the program and the twin, and never files, sends or runs a
- * skill. Computed from the catalogue, so a new write tool can never slip in.
+ * skill. Computed from the catalogue, so a new write tool can never slip in; planning is a non-reader agent, so no tool
+ * returning outside content is in it either.
  */
-export const PLANNING_TOOLS: readonly string[] = Object.freeze(TOOLS.filter((t) => t.kind === 'read').map((t) => t.name))
+export const PLANNING_TOOLS: readonly string[] = Object.freeze(TOOLS.filter((t) => t.kind === 'read' && !isUntrusted(t)).map((t) => t.name))
