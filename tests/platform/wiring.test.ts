@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { ROOT_DIR } from '../../core/env'
 import { AUDIT_ACTIONS, PAUSE_ACTIONS, TRIGGERABLE_ACTIONS } from '../../core/audit'
 import { QA_TEMPLATES } from '../../subgraphs/twins/harness/duties'
+import { INBOX_PRODUCER_ACTIONS } from '../../subgraphs/twins/domain/inbox-producers'
 
 /** Every process's entry: the service, the worker, each subgraph, the tool server, the benches, the test stack. */
 const ENTRY_POINTS = [
@@ -80,6 +81,7 @@ describe('explicit wiring', () => {
         ...((TRIGGERABLE_ACTIONS as readonly string[]).includes(action) ? ['twins.events'] : []),
         ...((PAUSE_ACTIONS as readonly string[]).includes(action) ? ['twins.pause_causes'] : []),
         ...(action.startsWith('stage_gate.') ? [] : ['gates.readiness']),
+        ...(INBOX_PRODUCER_ACTIONS.includes(action) ? ['inbox.producers'] : []),
       ]
       expect([action, seen.installed.hooks[action]]).toEqual([action, expected])
     }
