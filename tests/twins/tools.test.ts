@@ -163,7 +163,7 @@ describe('tool calls', () => {
     for (let i = 0; i < 3; i++) expect((await client.call('console.list_decisions_waiting', {})).ok).toBe(true)
     const twin = await db().twinDefinition.findUniqueOrThrow({ where: { id: r.twin.id } })
     expect(twin).toMatchObject({ status: 'paused', pausedReason: 'budget' })
-    expect(await db().auditEvent.count({ where: { action: 'twin.pause', targetId: r.twin.id } })).toBe(1)
+    expect(await db().auditEvent.count({ where: { action: 'twin.self_pause', targetId: r.twin.id } })).toBe(1)
     expect(await db().notification.count({ where: { userId: r.user.id, kind: 'twin_paused' } })).toBe(1)
     // The pause cancels queued runs only: the run in flight stays running (its job ends it), and its next call is
     // refused twin_paused, as is any call of a new run of the paused twin.
