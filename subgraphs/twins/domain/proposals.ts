@@ -21,6 +21,7 @@ import { routeDecision } from './delegations'
 import { checkSendable, HandoffDraft } from './handoffs'
 import { redactSecrets } from '../../../core/redact'
 import { HandoffExists, SelfHandoff } from '../../../core/errors'
+import type { ProposalLint } from './proposal-lint'
 
 /** A twin proposal waits this long for a person (twin_definitions.expiry_hours, 72), then expires unwritten. */
 export const PROPOSAL_EXPIRY_HOURS = 72
@@ -44,6 +45,8 @@ export interface ProposalQuestion {
   toolCallId: string | null
   /** A console.propose_handoff proposal: the hand-off its author's approval sends (recordType 'handoff'). */
   handoff?: HandoffDraft
+  /** The assertion lint run before filing (every evidence.propose_*; proposal-lint.ts); absent on other proposals. */
+  lint?: ProposalLint
 }
 
 /** How it was answered (run_interrupts.answer). The decline reason is evaluation data, never used to rate people. */
@@ -120,6 +123,8 @@ const FileInput = z.object({
   twinId: IdInput.nullish(),
   /** The tool that filed it (plans.propose_plan_change, ...), written on the tool_calls row of a twin's proposal. */
   tool: z.string().max(200).nullish(),
+  /** The assertion lint the tool ran first in this transaction (evidence.propose_*), stored with the proposal. */
+  lint: z.custom<ProposalLint>((v) => v != null && typeof v === 'object').nullish(),
 })
 
 /**
@@ -175,6 +180,7 @@ export const fileProposal = command({
     const question: ProposalQuestion = {
       type: 'proposal', programId: t.programId, recordType: t.recordType, title: t.title, change: t.change, basis, basisHash: hash,
       draftArtifactId: draft.id, proposer: { userId: session.userId, name: session.name, twinId, workingAs: twinId ? workingAsOf(t.run) : null }, toolCallId: toolCall?.id ?? null,
+      ...(input.lint ? { lint: input.lint } : {}),
     }
     const expiresAt = new Date(Date.now() + PROPOSAL_EXPIRY_HOURS * 3_600_000)
     // Detached: the run goes on (and may succeed) while the proposal waits for a person.
@@ -188,7 +194,10 @@ export const fileProposal = command({
       sourceType: 'proposal', sourceId: interrupt.id, interruptId: interrupt.id, title: t.title, dueAt: expiresAt, priority: 'now', twinId,
       delegatedFromUserId: route.delegatedFromUserId,
     })
-    await w.audit('proposal.file', { type: 'proposal', id: interrupt.id }, { record_type: t.recordType, change: t.change.kind, basis_hash: hash, run_id: t.run.id })
+    await w.audit('proposal.file', { type: 'proposal', id: interrupt.id }, {
+      record_type: t.recordType, change: t.change.kind, basis_hash: hash, run_id: t.run.id,
+      ...(input.lint ? { lint_tool_call_id: input.lint.toolCallId, uncited_interpretations: input.lint.uncited.length } : {}),
+    })
     return { proposalId: interrupt.id, basisHash: hash, inboxItemId: item.id, draftArtifactId: draft.id, toolCallId: toolCall?.id ?? null }
   },
 })
