@@ -34,7 +34,7 @@ describe('the assertion lint before an evidence proposal', () => {
       change: { kind: 'create', title: 'Liver weight up', body: BODY, fields: { kind: 'interpretation' } }, draft: DRAFT,
     })
     expect(filed).toMatchObject({ ok: true, value: { lint: { passed: false, uncited: [{ index: 1, kind: expect.any(String) }] } } })
-    const proposalId = (filed as { value: { proposalId: string } }).value.proposalId
+    const proposalId = (filed as unknown as { value: { proposalId: string } }).value.proposalId
 
     // Recorded as a skill run of the twin in this run and turn: tool_calls row, skill_result artifact, audit row.
     const call = await db().toolCall.findFirstOrThrow({ where: { runId: r.run.id, tool: 'evidence.assertion_lint' } })

@@ -150,7 +150,7 @@ describe('tool calls', () => {
     expect(rows).toHaveLength(4)
     expect((await denials(r.run.id)).rows).toEqual([expect.objectContaining({ tool: 'evidence.assertion_lint', outputViolations: [expect.objectContaining({ code: 'harness_denied' })] })])
     for (const row of rows) expect(row).toMatchObject({ tool: 'tox.fih_dose_projection', turn: 1, twinId: r.twin.id, status: 'ok', checkLogicVersion: expect.any(Number), inputsHash: expect.stringMatching(/^[0-9a-f]{64}$/) })
-    expect(await db().auditEvent.count({ where: { action: 'skill_run.start', twinId: r.twin.id } })).toBe(4)
+    expect(await db().auditEvent.count({ where: { action: 'skill_run.start', twinId: r.twin.id, targetId: { in: rows.map((x) => x.id) } } })).toBe(4)
     client.nextTurn()
     expect((await client.call('evidence.assertion_lint', { inputs: { text: 'The compound is safe.' } })).ok).toBe(true)
     await client.close()
