@@ -22,9 +22,11 @@ import { checkSendable, HandoffDraft } from './handoffs'
 import { redactSecrets } from '../../../core/redact'
 import { HandoffExists, SelfHandoff } from '../../../core/errors'
 import type { ProposalLint } from './proposal-lint'
+import { expiresAtFor } from './twin-expiry'
+import { batchingFor } from './inbox-batches'
 
-/** A twin proposal waits this long for a person (twin_definitions.expiry_hours, 72), then expires unwritten. */
-export const PROPOSAL_EXPIRY_HOURS = 72
+/** A twin proposal waits its twin's expiry_hours (72 unless set; twin-expiry.ts), then expires unwritten. */
+export { DEFAULT_EXPIRY_HOURS as PROPOSAL_EXPIRY_HOURS } from './twin-expiry'
 
 export type Outcome = 'approved' | 'approved_with_edits' | 'declined'
 
@@ -182,16 +184,19 @@ export const fileProposal = command({
       draftArtifactId: draft.id, proposer: { userId: session.userId, name: session.name, twinId, workingAs: twinId ? workingAsOf(t.run) : null }, toolCallId: toolCall?.id ?? null,
       ...(input.lint ? { lint: input.lint } : {}),
     }
-    const expiresAt = new Date(Date.now() + PROPOSAL_EXPIRY_HOURS * 3_600_000)
+    const expiresAt = await expiresAtFor(w.tx, twinId)
     // Detached: the run goes on (and may succeed) while the proposal waits for a person.
     const interrupt = await w.tx.runInterrupt.create({
       data: { organizationId: session.organizationId, runId: t.run.id, kind: 'write_approval', detached: true, question: question as object, expiresAt },
     })
     // Routed one hop under an active delegation of the person (delegated_from_user_id on the item).
     const route = await routeDecision(w.tx, { organizationId: session.organizationId, userId: session.userId, programId: t.programId })
+    // A digest-priority run's filings wait for the twin's next digest moment, batched under its key (inbox-batches.ts).
+    const batching = twinId ? await batchingFor(w.tx, t.run) : { priority: 'now' as const, batchKey: null }
     const item = await fileInboxItem(w.tx, {
       organizationId: session.organizationId, userId: route.userId, programId: t.programId, kind: 'decision',
-      sourceType: 'proposal', sourceId: interrupt.id, interruptId: interrupt.id, title: t.title, dueAt: expiresAt, priority: 'now', twinId,
+      sourceType: 'proposal', sourceId: interrupt.id, interruptId: interrupt.id, title: t.title, dueAt: expiresAt, twinId,
+      priority: batching.priority, batchKey: batching.batchKey, triggerId: t.run.triggerId ?? null,
       delegatedFromUserId: route.delegatedFromUserId,
     })
     await w.audit('proposal.file', { type: 'proposal', id: interrupt.id }, {
@@ -243,7 +248,7 @@ export const fileHandoffProposal = command({
       change: { kind: 'handoff', toPersonaKey: draft.toPersonaKey, toUserId: draft.toUserId ?? null, handoffKind: draft.kind, linkedType: draft.linkedType, linkedId: draft.linkedId } as unknown as RecordChange,
       basis, basisHash: hash, draftArtifactId: artifact.id, proposer: { userId: session.userId, name: session.name, twinId }, toolCallId: null, handoff: draft,
     }
-    const expiresAt = new Date(Date.now() + PROPOSAL_EXPIRY_HOURS * 3_600_000)
+    const expiresAt = await expiresAtFor(w.tx, twinId)
     const interrupt = await w.tx.runInterrupt.create({
       data: { organizationId: session.organizationId, runId: run.id, kind: 'write_approval', detached: true, question: question as object, expiresAt },
     })

@@ -19,6 +19,9 @@ import { dutyRefusal } from './duty-catalogue'
 import { createTwinRun } from './runs'
 import { clock, nextRunAt, normaliseSchedule } from './schedules'
 import { loadActiveTwin, pauseTwin, PAUSED_PHRASE, VIEWER_NO_TWIN_PHRASE } from './twins'
+import { MAX_EXPIRY_HOURS, MIN_EXPIRY_HOURS } from './twin-expiry'
+import { recordToolAllowlist } from './twin-allowlist'
+import { twinToolAllowlist } from '../tools/allowlist-hash'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 
@@ -148,13 +151,15 @@ export const createTwin = command({
           duties: [...new Set(input.duties)], digestTime: input.digestTime ?? null, batchTimes: input.batchTimes,
           ...(input.budgetToolCallsMonth !== undefined ? { budgetToolCallsMonth: input.budgetToolCallsMonth } : {}),
           budgetUsdMonth: input.budgetUsdMonth ?? null,
+          // What the person's permissions grant the twin now (twin-allowlist.ts keeps it true).
+          toolAllowlistHash: twinToolAllowlist(session, input.programId).hash,
         },
       })
     } catch (e) {
       if (isUniqueViolation(e)) throw new TwinActiveExists(undefined, { field: 'personaKey' })
       throw e
     }
-    await w.audit('twin.create', { type: 'twin', id: twin.id }, { persona_key: twin.personaKey, duties: twin.duties })
+    await w.audit('twin.create', { type: 'twin', id: twin.id }, { persona_key: twin.personaKey, duties: twin.duties, tool_allowlist_hash: twin.toolAllowlistHash })
     return twin
   },
 })
@@ -169,6 +174,8 @@ export const updateTwin = command({
     batchTimes: z.array(HHMM).max(6).optional(),
     budgetToolCallsMonth: z.number().int().min(0).max(100_000).optional(),
     budgetUsdMonth: z.number().min(0).max(100_000).nullish(),
+    /** How long the twin's proposals wait for the person before they expire unwritten (twin-expiry.ts). */
+    expiryHours: z.number().int().min(MIN_EXPIRY_HOURS).max(MAX_EXPIRY_HOURS).optional(),
   }),
   load: (q, input, ctx) => loadTwin(q, input.id, ctx),
   program: (_i, twin) => twin.programId,
@@ -190,9 +197,11 @@ export const updateTwin = command({
     if (input.batchTimes) data.batchTimes = input.batchTimes
     if (input.budgetToolCallsMonth !== undefined) data.budgetToolCallsMonth = input.budgetToolCallsMonth
     if (input.budgetUsdMonth !== undefined) data.budgetUsdMonth = input.budgetUsdMonth
+    if (input.expiryHours !== undefined) data.expiryHours = input.expiryHours
     const updated = await w.tx.twinDefinition.update({ where: { id: twin.id }, data })
     await w.audit('twin.update', { type: 'twin', id: twin.id }, { fields: Object.keys(data) })
-    return updated
+    const hash = await recordToolAllowlist(w.tx, updated, w.ctx.session, w.ctx.actor, 'update')
+    return { ...updated, toolAllowlistHash: hash }
   },
 })
 
@@ -238,7 +247,8 @@ export const resumeTwin = command({
       throw new TwinActiveExists('Another of your twins is active in this program; pause it first.', { field: 'twinId' })
     }
     await w.audit('twin.resume', { type: 'twin', id: twin.id }, { was: twin.pausedReason })
-    return resumed
+    const hash = await recordToolAllowlist(w.tx, resumed, w.ctx.session, w.ctx.actor, 'resume')
+    return { ...resumed, toolAllowlistHash: hash }
   },
 })
 
