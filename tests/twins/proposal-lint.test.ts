@@ -16,7 +16,7 @@ afterAll(() => { setEnv(before) })
 const url = () => `${stack.current.gatewayUrl}/graphql`
 const db = () => stack.db.db
 const LINT = 'assertionLint { passed sentenceCount assertionModelVersion checkLogicVersion skillResultArtifactId uncitedInterpretations { index kind text } }'
-const INBOX = `query { myInbox(first: 20, status: [open]) { nodes { id proposal { id recordType ${LINT} } } } }`
+const INBOX = `query { myInbox(first: 20, status: [open]) { nodes { id proposal { id recordType uncitedInterpretations ${LINT} } } } }`
 const fih = { route: 'oral', noael: [{ species: 'rat', dose: { value: 50, unit: 'mg/kg' }, citation: 'tox-report:rat#noael' }] }
 
 const DRAFT = 'Liver weight rose 20 % in the high-dose group [1]. This suggests enzyme induction.'
@@ -58,6 +58,7 @@ describe('the assertion lint before an evidence proposal', () => {
       passed: false, sentenceCount: 3, assertionModelVersion: expect.any(String), checkLogicVersion: 1, skillResultArtifactId: artifact.id,
       uncitedInterpretations: [{ index: 1, kind: expect.any(String), text: 'This suggests enzyme induction.' }],
     })
+    expect(card.uncitedInterpretations).toEqual(['This suggests enzyme induction.'])
     await client.close()
   })
 

@@ -107,7 +107,7 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
           <p>{proposal.draft.text}</p>
         </div>
       ) : null}
-      {proposal?.assertionLint ? <AssertionLint lint={proposal.assertionLint} /> : null}
+      {proposal?.uncitedInterpretations ? <AssertionLint uncited={proposal.uncitedInterpretations} /> : null}
       {proposal?.basis?.length ? (
         <div className="basis">
           <p className="label">Based on</p>
@@ -211,13 +211,12 @@ function DeclineForm({ busy, onSubmit, onCancel }: { busy: boolean; onSubmit: (c
  * What evidence.assertion_lint found before the twin filed: each interpretation of the draft without a citation,
  * listed for the person to weigh (the lint flags; it never refuses the proposal).
  */
-function AssertionLint({ lint }: { lint: NonNullable<NonNullable<InboxCardFragment['proposal']>['assertionLint']> }) {
-  const uncited = lint.uncitedInterpretations ?? []
-  if (lint.passed || uncited.length === 0) return <p className="muted" data-testid="assertion-lint">Assertion lint: every interpretation is cited.</p>
+function AssertionLint({ uncited }: { uncited: readonly string[] }) {
+  if (uncited.length === 0) return <p className="muted" data-testid="assertion-lint">Assertion lint: every interpretation is cited.</p>
   return (
     <div className="assertion-lint" data-testid="assertion-lint">
       <p className="flag">Uncited interpretations: {uncited.length}</p>
-      <ul>{uncited.map((u) => <li key={u.index}>{u.text}</li>)}</ul>
+      <ul>{uncited.map((text, i) => <li key={i}>{text}</li>)}</ul>
     </div>
   )
 }

@@ -94,6 +94,11 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
         description: 'The assertion lint run before filing (every evidence proposal); null for other proposals.',
         resolve: (v) => v.question.lint ?? null,
       }),
+      uncitedInterpretations: t.stringList({
+        nullable: true,
+        description: 'The sentences assertionLint flagged as interpretations without a citation ([] when none; null when the proposal was not linted). What the decision card lists.',
+        resolve: (v) => (v.question.lint ? v.question.lint.uncited.map((u) => u.text) : null),
+      }),
       decision: t.field({ type: DecisionInfo, nullable: true, resolve: (v) => (v.answer ? v : null) }),
       expiresAt: t.field({ type: 'DateTime', nullable: true, resolve: (v) => v.interrupt.expiresAt }),
       createdAt: t.field({ type: 'DateTime', resolve: (v) => v.interrupt.createdAt }),
