@@ -181,3 +181,41 @@ describe('tool_allowlist_hash', () => {
     } finally { h.off() }
   })
 })
+
+describe('twin_triggers.plan_interrupt_id', () => {
+  const TRIGGER = `mutation($twinId: ID!, $input: CreateTwinTriggerInput!) { createTwinTrigger(twinId: $twinId, input: $input) {
+    __typename ... on MutationCreateTwinTriggerSuccess { trigger { id planInterruptId standingPlanHash standingPlanApprovedAt } } ... on Error { code message } } }`
+  const UPDATE_TRIGGER = `mutation($id: ID!, $input: UpdateTwinTriggerInput!) { updateTwinTrigger(id: $id, input: $input) {
+    __typename ... on MutationUpdateTwinTriggerSuccess { trigger { id planInterruptId standingPlanHash standingPlanApprovedAt } } ... on Error { code message field } } }`
+
+  it('points at the plan_approval interrupt of the current standing plan: pending, superseded when the plan changes, answered when approved', async () => {
+    const t = await createTenant(db(), 'Plan interrupt')
+    const created = await as(t, 'scientist', CREATE, { programId: t.program.id, input: { personaKey: 'scientist', duties: ['blocker_scan'] } })
+    const twinId = created.body.data.createTwin.twin.id
+    const made = (await as(t, 'scientist', TRIGGER, { twinId, input: { dutyKey: 'blocker_scan', kind: 'event', eventAction: 'experiment.update', standingPlan: { duty: 'blocker_scan', reads: ['evidence.list_findings'] } } })).body.data.createTwinTrigger.trigger
+    expect(made).toMatchObject({ planInterruptId: expect.any(String), standingPlanApprovedAt: null })
+    const first = await db().runInterrupt.findUniqueOrThrow({ where: { id: made.planInterruptId }, include: { run: true } })
+    expect(first).toMatchObject({ kind: 'plan_approval', answer: null, question: { type: 'standing_plan', triggerId: made.id, planHash: made.standingPlanHash } })
+    expect(first.run).toMatchObject({ kind: 'plan_draft', status: 'interrupted', twinId })
+
+    // The plan changes before approval: a new interrupt, the first one answered superseded and its run cancelled.
+    const changed = (await as(t, 'scientist', UPDATE_TRIGGER, { id: made.id, input: { standingPlan: { duty: 'blocker_scan', reads: ['evidence.list_gaps'] } } })).body.data.updateTwinTrigger.trigger
+    expect(changed.planInterruptId).not.toBe(made.planInterruptId)
+    const superseded = await db().runInterrupt.findUniqueOrThrow({ where: { id: made.planInterruptId }, include: { run: true } })
+    expect(superseded.answer).toMatchObject({ outcome: 'superseded', byUserId: t.users.scientist.id })
+    expect(superseded.run.status).toBe('cancelled')
+
+    // Approved: the pending interrupt is answered with the approved hash, its run succeeded; the trigger keeps pointing at it.
+    const approved = (await as(t, 'scientist', UPDATE_TRIGGER, { id: made.id, input: { approvePlanHash: changed.standingPlanHash } })).body.data.updateTwinTrigger.trigger
+    expect(approved).toMatchObject({ planInterruptId: changed.planInterruptId, standingPlanApprovedAt: expect.any(String) })
+    const record = await db().runInterrupt.findUniqueOrThrow({ where: { id: changed.planInterruptId }, include: { run: true } })
+    expect(record.answer).toMatchObject({ outcome: 'approved', planHash: changed.standingPlanHash, byUserId: t.users.scientist.id })
+    expect(record.run.status).toBe('succeeded')
+    const audit = await db().auditEvent.findFirstOrThrow({ where: { action: 'twin_trigger.plan_approve', targetId: made.id } })
+    expect(audit.details).toMatchObject({ plan_interrupt_id: changed.planInterruptId })
+
+    // Created and approved at once: answered in the same request.
+    const atOnce = (await as(t, 'scientist', TRIGGER, { twinId, input: { dutyKey: 'blocker_scan', kind: 'schedule', rrule: 'FREQ=DAILY;BYHOUR=8;BYMINUTE=0', approvePlan: true } })).body.data.createTwinTrigger.trigger
+    expect((await db().runInterrupt.findUniqueOrThrow({ where: { id: atOnce.planInterruptId } })).answer).toMatchObject({ outcome: 'approved' })
+  })
+})

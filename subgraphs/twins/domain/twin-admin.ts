@@ -21,6 +21,7 @@ import { clock, nextRunAt, normaliseSchedule } from './schedules'
 import { loadActiveTwin, pauseTwin, PAUSED_PHRASE, VIEWER_NO_TWIN_PHRASE } from './twins'
 import { MAX_EXPIRY_HOURS, MIN_EXPIRY_HOURS } from './twin-expiry'
 import { recordToolAllowlist } from './twin-allowlist'
+import { answerPlanApproval, openPlanApproval } from './plan-approvals'
 import { twinToolAllowlist } from '../tools/allowlist-hash'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
@@ -309,8 +310,10 @@ const TriggerFields = {
 
 async function approvePlan(w: Write<'twin_trigger.plan_approve'>, trigger: TwinTrigger) {
   const now = clock.now()
-  const approved = await w.tx.twinTrigger.update({ where: { id: trigger.id }, data: { standingPlanApprovedAt: now, standingPlanApprovedBy: w.ctx.session.userId } })
-  await w.audit('twin_trigger.plan_approve', { type: 'twin_trigger', id: trigger.id }, { plan_hash: trigger.standingPlanHash }, { triggerId: trigger.id })
+  await w.tx.twinTrigger.update({ where: { id: trigger.id }, data: { standingPlanApprovedAt: now, standingPlanApprovedBy: w.ctx.session.userId } })
+  // The plan_approval interrupt the trigger points at is answered: the record of this approval (plan-approvals.ts).
+  const approved = await answerPlanApproval(w.tx, { ...trigger, standingPlanApprovedAt: now }, 'approved', w.ctx.session.userId)
+  await w.audit('twin_trigger.plan_approve', { type: 'twin_trigger', id: trigger.id }, { plan_hash: trigger.standingPlanHash, plan_interrupt_id: approved.planInterruptId }, { triggerId: trigger.id })
   return approved
 }
 
@@ -371,6 +374,7 @@ export const createTwinTrigger = command({
       },
     })
     await w.audit('twin_trigger.create', { type: 'twin_trigger', id: trigger.id }, { kind: trigger.kind, duty_key: trigger.dutyKey, event_action: trigger.eventAction }, { triggerId: trigger.id })
+    trigger = await openPlanApproval(w.tx, twin, trigger, w.ctx.session.userId)
     if (input.kind === 'schedule') await writeSchedule(w.tx, twin, trigger, input.rrule!, input.timezone ?? await personTimezone(w.tx, twin.userId))
     if (input.approvePlan) trigger = await approvePlan(w as Write<'twin_trigger.plan_approve'>, trigger)
     return trigger
@@ -412,6 +416,8 @@ export const updateTwinTrigger = command({
       if (hash !== trigger.standingPlanHash) Object.assign(data, { standingPlanJson: input.standingPlan as object, standingPlanHash: hash, standingPlanApprovedAt: null, standingPlanApprovedBy: null })
     }
     let updated = await w.tx.twinTrigger.update({ where: { id: trigger.id }, data })
+    // A changed plan asks for approval again: a new plan_approval interrupt, the pending one superseded.
+    if (data.standingPlanHash !== undefined) updated = await openPlanApproval(w.tx, twin, updated, w.ctx.session.userId)
     await w.audit('twin_trigger.update', { type: 'twin_trigger', id: trigger.id }, { fields: Object.keys(data) }, { triggerId: trigger.id })
     if (input.approvePlanHash !== undefined) {
       if (input.approvePlanHash !== updated.standingPlanHash) throw InvalidInput.of('approvePlanHash', 'The standing plan changed since you read it; read it again before approving.')
@@ -436,6 +442,7 @@ export const deleteTwinTrigger = command({
   async run(w, _input, { trigger, twin }) {
     ownTwin(w.ctx, twin)
     await transitionAll(w.tx, agentRunStatus, 'cancel', { triggerId: trigger.id, status: 'queued' }, { finishedAt: clock.now(), error: 'trigger deleted' })
+    await answerPlanApproval(w.tx, trigger, 'superseded', w.ctx.session.userId) // a pending plan approval ends with it
     await w.tx.twinTrigger.delete({ where: { id: trigger.id } })
     await w.audit('twin_trigger.delete', { type: 'twin_trigger', id: trigger.id }, { kind: trigger.kind, duty_key: trigger.dutyKey }, { triggerId: trigger.id })
     return { id: trigger.id, twinId: twin.id }

@@ -49,6 +49,10 @@ export function addTwins(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       standingPlan: t.field({ type: 'JSON', nullable: true, resolve: (x) => x.standingPlanJson }),
       standingPlanHash: t.string({ nullable: true, resolve: (x) => x.standingPlanHash }),
       standingPlanApprovedAt: t.field({ type: 'DateTime', nullable: true, resolve: (x) => x.standingPlanApprovedAt }),
+      planInterruptId: t.id({
+        nullable: true, description: 'The plan_approval interrupt of the current standing plan: pending until approved, then the record of the approval.',
+        resolve: (x) => x.planInterruptId,
+      }),
       enabled: t.exposeBoolean('enabled'),
       lastFiredAt: t.field({ type: 'DateTime', nullable: true, resolve: (x) => x.lastFiredAt }),
       fireCount: t.exposeInt('fireCount'),
