@@ -302,13 +302,17 @@ describe('batch approval', () => {
 
   it('decides each of 10 proposals once when two people send the same batch of 10 at once', async () => {
     const w = await world()
+    // The two who may decide the scientist's twin's findings: the scientist and their delegate in force.
+    const delegated = await gql(url(), `mutation($d: ID!, $p: ID, $e: DateTime!) { createDelegation(delegateUserId: $d, programId: $p, endsAt: $e) { __typename } }`,
+      { d: w.tenant.users.program_owner.id, p: w.tenant.program.id, e: new Date(Date.now() + 86_400_000).toISOString() }, await w.tenant.token('scientist'))
+    expect(delegated.body.data.createDelegation.__typename).toBe('MutationCreateDelegationSuccess')
     const filed = []
     for (let i = 0; i < 10; i++) {
       filed.push(await w.propose({ kind: 'create', programId: w.tenant.program.id, recordType: 'evidence.findings', title: `Finding at once ${i}`, fields: { kind: 'observation' } }))
     }
     const items = filed.map((f) => ({ proposalId: f.proposalId, decision: 'APPROVE' }))
     const [a, b] = await Promise.all([
-      gql(url(), BATCH, { items }, await w.tenant.token('program_lead')),
+      gql(url(), BATCH, { items }, await w.tenant.token('scientist')),
       gql(url(), BATCH, { items }, await w.tenant.token('program_owner')),
     ])
     expect(a.body.errors).toBeUndefined()

@@ -81,7 +81,7 @@ describe('the deterministic harness', () => {
     expect(ended).toMatchObject({ status: 'cancelled', error: 'twin paused (budget) during the run', outcome: expect.objectContaining({ stopped: 'twin_paused', proposals_filed: 0 }) })
     expect(ended.finishedAt).not.toBeNull()
     expect(await db().agentRun.findUniqueOrThrow({ where: { id: waiting.id } })).toMatchObject({ status: 'cancelled', error: 'twin paused (budget)' })
-    expect(await db().auditEvent.findFirstOrThrow({ where: { action: 'twin.pause', targetId: twin.id } })).toMatchObject({ details: expect.objectContaining({ reason: 'budget', cancelled_runs: 1 }) })
+    expect(await db().auditEvent.findFirstOrThrow({ where: { action: 'twin.self_pause', targetId: twin.id } })).toMatchObject({ details: expect.objectContaining({ reason: 'budget', cancelled_runs: 1 }) })
     expect(await db().toolCall.count({ where: { runId: inFlight.id } })).toBe(2)
   })
 

@@ -67,7 +67,7 @@ describe('budget_tool_calls_month under concurrency', () => {
     expect(await db().toolCall.count({ where: { twinId: r.twin.id, status: 'ok' } })).toBe(3)
     expect(await db().auditEvent.count({ where: { action: 'tool_call.invoke', details: { path: ['run_id'], equals: r.run.id } } })).toBe(3)
     expect(await db().twinDefinition.findUniqueOrThrow({ where: { id: r.twin.id } })).toMatchObject({ status: 'paused', pausedReason: 'budget' })
-    expect(await db().auditEvent.count({ where: { action: 'twin.pause', targetId: r.twin.id } })).toBe(1)
+    expect(await db().auditEvent.count({ where: { action: 'twin.self_pause', targetId: r.twin.id } })).toBe(1)
     expect(await db().notification.count({ where: { userId: r.user.id, kind: 'twin_paused' } })).toBe(1)
     await client.close()
   })

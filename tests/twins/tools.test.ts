@@ -150,7 +150,7 @@ describe('tool calls', () => {
     expect(rows).toHaveLength(4)
     expect((await denials(r.run.id)).rows).toEqual([expect.objectContaining({ tool: 'evidence.assertion_lint', outputViolations: [expect.objectContaining({ code: 'harness_denied' })] })])
     for (const row of rows) expect(row).toMatchObject({ tool: 'tox.fih_dose_projection', turn: 1, twinId: r.twin.id, status: 'ok', checkLogicVersion: expect.any(Number), inputsHash: expect.stringMatching(/^[0-9a-f]{64}$/) })
-    expect(await db().auditEvent.count({ where: { action: 'skill_run.start', twinId: r.twin.id } })).toBe(4)
+    expect(await db().auditEvent.count({ where: { action: 'skill_run.start', twinId: r.twin.id, targetId: { in: rows.map((x) => x.id) } } })).toBe(4)
     client.nextTurn()
     expect((await client.call('evidence.assertion_lint', { inputs: { text: 'The compound is safe.' } })).ok).toBe(true)
     await client.close()
@@ -163,7 +163,7 @@ describe('tool calls', () => {
     for (let i = 0; i < 3; i++) expect((await client.call('console.list_decisions_waiting', {})).ok).toBe(true)
     const twin = await db().twinDefinition.findUniqueOrThrow({ where: { id: r.twin.id } })
     expect(twin).toMatchObject({ status: 'paused', pausedReason: 'budget' })
-    expect(await db().auditEvent.count({ where: { action: 'twin.pause', targetId: r.twin.id } })).toBe(1)
+    expect(await db().auditEvent.count({ where: { action: 'twin.self_pause', targetId: r.twin.id } })).toBe(1)
     expect(await db().notification.count({ where: { userId: r.user.id, kind: 'twin_paused' } })).toBe(1)
     // The pause cancels queued runs only: the run in flight stays running (its job ends it), and its next call is
     // refused twin_paused, as is any call of a new run of the paused twin.

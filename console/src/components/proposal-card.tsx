@@ -107,6 +107,7 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
           <p>{proposal.draft.text}</p>
         </div>
       ) : null}
+      {proposal?.uncitedInterpretations ? <AssertionLint uncited={proposal.uncitedInterpretations} /> : null}
       {proposal?.basis?.length ? (
         <div className="basis">
           <p className="label">Based on</p>
@@ -203,5 +204,19 @@ function DeclineForm({ busy, onSubmit, onCancel }: { busy: boolean; onSubmit: (c
         <button type="button" className="quiet" onClick={onCancel}>Cancel</button>
       </div>
     </form>
+  )
+}
+
+/**
+ * What evidence.assertion_lint found before the twin filed: each interpretation of the draft without a citation,
+ * listed for the person to weigh (the lint flags; it never refuses the proposal).
+ */
+function AssertionLint({ uncited }: { uncited: readonly string[] }) {
+  if (uncited.length === 0) return <p className="muted" data-testid="assertion-lint">Assertion lint: every interpretation is cited.</p>
+  return (
+    <div className="assertion-lint" data-testid="assertion-lint">
+      <p className="flag">Uncited interpretations: {uncited.length}</p>
+      <ul>{uncited.map((text, i) => <li key={i}>{text}</li>)}</ul>
+    </div>
   )
 }

@@ -21,6 +21,7 @@ import { publish } from '../../../core/pubsub'
 import { applyRecordChange, type RecordChange } from '../../workbench/domain/records'
 import { signTarget } from '../../workbench/domain/signatures'
 import { sendHandoff } from './handoffs'
+import { assertMayDecide } from './proposal-deciders'
 import { canonicalJson } from './skills/hash'
 import {
   asQuestion, currentBasis, decideKeyOf, isProposal, parseChangeAt, viewProposal, type Outcome, type ProposalAnswer, type ProposalView,
@@ -117,10 +118,10 @@ export const decideProposal = command({
     if (question.handoff && session.userId !== question.proposer.userId) {
       throw new BoundUserOnly('Only the person whose twin proposed this hand-off may send or decline it; it is never routed under delegation.', { field: 'id' })
     }
-    // Decided by a delegate: the item was routed to the caller from the proposer (one hop). Every audit row of the
+    // Who may decide a twin's proposal (proposal-deciders.ts): its person, their live delegate, or an approver of a type
+    // with an approval key; anyone else bound_user_only. Decided by a delegate (one hop), every audit row of the
     // decision carries delegated_from_user_id; the delegate decides under their own live permissions.
-    const routed = await w.tx.inboxItem.findFirst({ where: { interruptId: interrupt.id, userId: session.userId, delegatedFromUserId: { not: null } }, select: { delegatedFromUserId: true } })
-    const from = routed?.delegatedFromUserId ?? null
+    const from = (await assertMayDecide(w.tx, session, question)).delegatedFromUserId
     const fromName = from ? (await w.tx.user.findFirst({ where: { id: from }, select: { name: true } }))?.name ?? null : null
     return underDelegation(from, () => decide(w, input, interrupt, question, from ? { userId: from, name: fromName ?? '' } : null))
   },

@@ -22,7 +22,7 @@ export function digestMinutes(twin: Pick<TwinDefinition, 'digestTime' | 'batchTi
   return [...new Set([main, ...batches])].sort((a, b) => a - b)
 }
 
-const slotName = (w: { y: number; mo: number; d: number }, minute: number) =>
+export const slotName = (w: { y: number; mo: number; d: number }, minute: number) =>
   `${w.y}-${String(w.mo).padStart(2, '0')}-${String(w.d).padStart(2, '0')}T${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`
 
 /**

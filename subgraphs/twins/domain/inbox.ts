@@ -69,6 +69,8 @@ export interface FileInboxItem {
   title: string
   dueAt?: Date | null
   priority?: 'now' | 'digest'
+  /** The digest moment a digest-priority item is batched for (inbox-batches.ts). */
+  batchKey?: string | null
   twinId?: string | null
   triggerId?: string | null
   /** The run interrupt the item waits on (a proposal's write_approval). */

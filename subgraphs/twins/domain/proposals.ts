@@ -21,9 +21,12 @@ import { routeDecision } from './delegations'
 import { checkSendable, HandoffDraft } from './handoffs'
 import { redactSecrets } from '../../../core/redact'
 import { HandoffExists, SelfHandoff } from '../../../core/errors'
+import type { ProposalLint } from './proposal-lint'
+import { expiresAtFor } from './twin-expiry'
+import { batchingFor } from './inbox-batches'
 
-/** A twin proposal waits this long for a person (twin_definitions.expiry_hours, 72), then expires unwritten. */
-export const PROPOSAL_EXPIRY_HOURS = 72
+/** A twin proposal waits its twin's expiry_hours (72 unless set; twin-expiry.ts), then expires unwritten. */
+export { DEFAULT_EXPIRY_HOURS as PROPOSAL_EXPIRY_HOURS } from './twin-expiry'
 
 export type Outcome = 'approved' | 'approved_with_edits' | 'declined'
 
@@ -44,6 +47,8 @@ export interface ProposalQuestion {
   toolCallId: string | null
   /** A console.propose_handoff proposal: the hand-off its author's approval sends (recordType 'handoff'). */
   handoff?: HandoffDraft
+  /** The assertion lint run before filing (every evidence.propose_*; proposal-lint.ts); absent on other proposals. */
+  lint?: ProposalLint
 }
 
 /** How it was answered (run_interrupts.answer). The decline reason is evaluation data, never used to rate people. */
@@ -120,6 +125,8 @@ const FileInput = z.object({
   twinId: IdInput.nullish(),
   /** The tool that filed it (plans.propose_plan_change, ...), written on the tool_calls row of a twin's proposal. */
   tool: z.string().max(200).nullish(),
+  /** The assertion lint the tool ran first in this transaction (evidence.propose_*), stored with the proposal. */
+  lint: z.custom<ProposalLint>((v) => v != null && typeof v === 'object').nullish(),
 })
 
 /**
@@ -175,20 +182,27 @@ export const fileProposal = command({
     const question: ProposalQuestion = {
       type: 'proposal', programId: t.programId, recordType: t.recordType, title: t.title, change: t.change, basis, basisHash: hash,
       draftArtifactId: draft.id, proposer: { userId: session.userId, name: session.name, twinId, workingAs: twinId ? workingAsOf(t.run) : null }, toolCallId: toolCall?.id ?? null,
+      ...(input.lint ? { lint: input.lint } : {}),
     }
-    const expiresAt = new Date(Date.now() + PROPOSAL_EXPIRY_HOURS * 3_600_000)
+    const expiresAt = await expiresAtFor(w.tx, twinId)
     // Detached: the run goes on (and may succeed) while the proposal waits for a person.
     const interrupt = await w.tx.runInterrupt.create({
       data: { organizationId: session.organizationId, runId: t.run.id, kind: 'write_approval', detached: true, question: question as object, expiresAt },
     })
     // Routed one hop under an active delegation of the person (delegated_from_user_id on the item).
     const route = await routeDecision(w.tx, { organizationId: session.organizationId, userId: session.userId, programId: t.programId })
+    // A digest-priority run's filings wait for the twin's next digest moment, batched under its key (inbox-batches.ts).
+    const batching = twinId ? await batchingFor(w.tx, t.run) : { priority: 'now' as const, batchKey: null }
     const item = await fileInboxItem(w.tx, {
       organizationId: session.organizationId, userId: route.userId, programId: t.programId, kind: 'decision',
-      sourceType: 'proposal', sourceId: interrupt.id, interruptId: interrupt.id, title: t.title, dueAt: expiresAt, priority: 'now', twinId,
+      sourceType: 'proposal', sourceId: interrupt.id, interruptId: interrupt.id, title: t.title, dueAt: expiresAt, twinId,
+      priority: batching.priority, batchKey: batching.batchKey, triggerId: t.run.triggerId ?? null,
       delegatedFromUserId: route.delegatedFromUserId,
     })
-    await w.audit('proposal.file', { type: 'proposal', id: interrupt.id }, { record_type: t.recordType, change: t.change.kind, basis_hash: hash, run_id: t.run.id })
+    await w.audit('proposal.file', { type: 'proposal', id: interrupt.id }, {
+      record_type: t.recordType, change: t.change.kind, basis_hash: hash, run_id: t.run.id,
+      ...(input.lint ? { lint_tool_call_id: input.lint.toolCallId, uncited_interpretations: input.lint.uncited.length } : {}),
+    })
     return { proposalId: interrupt.id, basisHash: hash, inboxItemId: item.id, draftArtifactId: draft.id, toolCallId: toolCall?.id ?? null }
   },
 })
@@ -234,7 +248,7 @@ export const fileHandoffProposal = command({
       change: { kind: 'handoff', toPersonaKey: draft.toPersonaKey, toUserId: draft.toUserId ?? null, handoffKind: draft.kind, linkedType: draft.linkedType, linkedId: draft.linkedId } as unknown as RecordChange,
       basis, basisHash: hash, draftArtifactId: artifact.id, proposer: { userId: session.userId, name: session.name, twinId }, toolCallId: null, handoff: draft,
     }
-    const expiresAt = new Date(Date.now() + PROPOSAL_EXPIRY_HOURS * 3_600_000)
+    const expiresAt = await expiresAtFor(w.tx, twinId)
     const interrupt = await w.tx.runInterrupt.create({
       data: { organizationId: session.organizationId, runId: run.id, kind: 'write_approval', detached: true, question: question as object, expiresAt },
     })

@@ -14,6 +14,9 @@ import { runWornRole } from '../../workbench/domain/workbench-roles'
 import { transitionAll } from '../../../core/state-machine'
 import { agentRunStatus } from '../../../core/states'
 import { publish } from '../../../core/pubsub'
+import { pauseWhenUsdBudgetUsedUp } from './twin-usd-budget'
+import { recordToolAllowlist } from './twin-allowlist'
+import { systemActor } from '../../../core/audit'
 
 export const CRASHED_RUN_ERROR = 'The worker stopped during this run; it was marked failed rather than run twice.'
 /** How long a harness may take for one run before the run fails (its signal is aborted). */
@@ -39,6 +42,8 @@ export async function runTwinCycle(db: Db, runId: string, opts: { timeLimitMs?: 
     await finishRun(db, run, 'cancelled', { error: why })
     return { ran: false, why }
   }
+  // budget_usd_month used up (twin-usd-budget.ts): the twin pauses, which cancels this queued run with the others.
+  if (await pauseWhenUsdBudgetUsedUp(db, twin, 'twin_cycle')) return { ran: false, why: 'twin_paused' }
   const trigger = run.triggerId ? await db.twinTrigger.findFirst({ where: { id: run.triggerId, organizationId: run.organizationId } }) : null
   const harness = getHarness(harnessKeyFor(trigger))
   if (!harness) {
@@ -55,6 +60,8 @@ export async function runTwinCycle(db: Db, runId: string, opts: { timeLimitMs?: 
     await finishRun(db, started, 'failed', { error: (error as Error).message })
     return { ran: true, status: 'failed' }
   }
+  // The allow-list the person's permissions grant now: a change since the twin was configured is recorded and audited.
+  await db.$transaction((tx) => recordToolAllowlist(tx, twin, ctx.session, systemActor('twin_cycle'), 'run'))
   const duties = trigger ? [trigger.dutyKey] : (twin.duties as string[])
   const abort = new AbortController()
   const input: RunContext = { run: started, twin, trigger, duties, ctx, db, footer: (await runFooter(db, started)) ?? '', signal: abort.signal }

@@ -39,8 +39,8 @@ function refusal(e: unknown): never {
   throw e
 }
 
-/** The record of one finished run, written in one transaction with the audit row. */
-async function recordRun(anyTx: AnyTx, ctx: { organizationId: string; programId: string; userId: string }, result: SkillResult, call: { toolCallId: string } | { args: object; twin?: TwinToolCall }) {
+/** The record of one finished run, written in one transaction with the audit row (also the lint a proposal runs first). */
+export async function recordRun(anyTx: AnyTx, ctx: { organizationId: string; programId: string; userId: string }, result: SkillResult, call: { toolCallId: string } | { args: object; twin?: TwinToolCall }) {
   const tx = asTx(anyTx)
   const artifact = await tx.artifact.create({
     data: {

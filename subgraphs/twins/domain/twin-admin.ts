@@ -20,6 +20,10 @@ import { withTwinDefaults } from './twin-defaults'
 import { createTwinRun } from './runs'
 import { clock, nextRunAt, normaliseSchedule } from './schedules'
 import { loadActiveTwin, pauseTwin, PAUSED_PHRASE, VIEWER_NO_TWIN_PHRASE } from './twins'
+import { MAX_EXPIRY_HOURS, MIN_EXPIRY_HOURS } from './twin-expiry'
+import { recordToolAllowlist } from './twin-allowlist'
+import { answerPlanApproval, openPlanApproval } from './plan-approvals'
+import { twinToolAllowlist } from '../tools/allowlist-hash'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 
@@ -152,13 +156,15 @@ export const createTwin = command({
           ...(chosen.budgetToolCallsMonth !== undefined ? { budgetToolCallsMonth: chosen.budgetToolCallsMonth } : {}),
           ...(chosen.expiryHours !== undefined ? { expiryHours: chosen.expiryHours } : {}),
           budgetUsdMonth: chosen.budgetUsdMonth,
+          // What the person's permissions grant the twin now (twin-allowlist.ts keeps it true).
+          toolAllowlistHash: twinToolAllowlist(session, input.programId).hash,
         },
       })
     } catch (e) {
       if (isUniqueViolation(e)) throw new TwinActiveExists(undefined, { field: 'personaKey' })
       throw e
     }
-    await w.audit('twin.create', { type: 'twin', id: twin.id }, { persona_key: twin.personaKey, duties: twin.duties, program_defaults: chosen.applied })
+    await w.audit('twin.create', { type: 'twin', id: twin.id }, { persona_key: twin.personaKey, duties: twin.duties, program_defaults: chosen.applied, tool_allowlist_hash: twin.toolAllowlistHash })
     return twin
   },
 })
@@ -173,6 +179,8 @@ export const updateTwin = command({
     batchTimes: z.array(HHMM).max(6).optional(),
     budgetToolCallsMonth: z.number().int().min(0).max(100_000).optional(),
     budgetUsdMonth: z.number().min(0).max(100_000).nullish(),
+    /** How long the twin's proposals wait for the person before they expire unwritten (twin-expiry.ts). */
+    expiryHours: z.number().int().min(MIN_EXPIRY_HOURS).max(MAX_EXPIRY_HOURS).optional(),
   }),
   load: (q, input, ctx) => loadTwin(q, input.id, ctx),
   program: (_i, twin) => twin.programId,
@@ -194,9 +202,11 @@ export const updateTwin = command({
     if (input.batchTimes) data.batchTimes = input.batchTimes
     if (input.budgetToolCallsMonth !== undefined) data.budgetToolCallsMonth = input.budgetToolCallsMonth
     if (input.budgetUsdMonth !== undefined) data.budgetUsdMonth = input.budgetUsdMonth
+    if (input.expiryHours !== undefined) data.expiryHours = input.expiryHours
     const updated = await w.tx.twinDefinition.update({ where: { id: twin.id }, data })
     await w.audit('twin.update', { type: 'twin', id: twin.id }, { fields: Object.keys(data) })
-    return updated
+    const hash = await recordToolAllowlist(w.tx, updated, w.ctx.session, w.ctx.actor, 'update')
+    return { ...updated, toolAllowlistHash: hash }
   },
 })
 
@@ -242,7 +252,8 @@ export const resumeTwin = command({
       throw new TwinActiveExists('Another of your twins is active in this program; pause it first.', { field: 'twinId' })
     }
     await w.audit('twin.resume', { type: 'twin', id: twin.id }, { was: twin.pausedReason })
-    return resumed
+    const hash = await recordToolAllowlist(w.tx, resumed, w.ctx.session, w.ctx.actor, 'resume')
+    return { ...resumed, toolAllowlistHash: hash }
   },
 })
 
@@ -303,8 +314,10 @@ const TriggerFields = {
 
 async function approvePlan(w: Write<'twin_trigger.plan_approve'>, trigger: TwinTrigger) {
   const now = clock.now()
-  const approved = await w.tx.twinTrigger.update({ where: { id: trigger.id }, data: { standingPlanApprovedAt: now, standingPlanApprovedBy: w.ctx.session.userId } })
-  await w.audit('twin_trigger.plan_approve', { type: 'twin_trigger', id: trigger.id }, { plan_hash: trigger.standingPlanHash }, { triggerId: trigger.id })
+  await w.tx.twinTrigger.update({ where: { id: trigger.id }, data: { standingPlanApprovedAt: now, standingPlanApprovedBy: w.ctx.session.userId } })
+  // The plan_approval interrupt the trigger points at is answered: the record of this approval (plan-approvals.ts).
+  const approved = await answerPlanApproval(w.tx, { ...trigger, standingPlanApprovedAt: now }, 'approved', w.ctx.session.userId)
+  await w.audit('twin_trigger.plan_approve', { type: 'twin_trigger', id: trigger.id }, { plan_hash: trigger.standingPlanHash, plan_interrupt_id: approved.planInterruptId }, { triggerId: trigger.id })
   return approved
 }
 
@@ -365,6 +378,7 @@ export const createTwinTrigger = command({
       },
     })
     await w.audit('twin_trigger.create', { type: 'twin_trigger', id: trigger.id }, { kind: trigger.kind, duty_key: trigger.dutyKey, event_action: trigger.eventAction }, { triggerId: trigger.id })
+    trigger = await openPlanApproval(w.tx, twin, trigger, w.ctx.session.userId)
     if (input.kind === 'schedule') await writeSchedule(w.tx, twin, trigger, input.rrule!, input.timezone ?? await personTimezone(w.tx, twin.userId))
     if (input.approvePlan) trigger = await approvePlan(w as Write<'twin_trigger.plan_approve'>, trigger)
     return trigger
@@ -406,6 +420,8 @@ export const updateTwinTrigger = command({
       if (hash !== trigger.standingPlanHash) Object.assign(data, { standingPlanJson: input.standingPlan as object, standingPlanHash: hash, standingPlanApprovedAt: null, standingPlanApprovedBy: null })
     }
     let updated = await w.tx.twinTrigger.update({ where: { id: trigger.id }, data })
+    // A changed plan asks for approval again: a new plan_approval interrupt, the pending one superseded.
+    if (data.standingPlanHash !== undefined) updated = await openPlanApproval(w.tx, twin, updated, w.ctx.session.userId)
     await w.audit('twin_trigger.update', { type: 'twin_trigger', id: trigger.id }, { fields: Object.keys(data) }, { triggerId: trigger.id })
     if (input.approvePlanHash !== undefined) {
       if (input.approvePlanHash !== updated.standingPlanHash) throw InvalidInput.of('approvePlanHash', 'The standing plan changed since you read it; read it again before approving.')
@@ -430,6 +446,7 @@ export const deleteTwinTrigger = command({
   async run(w, _input, { trigger, twin }) {
     ownTwin(w.ctx, twin)
     await transitionAll(w.tx, agentRunStatus, 'cancel', { triggerId: trigger.id, status: 'queued' }, { finishedAt: clock.now(), error: 'trigger deleted' })
+    await answerPlanApproval(w.tx, trigger, 'superseded', w.ctx.session.userId) // a pending plan approval ends with it
     await w.tx.twinTrigger.delete({ where: { id: trigger.id } })
     await w.audit('twin_trigger.delete', { type: 'twin_trigger', id: trigger.id }, { kind: trigger.kind, duty_key: trigger.dutyKey }, { triggerId: trigger.id })
     return { id: trigger.id, twinId: twin.id }

@@ -1,5 +1,5 @@
 // Owns what every twin writer needs about a twin's state: loading an active twin (refusing a paused one), pausing a
-// twin for a reason (audit twin.pause, notification twin_paused, queued runs cancelled) and the fixed phrases.
+// twin for a reason (audit twin.pause, or twin.self_pause for budget and high_decline_rate; notification twin_paused, queued runs cancelled) and the fixed phrases.
 import type { TwinDefinition, TwinPausedReason } from '../../../generated/prisma/client'
 import { recordAudit, type Actor } from '../../../core/audit'
 import { asTx, type AnyTx } from '../../../core/db'
@@ -28,6 +28,14 @@ export async function loadActiveTwin(q: AnyTx, organizationId: string, twinId: s
   return twin
 }
 
+/**
+ * Pauses the twin brings on itself by its own conduct: its month's budget used up, or too many of its proposals declined.
+ * They audit twin.self_pause; a person's pause (user, manage) and causes outside the twin (permission_lost,
+ * membership_lost, user_inactive, migrated) audit twin.pause. Quality reviewers tell the two apart by the action.
+ */
+export const SELF_PAUSE_REASONS: readonly TwinPausedReason[] = ['budget', 'high_decline_rate']
+export const pauseAuditAction = (reason: TwinPausedReason) => (SELF_PAUSE_REASONS.includes(reason) ? 'twin.self_pause' as const : 'twin.pause' as const)
+
 export interface PauseOptions {
   /** Who paused it: a person (route pause/manage), or the system for a pause cause (budget, lost permission, ...). */
   actor: Actor
@@ -39,7 +47,7 @@ export interface PauseOptions {
 
 /**
  * Pauses an active twin with `reason` in the caller's transaction: status paused with paused_reason, paused_by and
- * paused_at; its queued runs cancelled; audit twin.pause; a twin_paused notification to its person. Answers the
+ * paused_at; its queued runs cancelled; audit twin.pause (twin.self_pause for SELF_PAUSE_REASONS); a twin_paused notification to its person. Answers the
  * paused twin, or throws invalid_transition when it is not active (callers acting on causes use pauseTwinsFor).
  */
 export async function pauseTwin(anyTx: AnyTx, twin: Pick<TwinDefinition, 'id' | 'organizationId'>, reason: TwinPausedReason, opts: PauseOptions): Promise<TwinDefinition> {
@@ -52,7 +60,7 @@ export async function pauseTwin(anyTx: AnyTx, twin: Pick<TwinDefinition, 'id' | 
     if (run.programId) await publish(tx, 'twin_run_updated', { id: run.id, programId: run.programId, organizationId: run.organizationId })
   }
   await recordAudit(tx, {
-    organizationId: paused.organizationId, programId: paused.programId, action: 'twin.pause', actor: opts.actor,
+    organizationId: paused.organizationId, programId: paused.programId, action: pauseAuditAction(reason), actor: opts.actor,
     target: { type: 'twin', id: paused.id }, twinId: paused.id,
     details: { reason, ...(opts.note ? { note: opts.note } : {}), cancelled_runs: cancelled.length },
   })

@@ -7,6 +7,7 @@ import { entityRef, result, type Builder, type SchemaTypes } from '../../shared/
 import { DECISIONS, DECLINE_REASONS, decideBatch, decideProposal, type BatchItemResult, type BatchResult, type Decision } from '../domain/decisions'
 import { getDraft, getProposal, getProposals, type ProposalView } from '../domain/proposals'
 import type { TwinsRefs } from '.'
+import { addProposalLint } from './proposal-lint'
 
 export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, { InboxItemRef }: { InboxItemRef: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>, InboxItem> }) {
   const DecisionEnum = builder.enumType('ProposalDecision', {
@@ -60,6 +61,7 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
     }),
   })
 
+  const AssertionLint = addProposalLint(builder)
   const Proposal = builder.objectRef<ProposalView>('Proposal').implement({
     description: 'A proposed change to a program record, waiting for (or decided by) a person. Twins propose; people decide.',
     fields: (t) => ({
@@ -86,6 +88,16 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
           const c = a.content as { text?: string; label?: string }
           return { id: a.id, text: c.text ?? '', label: c.label ?? '', agentGenerated: a.agentGenerated, createdAt: a.createdAt }
         },
+      }),
+      assertionLint: t.field({
+        type: AssertionLint, nullable: true,
+        description: 'The assertion lint run before filing (every evidence proposal); null for other proposals.',
+        resolve: (v) => v.question.lint ?? null,
+      }),
+      uncitedInterpretations: t.stringList({
+        nullable: true,
+        description: 'The sentences assertionLint flagged as interpretations without a citation ([] when none; null when the proposal was not linted). What the decision card lists.',
+        resolve: (v) => (v.question.lint ? v.question.lint.uncited.map((u) => u.text) : null),
       }),
       decision: t.field({ type: DecisionInfo, nullable: true, resolve: (v) => (v.answer ? v : null) }),
       expiresAt: t.field({ type: 'DateTime', nullable: true, resolve: (v) => v.interrupt.expiresAt }),

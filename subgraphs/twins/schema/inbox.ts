@@ -38,6 +38,10 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       sourceType: t.exposeString('sourceType'),
       sourceId: t.exposeString('sourceId'),
       priority: t.exposeString('priority'),
+      batchKey: t.string({
+        nullable: true, description: "The digest moment a digest-priority item is batched for ('<twin id>@<YYYY-MM-DDTHH:MM>' on the person's clock): items sharing it are presented and approved together; null for items delivered now.",
+        resolve: (i) => i.batchKey,
+      }),
       program: t.field({ type: ProgramRef, nullable: true, resolve: (i, _a, ctx, info) => (i.programId ? programAt(i.programId, ctx, info) : null) }),
       user: t.field({ type: UserRef, resolve: (i) => entityRef(i.userId) }),
       delegatedFrom: t.field({

@@ -51,6 +51,10 @@ export function addTwins(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       standingPlan: t.field({ type: 'JSON', nullable: true, resolve: (x) => x.standingPlanJson }),
       standingPlanHash: t.string({ nullable: true, resolve: (x) => x.standingPlanHash }),
       standingPlanApprovedAt: t.field({ type: 'DateTime', nullable: true, resolve: (x) => x.standingPlanApprovedAt }),
+      planInterruptId: t.id({
+        nullable: true, description: 'The plan_approval interrupt of the current standing plan: pending until approved, then the record of the approval.',
+        resolve: (x) => x.planInterruptId,
+      }),
       enabled: t.exposeBoolean('enabled'),
       lastFiredAt: t.field({ type: 'DateTime', nullable: true, resolve: (x) => x.lastFiredAt }),
       fireCount: t.exposeInt('fireCount'),
@@ -134,6 +138,10 @@ export function addTwins(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       batchTimes: t.stringList({ resolve: (x) => x.batchTimes as string[] }),
       budgetToolCallsMonth: t.exposeInt('budgetToolCallsMonth'),
       budgetUsdMonth: t.float({ nullable: true, resolve: (x) => (x.budgetUsdMonth === null ? null : Number(x.budgetUsdMonth)) }),
+      toolAllowlistHash: t.string({
+        nullable: true, description: 'sha256 of the tool names a cycle of this twin may call under its person\'s permissions, as of its last configuration or run; a change is audited twin.update.',
+        resolve: (x) => x.toolAllowlistHash,
+      }),
       retiredAt: t.field({ type: 'DateTime', nullable: true, resolve: (x) => x.retiredAt }),
       createdAt: t.field({ type: 'DateTime', resolve: (x) => x.createdAt }),
       triggers: t.field({ type: [Trigger], description: 'GET P/twins/{twin_id}/triggers', resolve: (x, _a, ctx) => admin.listTriggers(ctx, x) }),
@@ -183,7 +191,10 @@ export function addTwins(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
     }),
   })
   const UpdateTwinInput = builder.inputType('UpdateTwinInput', {
-    fields: (t) => ({ duties: t.stringList(), digestTime: t.string(), batchTimes: t.stringList(), budgetToolCallsMonth: t.int(), budgetUsdMonth: t.float() }),
+    fields: (t) => ({
+      duties: t.stringList(), digestTime: t.string(), batchTimes: t.stringList(), budgetToolCallsMonth: t.int(), budgetUsdMonth: t.float(),
+      expiryHours: t.int({ description: 'How long the twin\'s proposals wait before they expire unwritten: 1 to 720 hours (72 by default).' }),
+    }),
   })
   const CreateTriggerInput = builder.inputType('CreateTwinTriggerInput', {
     fields: (t) => ({

@@ -20,6 +20,7 @@ import { verifyRunToken, RunTokenRefused, type RunTokenClaims } from './run-toke
 import { sanitiseArguments, sanitiseValue, type Violation } from './sanitise'
 import { effectiveToolset } from './toolset'
 import { activeTwinOf, pauseForBudget } from './twin-state'
+import { pauseWhenUsdBudgetUsedUp } from '../domain/twin-usd-budget'
 import type { InCallTool, ToolCallScope, ToolDefinition } from './tool'
 
 export type TwinRun = AgentRun & { programId: string; twinId: string }
@@ -117,6 +118,8 @@ export async function callTool(session: RunSession, name: string, rawArgs: unkno
   // An unknown name and a tool outside the toolset read the same: the agent learns only what it may call.
   if (!tool || !toolset.has(name)) throw await denied(session, name, rawArgs, { turn, duty }, `${name} is not in this run's toolset.`)
   const twin = await activeTwinOf(ctx.tdb, run.organizationId, run.twinId)
+  // budget_usd_month: the cost the twin's runs reported this month (twin-usd-budget.ts); used up, the twin pauses.
+  if (await pauseWhenUsdBudgetUsedUp(ctx.db, twin, 'tool_server')) throw new TwinPaused(`${PAUSED_PHRASE} (reason: budget; the month's USD budget is used)`, { field: 'twinId' })
   // Credentials redacted and hostile text refused here, once, for every tool, before anything is parsed or stored;
   // arguments the server would refuse are refused before admission: they take nothing and leave nothing.
   const { args: cleaned, violations } = sanitiseArguments(rawArgs ?? {}, tool.refuseText)

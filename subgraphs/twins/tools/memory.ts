@@ -7,7 +7,8 @@ import { KINDS_BY_TIER, announceNotesBeneath, contentHash, isRef } from '../../w
 import { buildMemoryBrief, HARNESS_MEMORY_STATEMENT } from '../../workbench/domain/memory/recall'
 import { proposeNote } from '../../workbench/domain/memory/records'
 import { memoryNoteQuestion, proposalRefOf } from '../../workbench/domain/memory/questions'
-import { PROPOSAL_EXPIRY_HOURS, asQuestion, isProposal } from '../domain/proposals'
+import { asQuestion, isProposal } from '../domain/proposals'
+import { expiresAtFor } from '../domain/twin-expiry'
 import { InvalidInput, MemoryNoteRefused } from '../../../core/errors'
 import { isId } from '../../../core/ids'
 import type { TenantTx } from '../../../core/db'
@@ -88,7 +89,7 @@ export const MEMORY_TOOLS: ToolDefinition[] = [
         return { result: { proposed: false, reason: answer.reason, message: 'You asked to forget this; it is not proposed again.' } }
       }
       // The question lives as long as a proposal, and never longer than the proposal it is shown beneath.
-      const own = new Date(Date.now() + PROPOSAL_EXPIRY_HOURS * 3_600_000)
+      const own = await expiresAtFor(w.tx, scope.run.twinId)
       const expiresAt = beneath?.expiresAt && beneath.expiresAt < own ? beneath.expiresAt : own
       // Detached like a proposal: the run goes on while the Keep question waits for the person.
       const interrupt = await w.tx.runInterrupt.create({

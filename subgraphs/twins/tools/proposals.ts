@@ -7,6 +7,7 @@ import { IdInput } from '../../../core/ids'
 import { InvalidInput } from '../../../core/errors'
 import { RECORD_TYPES, type RecordTypeKey } from '../../workbench/domain/records'
 import { fileProposal } from '../domain/proposals'
+import { lintBeforeFiling, lintedText, lintsBeforeFiling } from '../domain/proposal-lint'
 import { defineTool, type RunRole, type ToolDefinition } from './tool'
 
 const Citation = z.object({ kind: z.string().max(50), ref: z.string().max(500) }).passthrough()
@@ -45,11 +46,22 @@ function proposeTool(name: string, recordType: RecordTypeKey, description: strin
         if (record && record.recordType !== recordType) throw InvalidInput.of('change.recordId', `${name} proposes changes to ${recordType} records only.`)
       }
       const change = args.change.kind === 'create' ? { ...args.change, programId: scope.run.programId, recordType } : args.change
+      // evidence.assertion_lint runs before every evidence.propose_* (proposal-lint.ts), in this call's transaction.
+      const lint = lintsBeforeFiling(name)
+        ? await lintBeforeFiling(w.tx, {
+          organizationId: scope.run.organizationId, programId: scope.run.programId, userId: scope.ctx.session.userId, actor: scope.ctx.actor,
+          call: { runId: scope.run.id, twinId: scope.run.twinId, turn: scope.turn }, tool: name,
+        }, lintedText(args.draft, args.change.body))
+        : null
       const filed = await fileProposal(scope.ctx, {
-        runId: scope.run.id, change, basisRecordIds: args.basisRecordIds, draft: args.draft, twinId: scope.run.twinId, tool: name,
+        runId: scope.run.id, change, basisRecordIds: args.basisRecordIds, draft: args.draft, twinId: scope.run.twinId, tool: name, lint,
       }, { within: w })
       return {
-        result: { proposalId: filed.proposalId, inboxItemId: filed.inboxItemId, basisHash: filed.basisHash, draftArtifactId: filed.draftArtifactId },
+        result: {
+          proposalId: filed.proposalId, inboxItemId: filed.inboxItemId, basisHash: filed.basisHash, draftArtifactId: filed.draftArtifactId,
+          // What the twin learns of its lint: the flagged sentences, so a later draft can cite them.
+          ...(lint ? { lint: { passed: lint.passed, uncited: lint.uncited.map((u) => ({ index: u.index, kind: u.kind })) } } : {}),
+        },
         basisHash: filed.basisHash, toolCallId: filed.toolCallId,
       }
     },
