@@ -7,7 +7,7 @@
 //
 // | case                                              | status | outcome  | row                                             |
 // |---------------------------------------------------|--------|----------|-------------------------------------------------|
-// | valid signature, known event type                 | 202    | enqueued | payload stored, job notebook_process_delivery   |
+// | valid signature, known event type                 | 202    | enqueued | payload stored, job connector_delivery_process  |
 // | same delivery id again within 72 h (verified)     | 200    | ignored  | replay = true, no payload, no job               |
 // | valid signature, unknown event type               | 200    | ignored  | payload stored, reason unknown_event_type       |
 // | valid signature, body not JSON                    | 400    | rejected | signature_ok, reason malformed_json, no payload |
@@ -277,7 +277,7 @@ export function createWebhookIngress(db: Db, options: IngressOptions = {}) {
     // delivery inside the window wins, concurrent copies wait on the claim's row lock), store the row, and add the
     // processing job only when the claim succeeded and the event type is known.
     const rowId = randomUUID()
-    const job = JSON.stringify(TaskPayloads.notebook_process_delivery.parse({ deliveryId: rowId }))
+    const job = JSON.stringify(TaskPayloads.connector_delivery_process.parse({ deliveryId: rowId }))
     let answer: { replay: boolean; outcome: string }
     try {
       ;[answer] = await db.$queryRaw<{ replay: boolean; outcome: string }[]>`
@@ -300,7 +300,7 @@ export function createWebhookIngress(db: Db, options: IngressOptions = {}) {
           FROM (SELECT count(*) AS n FROM claim) c
           RETURNING replay, outcome
         ), queued AS (
-          SELECT graphile_worker.add_job('notebook_process_delivery', ${job}::json) FROM stored WHERE outcome = 'enqueued'
+          SELECT graphile_worker.add_job('connector_delivery_process', ${job}::json) FROM stored WHERE outcome = 'enqueued'
         )
         SELECT stored.replay, stored.outcome::text AS outcome, (SELECT count(*) FROM queued) AS jobs FROM stored`
     } catch (e) {
