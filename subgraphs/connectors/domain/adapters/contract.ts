@@ -247,6 +247,24 @@ export interface SyncRun {
   at: Date
 }
 
+/** What npm start hands a provider's demo hook (outside production): the illustrative program and its owner. */
+export interface DemoContext {
+  db: Db
+  programId: string
+  ownerUserId: string
+  /** Where vendors reach the webhook ingress (the hook URL the fake is told). */
+  gatewayUrl: string
+}
+
+/** A fake vendor a demo hook started: named in npm start's address list, stopped with the stack. */
+export interface DemoService {
+  name: string
+  url: string
+  /** Said after the address (illustrative; the connection it serves). */
+  note: string
+  close(): Promise<unknown>
+}
+
 export interface ConnectorAdapter {
   readonly spec: ProviderSpec
   describe(): ProviderSpec
@@ -283,6 +301,12 @@ export interface ConnectorAdapter {
    * back-off) or record (health says it; the provider's next scheduled run retries).
    */
   readonly syncFailures: 'throw' | 'record'
+  /**
+   * Hook (npm start, outside production): starts the provider's fake vendor and connects the illustrative program to
+   * it; null when the provider has no fake or it could not start (a taken port skips the demo, never fails start-up).
+   * Loads the fake lazily: a production process never imports one.
+   */
+  startDemo(ctx: DemoContext): Promise<DemoService | null>
   beginConnect(ctx: { connection: Connection; hookUrl: string | null }): Promise<ConnectPlan>
   completeConnect(ctx: { connection: Connection }, credentials: ConnectionSecrets): Promise<void>
   healthCheck(ctx: IntegrationContext): Promise<HealthReport>
@@ -329,6 +353,7 @@ export abstract class BaseAdapter implements ConnectorAdapter {
   async rescheduleSync(db: Db, connectionId: string, mode: 'full' | 'incremental', runAt: Date): Promise<void> {
     await enqueue(db, 'connector_sync', { connectionId, mode }, { runAt, jobKey: `connector_sync:${connectionId}` })
   }
+  async startDemo(_ctx: DemoContext): Promise<DemoService | null> { return null }
   async beginConnect(_ctx: { connection: Connection; hookUrl: string | null }): Promise<ConnectPlan> { return this.unsupported('begin_connect') }
   async completeConnect(_ctx: { connection: Connection }, _credentials: ConnectionSecrets): Promise<void> { return this.unsupported('complete_connect') }
   async healthCheck(_ctx: IntegrationContext): Promise<HealthReport> { return this.unsupported('health_check') }

@@ -11,7 +11,8 @@
 // | same delivery id again within 72 h (verified)     | 200    | ignored  | replay = true, no payload, no job               |
 // | valid signature, unknown event type               | 200    | ignored  | payload stored, reason unknown_event_type       |
 // | valid signature, body not JSON                    | 400    | rejected | signature_ok, reason malformed_json, no payload |
-// | valid signature, JSON without message.type        | 400    | rejected | reason invalid_envelope, no payload             |
+// | valid signature, JSON without the event type      | 400    | rejected | reason invalid_envelope, no payload (the path   |
+// |                                                   |        |          | is the provider's settings.webhook)             |
 // | valid signature, JSON PostgreSQL cannot store     | 400    | rejected | reason unstorable_payload, no payload (a \u0000 |
 // |                                                   |        |          | escape or a lone surrogate; jsonb refuses them) |
 // | bad signature / unknown key / garbage             | 401    | rejected | reason bad_signature, no payload                |
@@ -133,6 +134,13 @@ const UNSTORABLE_SQLSTATES = new Set(['22P05', '22P02', '22021'])
 function unstorableError(e: unknown): boolean {
   const text = `${(e as { code?: string })?.code ?? ''} ${(e as Error)?.message ?? ''}`
   return [...UNSTORABLE_SQLSTATES].some((code) => text.includes(code)) || /unsupported Unicode escape|surrogate|invalid byte sequence/i.test(text)
+}
+
+/** The event type an envelope names at the provider's path (its spec's settings.webhook.eventTypePath), bounded; else null. */
+function eventTypeOf(envelope: unknown, path: readonly string[]): string | null {
+  let at: unknown = envelope
+  for (const key of path) at = at && typeof at === 'object' && !Array.isArray(at) ? (at as Record<string, unknown>)[key] : undefined
+  return typeof at === 'string' && at ? at.slice(0, 200) : null
 }
 
 const SIGNATURE_REJECTIONS = {
@@ -265,10 +273,10 @@ export function createWebhookIngress(db: Db, options: IngressOptions = {}) {
     } catch {
       return reject(base, { status: 400, code: 'malformed_json', message: 'The body is not JSON.', ...signed })
     }
-    const message = envelope && typeof envelope === 'object' ? (envelope.message as Record<string, unknown> | undefined) : undefined
-    const eventType = message && typeof message.type === 'string' ? message.type.slice(0, 200) : null
+    const typePath = spec.settings.webhook?.eventTypePath ?? ['type']
+    const eventType = eventTypeOf(envelope, typePath)
     if (!eventType) {
-      return reject(base, { status: 400, code: 'invalid_envelope', message: 'The body is not a webhook envelope (message.type is missing).', ...signed })
+      return reject(base, { status: 400, code: 'invalid_envelope', message: `The body is not a webhook envelope (${typePath.join('.')} is missing).`, ...signed })
     }
     if (refusedByJsonb(envelope)) return unstorable()
     const knownType = adapter.knowsEvent(eventType)
