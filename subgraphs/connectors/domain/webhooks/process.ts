@@ -21,6 +21,8 @@ import { isVendorRateLimit } from '../budgets'
 import { budgetExhausted } from '../../../../core/copy'
 import { RateLimited, VendorAuthFailed, VendorNotFound } from '../adapters/errors'
 import { connectorRuntime } from '../runtime'
+import { markConnectionFailing } from '../connection-sql'
+import { deliveryHeadAcrossOrganisations } from './sql'
 import { AlreadyProcessed, markDeliveryProcessed, noteDeliveryAttempt, postponeDelivery, waitingDeliveries } from './deliveries'
 
 export type ProcessOutcome =
@@ -28,18 +30,10 @@ export type ProcessOutcome =
   | { status: 'skipped'; reason: string }
   | { status: 'rescheduled'; retryAfterSeconds: number }
 
-async function markFailing(db: Db, connectionId: string, error: string) {
-  await db.$executeRaw`
-    UPDATE connections SET health = jsonb_set(jsonb_set(health::jsonb, '{status}', '"failing"'), '{last_error}', to_jsonb(${error}::text)),
-      health_checked_at = now()
-    WHERE id = ${connectionId}::uuid`
-}
-
 export async function processDelivery(db: Db, deliveryRowId: string): Promise<ProcessOutcome> {
   if (await coalesceDelivery(db, deliveryRowId)) return { status: 'processed', result: 'coalesced' }
   // While this process knows the connection's budget refuses, a delivery waits without loading anything more.
-  const [head] = await db.$queryRaw<{ connection_id: string | null; provider_id: string; processed: boolean; outcome: string }[]>`
-    SELECT connection_id, provider_id, processed_at IS NOT NULL AS processed, outcome::text AS outcome FROM webhook_deliveries WHERE id = ${deliveryRowId}::uuid`
+  const head = await deliveryHeadAcrossOrganisations(db, deliveryRowId)
   if (!head) return { status: 'skipped', reason: 'no_such_delivery' }
   if (head.processed) return { status: 'skipped', reason: 'already_processed' }
   const refusal = head.connection_id && head.outcome === 'enqueued' ? connectorRuntime.knownRefusal(head.connection_id) : 0
@@ -81,7 +75,7 @@ export async function processDelivery(db: Db, deliveryRowId: string): Promise<Pr
     const message = failureText(e)
     log.warn('connector.delivery_attempt_failed', { deliveryId: delivery.id, connectionId: connection.id, error: message })
     await noteDeliveryAttempt(db, delivery.id, message).catch(() => {})
-    if (e instanceof VendorAuthFailed) await markFailing(db, connection.id, e.message).catch(() => {})
+    if (e instanceof VendorAuthFailed) await markConnectionFailing(db, connection.organizationId, connection.id, e.message).catch(() => {})
     throw e
   } finally {
     await ctx.budget.flush()
