@@ -223,7 +223,7 @@ export async function benchWebhooks(): Promise<void> {
       const enqueued = await enqueuedNow()
       const answered202 = await reader.webhookDelivery.count({ where: { connectionId, outcome: 'enqueued', statusCode: 202 } })
       const distinct = await reader.$queryRaw<{ n: bigint }[]>`SELECT count(DISTINCT delivery_id)::bigint AS n FROM webhook_deliveries WHERE connection_id = ${connectionId}::uuid AND outcome = 'enqueued'`
-      const pending = await reader.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM graphile_worker.jobs WHERE task_identifier = 'notebook_process_delivery'`
+      const pending = await reader.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM graphile_worker.jobs WHERE task_identifier = 'connector_delivery_process'`
       out(`${prefix}.processed`, processed)
       out(`${prefix}.stored_after_deadline`, enqueued - answered202)
       out(`${prefix}.processed_exactly_once`, answered202 === expected && Number(distinct[0].n) === enqueued && processed === enqueued && Number(pending[0].n) === 0)

@@ -20,6 +20,8 @@ export const TaskPayloads = {
   deliver_email: cronTask({ outboxId: z.string().uuid().optional() }),
   inbox_expire: cronTask({}),
   skill_library_job: z.object({ toolCallId: z.string().uuid() }).strict(),
+  connector_delivery_process: z.object({ deliveryId: z.string().uuid() }).strict(),
+  // The same task under its former name: jobs queued before the rename still run (jobs/tasks/connector_delivery_process.ts).
   notebook_process_delivery: z.object({ deliveryId: z.string().uuid() }).strict(),
   connector_drain_deliveries: z.object({ connectionId: z.string().uuid() }).strict(),
   connector_sync: z.object({ connectionId: z.string().uuid(), mode: z.enum(['full', 'incremental']) }).strict(),

@@ -10,7 +10,7 @@ import { log } from '../core/log'
 import { deliverEmail } from './tasks/deliver_email'
 import { inboxExpire } from './tasks/inbox_expire'
 import { skillLibraryJob } from './tasks/skill_library_job'
-import { notebookProcessDelivery } from './tasks/notebook_process_delivery'
+import { connectorDeliveryProcess } from './tasks/connector_delivery_process'
 import { connectorDrainDeliveries } from './tasks/connector_drain_deliveries'
 import { connectorSync } from './tasks/connector_sync'
 import { launchIdsSweep } from './tasks/launch_ids_sweep'
@@ -40,7 +40,8 @@ export function createTaskList(deps: WorkerDeps): TaskList {
     deliver_email: deliverEmail(deps),
     inbox_expire: inboxExpire(deps),
     skill_library_job: skillLibraryJob(deps),
-    notebook_process_delivery: notebookProcessDelivery(deps),
+    connector_delivery_process: connectorDeliveryProcess(deps),
+    notebook_process_delivery: connectorDeliveryProcess(deps), // the former name, for jobs queued before the rename
     connector_drain_deliveries: connectorDrainDeliveries(deps),
     connector_sync: connectorSync(deps),
     launch_ids_sweep: launchIdsSweep(deps),

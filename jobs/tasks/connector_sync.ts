@@ -1,8 +1,8 @@
-// Task connector_sync: a full or incremental sync of one connection (a QMS connection through the QMS runner);
+// Task connector_sync: a full or incremental sync of one connection (its provider's rules are its adapter's sync hooks);
 // writes connection.health every time.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
-import { runSync } from '../../subgraphs/connectors/domain/webhooks/process'
+import { runSync } from '../../subgraphs/connectors/domain/sync'
 import type { WorkerDeps } from '../worker'
 
 export const connectorSync = (deps: WorkerDeps): Task => async (payload, helpers) => {

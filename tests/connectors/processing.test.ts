@@ -8,7 +8,8 @@ import { env, setEnv } from '../../core/env'
 import { CONNECTORS } from '../../core/copy'
 import { entryPayloadHash, externalVersion, targetRef, type NotebookEntry } from '../../subgraphs/connectors/domain/notebook/canonical'
 import { connectorRuntime } from '../../subgraphs/connectors/domain/runtime'
-import { processDelivery, runSync } from '../../subgraphs/connectors/domain/webhooks/process'
+import { processDelivery } from '../../subgraphs/connectors/domain/webhooks/process'
+import { runSync } from '../../subgraphs/connectors/domain/sync'
 import { coalesceDelivery } from '../../subgraphs/connectors/domain/adapters'
 import { reverseKeys } from '../notebook/helpers'
 import { entryUpdated, jobCount, makeJobsDue, sampleEntry, useNotebookStack, type ConnectedNotebook } from './helpers'
@@ -74,6 +75,23 @@ describe('notebook processing', () => {
       externalId: id, state: 'NEEDS_REVIEW', stateNote: CONNECTORS.recordedInTheNotebook, sourceSystem: 'eln_provider',
       targetRef: targetRef(id, hash), externalVersion: externalVersion(hash, entry.modifiedAt),
     }])
+  })
+
+  it('processes a delivery whose job was queued under the former task name notebook_process_delivery', async () => {
+    const { nb, send } = await setup('FormerJobName')
+    const id = `etr_alias_${uid()}`
+    sampleEntry(fake, id)
+    const r = await send(entryUpdated(id))
+    expect(r.status).toBe(202)
+    // A database upgraded with jobs still waiting: the delivery's job carries the name it was queued under before the rename.
+    await db().$executeRaw`DELETE FROM graphile_worker._private_jobs WHERE key IS NULL AND payload->>'deliveryId' = ${(await delivery(r.deliveryId)).id}`
+    await db().$executeRaw`SELECT graphile_worker.add_job('notebook_process_delivery', json_build_object('deliveryId', ${(await delivery(r.deliveryId)).id}::text))`
+    expect(await jobCount(db(), 'notebook_process_delivery')).toBe(1)
+    expect(await jobCount(db(), 'connector_delivery_process')).toBe(0)
+    await work()
+    expect(await delivery(r.deliveryId)).toMatchObject({ processingResult: 'created', lastError: null })
+    expect(await jobCount(db(), 'notebook_process_delivery')).toBe(0)
+    expect(await entryObject(nb, id)).not.toBeNull()
   })
 
   it('audits connector_object.update with the new version when the entry changes, and writes nothing new for an unchanged entry', async () => {
@@ -206,7 +224,7 @@ describe('notebook processing', () => {
     const failed = await delivery(r.deliveryId)
     expect(failed.processedAt).toBeNull()
     expect(failed.lastError).toMatch(/unavailable \(server_error 503\)/)
-    expect(await jobCount(db(), 'notebook_process_delivery')).toBeGreaterThanOrEqual(1)
+    expect(await jobCount(db(), 'connector_delivery_process')).toBeGreaterThanOrEqual(1)
     fake.control.behave()
     // The retry is due at graphile-worker's back-off; made due now. Under a loaded machine the failed attempt's
     // unlock can land after the first sweep, so up to three sweeps (a delivery never processed still fails here).
@@ -257,7 +275,7 @@ describe('notebook processing', () => {
     const [job] = await db().$queryRaw<{ run_at: Date; attempts: number; key: string }[]>`SELECT run_at, attempts, key FROM graphile_worker.jobs WHERE key = ${`connector_drain_deliveries:${nb.connection.id}`}`
     expect(job.attempts).toBe(0)
     expect(job.run_at.getTime() - Date.now()).toBeGreaterThan(15_000)
-    expect(await jobCount(db(), 'notebook_process_delivery')).toBe(0)
+    expect(await jobCount(db(), 'connector_delivery_process')).toBe(0)
     const more = [await send(entryUpdated(id)), await send(entryUpdated(id))]
     const reads = () => fake.control.requestLog.filter((l) => l.path === `/api/v2/entries/${id}`).length
     await work() // both wait for the same drain, without a vendor call

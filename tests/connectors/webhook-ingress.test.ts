@@ -32,7 +32,7 @@ const rowsFor = (deliveryId: string) => db().webhookDelivery.findMany({ where: {
 
 describe('webhook ingress', () => {
   it('accepts a signed entry event through the gateway with 202 and commits its delivery row and processing job', async () => {
-    const jobsBefore = await jobCount(db(), 'notebook_process_delivery')
+    const jobsBefore = await jobCount(db(), 'connector_delivery_process')
     const r = await send(entryUpdated('etr_ingress_1'))
     expect(r.status).toBe(202)
     expect(r.json).toMatchObject({ status: 'enqueued', delivery_id: r.deliveryId })
@@ -42,7 +42,7 @@ describe('webhook ingress', () => {
       eventType: 'v2.entry.updated.fields', signatureOk: true, replay: false, outcome: 'enqueued', statusCode: 202, sourceAddress: '127.0.0.1',
     })
     expect((row.payload as any).message).toMatchObject({ type: 'v2.entry.updated.fields', resourceId: 'etr_ingress_1' })
-    expect(await jobCount(db(), 'notebook_process_delivery')).toBe(jobsBefore + 1)
+    expect(await jobCount(db(), 'connector_delivery_process')).toBe(jobsBefore + 1)
   })
 
   it('answers a canvas event with 202 well inside the 3 s canvas window', async () => {
@@ -100,18 +100,18 @@ describe('webhook ingress', () => {
   })
 
   it('ignores an unknown event type with 200, keeping its payload and queueing nothing', async () => {
-    const jobsBefore = await jobCount(db(), 'notebook_process_delivery')
+    const jobsBefore = await jobCount(db(), 'connector_delivery_process')
     const r = await send(entryUpdated('etr_ingress_1'), { unknownType: 'v2.illustrative.undocumented' })
     expect(r.status).toBe(200)
     expect(r.json).toMatchObject({ status: 'ignored', reason: 'unknown_event_type' })
     const [row] = await rowsFor(r.deliveryId)
     expect(row).toMatchObject({ outcome: 'ignored', reason: 'unknown_event_type', eventType: 'v2.illustrative.undocumented', signatureOk: true })
     expect(row.payload).not.toBeNull()
-    expect(await jobCount(db(), 'notebook_process_delivery')).toBe(jobsBefore)
+    expect(await jobCount(db(), 'connector_delivery_process')).toBe(jobsBefore)
   })
 
   it('records a replayed delivery id with replay set, answers 200, and queues the delivery once even when copies arrive together', async () => {
-    const jobsBefore = await jobCount(db(), 'notebook_process_delivery')
+    const jobsBefore = await jobCount(db(), 'connector_delivery_process')
     const first = await send(entryUpdated('etr_ingress_1'))
     const again = await send(entryUpdated('etr_ingress_1'), { webhookId: first.deliveryId })
     expect([first.status, again.status]).toEqual([202, 200])
@@ -124,7 +124,7 @@ describe('webhook ingress', () => {
     const burst = await Promise.all(Array.from({ length: 6 }, () => send(entryUpdated('etr_ingress_1'), { webhookId: id })))
     expect(burst.map((b) => b.status).sort()).toEqual([200, 200, 200, 200, 200, 202])
     expect((await rowsFor(id)).filter((r) => r.outcome === 'enqueued')).toHaveLength(1)
-    expect(await jobCount(db(), 'notebook_process_delivery')).toBe(jobsBefore + 2)
+    expect(await jobCount(db(), 'connector_delivery_process')).toBe(jobsBefore + 2)
   })
 
   it('accepts deliveries signed with a rotated key after one JWKS refetch', async () => {

@@ -38,7 +38,7 @@ describe('worker recovery', () => {
       const lockedBy = await waitFor(async () => {
         const rows = await db.$queryRaw<{ locked_by: string | null }[]>`
           SELECT j.locked_by FROM graphile_worker.jobs j JOIN worker_leases l ON l.pool_id = j.locked_by
-          WHERE j.task_identifier = 'notebook_process_delivery'`
+          WHERE j.task_identifier = 'connector_delivery_process'`
         return rows[0]?.locked_by
       }, 45_000, 'the first worker to lock the job')
       await waitFor(async () => fake.control.requestLog.some((r) => r.path.startsWith('/api/v2/token')) || null, 10_000, 'the first worker to call the vendor')
@@ -48,7 +48,7 @@ describe('worker recovery', () => {
       const row = await db.webhookDelivery.findFirstOrThrow({ where: { deliveryId: sent.deliveryId } })
       expect(row.processedAt).toBeNull()
       // graphile-worker alone would keep this lock for 4 hours.
-      const [job] = await db.$queryRaw<{ locked_by: string | null }[]>`SELECT locked_by FROM graphile_worker.jobs WHERE task_identifier = 'notebook_process_delivery'`
+      const [job] = await db.$queryRaw<{ locked_by: string | null }[]>`SELECT locked_by FROM graphile_worker.jobs WHERE task_identifier = 'connector_delivery_process'`
       expect(job.locked_by).toBe(lockedBy)
 
       fake.control.behave()

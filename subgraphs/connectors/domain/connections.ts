@@ -1,5 +1,6 @@
 // Owns program-scoped connections: create, read, update (api_version changes are controlled and audited), store
 // credentials (encrypted, never returned), health check, sync request, disconnect, and the onboarding order (a) to (e).
+import { lockProgramProviderConnection } from './connection-sql'
 import { z } from 'zod'
 import type { Connection } from '../../../generated/prisma/client'
 import {
@@ -159,7 +160,7 @@ export const createConnection = command({
   async run(w, data, _none, { spec, adapter, rules }) {
     const { session } = w.ctx
     // One app or integration user per program and provider (connection rules, 1).
-    await w.tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`connection:${data.programId}:${spec.id}`}, 0))`
+    await lockProgramProviderConnection(w.tx, data.programId, spec.id)
     const existing = await w.tx.connection.findFirst({ where: { programId: data.programId, providerId: spec.id, status: 'active' } })
     if (existing) throw new ConnectionExists(`This program already has an active ${spec.id} connection.`, { field: 'providerId' })
     const connection = await w.tx.connection.create({

@@ -1,5 +1,6 @@
 // Owns the provider registry data of the connector specification (Provider registry table, ProviderSpec fields).
 import { itemStatus } from '../../../core/release'
+import type { Env } from '../../../core/env'
 
 export type ProviderId = 'eln_provider' | 'qms_provider' | 'literature_search'
 
@@ -13,6 +14,24 @@ export interface BudgetSpec {
   auth?: { limit: number; windowSeconds: number }
   /** Vendor rate header names (lower case) and the window the vendor's remainder applies to when it sends no reset. */
   headers?: { limit: string; remaining: string; reset: string; windowSeconds: number }
+}
+
+/** The environment settings (core/env.ts) that are per-attempt timeouts in milliseconds. */
+export type HttpTimeoutSetting = Extract<keyof Env, `${string}_HTTP_TIMEOUT_MS`>
+/** The environment settings that point a provider's sources at another address (a fake, a proxy). */
+export type BaseUrlSetting = Extract<keyof Env, `${string}_BASE_URL`>
+
+/**
+ * What the generic modules (runtime, webhook ingress, hook URLs) need to know of a provider, so that none of them names
+ * one: read from here, never from a provider id.
+ */
+export interface ProviderSettings {
+  /** The setting holding the per-attempt timeout of calls to the vendor. */
+  httpTimeout: HttpTimeoutSetting
+  /** The setting naming one address for all the provider's sources, or null when each connection names its vendor's base URL. */
+  baseUrl: BaseUrlSetting | null
+  /** Providers that send webhooks: the hook path's prefix, and where an envelope names its event type (verified body, JSON). */
+  webhook?: { hookPath: string; eventTypePath: readonly string[] }
 }
 
 export interface ProviderSpec {
@@ -33,6 +52,7 @@ export interface ProviderSpec {
   budget: BudgetSpec | null
   /** What scope_rules must name for this provider. */
   scopeRuleKeys: ReadonlyArray<'project_ids' | 'document_types'>
+  settings: ProviderSettings
   /** Literature: source kinds left out, each with its stated reason (describe lists them). */
   excludedSources?: readonly { kind: string; reason: string }[]
 }
@@ -52,6 +72,8 @@ export const PROVIDERS: readonly ProviderSpec[] = [
     writePolicy: 'read_only', budgetScope: 'connection', pollIntervalSeconds: null,
     budget: { connectionLimit: 250, organizationLimit: 900, windowSeconds: 30 },
     scopeRuleKeys: ['project_ids'],
+    // The vendor app registers /api/v1/hooks/...; the envelope is { message: { type, ... } }.
+    settings: { httpTimeout: 'NOTEBOOK_HTTP_TIMEOUT_MS', baseUrl: null, webhook: { hookPath: '/api/v1/hooks', eventTypePath: ['message', 'type'] } },
   },
   {
     id: 'qms_provider', displayName: 'QMS / SOP vault', category: 'documents', credentialClass: 'service',
@@ -64,12 +86,15 @@ export const PROVIDERS: readonly ProviderSpec[] = [
       headers: { limit: 'x-vaultapi-burstlimit', remaining: 'x-vaultapi-burstlimitremaining', reset: 'x-vaultapi-burstlimitreset', windowSeconds: 300 },
     },
     scopeRuleKeys: ['document_types'],
+    // The vault has no timeout setting of its own: its calls share the notebook's.
+    settings: { httpTimeout: 'NOTEBOOK_HTTP_TIMEOUT_MS', baseUrl: null },
   },
   {
     id: 'literature_search', displayName: 'Open literature and knowledge', category: 'literature', credentialClass: 'platform_keys',
     eventVerification: 'none', events: 'none', launchable: false, apiVersionDefault: 'per source', writePolicy: 'read_only',
     budgetScope: 'platform', pollIntervalSeconds: null, budget: null, scopeRuleKeys: [],
     excludedSources: EXCLUDED_LITERATURE_SOURCES,
+    settings: { httpTimeout: 'LITERATURE_HTTP_TIMEOUT_MS', baseUrl: 'LITERATURE_BASE_URL' },
   },
 ]
 

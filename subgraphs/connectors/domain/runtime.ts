@@ -34,6 +34,9 @@ const unmetered: BudgetGate = {
   state: async (): Promise<BudgetState[]> => [],
 }
 
+/** A connection of a provider no longer in the registry gets no client (client() refuses it); this only types the fallback. */
+const DEFAULT_HTTP_TIMEOUT_MS = 10_000
+
 /** How long the ingress trusts its cached view of a connection (status, vendor app) from another process's change. */
 export const WEBHOOK_VIEW_TTL_MS = 5_000
 
@@ -71,11 +74,12 @@ class ConnectorRuntime {
    */
   private httpOptions(c: Connection, gate: BudgetGate): Omit<VendorHttpOptions, 'baseUrl'> {
     // A vendor whose headers carry no reset (the QMS burst window) has its remainder held for the documented window.
-    const names = providerSpec(c.providerId)?.budget?.headers
+    const spec = providerSpec(c.providerId)
+    const names = spec?.budget?.headers
     return {
       source: c.providerId,
       clock: () => this.clock(),
-      timeoutMs: env().NOTEBOOK_HTTP_TIMEOUT_MS,
+      timeoutMs: spec ? env()[spec.settings.httpTimeout] : DEFAULT_HTTP_TIMEOUT_MS,
       beforeRequest: () => gate.take(),
       onRateHeaders: (h) => gate.observe(names && h.resetSeconds === null ? { ...h, resetSeconds: names.windowSeconds } : h),
       ...(names ? { rateHeaderNames: { limit: names.limit, remaining: names.remaining, reset: names.reset } } : {}),

@@ -12,9 +12,7 @@ export function publicBaseUrl(): string {
 export function hookUrlFor(connection: { id: string; providerId: string }, base = publicBaseUrl()): string | null {
   const spec = providerSpec(connection.providerId)
   if (!spec || spec.eventVerification === 'none') return null
-  return connection.providerId === 'eln_provider'
-    ? `${base}/api/v1/hooks/eln_provider/${connection.id}`
-    : `${base}/hooks/${connection.providerId}/${connection.id}`
+  return `${base}${spec.settings.webhook?.hookPath ?? '/hooks'}/${connection.providerId}/${connection.id}`
 }
 
 /** The console route that opens a launch (it calls Mutation.openLaunch with the id). */

@@ -1,5 +1,5 @@
-// Owns the HTTP routing of the webhook ingress: POST /api/v1/hooks/eln_provider/{connection_id} and
-// POST /hooks/{provider_id}/{connection_id}, no bearer. It reads the raw body (1 MB cap) when the domain asks for it,
+// Owns the HTTP routing of the webhook ingress: POST /hooks/{provider_id}/{connection_id}, and the hook path a provider's
+// vendor registers (settings.webhook.hookPath of its spec: the notebook's /api/v1/hooks/eln_provider/{connection_id}); no bearer. It reads the raw body (1 MB cap) when the domain asks for it,
 // takes the client address the gateway vouches for, and answers within the ingress deadline; the decisions (verify,
 // record, limit) are domain/webhooks/ingress.ts.
 import express, { type Request, type Response } from 'express'
@@ -7,7 +7,10 @@ import type { Db } from '../../../core/db'
 import { log } from '../../../core/log'
 import { normalizeAddress } from '../../../core/address-ranges'
 import { EDGE_CLIENT_HEADER, EDGE_TOKEN_HEADER, WEBHOOK_ANSWER_DEADLINE_MS, isEdgeToken } from '../../../core/webhook-edge'
+import { PROVIDERS } from '../domain/providers'
 import { MAX_BODY_BYTES, RETRY_SOON_SECONDS, createWebhookIngress, type BodyRead, type IngressAnswer, type IngressOptions } from '../domain/webhooks/ingress'
+
+const GENERIC_HOOK_PATH = '/hooks'
 
 const errorBody = (code: string, message: string) => ({ error: { code, message } })
 
@@ -88,14 +91,18 @@ export function createHookRoutes(db: Db, options: IngressOptions = {}) {
   }
 
   const router = express.Router()
-  router.post('/api/v1/hooks/eln_provider/:connectionId', handle(() => 'eln_provider'))
-  router.post('/hooks/:providerId/:connectionId', handle((req) => String(req.params.providerId)))
-  router.use(['/hooks', '/api/v1/hooks'], (req, res) => {
+  // A provider whose vendor registers its own hook path (its spec's settings.webhook.hookPath) gets it; every provider
+  // is reached under /hooks/{provider_id}/{connection_id}.
+  const own = PROVIDERS.flatMap((p) => (p.settings.webhook && p.settings.webhook.hookPath !== GENERIC_HOOK_PATH ? [{ id: p.id, prefix: p.settings.webhook.hookPath }] : []))
+  for (const { id, prefix } of own) router.post(`${prefix}/${id}/:connectionId`, handle(() => id))
+  router.post(`${GENERIC_HOOK_PATH}/:providerId/:connectionId`, handle((req) => String(req.params.providerId)))
+  const routes = [...own.map(({ id, prefix }) => `${prefix}/${id}/{connection_id}`), `${GENERIC_HOOK_PATH}/{provider_id}/{connection_id}`]
+  router.use([GENERIC_HOOK_PATH, ...new Set(own.map((o) => o.prefix))], (req, res) => {
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST')
       return res.status(405).json(errorBody('method_not_allowed', 'Webhook routes take POST only.'))
     }
-    return res.status(404).json(errorBody('not_found', 'Use /api/v1/hooks/eln_provider/{connection_id} or /hooks/{provider_id}/{connection_id}.'))
+    return res.status(404).json(errorBody('not_found', `Use ${routes.join(' or ')}.`))
   })
   return { router, stats: ingress.stats }
 }

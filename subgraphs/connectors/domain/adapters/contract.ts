@@ -2,11 +2,12 @@
 // as the default for every operation; the IntegrationContext handed to adapters (budget gate, document ingestor, the
 // provider's API client); rate-limit header parsing and the webhook verification types. Imports no provider.
 import type { Db, AnyTx } from '../../../../core/db'
+import { enqueue } from '../../../../jobs/registry'
 import type { Connection, WebhookDelivery } from '../../../../generated/prisma/client'
 import type { ProviderSpec } from '../providers'
 import type { ConnectionSecrets } from '../secrets'
 import type { VendorHttpOptions } from './http'
-import { NotSupported } from './errors'
+import { NotSupported, RateLimited } from './errors'
 
 export { NotSupported }
 
@@ -231,6 +232,39 @@ export interface ChangedObject {
   modifiedAt: string
 }
 
+/** A failure as stored text (a delivery's last_error, a sync's health): name and message, bounded; never a secret. */
+export function failureText(e: unknown): string {
+  if (e instanceof Error) return `${e.name}: ${e.message}`.slice(0, 500)
+  return 'unexpected failure'
+}
+
+/** A connection's health document (connections.health): status, checked_at, last_error, last_sync, checks, ... */
+export type ConnectionHealth = Record<string, unknown>
+
+/** What the sync module (domain/sync.ts) tells the sync hooks of the sync at hand. */
+export interface SyncRun {
+  mode: 'full' | 'incremental'
+  at: Date
+}
+
+/** What npm start hands a provider's demo hook (outside production): the illustrative program and its owner. */
+export interface DemoContext {
+  db: Db
+  programId: string
+  ownerUserId: string
+  /** Where vendors reach the webhook ingress (the hook URL the fake is told). */
+  gatewayUrl: string
+}
+
+/** A fake vendor a demo hook started: named in npm start's address list, stopped with the stack. */
+export interface DemoService {
+  name: string
+  url: string
+  /** Said after the address (illustrative; the connection it serves). */
+  note: string
+  close(): Promise<unknown>
+}
+
 export interface ConnectorAdapter {
   readonly spec: ProviderSpec
   describe(): ProviderSpec
@@ -248,6 +282,31 @@ export interface ConnectorAdapter {
    * ingress uses it to refuse a source that is over its limit without reading the body; false for providers without webhooks.
    */
   checkWebhookHeaders(headers: HeaderBag): { ok: boolean }
+  // Sync hooks (domain/sync.ts runs every sync; these carry a provider's own rules).
+  /** Hook: why a connection is not synced now (QMS: no credentials stored yet), or null. Nothing is written when skipped. */
+  syncSkipReason(connection: Connection): string | null
+  /** Hook: the health check runs before a connection's first sync and a failing check skips the sync (QMS: the R1c gate). */
+  readonly healthCheckBeforeFirstSync: boolean
+  /**
+   * Hook: connection.health after a sync that succeeded, and the cursor to store (undefined: the adapter stores its own
+   * cursor as it goes, QMS's watermark page by page).
+   */
+  syncedHealth(ctx: IntegrationContext, report: SyncReport, previous: ConnectionHealth, run: SyncRun): Promise<{ health: ConnectionHealth; cursor?: string | null }>
+  /** Hook: connection.health after a sync that failed, and the failure's words (never a secret). */
+  failedSyncHealth(error: unknown, previous: ConnectionHealth, run: SyncRun): { health: ConnectionHealth; error: string }
+  /** Hook: queues the sync again at runAt after a budget refusal (default: the connector_sync job, keyed per connection). */
+  rescheduleSync(db: Db, connectionId: string, mode: 'full' | 'incremental', runAt: Date): Promise<void>
+  /**
+   * Hook: what a failure other than a budget refusal does: throw (the job fails and graphile-worker retries it with
+   * back-off) or record (health says it; the provider's next scheduled run retries).
+   */
+  readonly syncFailures: 'throw' | 'record'
+  /**
+   * Hook (npm start, outside production): starts the provider's fake vendor and connects the illustrative program to
+   * it; null when the provider has no fake or it could not start (a taken port skips the demo, never fails start-up).
+   * Loads the fake lazily: a production process never imports one.
+   */
+  startDemo(ctx: DemoContext): Promise<DemoService | null>
   beginConnect(ctx: { connection: Connection; hookUrl: string | null }): Promise<ConnectPlan>
   completeConnect(ctx: { connection: Connection }, credentials: ConnectionSecrets): Promise<void>
   healthCheck(ctx: IntegrationContext): Promise<HealthReport>
@@ -276,6 +335,25 @@ export abstract class BaseAdapter implements ConnectorAdapter {
   async coalesceDelivery(_db: Db, _deliveryRowId: string): Promise<boolean> { return false }
   knowsEvent(_eventType: string): boolean { return false }
   checkWebhookHeaders(_headers: HeaderBag): { ok: boolean } { return { ok: false } }
+  syncSkipReason(_connection: Connection): string | null { return null }
+  readonly healthCheckBeforeFirstSync: boolean = false
+  readonly syncFailures: 'throw' | 'record' = 'throw'
+  /** A degraded connection stays degraded (its health check said why); otherwise ok, with the sync's report. */
+  async syncedHealth(_ctx: IntegrationContext, report: SyncReport, previous: ConnectionHealth, { at }: SyncRun): Promise<{ health: ConnectionHealth; cursor?: string | null }> {
+    return {
+      health: { ...previous, status: previous.status === 'degraded' ? 'degraded' : 'ok', checked_at: at.toISOString(), last_error: null, last_sync: { ...report, at: at.toISOString() } },
+      cursor: report.cursor,
+    }
+  }
+  /** A budget refusal keeps the status (the retry is queued); anything else makes the connection failing. */
+  failedSyncHealth(error: unknown, previous: ConnectionHealth, { at }: SyncRun): { health: ConnectionHealth; error: string } {
+    const text = failureText(error)
+    return { health: { ...previous, status: error instanceof RateLimited ? (previous.status ?? 'unknown') : 'failing', checked_at: at.toISOString(), last_error: text }, error: text }
+  }
+  async rescheduleSync(db: Db, connectionId: string, mode: 'full' | 'incremental', runAt: Date): Promise<void> {
+    await enqueue(db, 'connector_sync', { connectionId, mode }, { runAt, jobKey: `connector_sync:${connectionId}` })
+  }
+  async startDemo(_ctx: DemoContext): Promise<DemoService | null> { return null }
   async beginConnect(_ctx: { connection: Connection; hookUrl: string | null }): Promise<ConnectPlan> { return this.unsupported('begin_connect') }
   async completeConnect(_ctx: { connection: Connection }, _credentials: ConnectionSecrets): Promise<void> { return this.unsupported('complete_connect') }
   async healthCheck(_ctx: IntegrationContext): Promise<HealthReport> { return this.unsupported('health_check') }

@@ -74,6 +74,22 @@ export interface SendOptions {
   idempotent?: boolean
 }
 
+export interface StreamOptions {
+  headers: Record<string, string>
+  resource: string
+  maxBytes: number
+  /** The error for an answer over maxBytes: its announced size (announced) or the bytes received so far. */
+  tooMany: (bytes: number, announced: boolean) => VendorError
+  /** Sees every answer's headers (a vendor's delay hints). */
+  onHeaders?: (headers: PlainResponse['headers']) => void
+  /** The error for a status of 300 or more (default: throwForStatus on the answer's body). */
+  statusError?: (status: number) => VendorError
+  /** An answer shorter than its content-length is VendorUnavailable (network). */
+  exactLength?: boolean
+  /** A 401 answers 'unauthorized' (the caller authenticates again) instead of an error. */
+  unauthorizedOn401?: boolean
+}
+
 export interface JsonRequest {
   searchParams?: Record<string, string>
   json?: unknown
@@ -271,23 +287,37 @@ export class VendorHttpClient {
     const sameOrigin = url.origin === this.base.origin
     return this.withAuthRetry(sameOrigin, async (bearer) => {
       await this.o.beforeRequest?.()
-      return this.streamOnce(url, bearer, resource, maxBytes, tooMany)
+      return this.streamOnce(url, { headers: bearer ? { authorization: `Bearer ${bearer}` } : {}, unauthorizedOn401: !!bearer, resource, maxBytes, tooMany })
     })
   }
 
-  private async streamOnce(url: URL, bearer: string | null, resource: string, maxBytes: number, tooMany: (bytes: number) => VendorError): Promise<Buffer | 'unauthorized'> {
-    const stream = got.stream(url, { ...this.gotOptions(), headers: bearer ? { authorization: `Bearer ${bearer}` } : {} })
+  /**
+   * One capped download with the caller's own headers (vendors with their own session auth; the caller re-authenticates
+   * on 'unauthorized'). The budget draw, timeouts, egress policy and rate headers are the client's, as for every request.
+   */
+  async downloadOnce(url: URL, options: StreamOptions): Promise<Buffer | 'unauthorized'> {
+    await this.o.beforeRequest?.()
+    return this.streamOnce(url, options)
+  }
+
+  private async streamOnce(url: URL, { headers, unauthorizedOn401, resource, maxBytes, tooMany, onHeaders, statusError, exactLength }: StreamOptions): Promise<Buffer | 'unauthorized'> {
+    const stream = got.stream(url, { ...this.gotOptions(), headers })
     try {
       const response = await new Promise<PlainResponse>((resolve, reject) => {
         stream.once('response', resolve)
         stream.once('error', reject)
       })
       this.reportRate(response.headers)
-      if (response.statusCode === 401 && bearer) {
+      onHeaders?.(response.headers)
+      if (response.statusCode === 401 && unauthorizedOn401) {
         stream.destroy()
         return 'unauthorized'
       }
       if (response.statusCode >= 300) {
+        if (statusError) {
+          stream.destroy()
+          throw statusError(response.statusCode)
+        }
         const chunks: Buffer[] = []
         for await (const c of stream) chunks.push(c as Buffer)
         this.throwForStatus({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks).toString('utf8').slice(0, 2000) }, resource)
@@ -295,7 +325,7 @@ export class VendorHttpClient {
       const contentLength = intHeader(response.headers['content-length'])
       if (contentLength !== null && contentLength > maxBytes) {
         stream.destroy()
-        throw tooMany(contentLength)
+        throw tooMany(contentLength, true)
       }
       const chunks: Buffer[] = []
       let received = 0
@@ -303,10 +333,12 @@ export class VendorHttpClient {
         received += (c as Buffer).length
         if (received > maxBytes) {
           stream.destroy()
-          throw tooMany(received)
+          throw tooMany(received, false)
         }
         chunks.push(c as Buffer)
       }
+      // A stream that ended before the announced length broke mid-way: nothing of it is used.
+      if (exactLength && contentLength !== null && received !== contentLength) throw new VendorUnavailable(this.source, 'network')
       return Buffer.concat(chunks)
     } catch (err) {
       stream.destroy()

@@ -3,8 +3,6 @@ import type { Db } from '../../../../core/db'
 import { notebookAdapter } from '../notebook/adapter'
 import { qmsAdapter } from '../qms/adapter'
 import { literatureAdapter } from '../literature/adapter'
-import { runQmsSync } from '../qms/run'
-import type { SyncOutcome } from '../webhooks/process'
 import { PROVIDERS, type ProviderId } from '../providers'
 import type { ConnectorAdapter } from './contract'
 
@@ -16,19 +14,6 @@ const ADAPTERS: Record<ProviderId, ConnectorAdapter> = {
 
 export function adapterFor(providerId: string): ConnectorAdapter | undefined {
   return (ADAPTERS as Record<string, ConnectorAdapter | undefined>)[providerId]
-}
-
-/**
- * A provider whose syncs need more than `adapter.sync` (its own health rules and entries) names its runner here; the
- * generic sync (connector_sync, syncConnection) hands such a connection to it, so the rules hold whichever way a sync
- * starts. QMS: a full sync is the reconciliation, an incremental one the poll (domain/qms/run.ts).
- */
-const SYNC_RUNNERS: Partial<Record<ProviderId, (db: Db, connectionId: string, mode: 'full' | 'incremental') => Promise<SyncOutcome>>> = {
-  qms_provider: (db, connectionId, mode) => runQmsSync(db, connectionId, mode === 'full' ? 'reconcile' : 'poll'),
-}
-
-export function syncRunnerFor(providerId: string) {
-  return (SYNC_RUNNERS as Record<string, (typeof SYNC_RUNNERS)[ProviderId]>)[providerId]
 }
 
 export function allAdapters(): ConnectorAdapter[] {

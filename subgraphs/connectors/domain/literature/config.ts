@@ -4,7 +4,11 @@
 // nothing here logs them. Licence-gated sources, when added, take tenant keys from connection secrets instead.
 import fs from 'node:fs'
 import { env } from '../../../../core/env'
+import { providerSpec } from '../providers'
 import { SOURCES, type SourceId } from './sources'
+
+/** The environment settings this provider reads, named in its registry entry (LITERATURE_BASE_URL, LITERATURE_HTTP_TIMEOUT_MS). */
+const settings = () => providerSpec('literature_search')!.settings
 
 export const PRODUCT = 'evidence-workspace'
 
@@ -67,10 +71,10 @@ function withDefaults(keys: PlatformKeys): PlatformKeys {
 
 /** Where a source is reached: under LITERATURE_BASE_URL (the fake serves every source by path), else its public address. */
 export function sourceBaseUrl(id: SourceId): string {
-  const base = overrides.baseUrl !== undefined ? overrides.baseUrl : env().LITERATURE_BASE_URL
+  const base = overrides.baseUrl !== undefined ? overrides.baseUrl : env()[settings().baseUrl!]
   return base ? `${base.replace(/\/$/, '')}/${SOURCES[id].path}/` : `${SOURCES[id].publicBaseUrl}/`
 }
 
 export function literatureTimeoutMs(): number {
-  return overrides.timeoutMs ?? env().LITERATURE_HTTP_TIMEOUT_MS
+  return overrides.timeoutMs ?? env()[settings().httpTimeout]
 }

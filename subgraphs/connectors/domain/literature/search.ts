@@ -2,8 +2,7 @@
 // (evidence.literature.search), 25 results per query in cursor pages, the per-turn query budget of twin runs
 // (programs.settings.evidence_query_budget, default three), and the clusters kept per organisation so records can cite
 // them (literature_clusters, by cluster key or alias).
-import type { Db, TenantTx } from '../../../../core/db'
-import { Prisma } from '../../../../core/db'
+import type { Db } from '../../../../core/db'
 import type { DomainContext } from '../../../../core/command'
 import { InvalidInput, NotFoundError } from '../../../../core/errors'
 import { assertCan } from '../../../../core/session'
@@ -11,6 +10,9 @@ import type { Edge, Page } from '../../../shared/pagination'
 import { literatureClients } from './clients'
 import type { KnowledgeSourceId } from './knowledge'
 import { runPolicy, type ClusterOut, type SearchOutcome } from './policy'
+import { findCluster, keepClusters } from './sql'
+
+export { findCluster, keepClusters }
 import { QUERIES_PER_TURN_DEFAULT, RESULTS_PER_QUERY } from './sources'
 
 export const SEARCH_PERMISSION = 'evidence.literature.search'
@@ -54,29 +56,6 @@ export async function searchLiterature(ctx: Pick<DomainContext, 'session' | 'db'
 export function queriesPerTurn(settings: unknown): number {
   const v = (settings as Record<string, unknown> | null)?.evidence_query_budget
   return typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 25 ? v : QUERIES_PER_TURN_DEFAULT
-}
-
-/** Keeps the page's clusters for the organisation (new aliases and provenance merged in), so records can cite them. */
-export async function keepClusters(db: Db, organizationId: string, clusters: readonly ClusterOut[]): Promise<void> {
-  if (!clusters.length) return
-  const rows = clusters.map((c) => Prisma.sql`(${organizationId}::uuid, ${c.clusterKey}, ${c.aliases}::text[], ${c.title ?? c.clusterKey}, ${c.licence},
-    ${JSON.stringify(c.provenance)}::jsonb, ${c.successorKey})`)
-  await db.$executeRaw`
-    INSERT INTO literature_clusters (organization_id, cluster_key, aliases, title, licence, provenance, successor_key)
-    VALUES ${Prisma.join(rows)}
-    ON CONFLICT (organization_id, cluster_key) DO UPDATE SET
-      aliases = ARRAY(SELECT DISTINCT a FROM unnest(literature_clusters.aliases || EXCLUDED.aliases) a ORDER BY a),
-      title = EXCLUDED.title, licence = EXCLUDED.licence, provenance = EXCLUDED.provenance,
-      successor_key = COALESCE(EXCLUDED.successor_key, literature_clusters.successor_key), last_seen_at = now()`
-}
-
-/** The cluster an organisation has seen under a key or alias (a DOI compares lower case), else null. */
-export async function findCluster(tx: Pick<TenantTx, '$queryRaw'>, organizationId: string, ref: string) {
-  const key = /^10\./.test(ref) ? ref.toLowerCase() : ref.replace(/^pmcid:pmc/i, 'pmcid:PMC').replace(/^w/i, 'W')
-  const [row] = await tx.$queryRaw<{ cluster_key: string }[]>`
-    SELECT cluster_key FROM literature_clusters
-    WHERE organization_id = ${organizationId}::uuid AND (cluster_key = ${key} OR aliases @> ARRAY[${key}]::text[]) LIMIT 1`
-  return row ?? null
 }
 
 /** A kept cluster for the organisation (fetch_object), or NotFound. */

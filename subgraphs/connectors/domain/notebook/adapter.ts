@@ -9,7 +9,7 @@ import type { Db } from '../../../../core/db'
 import { CONNECTORS } from '../../../../core/copy'
 import { DomainError } from '../../../../core/errors'
 import {
-  BaseAdapter, type BudgetState, type ChangedObject, type ClientInput, type ConnectPlan, type HandleResult, type HealthCheckItem,
+  BaseAdapter, type BudgetState, type ChangedObject, type ClientInput, type ConnectPlan, type DemoContext, type DemoService, type HandleResult, type HealthCheckItem,
   type HeaderBag, type HealthReport, type InboundWebhook, type IntegrationContext, type SyncReport, type VerifyResult, type WebhookConnection,
 } from '../adapters/contract'
 import { VendorAuthFailed, VendorError, VendorNotFound } from '../adapters/errors'
@@ -20,6 +20,7 @@ import { launchUrlFor } from '../urls'
 import { createLaunch } from './launch'
 import { markDeliveryProcessed } from '../webhooks/deliveries'
 import { PROVIDER_ID, type NotebookEntry } from './canonical'
+import { coalesceCoveredDeliveryAcrossOrganisations, databaseNow } from './sql'
 import { NotebookClient } from './client'
 import { JwksCaches, checkWebhookHeaders, verifyWebhook } from './webhook-signature'
 import { ENTRY, readScopeRules, recordEntry, recordEntryGone, type EntryOutcome } from './sync'
@@ -56,8 +57,7 @@ function canvasData(connectionId: string, entryId: string, launchId?: string): s
 
 /** The database's clock (the one received_at uses), so coalescing never depends on two machines agreeing. */
 async function dbNow(db: Db): Promise<Date> {
-  const [row] = await db.$queryRaw<{ now: Date }[]>`SELECT clock_timestamp() AS now`
-  return row.now
+  return databaseNow(db)
 }
 
 export class NotebookAdapter extends BaseAdapter {
@@ -66,6 +66,11 @@ export class NotebookAdapter extends BaseAdapter {
 
   constructor() {
     super(providerSpec('eln_provider')!)
+  }
+
+  /** The demo hook (npm start): the fake is loaded only when it is called. */
+  override async startDemo(ctx: DemoContext): Promise<DemoService | null> {
+    return (await import('./demo')).startNotebookDemo(ctx)
   }
 
   override createClient({ credentials, http }: ClientInput): NotebookClient {
@@ -324,15 +329,7 @@ export class NotebookAdapter extends BaseAdapter {
  * marked processed ("coalesced") without loading anything else. Returns false when the delivery needs the full path.
  */
 export async function coalesceCoveredDelivery(db: Db, deliveryRowId: string): Promise<boolean> {
-  const n = await db.$executeRaw`
-    UPDATE webhook_deliveries d
-    SET processed_at = now(), processing_result = 'coalesced', processing_attempts = d.processing_attempts + 1, last_error = NULL
-    WHERE d.id = ${deliveryRowId}::uuid AND d.processed_at IS NULL AND d.outcome = 'enqueued'
-      AND d.provider_id = ${PROVIDER_ID} AND d.event_type IN (${ENTRY_EVENTS[0]}, ${ENTRY_EVENTS[1]}, ${ENTRY_EVENTS[2]})
-      AND EXISTS (
-        SELECT 1 FROM connector_objects o JOIN connections c ON c.id = o.connection_id
-        WHERE o.connection_id = d.connection_id AND o.external_type = ${ENTRY} AND o.external_id = d.payload->'message'->>'resourceId'
-          AND o.deleted_at IS NULL AND o.last_fetched_at >= d.received_at AND c.status = 'active' AND c.api_version = ${SUPPORTED_API_VERSION})`
+  const n = await coalesceCoveredDeliveryAcrossOrganisations(db, deliveryRowId, { providerId: PROVIDER_ID, entryEvents: ENTRY_EVENTS, entryType: ENTRY, apiVersion: SUPPORTED_API_VERSION })
   return n === 1
 }
 

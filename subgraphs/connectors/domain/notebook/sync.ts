@@ -5,6 +5,7 @@
 // Per entry and transaction: connector_objects (entry + its attachments), a source of type eln_entry, its document
 // (customer_internal, days kept in content_json), the experiment whose eln_source_id points to the source, attachment
 // metadata, registry entities linked by id only, and an audit row (connector_object.create / connector_object.update).
+import { lockEntry, markEntrySeen } from './sql'
 import { readScopeRules, type ScopeRules } from '../adapters/contract'
 import type { Tx } from '../../../../core/db'
 import { recordAudit, systemActor } from '../../../../core/audit'
@@ -64,9 +65,6 @@ const actor = systemActor(`connector:${PROVIDER_ID}`)
 /** Runs inside every path's transaction (the webhook processor marks its delivery processed there). */
 export type Finalize = (tx: Tx, outcome: EntryOutcome) => Promise<void>
 
-async function lockEntry(tx: Tx, connectionId: string, entryId: string) {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${connectionId}:entry:${entryId}`}, 0))`
-}
 
 /**
  * Records what the vendor answered for an entry. `fetchStartedAt` is when the request that produced `entry` was sent:
@@ -107,9 +105,7 @@ export async function recordEntry(
   const unchanged = (o: typeof existing) => Boolean(o && !o.deletedAt && modifiedAtOf(o.externalVersion) === entry.modifiedAt && o.state === state)
   if (unchanged(existing)) {
     await db.$transaction(async (tx) => {
-      await tx.$executeRaw`UPDATE connector_objects SET last_seen_at = now(),
-        last_fetched_at = GREATEST(COALESCE(last_fetched_at, ${fetchStartedAt}::timestamptz), ${fetchStartedAt}::timestamptz)
-        WHERE id = ${existing!.id}::uuid`
+      await markEntrySeen(tx, existing!.organizationId, existing!.id, fetchStartedAt)
       await finalize?.(tx, 'unchanged')
     })
     return 'unchanged'
@@ -140,9 +136,7 @@ export async function recordEntry(
       return 'stale' as const
     }
     if (unchanged(current) || (current && !current.deletedAt && current.externalVersion === version && current.state === state)) {
-      await tx.$executeRaw`UPDATE connector_objects SET last_seen_at = now(),
-        last_fetched_at = GREATEST(COALESCE(last_fetched_at, ${fetchStartedAt}::timestamptz), ${fetchStartedAt}::timestamptz)
-        WHERE id = ${current!.id}::uuid`
+      await markEntrySeen(tx, current!.organizationId, current!.id, fetchStartedAt)
       await finalize?.(tx, 'unchanged')
       return 'unchanged' as const
     }

@@ -2,19 +2,26 @@
 // (the R1c exit gate: every gap reported at once), the delta poll and the nightly reconciliation. Read-only: nothing is
 // ever written to the vault. Events: none (no webhooks).
 import type { Connection } from '../../../../generated/prisma/client'
+import type { Db } from '../../../../core/db'
+import { enqueue } from '../../../../jobs/registry'
 import { DomainError } from '../../../../core/errors'
-import { BaseAdapter, readScopeRules, type BudgetState, type ClientInput, type ConnectPlan, type HealthCheckItem, type HealthReport, type IntegrationContext, type SyncReport } from '../adapters/contract'
-import { VendorAuthFailed, VendorError } from '../adapters/errors'
+import { BaseAdapter, readScopeRules, type BudgetState, type ClientInput, type ConnectionHealth, type ConnectPlan, type DemoContext, type DemoService, type SyncRun, type HealthCheckItem, type HealthReport, type IntegrationContext, type SyncReport } from '../adapters/contract'
 import { forgetConnection } from '../adapters/lifecycle'
 import { providerSpec } from '../providers'
 import type { ConnectionSecrets } from '../secrets'
-import { QmsClient, QmsFailure } from './client'
+import { QmsClient } from './client'
 import { QMS_API_VERSION, OPTIONAL_ROLES, mapLabel, qmsSettingsOf, type TemplateRole } from './settings'
-import { pollVersions, reconcileVersions } from './sync'
+import { pollVersions, reconcileVersions, type QmsSyncReport } from './sync'
+import { describeFailure, failedSyncHealth, kindOf, syncedHealth } from './health'
 
 export class QmsAdapter extends BaseAdapter {
   constructor() {
     super(providerSpec('qms_provider')!)
+  }
+
+  /** The demo hook (npm start): the fake is loaded only when it is called. */
+  override async startDemo(ctx: DemoContext): Promise<DemoService | null> {
+    return (await import('./demo')).startQmsDemo(ctx)
   }
 
   override createClient({ connection, credentials, http, authGate, budget }: ClientInput): QmsClient {
@@ -24,6 +31,25 @@ export class QmsAdapter extends BaseAdapter {
       http, authGate, budget, apiVersion: connection.apiVersion, username: credentials.clientId, password: credentials.clientSecret,
       clientId: s.client_id, clientIdHeader: s.client_id_header,
     })
+  }
+
+  // Sync hooks (domain/sync.ts): the health check gates the first sync (R1c); a sync writes its health entries
+  // (qms/health.ts); a budget refusal queues the QMS job of the same kind; other failures are recorded in health, and
+  // the next scheduled poll or reconciliation retries.
+  override syncSkipReason(connection: Connection): string | null {
+    return connection.secretsCiphertext ? null : 'credentials_missing'
+  }
+  override readonly healthCheckBeforeFirstSync = true
+  override readonly syncFailures = 'record' as const
+  override syncedHealth(ctx: IntegrationContext, report: SyncReport, previous: ConnectionHealth, run: SyncRun) {
+    return syncedHealth(ctx.db, ctx.connection.id, report as QmsSyncReport, previous, run)
+  }
+  override failedSyncHealth(error: unknown, previous: ConnectionHealth, run: SyncRun) {
+    return failedSyncHealth(error, previous, run)
+  }
+  override async rescheduleSync(db: Db, connectionId: string, mode: 'full' | 'incremental', runAt: Date): Promise<void> {
+    const kind = kindOf(mode)
+    await enqueue(db, kind === 'poll' ? 'poll_qms' : 'reconcile_qms', { connectionId }, { runAt, jobKey: `${kind}_qms:${connectionId}` })
   }
 
   client(ctx: IntegrationContext): QmsClient {
@@ -144,14 +170,6 @@ export class QmsAdapter extends BaseAdapter {
   override async budget(ctx: IntegrationContext): Promise<BudgetState[]> {
     return ctx.budget.state()
   }
-}
-
-/** A failure as a health entry: the vault's own words for refusals, never a secret. */
-export function describeFailure(e: unknown): string {
-  if (e instanceof VendorAuthFailed) return 'the vault refused the integration user (wrong credentials, or the session expired and re-authentication failed)'
-  if (e instanceof QmsFailure) return e.message
-  if (e instanceof VendorError || e instanceof DomainError) return e.message
-  return 'unexpected failure'
 }
 
 export const qmsAdapter = new QmsAdapter()

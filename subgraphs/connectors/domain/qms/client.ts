@@ -3,13 +3,11 @@
 // on every call, re-authentication once when the vault says the session expired, the response-delay header honoured
 // (the next request waits as long as the vault delayed the last one), the query language over ALLVERSIONS with paging,
 // version text, streamed renditions (size-capped, a break mid-stream is a typed error) and document events.
-import got from 'got'
 import type { PlainResponse } from 'got'
-import { egressRefusal } from '../../../../core/egress'
 import type { BudgetGate } from '../adapters/contract'
 import { intHeader } from '../adapters/contract'
 import { VendorHttpClient, type RawAnswer, type VendorHttpOptions } from '../adapters/http'
-import { VendorAuthFailed, VendorError, VendorNotFound, VendorRequestRejected, VendorResponseInvalid, VendorUnavailable } from '../adapters/errors'
+import { VendorAuthFailed, VendorNotFound, VendorRequestRejected, VendorResponseInvalid, VendorUnavailable } from '../adapters/errors'
 
 export const RESPONSE_DELAY_HEADER = 'x-vaultapi-responsedelay'
 /** Renditions above this are not downloaded (the rendition is a viewable copy; the text endpoint is preferred). */
@@ -226,59 +224,21 @@ export class QmsClient {
    * breaks is VendorUnavailable, so the caller writes nothing of that version.
    */
   async rendition(documentId: string, major: number, minor: number, type: string): Promise<Buffer> {
+    const url = new URL(this.path(`objects/documents/${encodeURIComponent(documentId)}/versions/${major}/${minor}/renditions/${encodeURIComponent(type)}`), this.main.base)
     for (let attempt = 0; ; attempt++) {
       const sid = await this.sessionId()
       await this.pace()
-      await (this.o.budget ? this.draw() : this.o.http.beforeRequest?.())
-      const url = new URL(this.path(`objects/documents/${encodeURIComponent(documentId)}/versions/${major}/${minor}/renditions/${encodeURIComponent(type)}`), this.main.base)
-      const stream = got.stream(url, {
-        headers: this.headers({ authorization: sid, accept: '*/*' }), retry: { limit: 0 }, followRedirect: false, throwHttpErrors: false,
-        timeout: { request: this.o.http.timeoutMs ?? 10_000 },
-        ...(this.o.http.dnsLookup ? { dnsLookup: this.o.http.dnsLookup } : {}), ...(this.o.http.agent ? { agent: this.o.http.agent } : {}),
+      const bytes = await this.main.downloadOnce(url, {
+        headers: this.headers({ authorization: sid, accept: '*/*' }), resource: 'rendition', maxBytes: RENDITION_MAX_BYTES, unauthorizedOn401: true, exactLength: true,
+        onHeaders: (h) => this.noteDelay(h),
+        tooMany: (n, announced) => new VendorRequestRejected(this.source, 413, announced ? `rendition of ${n} bytes is over the ${RENDITION_MAX_BYTES}-byte cap` : `rendition is over the ${RENDITION_MAX_BYTES}-byte cap`),
+        statusError: (status) => status === 404 ? new VendorNotFound(this.source, 'rendition')
+          : status >= 500 ? new VendorUnavailable(this.source, 'server_error', status) : new VendorRequestRejected(this.source, status, 'rendition refused'),
       })
-      try {
-        const res = await new Promise<PlainResponse>((resolve, reject) => {
-          stream.once('response', resolve)
-          stream.once('error', reject)
-        })
-        this.noteDelay(res.headers)
-        if (res.statusCode === 401) {
-          stream.destroy()
-          this.session = null
-          if (attempt >= 1) throw new VendorAuthFailed(this.source, 401)
-          await this.authenticate()
-          continue
-        }
-        if (res.statusCode === 404) {
-          stream.destroy()
-          throw new VendorNotFound(this.source, 'rendition')
-        }
-        if (res.statusCode >= 300) {
-          stream.destroy()
-          throw res.statusCode >= 500 ? new VendorUnavailable(this.source, 'server_error', res.statusCode) : new VendorRequestRejected(this.source, res.statusCode, 'rendition refused')
-        }
-        const announced = intHeader(res.headers['content-length'])
-        if (announced !== null && announced > RENDITION_MAX_BYTES) {
-          stream.destroy()
-          throw new VendorRequestRejected(this.source, 413, `rendition of ${announced} bytes is over the ${RENDITION_MAX_BYTES}-byte cap`)
-        }
-        const chunks: Buffer[] = []
-        let received = 0
-        for await (const c of stream) {
-          received += (c as Buffer).length
-          if (received > RENDITION_MAX_BYTES) {
-            stream.destroy()
-            throw new VendorRequestRejected(this.source, 413, `rendition is over the ${RENDITION_MAX_BYTES}-byte cap`)
-          }
-          chunks.push(c as Buffer)
-        }
-        if (announced !== null && received !== announced) throw new VendorUnavailable(this.source, 'network')
-        return Buffer.concat(chunks)
-      } catch (err) {
-        stream.destroy()
-        if (err instanceof VendorError) throw err
-        throw egressRefusal(err) ?? new VendorUnavailable(this.source, 'network')
-      }
+      if (bytes !== 'unauthorized') return bytes
+      this.session = null
+      if (attempt >= 1) throw new VendorAuthFailed(this.source, 401)
+      await this.authenticate()
     }
   }
 }

@@ -7,6 +7,7 @@
 // rendition, a rendition downloaded only when (major, minor, rendition_hash) changed, the text through the shared
 // outside-content sanitiser. Every vendor call for a page happens before its transaction: a failure writes nothing of
 // the page and leaves the watermark where it was.
+import { applySuccessorRule, lockQmsSync, markSopsWithoutVersionsDeleted } from './sql'
 import { createHash } from 'node:crypto'
 import type { Prisma, SopVersion } from '../../../../generated/prisma/client'
 import { recordAudit, systemActor } from '../../../../core/audit'
@@ -152,7 +153,7 @@ async function commitPage(ctx: IntegrationContext, s: QmsSettings, items: { v: V
   await ctx.db.$transaction(async (tx: Tx) => {
     // A poll and a reconciliation of the same connection commit one page at a time, in turn; each writes against the
     // rows as they are now (another run may have written some of them since they were read).
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`qms_sync:${c.id}`}, 0))`
+    await lockQmsSync(tx, c.id)
     const current = items.length
       ? await tx.sopVersion.findMany({ where: { connectionId: c.id, OR: items.map(({ v }) => ({ documentId: v.documentId, major: v.major, minor: v.minor })) } })
       : []
@@ -210,7 +211,7 @@ async function commitPage(ctx: IntegrationContext, s: QmsSettings, items: { v: V
         })
       }
     }
-    report.superseded += await applySuccessorRule(tx, [...touchedSops])
+    report.superseded += await applySuccessorRule(tx, c.organizationId, [...touchedSops])
     if (watermark) await tx.connection.update({ where: { id: c.id }, data: { syncCursor: watermark } })
   }, { timeout: 120_000 })
 }
@@ -225,32 +226,6 @@ function diff(before: SopVersion | undefined, after: SopVersion): Record<string,
     if (a !== b) out[k] = { from: a ?? null, to: b ?? null }
   }
   return out
-}
-
-/**
- * superseded_at from the successor (spec 000 §States rule 3): a superseded version without a date from the source
- * takes the effective_at of the next version (by major, minor) that has one. Accepted requirement sets of versions that
- * stopped being effective are superseded: only effective versions bind checks.
- */
-async function applySuccessorRule(tx: Tx, sopIds: string[]): Promise<number> {
-  if (!sopIds.length) return 0
-  const n = await tx.$executeRaw`
-    UPDATE sop_versions v SET superseded_at = nxt.effective_at, updated_at = now()
-    FROM (
-      SELECT v1.id, (SELECT v2.effective_at FROM sop_versions v2
-                     WHERE v2.sop_id = v1.sop_id AND v2.deleted_at IS NULL AND v2.effective_at IS NOT NULL
-                       AND (v2.major, v2.minor) > (v1.major, v1.minor)
-                     ORDER BY v2.major, v2.minor LIMIT 1) AS effective_at
-      FROM sop_versions v1
-      WHERE v1.sop_id = ANY(${sopIds}::uuid[]) AND v1.lifecycle_state = 'superseded' AND v1.superseded_at IS NULL
-    ) nxt
-    WHERE v.id = nxt.id AND nxt.effective_at IS NOT NULL`
-  await tx.$executeRaw`
-    UPDATE requirement_sets r SET status = 'superseded', updated_at = now()
-    FROM sop_versions v
-    WHERE r.sop_version_id = v.id AND v.sop_id = ANY(${sopIds}::uuid[]) AND r.status IN ('draft', 'accepted')
-      AND (v.lifecycle_state <> 'effective' OR v.deleted_at IS NOT NULL)`
-  return n
 }
 
 function emptyReport(mode: 'full' | 'incremental', cursor: string | null): QmsSyncReport {
@@ -361,10 +336,9 @@ export async function reconcileVersions(ctx: IntegrationContext, client: QmsClie
         })
         report.deleted += 1
       }
-      await applySuccessorRule(tx, [...new Set(gone.map((g) => g.sopId))])
+      await applySuccessorRule(tx, ctx.connection.organizationId, [...new Set(gone.map((g) => g.sopId))])
       // A document none of whose versions is listed any more is deleted upstream too.
-      await tx.$executeRaw`UPDATE sops s SET deleted_at = ${now} WHERE s.id = ANY(${[...new Set(gone.map((g) => g.sopId))]}::uuid[]) AND s.deleted_at IS NULL
-        AND NOT EXISTS (SELECT 1 FROM sop_versions v WHERE v.sop_id = s.id AND v.deleted_at IS NULL)`
+      await markSopsWithoutVersionsDeleted(tx, ctx.connection.organizationId, [...new Set(gone.map((g) => g.sopId))], now)
     })
   }
   await ctx.db.connection.update({ where: { id: ctx.connection.id }, data: { providerSettings: { ...(ctx.connection.providerSettings as object), reconciled_at: now.toISOString() } } })

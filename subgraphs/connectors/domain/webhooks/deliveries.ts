@@ -1,25 +1,23 @@
 // Owns the processing marks of webhook_deliveries: a delivery is marked processed in the same transaction as the writes
-// it caused, and only once (a second run of the same job finds it marked and rolls its own writes back).
-import { asTx, type AnyTx, type Db } from '../../../../core/db'
+// it caused, and only once (a second run of the same job finds it marked and rolls its own writes back). Statements: ./sql.ts.
+import type { AnyTx, Db } from '../../../../core/db'
 import { TaskPayloads } from '../../../../jobs/registry'
+import {
+  markProcessedAcrossOrganisations, noteAttemptAcrossOrganisations, postponeWithDrainAcrossOrganisations, waitingDeliveryIdsAcrossOrganisations,
+} from './sql'
 
 export class AlreadyProcessed extends Error {
   override readonly name = 'AlreadyProcessed'
 }
 
 export async function markDeliveryProcessed(anyTx: AnyTx, deliveryRowId: string, result: string): Promise<void> {
-  const n = await asTx(anyTx).$executeRaw`
-    UPDATE webhook_deliveries
-    SET processed_at = now(), processing_result = ${result}, processing_attempts = processing_attempts + 1, last_error = NULL
-    WHERE id = ${deliveryRowId}::uuid AND processed_at IS NULL`
+  const n = await markProcessedAcrossOrganisations(anyTx, deliveryRowId, result)
   if (n !== 1) throw new AlreadyProcessed(`delivery ${deliveryRowId} was processed already`)
 }
 
 /** A failed or postponed attempt: the delivery stays unprocessed and says why (no secrets: messages are ours). */
 export async function noteDeliveryAttempt(anyTx: AnyTx, deliveryRowId: string, error: string): Promise<void> {
-  await asTx(anyTx).$executeRaw`
-    UPDATE webhook_deliveries SET processing_attempts = processing_attempts + 1, last_error = ${error.slice(0, 500)}
-    WHERE id = ${deliveryRowId}::uuid AND processed_at IS NULL`
+  await noteAttemptAcrossOrganisations(anyTx, deliveryRowId, error.slice(0, 500))
 }
 
 /**
@@ -29,22 +27,12 @@ export async function noteDeliveryAttempt(anyTx: AnyTx, deliveryRowId: string, e
  */
 export async function postponeDelivery(db: Db, delivery: { id: string; connectionId: string }, error: string, runAt: Date): Promise<void> {
   const payload = JSON.stringify(TaskPayloads.connector_drain_deliveries.parse({ connectionId: delivery.connectionId }))
-  await db.$queryRaw`
-    WITH noted AS (
-      UPDATE webhook_deliveries SET processing_attempts = processing_attempts + 1, last_error = ${error.slice(0, 500)}
-      WHERE id = ${delivery.id}::uuid AND processed_at IS NULL
-      RETURNING id
-    )
-    SELECT (graphile_worker.add_job('connector_drain_deliveries', ${payload}::json, run_at => ${runAt}::timestamptz,
-      job_key => ${`connector_drain_deliveries:${delivery.connectionId}`}, job_key_mode => 'preserve_run_at')).id
-    FROM noted`
+  await postponeWithDrainAcrossOrganisations(db, delivery.id, error.slice(0, 500), {
+    task: 'connector_drain_deliveries', payload, runAt, jobKey: `connector_drain_deliveries:${delivery.connectionId}`,
+  })
 }
 
 /** Unprocessed accepted deliveries of a connection, oldest first. */
 export async function waitingDeliveries(db: Db, connectionId: string, limit: number): Promise<string[]> {
-  const rows = await db.$queryRaw<{ id: string }[]>`
-    SELECT id FROM webhook_deliveries
-    WHERE connection_id = ${connectionId}::uuid AND processed_at IS NULL AND outcome = 'enqueued'
-    ORDER BY received_at LIMIT ${limit}`
-  return rows.map((r) => r.id)
+  return waitingDeliveryIdsAcrossOrganisations(db, connectionId, limit)
 }

@@ -7,11 +7,12 @@
 //
 // | case                                              | status | outcome  | row                                             |
 // |---------------------------------------------------|--------|----------|-------------------------------------------------|
-// | valid signature, known event type                 | 202    | enqueued | payload stored, job notebook_process_delivery   |
+// | valid signature, known event type                 | 202    | enqueued | payload stored, job connector_delivery_process  |
 // | same delivery id again within 72 h (verified)     | 200    | ignored  | replay = true, no payload, no job               |
 // | valid signature, unknown event type               | 200    | ignored  | payload stored, reason unknown_event_type       |
 // | valid signature, body not JSON                    | 400    | rejected | signature_ok, reason malformed_json, no payload |
-// | valid signature, JSON without message.type        | 400    | rejected | reason invalid_envelope, no payload             |
+// | valid signature, JSON without the event type      | 400    | rejected | reason invalid_envelope, no payload (the path   |
+// |                                                   |        |          | is the provider's settings.webhook)             |
 // | valid signature, JSON PostgreSQL cannot store     | 400    | rejected | reason unstorable_payload, no payload (a \u0000 |
 // |                                                   |        |          | escape or a lone surrogate; jsonb refuses them) |
 // | bad signature / unknown key / garbage             | 401    | rejected | reason bad_signature, no payload                |
@@ -41,6 +42,7 @@ import { providerSpec } from '../providers'
 import type { HeaderBag } from '../adapters/contract'
 import { connectorRuntime } from '../runtime'
 import { REJECTED_PER_MINUTE, RejectionLimit, type RejectedRow } from './limits'
+import { noteAnsweredStatusAcrossOrganisations, storeVerifiedDelivery, webhookConnectionAcrossOrganisations } from './sql'
 import { isId } from '../../../../core/ids'
 
 export { REJECTED_PER_MINUTE } from './limits'
@@ -135,6 +137,13 @@ function unstorableError(e: unknown): boolean {
   return [...UNSTORABLE_SQLSTATES].some((code) => text.includes(code)) || /unsupported Unicode escape|surrogate|invalid byte sequence/i.test(text)
 }
 
+/** The event type an envelope names at the provider's path (its spec's settings.webhook.eventTypePath), bounded; else null. */
+function eventTypeOf(envelope: unknown, path: readonly string[]): string | null {
+  let at: unknown = envelope
+  for (const key of path) at = at && typeof at === 'object' && !Array.isArray(at) ? (at as Record<string, unknown>)[key] : undefined
+  return typeof at === 'string' && at ? at.slice(0, 200) : null
+}
+
 const SIGNATURE_REJECTIONS = {
   missing_headers: { status: 401, code: 'missing_signature', message: 'webhook-id, webhook-timestamp and webhook-signature are required.' },
   malformed_headers: { status: 401, code: 'malformed_signature', message: 'The signature headers are malformed.' },
@@ -157,13 +166,7 @@ export function createWebhookIngress(db: Db, options: IngressOptions = {}) {
   }
 
   /** The hot path reads the connection with one raw query (the model API costs about a millisecond more). */
-  async function findConnection(id: string) {
-    const [row] = await db.$queryRaw<Array<{ id: string; organizationId: string; programId: string; providerId: string; status: string; baseUrl: string | null; appDefinitionId: string | null }>>`
-      SELECT id, organization_id AS "organizationId", program_id AS "programId", provider_id AS "providerId", status,
-             base_url AS "baseUrl", app_definition_id AS "appDefinitionId"
-      FROM connections WHERE id = ${id}::uuid`
-    return row ?? null
-  }
+  const findConnection = (id: string) => webhookConnectionAcrossOrganisations(db, id)
 
   const tooMany = (retryAfter: number, unread = false): IngressAnswer => {
     stats.rateLimited += 1
@@ -265,44 +268,23 @@ export function createWebhookIngress(db: Db, options: IngressOptions = {}) {
     } catch {
       return reject(base, { status: 400, code: 'malformed_json', message: 'The body is not JSON.', ...signed })
     }
-    const message = envelope && typeof envelope === 'object' ? (envelope.message as Record<string, unknown> | undefined) : undefined
-    const eventType = message && typeof message.type === 'string' ? message.type.slice(0, 200) : null
+    const typePath = spec.settings.webhook?.eventTypePath ?? ['type']
+    const eventType = eventTypeOf(envelope, typePath)
     if (!eventType) {
-      return reject(base, { status: 400, code: 'invalid_envelope', message: 'The body is not a webhook envelope (message.type is missing).', ...signed })
+      return reject(base, { status: 400, code: 'invalid_envelope', message: `The body is not a webhook envelope (${typePath.join('.')} is missing).`, ...signed })
     }
     if (refusedByJsonb(envelope)) return unstorable()
     const knownType = adapter.knowsEvent(eventType)
 
-    // One statement, one round trip, its own transaction: claim the delivery id for the replay window (the first
-    // delivery inside the window wins, concurrent copies wait on the claim's row lock), store the row, and add the
-    // processing job only when the claim succeeded and the event type is known.
+    // One statement: claim the delivery id for the replay window, store the row, queue the processing job (./sql.ts).
     const rowId = randomUUID()
-    const job = JSON.stringify(TaskPayloads.notebook_process_delivery.parse({ deliveryId: rowId }))
+    const job = JSON.stringify(TaskPayloads.connector_delivery_process.parse({ deliveryId: rowId }))
     let answer: { replay: boolean; outcome: string }
     try {
-      ;[answer] = await db.$queryRaw<{ replay: boolean; outcome: string }[]>`
-        WITH claim AS (
-          INSERT INTO webhook_delivery_ids (connection_id, delivery_id, organization_id, first_received_at)
-          VALUES (${known.id}::uuid, ${deliveryId}, ${known.organizationId}::uuid, now())
-          ON CONFLICT (connection_id, delivery_id) DO UPDATE SET first_received_at = now()
-            WHERE webhook_delivery_ids.first_received_at < now() - make_interval(secs => ${REPLAY_WINDOW_MS / 1000})
-          RETURNING 1
-        ), stored AS (
-          INSERT INTO webhook_deliveries (id, organization_id, program_id, connection_id, provider_id, requested_connection_id, delivery_id,
-            event_type, signature_ok, replay, outcome, reason, status_code, source_address, body_bytes, webhook_timestamp, payload)
-          SELECT ${rowId}::uuid, ${known.organizationId}::uuid, ${known.programId}::uuid, ${known.id}::uuid, ${providerId}, ${requestedConnectionId},
-            ${deliveryId}, ${eventType}, true, c.n = 0,
-            (CASE WHEN c.n = 0 OR NOT ${knownType} THEN 'ignored' ELSE 'enqueued' END)::webhook_outcome,
-            CASE WHEN c.n = 0 THEN 'replay' WHEN NOT ${knownType} THEN 'unknown_event_type' END,
-            CASE WHEN c.n = 0 OR NOT ${knownType} THEN 200 ELSE 202 END,
-            ${source}, ${base.bodyBytes}, ${new Date(timestamp * 1000)},
-            CASE WHEN c.n = 0 THEN NULL ELSE ${text}::jsonb END
-          FROM (SELECT count(*) AS n FROM claim) c
-          RETURNING replay, outcome
-        ), queued AS (
-          SELECT graphile_worker.add_job('notebook_process_delivery', ${job}::json) FROM stored WHERE outcome = 'enqueued'
-        )
-        SELECT stored.replay, stored.outcome::text AS outcome, (SELECT count(*) FROM queued) AS jobs FROM stored`
+      answer = await storeVerifiedDelivery(db, known.organizationId, {
+        rowId, connection: known, providerId, requestedConnectionId, deliveryId, eventType, knownType, source, bodyBytes: base.bodyBytes,
+        timestamp: new Date(timestamp * 1000), text, replayWindowSeconds: REPLAY_WINDOW_MS / 1000, job: { task: 'connector_delivery_process', payload: job },
+      })
     } catch (e) {
       // Whatever else PostgreSQL refuses in a verified body is recorded, never answered 5xx forever.
       if (unstorableError(e)) return unstorable()
@@ -322,7 +304,7 @@ export function createWebhookIngress(db: Db, options: IngressOptions = {}) {
 
   /** The HTTP layer answered something else than the row says (its deadline passed first): the row says what was sent. */
   async function noteAnsweredStatus(rowId: string, status: number) {
-    await db.$executeRaw`UPDATE webhook_deliveries SET status_code = ${status} WHERE id = ${rowId}::uuid`
+    await noteAnsweredStatusAcrossOrganisations(db, rowId, status)
   }
 
   return { ingest, noteAnsweredStatus, stats, limit }

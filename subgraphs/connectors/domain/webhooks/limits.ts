@@ -3,24 +3,12 @@
 // more than the limit), and remembered in this process so an over-limit source is refused without a query, and where
 // the headers alone decide, without reading its body.
 import type { Db } from '../../../../core/db'
+import { countAndStoreRejectedAcrossOrganisations, storeRejectedAcrossOrganisations, sweepSourceCountersAcrossOrganisations, type RejectedRow } from './sql'
 
 export const REJECTED_PER_MINUTE = 60
 const WINDOW_SECONDS = 60
 
-export interface RejectedRow {
-  organizationId: string | null
-  programId: string | null
-  connectionId: string | null
-  providerId: string
-  requestedConnectionId: string
-  deliveryId: string | null
-  signatureOk: boolean
-  reason: string
-  statusCode: number
-  sourceAddress: string
-  bodyBytes: number
-  webhookTimestamp: Date | null
-}
+export type { RejectedRow }
 
 export class RejectionLimit {
   /** Sources this process saw over the limit, until their window ends (epoch ms). */
@@ -50,27 +38,7 @@ export class RejectionLimit {
       await this.insert(row)
       return null
     }
-    const [r] = await this.db.$queryRaw<{ rejected: number; retry_after: number; stored: bigint }[]>`
-      WITH counted AS (
-        INSERT INTO webhook_source_counters AS c (source_address, window_started_at, rejected)
-        VALUES (${row.sourceAddress}, now(), 1)
-        ON CONFLICT (source_address) DO UPDATE SET
-          window_started_at = CASE WHEN c.window_started_at <= now() - make_interval(secs => ${WINDOW_SECONDS}) THEN now() ELSE c.window_started_at END,
-          rejected = CASE WHEN c.window_started_at <= now() - make_interval(secs => ${WINDOW_SECONDS}) THEN 1 ELSE c.rejected + 1 END
-        RETURNING rejected, window_started_at
-      ), stored AS (
-        INSERT INTO webhook_deliveries (organization_id, program_id, connection_id, provider_id, requested_connection_id, delivery_id,
-          signature_ok, outcome, reason, status_code, source_address, body_bytes, webhook_timestamp)
-        SELECT ${row.organizationId}::uuid, ${row.programId}::uuid, ${row.connectionId}::uuid, ${row.providerId}, ${row.requestedConnectionId},
-          ${row.deliveryId}, ${row.signatureOk}, 'rejected'::webhook_outcome, ${row.reason}, ${row.statusCode}, ${row.sourceAddress},
-          ${row.bodyBytes}, ${row.webhookTimestamp}::timestamptz
-        FROM counted WHERE counted.rejected <= ${this.perMinute}
-        RETURNING 1
-      )
-      SELECT counted.rejected,
-        GREATEST(1, ceil(extract(epoch FROM counted.window_started_at + make_interval(secs => ${WINDOW_SECONDS}) - now())))::int AS retry_after,
-        (SELECT count(*) FROM stored) AS stored
-      FROM counted`
+    const r = await countAndStoreRejectedAcrossOrganisations(this.db, row, this.perMinute, WINDOW_SECONDS)
     if (Number(r.stored) === 1) return null
     this.blocked.set(row.sourceAddress, Date.now() + r.retry_after * 1000)
     if (this.blocked.size > 10_000) this.blocked.delete(this.blocked.keys().next().value!)
@@ -78,16 +46,11 @@ export class RejectionLimit {
   }
 
   private async insert(row: RejectedRow) {
-    await this.db.$executeRaw`
-      INSERT INTO webhook_deliveries (organization_id, program_id, connection_id, provider_id, requested_connection_id, delivery_id,
-        signature_ok, outcome, reason, status_code, source_address, body_bytes, webhook_timestamp)
-      VALUES (${row.organizationId}::uuid, ${row.programId}::uuid, ${row.connectionId}::uuid, ${row.providerId}, ${row.requestedConnectionId},
-        ${row.deliveryId}, ${row.signatureOk}, 'rejected'::webhook_outcome, ${row.reason}, ${row.statusCode}, ${row.sourceAddress},
-        ${row.bodyBytes}, ${row.webhookTimestamp}::timestamptz)`
+    await storeRejectedAcrossOrganisations(this.db, row)
   }
 }
 
 /** Counters whose window ended are kept no longer than this (webhook_retention). */
 export async function sweepSourceCounters(db: Db): Promise<number> {
-  return db.$executeRaw`DELETE FROM webhook_source_counters WHERE window_started_at < now() - make_interval(secs => ${WINDOW_SECONDS * 10})`
+  return sweepSourceCountersAcrossOrganisations(db, WINDOW_SECONDS * 10)
 }

@@ -1,4 +1,4 @@
-// Owns what the worker does with a stored delivery and with a sync request: builds the IntegrationContext, calls the
+// Owns what the worker does with a stored delivery: builds the IntegrationContext, calls the
 // adapter, and decides what happens on failure so that no accepted delivery is ever lost:
 //
 // | failure                               | what happens                                                               |
@@ -15,13 +15,14 @@
 // | a second run of the same delivery     | finds it processed and changes nothing (AlreadyProcessed)                 |
 import type { Db } from '../../../../core/db'
 import { log } from '../../../../core/log'
-import { enqueue } from '../../../../jobs/registry'
-import { adapterFor, coalesceDelivery, syncRunnerFor } from '../adapters'
-import type { SyncReport } from '../adapters/contract'
+import { adapterFor, coalesceDelivery } from '../adapters'
+import { failureText } from '../adapters/contract'
 import { isVendorRateLimit } from '../budgets'
 import { budgetExhausted } from '../../../../core/copy'
 import { RateLimited, VendorAuthFailed, VendorNotFound } from '../adapters/errors'
 import { connectorRuntime } from '../runtime'
+import { markConnectionFailing } from '../connection-sql'
+import { deliveryHeadAcrossOrganisations } from './sql'
 import { AlreadyProcessed, markDeliveryProcessed, noteDeliveryAttempt, postponeDelivery, waitingDeliveries } from './deliveries'
 
 export type ProcessOutcome =
@@ -29,23 +30,10 @@ export type ProcessOutcome =
   | { status: 'skipped'; reason: string }
   | { status: 'rescheduled'; retryAfterSeconds: number }
 
-function describe(e: unknown): string {
-  if (e instanceof Error) return `${e.name}: ${e.message}`.slice(0, 500)
-  return 'unexpected failure'
-}
-
-async function markFailing(db: Db, connectionId: string, error: string) {
-  await db.$executeRaw`
-    UPDATE connections SET health = jsonb_set(jsonb_set(health::jsonb, '{status}', '"failing"'), '{last_error}', to_jsonb(${error}::text)),
-      health_checked_at = now()
-    WHERE id = ${connectionId}::uuid`
-}
-
 export async function processDelivery(db: Db, deliveryRowId: string): Promise<ProcessOutcome> {
   if (await coalesceDelivery(db, deliveryRowId)) return { status: 'processed', result: 'coalesced' }
   // While this process knows the connection's budget refuses, a delivery waits without loading anything more.
-  const [head] = await db.$queryRaw<{ connection_id: string | null; provider_id: string; processed: boolean; outcome: string }[]>`
-    SELECT connection_id, provider_id, processed_at IS NOT NULL AS processed, outcome::text AS outcome FROM webhook_deliveries WHERE id = ${deliveryRowId}::uuid`
+  const head = await deliveryHeadAcrossOrganisations(db, deliveryRowId)
   if (!head) return { status: 'skipped', reason: 'no_such_delivery' }
   if (head.processed) return { status: 'skipped', reason: 'already_processed' }
   const refusal = head.connection_id && head.outcome === 'enqueued' ? connectorRuntime.knownRefusal(head.connection_id) : 0
@@ -84,10 +72,10 @@ export async function processDelivery(db: Db, deliveryRowId: string): Promise<Pr
       log.info('connector.delivery_rescheduled', { deliveryId: delivery.id, connectionId: connection.id, retryAfterSeconds: e.retryAfterSeconds })
       return { status: 'rescheduled', retryAfterSeconds: e.retryAfterSeconds }
     }
-    const message = describe(e)
+    const message = failureText(e)
     log.warn('connector.delivery_attempt_failed', { deliveryId: delivery.id, connectionId: connection.id, error: message })
     await noteDeliveryAttempt(db, delivery.id, message).catch(() => {})
-    if (e instanceof VendorAuthFailed) await markFailing(db, connection.id, e.message).catch(() => {})
+    if (e instanceof VendorAuthFailed) await markConnectionFailing(db, connection.organizationId, connection.id, e.message).catch(() => {})
     throw e
   } finally {
     await ctx.budget.flush()
@@ -110,49 +98,5 @@ export async function drainDeliveries(db: Db, connectionId: string): Promise<{ p
       if (outcome.status === 'rescheduled') return { processed, stopped: true }
       if (outcome.status === 'processed') processed += 1
     }
-  }
-}
-
-export type SyncOutcome = { status: 'synced'; report: SyncReport } | { status: 'skipped'; reason: string } | { status: 'rescheduled'; retryAfterSeconds: number }
-  | { status: 'failed'; error: string }
-
-/** Runs a full or incremental sync and writes connection.health (on every sync, success or failure). */
-export async function runSync(db: Db, connectionId: string, mode: 'full' | 'incremental'): Promise<SyncOutcome> {
-  const connection = await db.connection.findUnique({ where: { id: connectionId } })
-  if (!connection || connection.status !== 'active') return { status: 'skipped', reason: 'connection_disconnected' }
-  // A provider with its own sync runner (QMS: the health check before the first sync, its sync.poll / sync.reconcile
-  // health entries) syncs through it whichever way the sync starts, as its cron jobs do. Its failures are recorded in
-  // health and not thrown, as in those jobs: the next scheduled run retries.
-  const runner = syncRunnerFor(connection.providerId)
-  if (runner) return runner(db, connectionId, mode)
-  const adapter = adapterFor(connection.providerId)!
-  const ctx = connectorRuntime.context(db, connection)
-  const previous = (connection.health ?? {}) as Record<string, unknown>
-  try {
-    const report = await adapter.sync(ctx, { mode })
-    const now = new Date()
-    await db.connection.update({
-      where: { id: connection.id },
-      data: {
-        syncCursor: report.cursor, lastSyncedAt: now, healthCheckedAt: now,
-        health: { ...previous, status: previous.status === 'degraded' ? 'degraded' : 'ok', checked_at: now.toISOString(), last_error: null, last_sync: { ...report, at: now.toISOString() } },
-      },
-    })
-    return { status: 'synced', report }
-  } catch (e) {
-    const message = describe(e)
-    const now = new Date()
-    await db.connection.update({
-      where: { id: connection.id },
-      data: { healthCheckedAt: now, health: { ...previous, status: e instanceof RateLimited ? (previous.status ?? 'unknown') : 'failing', checked_at: now.toISOString(), last_error: message } },
-    }).catch((err) => log.warn('connector.health_write_failed', { connectionId, error: err }))
-    if (e instanceof RateLimited) {
-      if (isVendorRateLimit(e)) await ctx.budget.backOff(e.retryAfterSeconds)
-      await enqueue(db, 'connector_sync', { connectionId, mode }, { runAt: new Date(Date.now() + e.retryAfterSeconds * 1000), jobKey: `connector_sync:${connectionId}` })
-      return { status: 'rescheduled', retryAfterSeconds: e.retryAfterSeconds }
-    }
-    throw e
-  } finally {
-    await ctx.budget.flush()
   }
 }
