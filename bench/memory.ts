@@ -69,7 +69,7 @@ export async function benchMemory() {
     const server: number[] = []
     const indexes = new Set<string>()
     for (let i = 0; i < 50; i++) {
-      const read = recallStatement({ organizationId: org.id, userId: people[0]!.id }, programs[0]!.id, query(), BRIEF_LIMITS)!
+      const read = recallStatement(org.id, people[0]!.id, programs[0]!.id, query(), BRIEF_LIMITS)!
       const plan = await db.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(`EXPLAIN (ANALYZE, COSTS OFF) ${read.sql}`, ...read.params)
       const lines = plan.map((r) => r['QUERY PLAN'])
       for (const name of lines.join(' ').match(/memory_records_[a-z]\w*/g) ?? []) indexes.add(name)

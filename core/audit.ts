@@ -1,8 +1,8 @@
 // Owns the audit trail: one recorder writing inside the caller's transaction, and post-flush hooks.
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { randomBytes } from 'node:crypto'
 import type { AuditEvent } from '../generated/prisma/client'
 import { asTx, type AnyTx, type Tx } from './db'
+import { inSavepoint } from './sql/plumbing'
 import { log } from './log'
 
 /** Audit actions that pause twins (twins document, Events). */
@@ -166,15 +166,8 @@ export async function recordAudit(anyTx: AnyTx, input: AuditInput): Promise<Audi
     },
   })
   for (const hook of hooksByAction.get(event.action) ?? []) {
-    const savepoint = `audit_hook_${randomBytes(6).toString('hex')}`
-    await tx.$executeRawUnsafe(`SAVEPOINT ${savepoint}`)
-    try {
-      await hook.run(tx, event)
-      await tx.$executeRawUnsafe(`RELEASE SAVEPOINT ${savepoint}`)
-    } catch (err) {
-      await tx.$executeRawUnsafe(`ROLLBACK TO SAVEPOINT ${savepoint}`)
-      log.error('audit.hook_failed', { hook: hook.name, action: event.action, auditEventId: event.id, error: err })
-    }
+    const err = await inSavepoint(tx, 'audit_hook', () => hook.run(tx, event))
+    if (err) log.error('audit.hook_failed', { hook: hook.name, action: event.action, auditEventId: event.id, error: err })
   }
   return event
 }

@@ -3,7 +3,10 @@
 // keys like Prisma's. Prisma cost about a third of a subgraph's CPU under the console's load (issue 20 profile): one
 // 50-row inbox page took 1.5 CPU ms through Prisma and 0.4 ms here. Only for tables whose columns are named
 // snake_case for camelCase fields and hold no int8 / numeric (pg hands those back as strings, Prisma as bigint /
-// Decimal). Every query filters by organisation itself: there is no tenancy extension on this path.
+// Decimal). There is no tenancy extension on this path, so tenancy is by construction: hotRows takes the organisation
+// first and binds it as $1 of every statement, and refuses a statement that does not filter on `organization_id = $1`
+// (checked once per statement name, so the hot path pays a Set lookup). Only `sql.ts` modules call it
+// (tests/platform/sql-road.test.ts).
 import pg from 'pg'
 import type { Db } from './db'
 
@@ -109,11 +112,36 @@ function rowMaker(columns: string[]) {
   return make
 }
 
+/** Statement names whose text was seen to filter on `organization_id = $1`. */
+const boundStatements = new Set<string>()
+const FILTERS_ON_ORGANISATION = /\borganization_id\s*=\s*\$1(?!\d)/
+
 /**
- * The rows of one statement, keys camelCased (`created_at` → `createdAt`). `name` makes it a prepared statement per
+ * The rows of one statement of `organizationId`, keys camelCased (`created_at` → `createdAt`). The organisation is $1
+ * (`values` are $2 onwards) and the text must filter on `organization_id = $1`. `name` makes it a prepared statement per
  * connection (one name, one text). A client made without createPrisma (no URL known) reads through Prisma's raw query.
  */
-export async function hotRows<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T[]> {
+export function hotRows<T>(organizationId: string, db: Db, name: string, text: string, values: unknown[]): Promise<T[]>
+/**
+ * @deprecated the form before tenancy by construction: `values[0]` is the organisation. Kept only for the twins and
+ * connectors subgraphs until their `sql.ts` modules merge (PENDING_OTHER_BRANCHES in tests/platform/sql-road.test.ts);
+ * remove it then.
+ */
+export function hotRows<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T[]>
+export function hotRows<T>(...args: [string, Db, string, string, unknown[]] | [Db, string, string, unknown[]]): Promise<T[]> {
+  if (typeof args[0] === 'string') {
+    const [organizationId, db, name, text, values] = args as [string, Db, string, string, unknown[]]
+    return boundRows<T>(db, name, text, [organizationId, ...values])
+  }
+  const [db, name, text, values] = args as [Db, string, string, unknown[]]
+  return boundRows<T>(db, name, text, values)
+}
+
+async function boundRows<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T[]> {
+  if (!boundStatements.has(name)) {
+    if (!FILTERS_ON_ORGANISATION.test(text) || typeof values[0] !== 'string') throw new Error(`hot read ${name} does not filter on organization_id = $1`)
+    boundStatements.add(name)
+  }
   const pool = poolOf(db)
   if (pool) {
     // arrays, not pg's row objects: one object per row, made by the statement's row maker

@@ -2,6 +2,7 @@
 import nodemailer from 'nodemailer'
 import { asTx, type AnyTx, type Db } from './db'
 import { log } from './log'
+import { claimDueEmailsAcrossOrganisations } from './sql/notifications'
 import { enqueue } from '../jobs/registry'
 import { afterQuietHours, personTime } from './person-time'
 
@@ -87,12 +88,7 @@ export async function deliverDueEmails(db: Db, opts: { smtpUrl?: string; from: s
   const report: DeliveryReport = { sent: 0, held: 0, failed: 0 }
   try {
     await db.$transaction(async (tx) => {
-      const due = await tx.$queryRaw<{ id: string; to_address: string; subject: string; body: string; attempts: number }[]>`
-        SELECT id, to_address, subject, body, attempts FROM email_outbox
-        WHERE status = 'pending' AND deliver_after <= ${now}
-          AND (${opts.onlyId ?? null}::uuid IS NULL OR id = ${opts.onlyId ?? null}::uuid)
-        ORDER BY deliver_after LIMIT ${opts.limit ?? 100}
-        FOR UPDATE SKIP LOCKED`
+      const due = await claimDueEmailsAcrossOrganisations(tx, { now, onlyId: opts.onlyId ?? null, limit: opts.limit ?? 100 })
       for (const row of due) {
         if (!transport) {
           await tx.emailOutbox.update({ where: { id: row.id }, data: { status: 'held', attempts: row.attempts } })

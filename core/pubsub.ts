@@ -1,5 +1,7 @@
 // Owns cross-process events: key-only NOTIFY sent inside the writing transaction, LISTEN with reconnect,
 // and a bounded in-process fan-out where a subscriber that cannot keep up is closed, not buffered forever.
+// Service plumbing, not tenant data: its SQL is pg_notify and LISTEN on channels of key-only payloads, never a read or
+// write of an organisation's rows (listed as plumbing in tests/platform/sql-road.test.ts).
 import pg from 'pg'
 import { asTx, type AnyTx, type Tx } from './db'
 import { log } from './log'

@@ -4,6 +4,7 @@ import type { Db } from './db'
 import { forbidden, unauthenticated } from './errors'
 import { hasPermission, type PermissionKey } from './permissions'
 import { currentPersonaVersion } from './release'
+import { sessionRowAcrossOrganisations, sessionStampRowAcrossOrganisations } from './sql/sessions'
 
 export interface Session {
   userId: string
@@ -23,19 +24,7 @@ export interface Session {
  * session version, all from one snapshot (a change committed after it has a higher version).
  */
 export async function loadSession(db: Db, userId: string): Promise<Session> {
-  const rows = await db.$queryRaw<{
-    id: string; organization_id: string; email: string; name: string; deactivated_at: Date | null
-    program_personas: { p: string; k: string }[]; org_personas: string[]; version: bigint | null
-  }[]>`
-    SELECT u.id, u.organization_id, u.email, u.name, u.deactivated_at,
-      COALESCE((SELECT json_agg(json_build_object('p', ra.program_id, 'k', ra.persona_key) ORDER BY ra.created_at)
-        FROM role_assignments ra
-        JOIN program_memberships pm ON pm.program_id = ra.program_id AND pm.user_id = ra.user_id AND pm.ended_at IS NULL
-        WHERE ra.user_id = u.id), '[]'::json) AS program_personas,
-      COALESCE((SELECT json_agg(o.persona_key) FROM org_role_assignments o WHERE o.user_id = u.id AND o.organization_id = u.organization_id), '[]'::json) AS org_personas,
-      (SELECT sv.version FROM session_versions sv WHERE sv.user_id = u.id) AS version
-    FROM users u WHERE u.id = ${userId}::uuid`
-  const user = rows[0]
+  const user = await sessionRowAcrossOrganisations(db, userId)
   if (!user || user.deactivated_at) throw unauthenticated('Your account is not active in this service.')
   const programPersonas = new Map<string, string[]>()
   for (const { p, k } of user.program_personas) programPersonas.set(p, [...(programPersonas.get(p) ?? []), k])
@@ -53,17 +42,12 @@ export async function loadSession(db: Db, userId: string): Promise<Session> {
 
 export interface SessionStamp { userId: string; organizationId: string; active: boolean; version: number }
 
-const STAMP_SQL = `SELECT u.organization_id, u.deactivated_at, sv.version
-  FROM users u LEFT JOIN session_versions sv ON sv.user_id = u.id WHERE u.id = $1::uuid`
-
 /**
  * What the gateway reads on every request (one primary-key lookup): is the person active, and the version of what
  * their session holds. Null for an unknown id. `pool`: a plain pg pool, cheaper per call than Prisma on this hot path.
  */
 export async function readSessionStamp(db: Db, userId: string, pool?: pg.Pool): Promise<SessionStamp | null> {
-  type Row = { organization_id: string; deactivated_at: Date | null; version: string | bigint | null }
-  const rows = pool ? (await pool.query<Row>(STAMP_SQL, [userId])).rows : await db.$queryRawUnsafe<Row[]>(STAMP_SQL, userId)
-  const row = rows[0]
+  const row = await sessionStampRowAcrossOrganisations(db, userId, pool)
   return row ? { userId, organizationId: row.organization_id, active: !row.deactivated_at, version: Number(row.version ?? 0) } : null
 }
 

@@ -14,6 +14,7 @@ import {
 import { CloseCode } from 'graphql-ws'
 import pg from 'pg'
 import type { Db } from '../core/db'
+import { databaseAnswers } from '../core/sql/plumbing'
 import { env, ROOT_DIR } from '../core/env'
 import { isTokenExpired, tokenExpired } from '../core/errors'
 import { isDatabaseUnavailable } from '../core/db-outage'
@@ -167,7 +168,7 @@ export async function createGateway(opts: GatewayOptions) {
   app.get('/healthz', (_req, res) => { res.json({ ok: true }) })
   app.get('/readyz', async (_req, res) => {
     const checks: Record<string, boolean> = {}
-    checks.database = await opts.db.$queryRaw`SELECT 1`.then(() => true, () => false)
+    checks.database = await databaseAnswers(opts.db)
     for (const name of SUBGRAPH_NAMES) {
       checks[name] = await fetch(new URL('/healthz', opts.subgraphUrls[name]), { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false)
     }

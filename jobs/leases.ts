@@ -1,4 +1,6 @@
 // Owns recovery of jobs left locked by worker processes that are gone (killed, crashed, lost their host).
+// Service plumbing, not tenant data: its SQL reads and writes worker_leases, advisory locks and graphile-worker's own
+// tables, never an organisation's rows (listed as plumbing in tests/platform/sql-road.test.ts).
 //
 // graphile-worker locks a job with its pool id and only frees locks older than 4 hours. Here every worker process holds a
 // session advisory lock (namespace LEASE_NAMESPACE, key = its lease key) on one dedicated connection for its whole life,
@@ -172,8 +174,13 @@ export async function recoverJobsOfGoneWorkers(db: Queryable, staleAfterSeconds 
   )
   const gone = rows.map((r) => r.pool_id)
   if (!gone.length) return []
-  await db.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [gone])
-  await db.query('DELETE FROM worker_leases WHERE pool_id = ANY($1::text[])', [gone])
+  await unlockJobsOfPools(db, gone)
   log.info('worker.recovered_jobs_of_gone_workers', { pools: gone.length })
   return gone
+}
+
+/** Unlocks the jobs and queues `pools` hold and forgets their lease rows (gone pools, or a runner being replaced). */
+export async function unlockJobsOfPools(db: Queryable, pools: string[]): Promise<void> {
+  await db.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [pools])
+  await db.query('DELETE FROM worker_leases WHERE pool_id = ANY($1::text[])', [pools])
 }

@@ -2,6 +2,7 @@
 // Prometheus metrics (jobs by task and outcome, durations, process figures). Bound to HOST (127.0.0.1 by default).
 import http from 'node:http'
 import type { Db } from '../core/db'
+import { databaseAnswers } from '../core/sql/plumbing'
 import { env } from '../core/env'
 import { enableDefaultMetrics, registry } from '../core/metrics'
 import { log } from '../core/log'
@@ -12,7 +13,7 @@ export async function startWorkerProbes(port: number, db: Db) {
     const send = (status: number, body: string, type = 'application/json') => { res.writeHead(status, { 'content-type': type }); res.end(body) }
     if (req.url === '/healthz') return send(200, '{"ok":true}')
     if (req.url === '/readyz') {
-      return void db.$queryRaw`SELECT 1`.then(() => send(200, '{"ok":true}'), () => send(503, '{"ok":false,"checks":{"database":false}}'))
+      return void databaseAnswers(db).then((ok) => (ok ? send(200, '{"ok":true}') : send(503, '{"ok":false,"checks":{"database":false}}')))
     }
     if (req.url === '/metrics') return void registry.metrics().then((m) => send(200, m, registry.contentType), () => send(500, ''))
     send(404, '')

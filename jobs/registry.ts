@@ -1,6 +1,7 @@
 // Owns the job catalogue: every task's name and payload schema, and the typed enqueue used inside transactions.
 import { z } from 'zod'
-import { asTx, type AnyTx } from '../core/db'
+import type { AnyTx } from '../core/db'
+import { addGraphileJob } from '../core/sql/plumbing'
 import { currentRequestId, JOB_REQUEST_ID_FIELD } from '../core/request-context'
 
 /**
@@ -69,14 +70,8 @@ export async function enqueue<T extends TaskName>(tx: AnyTx, task: T, payload: T
   // the request that enqueued the job: its id follows into the job's log lines (removed before the task parses it)
   const requestId = currentRequestId()
   if (requestId) valid[JOB_REQUEST_ID_FIELD] = requestId
-  await asTx(tx).$executeRaw`SELECT graphile_worker.add_job(
-    identifier => ${task}::text,
-    payload => ${JSON.stringify(valid)}::json,
-    queue_name => ${opts.queueName ?? null}::text,
-    run_at => ${opts.runAt ?? null}::timestamptz,
-    max_attempts => ${opts.maxAttempts ?? null}::int,
-    job_key => ${opts.jobKey ?? null}::text,
-    priority => ${opts.priority ?? null}::int,
-    job_key_mode => ${opts.jobKeyMode ?? 'replace'}::text
-  )`
+  await addGraphileJob(tx, {
+    task, payload: valid, queueName: opts.queueName ?? null, runAt: opts.runAt ?? null, maxAttempts: opts.maxAttempts ?? null,
+    jobKey: opts.jobKey ?? null, jobKeyMode: opts.jobKeyMode ?? 'replace', priority: opts.priority ?? null,
+  })
 }

@@ -26,7 +26,7 @@ import { delegationExpire } from './tasks/delegation_expire'
 import { twinDigest } from './tasks/twin_digest'
 import { stageReadinessRefresh } from './tasks/stage_readiness_refresh'
 import { literatureHealth } from './tasks/literature_health'
-import { RECOVERY_INTERVAL_MS, WorkerLease, recoverJobsOfGoneWorkers } from './leases'
+import { RECOVERY_INTERVAL_MS, WorkerLease, recoverJobsOfGoneWorkers, unlockJobsOfPools } from './leases'
 import { instrumentJobs } from './instrument'
 import { JOB_REQUEST_ID_FIELD, withRequestId } from '../core/request-context'
 
@@ -161,8 +161,7 @@ export async function startWorker(deps: WorkerDeps, opts: { concurrency?: number
         try {
           if (pools.length) {
             lease.retire(pools)
-            await pgPool.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [pools])
-            await pgPool.query('DELETE FROM worker_leases WHERE pool_id = ANY($1::text[])', [pools])
+            await unlockJobsOfPools(pgPool, pools)
           }
           current = await launch()
           log.info('worker.runner_restarted', { generation: generations })

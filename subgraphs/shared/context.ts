@@ -4,7 +4,7 @@ import type { Db, TenantDb } from '../../core/db'
 import { domainContext, type DomainContext } from '../../core/command'
 import type { Session } from '../../core/session'
 import type { Program, User } from '../../generated/prisma/client'
-import { hotRows } from '../../core/hot-reads'
+import { rowsByIds } from './sql'
 import { isId } from '../../core/ids'
 
 /** The domain context (session, organisation-scoped client, actor) plus what only a request has. */
@@ -34,8 +34,7 @@ function byId<T extends { id: string }>(load: (ids: string[]) => Promise<T[]>, r
 /** Per-request batch loaders: one query for the 50 programs of a 50-item inbox page, not 50. */
 export function createLoaders(db: Db, tdb: TenantDb, organizationId: string) {
   // hot reads (every entity fetch of a program or person): plain SQL, the organisation in the filter
-  const rowsOf = <T>(table: 'programs' | 'users') => (ids: string[]) => hotRows<T>(db, `loader.${table}`,
-    `SELECT * FROM ${table} WHERE organization_id = $1::uuid AND id = ANY($2::uuid[])`, [organizationId, ids.filter(isId)])
+  const rowsOf = <T>(table: 'programs' | 'users') => (ids: string[]) => rowsByIds<T>(organizationId, db, table, ids.filter(isId))
   const programsRead = new Map<string, Program | null>()
   return {
     program: byId(rowsOf<Program>('programs'), programsRead),

@@ -9,6 +9,7 @@ import { useServer } from 'graphql-ws/use/ws'
 import { GraphQLError, createSourceEventStream, execute, parse, validate, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql'
 import { INTERNAL_HEADER } from '../../core/auth'
 import type { Db } from '../../core/db'
+import { databaseAnswers } from '../../core/sql/plumbing'
 import { SessionCache } from '../../core/session-cache'
 import { log } from '../../core/log'
 import { isDatabaseUnavailable, serviceUnavailable } from '../../core/db-outage'
@@ -140,7 +141,7 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
       if (!listening) {
         app.get('/healthz', (_req, res) => { res.json({ ok: true, subgraph: name }) })
         app.get('/readyz', async (_req, res) => {
-          const checks: Record<string, boolean> = { database: await db.$queryRaw`SELECT 1`.then(() => true, () => false), ...opts.readiness?.() }
+          const checks: Record<string, boolean> = { database: await databaseAnswers(db), ...opts.readiness?.() }
           const ok = Object.values(checks).every(Boolean)
           res.status(ok ? 200 : 503).json({ ok, subgraph: name, checks })
         })

@@ -19,9 +19,16 @@ describe('hot reads', () => {
       kind: 'decision', sourceType: 'test', sourceId: 'q-1', title: 'A title', dueAt: new Date('2026-11-24T10:20:30.045Z'),
     }))
     await db.inboxItem.update({ where: { id: item!.id }, data: { remindedAt: new Date('2026-11-24T10:20:30.100Z'), snoozedUntil: new Date('2026-12-01T00:00:00.000Z') } })
-    const rows = await hotRows(db, 'test.inbox', 'SELECT * FROM inbox_items WHERE organization_id = $1::uuid', [tenant.organization.id])
+    const rows = await hotRows(tenant.organization.id, db, 'test.inbox', 'SELECT * FROM inbox_items WHERE organization_id = $1::uuid', [])
     expect(rows).toEqual(await db.inboxItem.findMany({ where: { organizationId: tenant.organization.id } }))
-    expect(await hotRows(db, 'test.none', 'SELECT * FROM inbox_items WHERE organization_id = $1::uuid AND false', [tenant.organization.id])).toEqual([])
+    expect(await hotRows(tenant.organization.id, db, 'test.none', 'SELECT * FROM inbox_items WHERE organization_id = $1::uuid AND false', [])).toEqual([])
+  })
+
+  it('refuses a hot read whose statement does not filter on the organisation it was given', async () => {
+    const db = t.current.db
+    const tenant = await createTenant(db, 'Unbound')
+    await expect(hotRows(tenant.organization.id, db, 'test.unbound', 'SELECT * FROM inbox_items WHERE user_id = $2::uuid', [tenant.users.program_lead.id]))
+      .rejects.toThrow('hot read test.unbound does not filter on organization_id = $1')
   })
 
   it('reads a timestamptz as the same instant as pg does, in UTC and in any other form', () => {

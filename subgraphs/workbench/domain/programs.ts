@@ -7,7 +7,7 @@ import type { TenantTx } from '../../../core/db'
 import { PROGRAM_PERSONAS } from '../../../core/permissions'
 import { DEFAULT_PROGRAM_SETTINGS } from '../../../core/seed'
 import type { Program, User } from '../../../generated/prisma/client'
-import { hotRows } from '../../../core/hot-reads'
+import { lockProgramOwners, meRows } from './sql'
 import { keysetPage, mapPage, type Page, type PageArgs } from '../../shared/pagination'
 import { IdInput } from '../../../core/ids'
 
@@ -18,11 +18,7 @@ const UUID = IdInput
 export async function getMe(ctx: Pick<DomainContext, 'session' | 'tdb' | 'db'>) {
   // hot reads (every console screen): plain SQL, the organisation in the filter
   const { organizationId, userId } = ctx.session
-  const [[user], programs] = await Promise.all([
-    hotRows<User>(ctx.db, 'me.user', 'SELECT * FROM users WHERE organization_id = $1::uuid AND id = $2::uuid', [organizationId, userId]),
-    hotRows<Program>(ctx.db, 'me.programs', 'SELECT * FROM programs WHERE organization_id = $1::uuid AND id = ANY($2::uuid[]) ORDER BY name ASC',
-      [organizationId, [...ctx.session.programPersonas.keys()]]),
-  ])
+  const [[user], programs] = await meRows(organizationId, ctx.db, userId, [...ctx.session.programPersonas.keys()])
   if (!user) throw new NotFoundError('User')
   return {
     user,
@@ -179,7 +175,7 @@ export const removePersona = command({
     if (input.persona === 'program_owner') {
       // Two removals of two owners at once must not both count the other: the program's owner rows are locked first,
       // so the second removal counts (a new snapshot) after the first has committed.
-      await w.tx.$executeRaw`SELECT 1 FROM role_assignments WHERE program_id = ${input.programId}::uuid AND persona_key = 'program_owner' FOR UPDATE`
+      await lockProgramOwners(w.ctx.session.organizationId, w.tx, input.programId)
       const owners = await w.tx.roleAssignment.count({ where: { programId: input.programId, personaKey: 'program_owner' } })
       if (owners <= 1) throw new LastOwner('A program keeps at least one program owner.', { field: 'persona' })
     }

@@ -5,12 +5,11 @@
 // (schema/workbench-home.ts): this module never reads their tables.
 import type { ProgramRecord } from '../../../generated/prisma/client'
 import type { DomainContext } from '../../../core/command'
-import { Prisma } from '../../../core/db'
 import { WORKBENCH } from '../../../core/copy'
 import { can } from '../../../core/session'
 import type { PermissionKey } from '../../../core/permissions'
 import { FALLBACK_PERSONA_ORDER, workbenchRole, workbenchRolesAvailableTo, wornRole, type WornRole } from '../../../core/workbench-roles'
-import { RECORD_TYPES, RECORD_TYPE_KEYS, type RecordTypeKey } from './records'
+import { RECORD_TYPES, RECORD_TYPE_KEYS, latestRecordPerType, recordCountsByStatus, type RecordTypeKey } from './records'
 import { getProgram } from './programs'
 import { memorySummary } from './memory/summary'
 import type { MemoryRecordOut } from './memory/store'
@@ -109,14 +108,8 @@ async function statusLines(ctx: Ctx, programId: string, slug: string, types: Rec
   if (!types.length) return []
   const org = ctx.session.organizationId
   const [counts, latest] = await Promise.all([
-    ctx.tdb.$queryRaw<{ record_type: string; status: string; n: bigint }[]>`
-      SELECT record_type, status, count(*) AS n FROM program_records
-      WHERE organization_id = ${org}::uuid AND program_id = ${programId}::uuid AND record_type IN (${Prisma.join(types)})
-      GROUP BY record_type, status ORDER BY record_type, status`,
-    ctx.tdb.$queryRaw<{ id: string; record_type: string; updated_at: Date }[]>`
-      SELECT DISTINCT ON (record_type) id, record_type, updated_at FROM program_records
-      WHERE organization_id = ${org}::uuid AND program_id = ${programId}::uuid AND record_type IN (${Prisma.join(types)})
-      ORDER BY record_type, updated_at DESC, id DESC`,
+    recordCountsByStatus(org, ctx.tdb, programId, types),
+    latestRecordPerType(org, ctx.tdb, programId, types),
   ])
   return types.map((t) => {
     const spec = RECORD_TYPES[t]

@@ -17,6 +17,7 @@ import {
   type WornRole,
 } from '../../../core/workbench-roles'
 import { getProgram } from './programs'
+import { lockDefaultApplied, lockUserSettings, writeWorkbenchRoleEntry } from './sql'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 
@@ -60,7 +61,7 @@ export async function recordDefaultAppliedOnce(anyTx: AnyTx, args: { organizatio
     select: { id: true },
   })
   if (await seen()) return false
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('workbench_role.default_applied'), hashtext(${`${args.programId}:${args.userId}`}))`
+  await lockDefaultApplied(args.organizationId, tx, args.programId, args.userId)
   if (await seen()) return false
   await recordAudit(tx, {
     organizationId: args.organizationId, programId: args.programId, action: 'workbench_role.default_applied', actor: args.actor,
@@ -107,19 +108,6 @@ const SettingsUpdate = z.object({
     .optional(),
 })
 
-/** One jsonb statement per entry, so a concurrent change to another program's entry or another setting is kept. */
-async function writeEntry(tx: TenantTx, organizationId: string, userId: string, programId: string, key: string | null) {
-  const t = asTx(tx)
-  if (key === null) {
-    await t.$executeRaw`UPDATE users SET settings = COALESCE(settings, '{}'::jsonb) #- ARRAY['workbench_role', ${programId}]::text[]
-      WHERE id = ${userId}::uuid AND organization_id = ${organizationId}::uuid`
-  } else {
-    await t.$executeRaw`UPDATE users SET settings = jsonb_set(COALESCE(settings, '{}'::jsonb), '{workbench_role}',
-        COALESCE(settings -> 'workbench_role', '{}'::jsonb) || jsonb_build_object(${programId}::text, ${key}::text))
-      WHERE id = ${userId}::uuid AND organization_id = ${organizationId}::uuid`
-  }
-}
-
 /**
  * PATCH /me/settings with the workbench_role map: a key must be among the roles whose persona tuple intersects the
  * personas the person holds in that program (else workbench_role_not_held, nothing written); null removes the entry
@@ -141,12 +129,12 @@ export const updateMySettings = command({
       }
     })
     // Row lock: two PATCHes of one person apply one after the other, each auditing what it changed.
-    const [me] = await asTx(w.tx).$queryRaw<{ settings: unknown }[]>`SELECT settings FROM users WHERE id = ${session.userId}::uuid AND organization_id = ${session.organizationId}::uuid FOR UPDATE`
+    const me = await lockUserSettings(session.organizationId, w.tx, session.userId)
     const before = storedWorkbenchRoles(me?.settings)
     for (const e of entries) {
       const previous = before[e.programId] ?? null
       if (previous === e.workbenchRoleKey) continue
-      await writeEntry(w.tx, session.organizationId, session.userId, e.programId, e.workbenchRoleKey)
+      await writeWorkbenchRoleEntry(session.organizationId, w.tx, session.userId, e.programId, e.workbenchRoleKey)
       await w.audit('workbench_role.set', { type: 'user', id: session.userId }, { workbench_role_key: e.workbenchRoleKey, previous }, { programId: e.programId })
     }
     return w.tx.user.findUniqueOrThrow({ where: { id: session.userId } })
@@ -182,8 +170,8 @@ export const assignWorkbenchRole = command({
     if (!isWorkbenchRoleHeld(input.workbenchRoleKey, personas)) {
       throw new WorkbenchRoleNotHeld(`${workbenchRole(input.workbenchRoleKey)!.name} is outside the personas that person holds in this program.`, { field: 'workbenchRoleKey' })
     }
-    await asTx(w.tx).$queryRaw`SELECT 1 FROM users WHERE id = ${input.userId}::uuid AND organization_id = ${w.ctx.session.organizationId}::uuid FOR UPDATE`
-    await writeEntry(w.tx, w.ctx.session.organizationId, input.userId, input.programId, input.workbenchRoleKey)
+    await lockUserSettings(w.ctx.session.organizationId, w.tx, input.userId)
+    await writeWorkbenchRoleEntry(w.ctx.session.organizationId, w.tx, input.userId, input.programId, input.workbenchRoleKey)
     const event = await w.audit('workbench_role.assign', { type: 'user', id: input.userId }, {
       workbench_role_key: input.workbenchRoleKey, reason: input.reason ?? null,
     })

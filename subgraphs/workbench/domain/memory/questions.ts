@@ -10,6 +10,7 @@ import type { TenantTx } from '../../../../core/db'
 import { InvalidInput, InvalidTransition, MemoryNoteRefused, NotFoundError } from '../../../../core/errors'
 import { IdInput, isId } from '../../../../core/ids'
 import type { MemoryRecord, RunInterrupt } from '../../../../generated/prisma/client'
+import { lockNoteQuestion } from './sql'
 import { keepNote, MemoryNoteProposal } from './records'
 import { announceNotesBeneath, erasedNoteQuestion } from './store'
 import { delegationBetween } from '../../../twins/domain/delegations'
@@ -146,7 +147,7 @@ export const answerMemoryNote = command({
   errors: [InvalidTransition, MemoryNoteRefused],
   async run(w, input): Promise<{ question: MemoryNoteQuestionView; record: MemoryRecord | null }> {
     const { session } = w.ctx
-    await w.tx.$executeRaw`SELECT 1 FROM run_interrupts WHERE id = ${input.interruptId}::uuid AND organization_id = ${session.organizationId}::uuid FOR UPDATE`
+    await lockNoteQuestion(session.organizationId, w.tx, input.interruptId)
     const { interrupt, question } = await ownQuestion(w.tx, input.interruptId, session.userId, session.organizationId)
     if (interrupt.answeredAt) {
       // answered already: the same choice again answers the first answer; the other choice is refused, not ignored

@@ -7,7 +7,8 @@
 import type { DomainContext } from '../../../../core/command'
 import { checkMemorySummary, type Finding } from '../../../../core/sanitiser'
 import { can } from '../../../../core/session'
-import type { MemoryKind, MemoryOrigin, MemoryRecord, MemoryTier } from '../../../../generated/prisma/client'
+import type { MemoryKind, MemoryOrigin, MemoryTier } from '../../../../generated/prisma/client'
+import { recallRows, type RecallRow } from './sql'
 import { assertOwnOrganisation } from './store'
 
 /** About 20 tier-1, 10 tier-2 and 20 tier-3 records (memory document, Limits). Tier 3 is reserved for R5. */
@@ -45,9 +46,7 @@ export interface Recall {
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 
-const COLUMNS = `id, organization_id AS "organizationId", namespace, tier, kind, origin, summary, source_ref AS "sourceRef",
-  passage_refs AS "passageRefs", created_at AS "createdAt"`
-type Row = Pick<MemoryRecord, 'id' | 'organizationId' | 'namespace' | 'tier' | 'kind' | 'origin' | 'summary' | 'sourceRef' | 'passageRefs' | 'createdAt'>
+type Row = Omit<RecallRow, 'part' | 'pass'>
 
 /**
  * The caller's records of tier 1 (the run's program) and tier 2 in one round trip: per tier, text matches first, then
@@ -58,9 +57,7 @@ type Row = Pick<MemoryRecord, 'id' | 'organizationId' | 'namespace' | 'tier' | '
  * Recency pass: memory_records_recall_recent (organization_id, user_id, tier, program_id, created_at DESC, id DESC).
  */
 async function readTiers(ctx: Ctx, programId: string | null, query: string, limits: { individual: number; person: number }): Promise<{ individual: Row[]; person: Row[] }> {
-  const read = recallStatement(ctx.session, programId, query, limits)
-  if (!read) return { individual: [], person: [] }
-  const rows = await ctx.tdb.$queryRawUnsafe<(Row & { part: 'individual' | 'person'; pass: number })[]>(read.sql, ...read.params)
+  const rows = await recallRows(ctx.session.organizationId, ctx.tdb, ctx.session.userId, programId, query, limits)
   const pick = (tier: 'individual' | 'person') => {
     const seen = new Set<string>()
     const out: Row[] = []
@@ -71,28 +68,7 @@ async function readTiers(ctx: Ctx, programId: string | null, query: string, limi
   return { individual: pick('individual'), person: pick('person') }
 }
 
-/** The one statement recall sends (exported so the memory bench can EXPLAIN exactly it); null when nothing to read. */
-export function recallStatement(owner: { organizationId: string; userId: string }, programId: string | null, query: string, limits: { individual: number; person: number }): { sql: string; params: unknown[] } | null {
-  const { organizationId, userId } = owner
-  const params: unknown[] = [organizationId, userId]
-  const param = (value: unknown) => `$${params.push(value)}`
-  const program = programId ? param(programId) : null
-  const q = query ? param(query) : null
-  const scope = (tier: 'individual' | 'person') => `organization_id = $1::uuid AND user_id = $2::uuid AND tier = '${tier}'::memory_tier
-    AND status IN ('kept', 'promoted') AND ${tier === 'individual' ? `program_id = ${program}::uuid` : 'program_id IS NULL'}`
-  const match = `search @@ websearch_to_tsquery('english', ${q})`
-  const rank = `ts_rank(search, websearch_to_tsquery('english', ${q}))`
-  const parts: string[] = []
-  for (const tier of ['individual', 'person'] as const) {
-    const limit = Math.max(0, Math.floor(limits[tier]))
-    if (!limit || (tier === 'individual' && !programId)) continue
-    if (query) parts.push(`(SELECT ${COLUMNS}, '${tier}' AS part, 0 AS pass FROM memory_records WHERE ${scope(tier)} AND ${match} ORDER BY ${rank} DESC, created_at DESC, id DESC LIMIT ${limit})`)
-    // program_id leads the order (one value per part) so the IS NULL of tier 2 still reads the recency index in order
-    // and stops at the limit: PostgreSQL treats only `=` as fixing a column's order, not IS NULL.
-    parts.push(`(SELECT ${COLUMNS}, '${tier}' AS part, 1 AS pass FROM memory_records WHERE ${scope(tier)} ORDER BY program_id, created_at DESC, id DESC LIMIT ${limit})`)
-  }
-  return parts.length ? { sql: parts.join(' UNION ALL '), params } : null
-}
+export { recallStatement } from './sql'
 
 /**
  * The caller's own memory for a run: tier 1 of the run's program (when they may read agent memory there) and tier 2,

@@ -9,6 +9,7 @@ import { isId } from '../../../../core/ids'
 import { publishMany } from '../../../../core/pubsub'
 import { itemStatus } from '../../../../core/release'
 import type { MemoryKind, MemoryRecord, MemoryTier } from '../../../../generated/prisma/client'
+import { documentsRepeating } from './sql'
 
 /** Kinds each tier admits (memory document, Memory tiers). The migration's CHECK holds the same table. */
 export const KINDS_BY_TIER: Record<MemoryTier, readonly MemoryKind[]> = {
@@ -94,11 +95,7 @@ export async function assertNoSourceText(tx: TenantTx, organizationId: string, p
   const windows: string[] = []
   for (let i = 0; i + 10 <= words.length && windows.length < 120; i++) windows.push(words.slice(i, i + 10).join(' ').toLowerCase())
   if (!windows.length) return
-  const found = await tx.$queryRaw<{ id: string }[]>`
-    SELECT d.id FROM documents d
-    WHERE d.organization_id = ${organizationId}::uuid AND d.program_id = ${programId}::uuid
-      AND EXISTS (SELECT 1 FROM unnest(${windows}::text[]) w WHERE strpos(lower(regexp_replace(d.text, '[[:space:]]+', ' ', 'g')), w) > 0)
-    LIMIT 1`
+  const found = await documentsRepeating(organizationId, tx, programId, windows)
   if (found.length) throw InvalidInput.of('summary', 'Memory keeps what you concluded, not text retrieved from a source; reference the passage instead.')
 }
 

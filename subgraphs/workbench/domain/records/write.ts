@@ -13,6 +13,7 @@ import { can } from '../../../../core/session'
 import { invalidTransition } from '../../../../core/state-machine'
 import type { Prisma, ProgramRecord } from '../../../../generated/prisma/client'
 import { getProgram } from '../programs'
+import { lockRecordRow } from './sql'
 import { CitationsSchema, resolveCitations, type CitationInput, type ResolvedCitation } from './citations'
 import {
   decidePermission, isRecordType, RECORD_AUDIT_ACTIONS, RECORD_TYPE_KEYS, RECORD_TYPES, validateFields,
@@ -129,8 +130,8 @@ function assertPerson(w: Write<AuditAction>, key: Parameters<typeof forbidden>[0
 }
 
 /** Serialises changes to one record: the row is locked for the rest of the transaction, then read fresh. */
-async function lock(tx: TenantTx, id: string): Promise<ProgramRecord> {
-  await tx.$queryRaw`SELECT id FROM program_records WHERE id = ${id}::uuid FOR UPDATE`
+async function lock(organizationId: string, tx: TenantTx, id: string): Promise<ProgramRecord> {
+  await lockRecordRow(organizationId, tx, id)
   return tx.programRecord.findFirstOrThrow({ where: { id } })
 }
 
@@ -291,7 +292,7 @@ export const updateRecord = command({
   audit: RECORD_AUDIT_ACTIONS,
   async run(w, input, { spec }) {
     assertPerson(w, spec.permissions.manage)
-    const current = await lock(w.tx, input.id)
+    const current = await lock(w.ctx.session.organizationId, w.tx, input.id)
     const merged = { ...typedFields(current), ...(input.fields ?? {}) }
     const { value, issues: fieldIssues } = validateFields(spec, merged)
     const citations = input.citations ? await resolveCitations(w.tx, current.programId, input.citations) : null
@@ -329,7 +330,7 @@ export const decideRecord = command({
     const transitions = spec.machine.transitions as Record<string, { from: readonly string[]; to: string }>
     const t = Object.hasOwn(transitions, input.outcome) ? transitions[input.outcome] : undefined
     if (!t) throw InvalidInput.of('outcome', `use one of ${Object.keys(transitions).join(', ')}`)
-    const current = await lock(w.tx, input.id)
+    const current = await lock(w.ctx.session.organizationId, w.tx, input.id)
     if (!t.from.includes(current.status)) throw invalidTransition(spec.machine, input.outcome, current.status, t.to)
     const record = await w.tx.programRecord.update({
       where: { id: current.id },
