@@ -1,12 +1,12 @@
 // One road to PostgreSQL in the connectors subgraph: raw SQL lives only in one module per concept (a sql.ts, or
-// connection-sql.ts for connections), so a security reviewer reads those files for what reaches the database by hand.
+// domain/sql.ts for connections), so a security reviewer reads those files for what reaches the database by hand.
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const ROOT = path.resolve(__dirname, '../..')
 const RAW = /\$(query|execute)Raw|\bpool\.query\b|\bpg\.(Client|Pool)\b/
-const SQL_MODULE = /(^|\/)(sql|connection-sql)\.ts$/
+const SQL_MODULE = /(^|\/)(sql)\.ts$/
 
 function tsFiles(dir: string): string[] {
   return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {

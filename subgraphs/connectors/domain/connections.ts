@@ -1,6 +1,6 @@
 // Owns program-scoped connections: create, read, update (api_version changes are controlled and audited), store
 // credentials (encrypted, never returned), health check, sync request, disconnect, and the onboarding order (a) to (e).
-import { lockProgramProviderConnection } from './connection-sql'
+import { connectionPageRows, connectionPagesRows, lockProgramProviderConnection } from './sql'
 import { z } from 'zod'
 import type { Connection } from '../../../generated/prisma/client'
 import {
@@ -24,7 +24,6 @@ import { hookUrlFor } from './urls'
 import { readScopeRules } from './adapters/contract'
 import { keysetPage, keysetSql, type KeysetQuery, type Page, type PageArgs } from '../../shared/pagination'
 import { IdInput, isId } from '../../../core/ids'
-import { hotRows } from '../../../core/hot-reads'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
 
@@ -123,17 +122,12 @@ export async function connectionPagesOf(ctx: Ctx, programIds: readonly string[],
   const ids = programIds.filter(isId)
   const page = keysetSql(q, 'createdAt', 'created_at', 3)
   if (ids.length === 1) {
-    const rows = await hotRows<Connection>(ctx.db, `connections.page.${page.values.length}`,
-      `SELECT * FROM connections WHERE organization_id = $1::uuid AND program_id = $2::uuid${page.sql}`, [ctx.session.organizationId, ids[0], ...page.values])
+    const rows = await connectionPageRows(ctx.session.organizationId, ctx.db, ids[0], page)
     return programIds.map((id) => (id === ids[0] ? rows : []))
   }
   // the same position clause (its ORDER BY / LIMIT left out: the row numbers cut each program's page; the last value is the size)
   const position = page.sql.replace(/ ORDER BY .*$/, '')
-  const rows = (await hotRows<Connection & { pageRow?: unknown }>(ctx.db, `connections.pages.${page.values.length}`,
-    `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY program_id ORDER BY created_at DESC, id DESC) AS page_row FROM connections
-      WHERE organization_id = $1::uuid AND program_id = ANY($2::uuid[])${position}) p
-      WHERE page_row <= $${page.values.length + 2}::int ORDER BY created_at DESC, id DESC`,
-    [ctx.session.organizationId, ids, ...page.values])).map(({ pageRow: _, ...r }) => r as Connection)
+  const rows = await connectionPagesRows(ctx.session.organizationId, ctx.db, ids, page.values, position)
   return programIds.map((id) => rows.filter((r) => r.programId === id))
 }
 

@@ -21,7 +21,7 @@ import { isVendorRateLimit } from '../budgets'
 import { budgetExhausted } from '../../../../core/copy'
 import { RateLimited, VendorAuthFailed, VendorNotFound } from '../adapters/errors'
 import { connectorRuntime } from '../runtime'
-import { markConnectionFailing } from '../connection-sql'
+import { markConnectionFailing } from '../sql'
 import { deliveryHeadAcrossOrganisations } from './sql'
 import { AlreadyProcessed, markDeliveryProcessed, noteDeliveryAttempt, postponeDelivery, waitingDeliveries } from './deliveries'
 
