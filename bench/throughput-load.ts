@@ -1,6 +1,6 @@
 // Owns the throughput bench's load generator: autocannon in its own process (so its CPU is not the server's event
 // loop), one run per invocation. Reads one JSON argument, prints one JSON line with the result.
-// Used by bench/throughput.ts; run alone: tsx bench/throughput-load.ts '{"url":…,"query":…,"distinct":1000,"headers":{},"connections":10,"seconds":20}'
+// Used by bench/throughput.ts; run alone: tsx bench/throughput-load.ts '{"url":…,"query":…,"distinct":1000,"headerSets":[{}],"connections":10,"seconds":20}'
 // @ts-expect-error autocannon ships no types (and @types/autocannon is not installed)
 import autocannon from 'autocannon'
 
@@ -10,7 +10,8 @@ interface LoadSpec {
   /** how many different bodies to cycle through: each carries a variable `nonce` the query ignores, so no two
    * requests in flight together are identical (in-flight de-duplication cannot merge them) */
   distinct: number
-  headers: Record<string, string>
+  /** one header set per caller, sent in turn (a request's caller is independent of its body) */
+  headerSets: Record<string, string>[]
   connections: number
   seconds: number
 }
@@ -27,9 +28,12 @@ const instance = autocannon({
   duration: spec.seconds,
   pipelining: 1,
   method: 'POST',
-  headers: { 'content-type': 'application/json', ...spec.headers },
+  headers: { 'content-type': 'application/json' },
   requests: [{
-    setupRequest: (req: any) => ({ ...req, body: bodies[next++ % bodies.length] }),
+    setupRequest: (req: any) => {
+      const n = next++
+      return { ...req, headers: { ...req.headers, ...spec.headerSets[n % spec.headerSets.length] }, body: bodies[n % bodies.length] }
+    },
     // A GraphQL error answers 200: count it from the body (cheap: the bench's answers never contain the word otherwise).
     onResponse: (_status: number, body: string) => {
       if (body.includes('"errors"')) {

@@ -8,7 +8,9 @@
 // BENCH_THROUGHPUT_QUERIES (direct,gateway,federated,console), BENCH_THROUGHPUT_CONCURRENCY (10,50),
 // BENCH_THROUGHPUT_ROOT (the checkout whose components are started: compare another version with the same bench),
 // BENCH_THROUGHPUT_PROFILE (a folder: the components run with --cpu-prof and write their profiles there),
-// BENCH_THROUGHPUT_NODE_FLAGS (every component's node flags; core/component.ts SERVICE_NODE_FLAGS by default).
+// BENCH_THROUGHPUT_NODE_FLAGS (every component's node flags; core/component.ts SERVICE_NODE_FLAGS by default),
+// BENCH_THROUGHPUT_CALLERS (1: distinct people sending the requests in turn, each program lead with 50 inbox items;
+// many callers exercise the per-person caches as production does, one caller keeps every cache hot).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import os from 'node:os'
@@ -26,7 +28,8 @@ import { freePort } from '../core/postgres'
 import { SERVICE_NODE_FLAGS } from '../core/component'
 import { fileInboxItem } from '../subgraphs/twins/domain/inbox'
 import { readSessionStamp } from '../core/session'
-import { addMember, createProgram, createTenant } from '../tests/helpers/factories'
+import { addMember, createProgram, createTenant, createUser } from '../tests/helpers/factories'
+import { mintDevToken } from '../core/auth'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 
@@ -113,7 +116,7 @@ function cpuPerRequest(before: Cpu, after: Cpu, requests: number) {
   return { ...parts, total: Object.values(parts).reduce((a, b) => a + b, 0) }
 }
 
-function runLoad(spec: { url: string; query: string; distinct: number; headers: Record<string, string>; connections: number; seconds: number }): Promise<LoadResult> {
+function runLoad(spec: { url: string; query: string; distinct: number; headerSets: Record<string, string>[]; connections: number; seconds: number }): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = tsxNode(path.resolve(HERE, '..'), path.join(HERE, 'throughput-load.ts'), [JSON.stringify(spec)], {})
     let stdout = ''
@@ -144,7 +147,7 @@ const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' ')
 
 export async function benchThroughput(): Promise<void> {
   const restoreLogs = quietLogs()
-  const { SECONDS, WARMUP_SECONDS, ROUNDS, PROGRAMS } = knobs('BENCH_THROUGHPUT', { SECONDS: 20, WARMUP_SECONDS: 5, ROUNDS: 1, PROGRAMS: 1 })
+  const { SECONDS, WARMUP_SECONDS, ROUNDS, PROGRAMS, CALLERS } = knobs('BENCH_THROUGHPUT', { SECONDS: 20, WARMUP_SECONDS: 5, ROUNDS: 1, PROGRAMS: 1, CALLERS: 1 })
   const list = (name: string, fallback: string) => (process.env[`BENCH_THROUGHPUT_${name}`] || fallback).split(',').map((s) => s.trim()).filter(Boolean)
   const queries = list('QUERIES', 'direct,gateway,federated,console') as QueryName[]
   for (const q of queries) if (!(q in THROUGHPUT_QUERIES)) throw new Error(`BENCH_THROUGHPUT_QUERIES: unknown query ${q}; known: ${Object.keys(THROUGHPUT_QUERIES).join(', ')}`)
@@ -161,18 +164,27 @@ export async function benchThroughput(): Promise<void> {
     // ---- data: the bench caller is program lead of PROGRAMS programs, with 50 inbox items in the first ----
     const tenant = await createTenant(writer, 'Bench')
     const lead = tenant.users.program_lead
+    // CALLERS people (the tenant's program lead first), each lead of the same programs with 50 inbox items of their own
+    const callers: { id: string; email: string; name: string }[] = [lead]
+    for (let i = 1; i < CALLERS; i++) {
+      const user = await createUser(writer, tenant.organization.id, { name: `Bench caller ${i}` })
+      await addMember(writer, tenant.program, user.id, ['program_lead'])
+      callers.push(user)
+    }
     for (let i = 1; i < PROGRAMS; i++) {
       const program = await createProgram(writer, tenant.organization.id)
-      await addMember(writer, program, lead.id, ['program_lead'])
+      for (const caller of callers) await addMember(writer, program, caller.id, ['program_lead'])
     }
-    await writer.$transaction(async (tx) => {
-      for (let i = 0; i < 50; i++) {
-        await fileInboxItem(tx, {
-          organizationId: tenant.organization.id, userId: lead.id, programId: tenant.program.id,
-          kind: 'decision', sourceType: 'bench', sourceId: `q-${i}`, title: `Bench item ${i}`,
-        })
-      }
-    })
+    for (const caller of callers) {
+      await writer.$transaction(async (tx) => {
+        for (let i = 0; i < 50; i++) {
+          await fileInboxItem(tx, {
+            organizationId: tenant.organization.id, userId: caller.id, programId: tenant.program.id,
+            kind: 'decision', sourceType: 'bench', sourceId: `q-${i}`, title: `Bench item ${i}`,
+          })
+        }
+      })
+    }
 
     // ---- the four components, each its own process, from `root` ----
     const ports = { GATEWAY_PORT: await freePort(), CONNECTORS_PORT: await freePort(), WORKBENCH_PORT: await freePort(), TWINS_PORT: await freePort() }
@@ -192,18 +204,23 @@ export async function benchThroughput(): Promise<void> {
     out('throughput.root', root)
     out('throughput.cpus', os.cpus().length)
     out('throughput.programs', PROGRAMS)
+    out('throughput.callers', CALLERS)
     out('throughput.seconds', SECONDS)
     for (const [q, n] of Object.entries(subgraphFetches(root))) out(`throughput.${q}.subgraph_fetches`, n)
     out('throughput.load_average_before', `"${loadAverage()}"`)
 
-    const bearer = { authorization: `Bearer ${await tenant.token('program_lead')}` }
+    const bearers = await Promise.all(callers.map(async (c) => ({ authorization: `Bearer ${await mintDevToken(c)}` })))
     // A fresh internal token per run (they live 60 s); every request of a run carries it, as the gateway's would.
     // It carries the person's session version like the gateway's token, so twins serves it from its session cache as it
     // would a gateway request (without a version every request would load the session).
-    const sessionVersion = (await readSessionStamp(writer, lead.id))!.version
-    const headersFor = async (q: QueryName) => q === 'direct'
-      ? { [INTERNAL_HEADER]: await signInternalToken({ userId: lead.id, organizationId: tenant.organization.id, sessionVersion, requestId: 'bench' }) }
-      : bearer
+    const internal = (c: (typeof callers)[number]) => async () => ({
+      [INTERNAL_HEADER]: await signInternalToken({ userId: c.id, organizationId: tenant.organization.id, sessionVersion: (await readSessionStamp(writer, c.id))!.version, requestId: 'bench' }),
+    })
+    /** one header set per caller; the load generator sends them in turn */
+    const headerSetsFor = async (q: QueryName): Promise<Record<string, string>[]> => q === 'direct'
+      ? Promise.all(callers.map((c) => internal(c)()))
+      : bearers
+    const headersFor = async (q: QueryName) => (await headerSetsFor(q))[0]
     const urlFor = (q: QueryName) => q === 'direct' ? twinsUrl : gatewayUrl
 
     // Check each query once: the answer must have 50 items and no errors (the load generator counts errors too).
@@ -220,7 +237,7 @@ export async function benchThroughput(): Promise<void> {
       for (const c of concurrencies) {
         for (const q of order) {
           // distinct: every request differs (a variable the query ignores), so no de-duplication could merge them
-          const spec = { url: urlFor(q), query: THROUGHPUT_QUERIES[q], distinct: 1000, headers: await headersFor(q), connections: c }
+          const spec = { url: urlFor(q), query: THROUGHPUT_QUERIES[q], distinct: 1000, headerSets: await headerSetsFor(q), connections: c }
           await runLoad({ ...spec, seconds: WARMUP_SECONDS }) // warm-up: JIT, pools, plan and session caches
           const cpuBefore = await cpuSnapshot(writer, pids)
           const r = await runLoad({ ...spec, seconds: SECONDS })

@@ -1,6 +1,7 @@
 // Owns database access: the Prisma client, and the one tenancy helper every domain query goes through.
 import { PrismaPg } from '@prisma/adapter-pg'
 import { PrismaClient, Prisma } from '../generated/prisma/client'
+import { boundedCache, type BoundedCache } from './bounded-cache'
 import { registerHotReads } from './hot-reads'
 
 export { Prisma }
@@ -46,12 +47,9 @@ export function forOrganization(db: PrismaClient, organizationId: string): Tenan
   if (!organizationId) throw new TenancyViolation('an organisation is required')
   // One client per organisation and database, built once: $extends is costly enough to show in a request's profile.
   let clients = tenantClients.get(db)
-  if (!clients) tenantClients.set(db, (clients = new Map()))
+  if (!clients) tenantClients.set(db, (clients = boundedCache({ max: 1_000 })))
   let client = clients.get(organizationId)
-  if (!client) {
-    if (clients.size >= 1_000) clients.delete(clients.keys().next().value as string)
-    clients.set(organizationId, (client = extendForOrganization(db, organizationId)))
-  }
+  if (!client) clients.set(organizationId, (client = extendForOrganization(db, organizationId)))
   return client
 }
 
@@ -76,7 +74,7 @@ function extendForOrganization(db: PrismaClient, organizationId: string) {
   })
 }
 export type TenantDb = ReturnType<typeof extendForOrganization>
-const tenantClients = new WeakMap<PrismaClient, Map<string, TenantDb>>()
+const tenantClients = new WeakMap<PrismaClient, BoundedCache<string, TenantDb>>()
 /** The client inside `tenantDb.$transaction(async (tx) => ...)`. */
 export type TenantTx = Omit<TenantDb, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends' | '$use'>
 /** Any transaction client, plain or organisation-scoped: what recorders (audit, notify, enqueue) accept. */

@@ -5,36 +5,33 @@
 // carries a version newer than the cached session's and reloads it, in every process, with no event to wait for.
 import type { Db } from './db'
 import { verifyInternalToken, type InternalIdentity } from './auth'
+import { boundedCache, ttlUntil, type BoundedCache } from './bounded-cache'
 import { loadSession, type Session } from './session'
 
 /** A backstop only: versions make reloads exact; this bounds what a missed trigger (a table added later) could cost. */
 export const SESSION_MAX_AGE_MS = 60_000
 const MAX_ENTRIES = 10_000
 
-/** A Map with a size bound: the oldest insertion goes first (enough for caches whose entries expire anyway). */
-class BoundedMap<K, V> extends Map<K, V> {
-  constructor(private readonly limit: number) { super() }
-  override set(key: K, value: V) {
-    if (!this.has(key) && this.size >= this.limit) this.delete(this.keys().next().value as K)
-    return super.set(key, value)
-  }
-}
-
 export class SessionCache {
-  private readonly tokens = new BoundedMap<string, InternalIdentity>(MAX_ENTRIES)
-  private readonly sessions = new BoundedMap<string, { session: Session; at: number }>(MAX_ENTRIES)
+  /** verified internal tokens, each until it expires */
+  private readonly tokens = boundedCache<string, InternalIdentity>({ max: MAX_ENTRIES })
+  /** sessions by person, each for at most maxAgeMs from the start of its load */
+  private readonly sessions: BoundedCache<string, Session>
   private readonly loading = new Map<string, Promise<Session>>()
   /** Sessions read from the database since start (tests and benches read it). */
   loads = 0
 
-  constructor(private readonly db: Db, private readonly maxAgeMs = SESSION_MAX_AGE_MS) {}
+  /** `maxEntries`: how many people's sessions are kept (tests make it small to show who is evicted). */
+  constructor(private readonly db: Db, maxAgeMs = SESSION_MAX_AGE_MS, maxEntries = MAX_ENTRIES) {
+    this.sessions = boundedCache({ max: maxEntries, ttlMs: maxAgeMs })
+  }
 
   /** The identity of a valid internal token; a token is verified once, then remembered until it expires. */
   async identity(token: string | undefined | null): Promise<InternalIdentity> {
     const hit = token ? this.tokens.get(token) : undefined
-    if (hit && hit.expiresAt > Date.now()) return hit
+    if (hit) return hit
     const identity = await verifyInternalToken(token)
-    this.tokens.set(token!, identity)
+    this.tokens.set(token!, identity, { ttl: ttlUntil(identity.expiresAt) })
     return identity
   }
 
@@ -44,7 +41,7 @@ export class SessionCache {
    */
   async session(userId: string, version: number | null): Promise<Session> {
     const hit = this.sessions.get(userId)
-    if (hit && version !== null && hit.session.version >= version && Date.now() - hit.at < this.maxAgeMs) return hit.session
+    if (hit && version !== null && hit.version >= version) return hit
     const inFlight = this.loading.get(userId)
     if (inFlight) {
       const s = await inFlight
@@ -52,10 +49,10 @@ export class SessionCache {
     }
     const load = (async () => {
       this.loads++
-      const at = Date.now()
+      const start = this.sessions.perf.now() // its age counts from before the read
       const s = await loadSession(this.db, userId) // throws UNAUTHENTICATED for a deactivated person: nothing cached
-      const current = this.sessions.get(userId)
-      if (!current || current.session.version <= s.version) this.sessions.set(userId, { session: s, at })
+      const current = this.sessions.peek(userId)
+      if (!current || current.version <= s.version) this.sessions.set(userId, s, { start })
       return s
     })()
     this.loading.set(userId, load)

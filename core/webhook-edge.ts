@@ -2,6 +2,7 @@
 // token that vouches for a forwarded client address, and the answer deadline both sides are tuned to.
 import { signInternalToken, verifyInternalToken } from './auth'
 import { UUID_PATTERN } from './ids'
+import { boundedCache } from './bounded-cache'
 
 /** The connectors ingress answers within this (verification wait, body, write); the gateway waits a little longer. */
 export const WEBHOOK_ANSWER_DEADLINE_MS = 1_800
@@ -39,17 +40,16 @@ export async function edgeToken(): Promise<string> {
   return minted.token
 }
 
-const verified = new Map<string, number>()
+/** edge tokens verified, each remembered for EDGE_TOKEN_REUSE_MS (the gateway mints a new one as often) */
+const verified = boundedCache<string, true>({ max: 64, ttlMs: EDGE_TOKEN_REUSE_MS })
 /** True when the token is a valid, unexpired edge token (verified once per token, then remembered until it expires). */
 export async function isEdgeToken(token: string | undefined): Promise<boolean> {
   if (!token || token.length > 2048) return false
-  const until = verified.get(token)
-  if (until !== undefined && until > Date.now()) return true
+  if (verified.get(token)) return true
   try {
     const identity = await verifyInternalToken(token)
     if (identity.userId !== EDGE_SUBJECT) return false
-    if (verified.size > 64) verified.clear()
-    verified.set(token, Date.now() + EDGE_TOKEN_REUSE_MS)
+    verified.set(token, true)
     return true
   } catch {
     return false

@@ -1,11 +1,10 @@
 // Owns running queries and mutations over the supergraph: the API schema, one query plan per document and operation
-// (planned on first use, then kept with the document), and Apollo's executeQueryPlan over the subgraphs' data sources.
+// (planned on first use, then kept with the document), and Apollo's executeQueryPlan (./apollo-executor.ts) over the
+// subgraphs' data sources.
 // This is what ApolloGateway's executor does, without its per-request tracing spans, hashing and asynchronous plan
 // cache. A plan that is one fetch selecting exactly what the caller selected is answered with the subgraph's own bytes
 // when the subgraph says its answer holds data only (DATA_ONLY_HEADER): Apollo's re-shaping would give back the same
 // JSON, and re-shaping plus parsing and printing it again were about a sixth of the gateway's CPU (issue 20 profile).
-import { buildOperationContext, executeQueryPlan, type GraphQLDataSource, type ServiceMap } from '@apollo/gateway'
-import type { OperationContext } from '@apollo/gateway/dist/operationContext'
 import { operationFromDocument, Supergraph, type Schema } from '@apollo/federation-internals'
 import { QueryPlanner, type FetchNode, type QueryPlan } from '@apollo/query-planner'
 import {
@@ -13,8 +12,9 @@ import {
   type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode,
 } from 'graphql'
 import { DATA_ONLY_HEADER } from '../core/subgraph-protocol'
+import { operationContextOf, runQueryPlan, type GraphQLDataSource, type OperationContext, type ServiceMap } from './apollo-executor'
 import { installScalarParsers } from './edge-scalars'
-import { postJson, subgraphHeaders, type InternalTokenDataSource, type SubgraphCallContext } from './subgraph-http'
+import { postJson, subgraphHeaders, type SubgraphDataSource, type SubgraphCallContext } from './subgraph-http'
 
 export interface PlannedOperation {
   operation: OperationDefinitionNode
@@ -72,7 +72,7 @@ export class Federation {
   /** Answers sent as a subgraph's own bytes since start (tests read it). */
   passedThrough = 0
 
-  constructor(supergraphSdl: string, private readonly dataSources: Map<string, InternalTokenDataSource>, private readonly singleFetchPassThrough = true) {
+  constructor(supergraphSdl: string, private readonly dataSources: Map<string, SubgraphDataSource>, private readonly singleFetchPassThrough = true) {
     const supergraph = Supergraph.build(supergraphSdl)
     this.apiSchema = supergraph.apiSchema()
     this.schema = this.apiSchema.toGraphQLJSSchema()
@@ -94,7 +94,7 @@ export class Federation {
     const plan = this.planner.buildQueryPlan(operationFromDocument(this.apiSchema, document, { operationName }))
     const planned: PlannedOperation = {
       operation, plan,
-      operationContext: buildOperationContext({ schema: this.schema, operationDocument: document, operationName }),
+      operationContext: operationContextOf(this.schema, document, operationName),
       singleFetch: this.singleFetchPassThrough ? passThroughFetch(plan, operation) : undefined,
     }
     if (!byName) this.plans.set(document, (byName = new Map()))
@@ -121,12 +121,8 @@ export class Federation {
       const answered: GraphQLDataSource = { process: () => source.responseOf(res) }
       services = { ...services, [fetch.serviceName]: answered }
     }
-    const requestContext = { // what executeQueryPlan and the data sources read of Apollo's request context
-      request: { query: request.query, variables, operationName: request.operationName },
-      context, document, operation: planned.operation, operationName: planned.operation.name?.value ?? null,
-      schema: this.schema, source: request.query, queryHash: '', metrics: {}, logger: console, overallCachePolicy: undefined,
-    }
-    const result = await executeQueryPlan(planned.plan, services, requestContext as never, planned.operationContext, this.supergraphSchema, this.apiSchema)
+    const run = { query: request.query, variables, operationName: request.operationName, context }
+    const result = await runQueryPlan(planned.plan, services, run, planned.operationContext, this.supergraphSchema, this.apiSchema)
     return { result }
   }
 }

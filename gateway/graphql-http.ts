@@ -1,9 +1,10 @@
 // Owns the gateway's GraphQL request pipeline: POST and GET on /graphql, and the same pipeline for queries and
 // mutations sent over graphql-ws and through the REST shims. Apollo Server's request rules and answer shapes (CSRF
-// prevention, request checks, codes and statuses, content negotiation), the edge's limits (./edge-limits.ts), one
-// cached parse + validate per document and one plan per operation (./federation.ts). Apollo Server with Express cost
+// prevention, request checks, codes and statuses, content negotiation with negotiator as Apollo's), the edge's limits
+// (./edge-limits.ts), one cached parse + validate per document and one plan per operation (./federation.ts). Apollo Server with Express cost
 // about a sixth of the gateway's CPU under the console's load (issue 20 profile) for a pipeline this file holds whole.
 import type http from 'node:http'
+import Negotiator from 'negotiator'
 import { getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule, specifiedRules, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql'
 import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS, SERVICE_UNAVAILABLE, serviceUnavailable } from '../core/db-outage'
 import { BadRequest, readBody } from '../subgraphs/shared/graphql-http'
@@ -25,6 +26,7 @@ export interface EdgeAnswer {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8'
+const ANSWER_TYPES = [JSON_TYPE, GRAPHQL_RESPONSE_TYPE]
 /** Content types a browser may POST across origins without a preflight (Apollo Server's CSRF prevention). */
 const SIMPLE_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']
 const PREFLIGHT_HEADERS = ['x-apollo-operation-name', 'apollo-require-preflight']
@@ -44,28 +46,13 @@ function preventCsrf(headers: http.IncomingHttpHeaders) {
 }
 
 /**
- * The answer's content type for the Accept header (application/json unless the caller prefers the GraphQL response
- * type), or null when the caller accepts neither (406).
+ * The answer's content type for the Accept header, chosen as Apollo Server chooses it (negotiator over the same two
+ * types, in the same order: application/json unless the caller prefers the GraphQL response type), or null when the
+ * caller accepts neither (406).
  */
 export function answerContentType(accept: string | undefined): string | null {
   if (!accept) return JSON_TYPE
-  const ranges = accept.split(',').map((part) => {
-    const [range, ...params] = part.split(';').map((x) => x.trim().toLowerCase())
-    const q = params.find((p) => p.startsWith('q='))
-    return { range, q: q ? Number(q.slice(2)) : 1 }
-  })
-  // a type's quality is that of the most specific range matching it
-  const quality = (type: string) => {
-    let best = { specificity: -1, q: 0 }
-    for (const { range, q } of ranges) {
-      const specificity = range === type ? 2 : range === 'application/*' ? 1 : range === '*/*' ? 0 : -1
-      if (specificity > best.specificity) best = { specificity, q }
-    }
-    return Number.isFinite(best.q) ? best.q : 0
-  }
-  const json = quality('application/json'), graphqlResponse = quality('application/graphql-response+json')
-  if (json <= 0 && graphqlResponse <= 0) return null
-  return graphqlResponse > json ? GRAPHQL_RESPONSE_TYPE : JSON_TYPE // ties go to application/json, as with Apollo
+  return new Negotiator({ headers: { accept } }).mediaType(ANSWER_TYPES) ?? null
 }
 
 /** The request of a GET: Apollo's rules for search parameters. */

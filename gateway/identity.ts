@@ -8,6 +8,7 @@ import type { Db } from '../core/db'
 import { INTERNAL_TOKEN_TTL_MS, signInternalToken, verifyCallerToken, type CallerClaims } from '../core/auth'
 import { tokenExpired, unauthenticated } from '../core/errors'
 import { isId } from '../core/ids'
+import { boundedCache, ttlUntil } from '../core/bounded-cache'
 import { SessionStamps } from './session-stamps'
 
 export interface CallerIdentity {
@@ -28,15 +29,13 @@ const CALLER_TOKEN_CACHE_MS = 5 * 60_000
 const INTERNAL_TOKEN_MARGIN_MS = 20_000
 const MAX_ENTRIES = 10_000
 
-function bounded<V>(map: Map<string, V>, key: string, value: V) {
-  if (!map.has(key) && map.size >= MAX_ENTRIES) map.delete(map.keys().next().value as string)
-  map.set(key, value)
-}
-
 export class IdentityResolver {
-  private readonly subjects = new Map<string, { at: number; userId: string | null }>()
-  private readonly callerTokens = new Map<string, { claims: CallerClaims; expiresAt: number; until: number }>()
-  private readonly internalTokens = new Map<string, { token: Promise<string>; renewAt: number }>()
+  /** the user a token's subject and e-mail name (null: nobody), for SUBJECT_CACHE_MS */
+  private readonly subjects = boundedCache<string, { userId: string | null }>({ max: MAX_ENTRIES, ttlMs: SUBJECT_CACHE_MS })
+  /** verified caller tokens (by Authorization header) with their expiry, each until min(expiry, CALLER_TOKEN_CACHE_MS) */
+  private readonly callerTokens = boundedCache<string, { claims: CallerClaims; expiresAt: number }>({ max: MAX_ENTRIES })
+  /** internal tokens by person, organisation and session version, each until INTERNAL_TOKEN_MARGIN_MS before it expires */
+  private readonly internalTokens = boundedCache<string, Promise<string>>({ max: MAX_ENTRIES, ttlMs: INTERNAL_TOKEN_TTL_MS - INTERNAL_TOKEN_MARGIN_MS })
   /** Session stamps: `stamps.reads` counts database reads (tests), `stamps.listening` says whether the cache is trusted. */
   readonly stamps: SessionStamps
   /** `listenUrl`: LISTEN there for session changes and cache stamps meanwhile; without it every request reads. */
@@ -52,11 +51,11 @@ export class IdentityResolver {
   private async userIdOf(sub: string, email: string | undefined): Promise<string | null> {
     const key = `${sub}|${email ?? ''}`
     const hit = this.subjects.get(key)
-    if (hit && Date.now() - hit.at < SUBJECT_CACHE_MS) return hit.userId
+    if (hit) return hit.userId
     const select = { id: true }
     const row = (isId(sub) ? await this.db.user.findUnique({ where: { id: sub }, select }) : null)
       ?? (email ? await this.db.user.findUnique({ where: { email }, select }) : null)
-    bounded(this.subjects, key, { at: Date.now(), userId: row?.id ?? null })
+    this.subjects.set(key, { userId: row?.id ?? null })
     return row?.id ?? null
   }
 
@@ -64,16 +63,15 @@ export class IdentityResolver {
   private async claimsOf(authorization: string | undefined | null): Promise<{ claims: CallerClaims; expiresAt: number }> {
     const key = authorization ?? ''
     const hit = this.callerTokens.get(key)
-    const now = Date.now()
-    if (hit && now < hit.until) {
-      if (now >= hit.expiresAt) throw tokenExpired()
+    if (hit) {
+      if (Date.now() >= hit.expiresAt) throw tokenExpired()
       return hit
     }
     const claims = await verifyCallerToken(authorization)
     // Verified just above; decoding again only reads its expiry (a token without one lives as long as the socket).
     const exp = decodeJwt(/^Bearer\s+(\S+)$/i.exec(key)![1]).exp
     const expiresAt = typeof exp === 'number' ? exp * 1000 : Number.POSITIVE_INFINITY
-    bounded(this.callerTokens, key, { claims, expiresAt, until: Math.min(expiresAt, now + CALLER_TOKEN_CACHE_MS) })
+    this.callerTokens.set(key, { claims, expiresAt }, { ttl: ttlUntil(Math.min(expiresAt, Date.now() + CALLER_TOKEN_CACHE_MS)) })
     return { claims, expiresAt }
   }
 
@@ -81,10 +79,10 @@ export class IdentityResolver {
   private internalTokenFor(userId: string, organizationId: string, sessionVersion: number): Promise<string> {
     const key = `${userId}|${organizationId}|${sessionVersion}`
     const hit = this.internalTokens.get(key)
-    if (hit && Date.now() < hit.renewAt) return hit.token
+    if (hit) return hit
     const token = signInternalToken({ userId, organizationId, sessionVersion })
-    bounded(this.internalTokens, key, { token, renewAt: Date.now() + INTERNAL_TOKEN_TTL_MS - INTERNAL_TOKEN_MARGIN_MS })
-    token.catch(() => this.internalTokens.delete(key))
+    this.internalTokens.set(key, token)
+    token.catch(() => { if (this.internalTokens.peek(key) === token) this.internalTokens.delete(key) })
     return token
   }
 

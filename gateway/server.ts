@@ -23,7 +23,7 @@ import { IdentityResolver, type CallerIdentity } from './identity'
 import { SubscriptionBridge } from './subscription-bridge'
 import { readSupergraph, SUBGRAPH_NAMES, type SubgraphName } from './supergraph'
 import { forwardToConnectors } from './rest-edge'
-import { InternalTokenDataSource } from './subgraph-http'
+import { SubgraphDataSource } from './subgraph-http'
 import { Federation } from './federation'
 import { createEdgePipeline } from './graphql-http'
 import { inboxRestRoutes, type ExecuteAs } from './inbox-routes'
@@ -110,7 +110,7 @@ export async function createGateway(opts: GatewayOptions) {
   const formatError = (formatted: GraphQLFormattedError, error: unknown) => formatEdgeError(formatted, error, mode)
 
   const supergraphSdl = opts.supergraphSdl ?? (await readSupergraph())
-  const dataSources = new Map(SUBGRAPH_NAMES.map((name) => [name as string, new InternalTokenDataSource({ url: opts.subgraphUrls[name] })]))
+  const dataSources = new Map(SUBGRAPH_NAMES.map((name) => [name as string, new SubgraphDataSource(opts.subgraphUrls[name])]))
   const federation = new Federation(supergraphSdl, dataSources, opts.singleFetchPassThrough ?? true)
   const pipeline = createEdgePipeline({ federation, mode, limitRules, websocketPath: GRAPHQL_PATH })
   const bridge = new SubscriptionBridge<GatewayContext>({

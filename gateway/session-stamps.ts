@@ -33,6 +33,7 @@
 // a restore), or a table a session comes to depend on without a trigger.
 import type pg from 'pg'
 import type { Db } from '../core/db'
+import { boundedCache, type BoundedCache } from '../core/bounded-cache'
 import { log } from '../core/log'
 import { PgListener } from '../core/pubsub'
 import { readSessionStamp, type SessionStamp } from '../core/session'
@@ -48,7 +49,8 @@ export const STAMP_MAX_AGE_MS = 5_000
 const MAX_ENTRIES = 10_000
 
 export class SessionStamps {
-  private readonly cache = new Map<string, { stamp: SessionStamp; at: number }>()
+  /** stamps by person, each trusted for maxAgeMs from the start of its read; least recently used out first when full */
+  private readonly cache: BoundedCache<string, SessionStamp>
   /** Reads in flight, shared by concurrent requests of one person while listening; a notification removes its person's. */
   private readonly reading = new Map<string, Promise<SessionStamp | null>>()
   private readonly listener?: PgListener
@@ -57,8 +59,12 @@ export class SessionStamps {
   /** STAMP_MAX_AGE_MS; tests lengthen it so that counts of reads never depend on how busy the machine is. */
   maxAgeMs = STAMP_MAX_AGE_MS
 
-  /** `listenUrl`: where to LISTEN for session_changed; without one nothing is cached (every request reads). */
-  constructor(private readonly db: Db, private readonly pool?: pg.Pool, listenUrl?: string) {
+  /**
+   * `listenUrl`: where to LISTEN for session_changed; without one nothing is cached (every request reads).
+   * `maxEntries`: how many people's stamps are kept (tests make it small to show who is evicted).
+   */
+  constructor(private readonly db: Db, private readonly pool?: pg.Pool, listenUrl?: string, maxEntries = MAX_ENTRIES) {
+    this.cache = boundedCache({ max: maxEntries })
     if (!listenUrl) return
     this.listener = new PgListener(listenUrl, () => {
       this.forgetAll() // notifications sent while it was down are lost
@@ -87,16 +93,16 @@ export class SessionStamps {
       try { await this.listener!.sync() } catch { return this.fromDatabase(userId) }
       if (!this.listening) return this.fromDatabase(userId)
       const hit = this.fresh(userId)
-      if (hit) return hit.stamp
+      if (hit) return hit
       const inFlight = this.reading.get(userId)
       if (inFlight) return inFlight
     }
-    const at = Date.now()
+    const start = this.cache.perf.now() // its age counts from before the read
     const read: Promise<SessionStamp | null> = this.fromDatabase(userId).then((stamp) => {
       // still ours: no notification for this person and no loss of the connection since the read started
       if (this.reading.get(userId) === read) {
         this.reading.delete(userId)
-        if (stamp && this.listening) this.remember(userId, { stamp, at })
+        if (stamp && this.listening) this.cache.set(userId, stamp, { ttl: this.maxAgeMs, start })
       }
       return stamp
     }, (error) => {
@@ -117,14 +123,9 @@ export class SessionStamps {
     return readSessionStamp(this.db, userId, this.pool)
   }
 
-  private fresh(userId: string) {
-    const hit = this.cache.get(userId)
-    return hit && Date.now() - hit.at < this.maxAgeMs ? hit : undefined
-  }
-
-  private remember(userId: string, entry: { stamp: SessionStamp; at: number }) {
-    if (!this.cache.has(userId) && this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string)
-    this.cache.set(userId, entry)
+  /** The cached stamp while it is trusted (reading it makes it the most recently used). */
+  private fresh(userId: string): SessionStamp | undefined {
+    return this.cache.get(userId)
   }
 
   private forget(userId: string) {

@@ -1,13 +1,15 @@
 // Owns the gateway's HTTP calls to subgraphs: plain node:http over kept-alive sockets, and the data source that sends
-// each fetch of a query plan with the caller's identity as a short-lived internal token. Apollo's default fetcher
-// (make-fetch-happen over minipass-fetch and @npmcli/agent, plus a node-fetch Request built per call) took about a
-// fifth of the gateway's CPU under the console query's load (issue 20 profile).
+// each fetch of a query plan with the caller's identity as a short-lived internal token. The data source implements
+// Apollo's public GraphQLDataSource interface itself rather than extending RemoteGraphQLDataSource: Apollo's default
+// fetcher (make-fetch-happen over minipass-fetch and @npmcli/agent, plus a node-fetch Request built per call) took
+// about a fifth of the gateway's CPU under the console query's load (issue 20 profile), and the only way to replace it
+// in a subclass was its private sendRequest.
 import http from 'node:http'
-import { RemoteGraphQLDataSource } from '@apollo/gateway'
 import { GraphQLError } from 'graphql'
 import { INTERNAL_HEADER } from '../core/auth'
 import { serviceUnavailable } from '../core/db-outage'
 import { currentRequestId } from '../core/request-context'
+import type { DataSourceAnswer, DataSourceRequest, GraphQLDataSource } from './apollo-executor'
 import type { CallerIdentity } from './identity'
 
 /** Sockets idle longer than this are closed by us, well before a subgraph would close them (SUBGRAPH_KEEP_ALIVE_MS). */
@@ -49,32 +51,33 @@ export async function subgraphHeaders(context: SubgraphCallContext | undefined):
   return { [INTERNAL_HEADER]: await context.identity.internalToken(), 'x-request-id': currentRequestId() ?? context.identity.requestId }
 }
 
-/** Forwards the caller's identity to subgraphs as a short-lived internal token, over postJson. */
-export class InternalTokenDataSource extends RemoteGraphQLDataSource<SubgraphCallContext & Record<string, any>> {
-  override async willSendRequest({ request, context }: { request: any; context: Record<string, any> }) {
-    for (const [name, value] of Object.entries(await subgraphHeaders(context as SubgraphCallContext))) request.http?.headers.set(name, value)
+/** Sends a plan's fetches to one subgraph over postJson, with the caller's identity as an internal token. */
+export class SubgraphDataSource implements GraphQLDataSource<SubgraphCallContext & Record<string, any>> {
+  constructor(readonly url: string) {}
+
+  async process({ request, context }: DataSourceRequest): Promise<DataSourceAnswer> {
+    const { query, variables, operationName, extensions } = request
+    if (!query) throw new Error('Missing query')
+    return this.responseOf(await postJson(this.url, await subgraphHeaders(context as SubgraphCallContext), JSON.stringify({ query, variables, operationName, extensions })))
   }
 
   /**
-   * A subgraph's HTTP answer as Apollo's data source returns it: the parsed body with `http`. Also used for an answer
-   * the gateway fetched itself (a single-fetch plan). A non-2xx answer never becomes Apollo's errorFromResponse,
-   * whose `extensions.response` carried the subgraph's URL, status and body to the caller: its GraphQL errors go on
-   * when they are the caller's to read (see callerErrors), a 503 is an outage, anything else an unexpected fault
-   * (masked at the edge, logged with the status and body under the reference the caller gets).
+   * A subgraph's HTTP answer as the executor reads it: the parsed body. Also used for an answer the gateway fetched
+   * itself (a single-fetch plan). A non-2xx answer never carries the subgraph's URL, status and body to the caller
+   * (as Apollo's RemoteGraphQLDataSource did in `extensions.response`): its GraphQL errors go on when they are the
+   * caller's to read (see callerErrors), a 503 is an outage, anything else an unexpected fault (masked at the edge,
+   * logged with the status and body under the reference the caller gets).
    */
-  async responseOf(res: SubgraphResponse): Promise<any> {
-    const header = (name: string) => { const v = res.headers[name.toLowerCase()]; return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v }
-    // not enumerable: the subscription bridge clones answers it shares (structuredClone), and a function cannot be cloned
-    const withHttp = (body: object) => Object.defineProperty({ ...body }, 'http', { value: { headers: { get: header }, status: res.status }, enumerable: false })
+  async responseOf(res: SubgraphResponse): Promise<DataSourceAnswer> {
     if (res.status < 200 || res.status > 299) {
       const errors = callerErrors(res.body)
-      if (errors) return withHttp({ data: null, errors })
+      if (errors) return { data: null, errors } as DataSourceAnswer
       if (res.status === 503) throw serviceUnavailable()
       throw new Error(`Subgraph ${this.url} answered HTTP ${res.status}: ${res.body.slice(0, 2000)}`)
     }
     const body = JSON.parse(res.body)
     if (body === null || typeof body !== 'object') throw new Error(`Expected JSON response body, but received: ${res.body.slice(0, 200)}`)
-    return withHttp(body)
+    return body
   }
 }
 
@@ -103,11 +106,3 @@ function callerErrors(text: string): { message: string; extensions: Record<strin
   }
   return carried
 }
-
-/** RemoteGraphQLDataSource.sendRequest with the same contract, over postJson instead of Apollo's fetch stack. */
-async function sendRequest(this: InternalTokenDataSource, request: any): Promise<any> {
-  const { http: h, ...rest } = request
-  return this.responseOf(await postJson(h.url, Object.fromEntries(h.headers), JSON.stringify(rest)))
-}
-// private in Apollo's types, hence replaced on the prototype rather than overridden
-Object.assign(InternalTokenDataSource.prototype, { sendRequest })

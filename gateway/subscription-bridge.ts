@@ -1,16 +1,17 @@
 // Owns subscriptions through the gateway (which plans but will not execute them): each subscription is planned
 // with the supergraph's query planner; its primary fetch runs over graphql-ws on the owning subgraph, and the
 // rest (entity fields of other subgraphs) runs per event with the gateway's executor.
-import { buildOperationContext, executeQueryPlan, type GraphQLDataSource, type ServiceMap } from '@apollo/gateway'
 import { QueryPlanner, type QueryPlan } from '@apollo/query-planner'
 import { operationFromDocument, type Schema } from '@apollo/federation-internals'
 import { coerceVariables, type Federation } from './federation'
+import { operationContextOf, runQueryPlan, type DataSourceAnswer, type DataSourceRequest, type GraphQLDataSource, type ServiceMap } from './apollo-executor'
 import { createClient, type Client } from 'graphql-ws'
 import WebSocket from 'ws'
 import { GraphQLError, getOperationAST, print, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql'
 import { boundedQueue, SlowConsumerError } from '../core/pubsub'
 import { INTERRUPTED_MESSAGE, SUBSCRIPTION_INTERRUPTED } from '../subgraphs/shared/live-topic'
 import { log } from '../core/log'
+import { boundedCache, type BoundedCache } from '../core/bounded-cache'
 
 const EVENT_SOURCE = '__subscription_event__'
 /**
@@ -31,7 +32,7 @@ interface State {
   apiSchema: Schema
   apiSchemaJs: GraphQLSchema
   supergraphSchemaJs: GraphQLSchema
-  plans: Map<string, QueryPlan>
+  plans: BoundedCache<string, QueryPlan>
 }
 
 export interface BridgeOptions<C extends object> {
@@ -63,7 +64,7 @@ export class SubscriptionBridge<C extends object> {
 
   constructor(private readonly opts: BridgeOptions<C>) {
     const f = opts.federation
-    this.state = { planner: f.planner, apiSchema: f.apiSchema, apiSchemaJs: f.schema, supergraphSchemaJs: f.supergraphSchema, plans: new Map() }
+    this.state = { planner: f.planner, apiSchema: f.apiSchema, apiSchemaJs: f.schema, supergraphSchemaJs: f.supergraphSchema, plans: boundedCache({ max: 1000 }) }
   }
 
   get schema(): GraphQLSchema {
@@ -80,7 +81,6 @@ export class SubscriptionBridge<C extends object> {
     if (!plan) {
       const op = operationFromDocument(st.apiSchema, document, { operationName: operationName ?? undefined })
       plan = st.planner.buildQueryPlan(op)
-      if (st.plans.size > 1000) st.plans.clear()
       st.plans.set(key, plan)
     }
     return plan
@@ -116,7 +116,7 @@ export class SubscriptionBridge<C extends object> {
    */
   private sharedServices(userKey: string): ServiceMap {
     return Object.fromEntries([...this.opts.dataSources].map(([name, ds]) => [name, {
-      process: (options: Parameters<GraphQLDataSource['process']>[0]) => {
+      process: (options: DataSourceRequest) => {
         const key = `${userKey}\n${name}\n${options.request.query}\n${JSON.stringify(options.request.variables ?? {})}`
         let pending = this.inflight.get(key)
         if (!pending) {
@@ -182,7 +182,7 @@ export class SubscriptionBridge<C extends object> {
       node: { kind: 'Sequence', nodes: [{ ...primary, serviceName: EVENT_SOURCE }, ...(rest ? [rest] : [])] },
     }
     const serviceMap = this.sharedServices(userKey)
-    const operationContext = buildOperationContext({ schema: st.apiSchemaJs, operationDocument: args.document, operationName: args.operationName ?? undefined })
+    const operationContext = operationContextOf(st.apiSchemaJs, args.document, args.operationName ?? undefined)
     const query = print(args.document)
     const bridge = this
     bridge.active++
@@ -204,15 +204,11 @@ export class SubscriptionBridge<C extends object> {
       if (!event.data) { // an upstream error event (e.g. permission lost): pass it on, wrapped
         return { errors: (event.errors ?? []).map((e: any) => new GraphQLError(e.message, { extensions: e.extensions })) }
       }
-      const eventSource: GraphQLDataSource = { process: async () => ({ data: event.data, errors: event.errors as never }) }
-      const requestContext = { // the minimal GatewayGraphQLRequestContext executeQueryPlan reads
-        request: { query, variables, operationName: args.operationName ?? undefined },
-        context, document: args.document, operation: opAst, operationName: args.operationName ?? null,
-        schema: st.apiSchemaJs, source: query, queryHash: '', metrics: {}, logger: console, overallCachePolicy: undefined,
-      }
+      const eventSource: GraphQLDataSource = { process: async () => ({ data: event.data, errors: event.errors as DataSourceAnswer['errors'] }) }
+      const run = { query, variables, operationName: args.operationName ?? undefined, context }
       try {
-        const result = await executeQueryPlan(perEventPlan, { ...serviceMap, [EVENT_SOURCE]: eventSource },
-          requestContext as never, operationContext, st.supergraphSchemaJs, st.apiSchema)
+        const result = await runQueryPlan(perEventPlan, { ...serviceMap, [EVENT_SOURCE]: eventSource },
+          run, operationContext, st.supergraphSchemaJs, st.apiSchema)
         return { ...result, errors: result.errors?.map(toGraphQLError) } as ExecutionResult
       } catch (e) {
         return { errors: [toGraphQLError(e)] } // one failed event never kills the stream

@@ -1,5 +1,7 @@
 // Owns turning a document string into an executable document for one schema: parsed and validated once, then served
-// from a bounded LRU keyed by the exact string (the gateway sends the same few query-plan fetches over and over).
+// from a bounded cache keyed by the exact string (core/bounded-cache.ts: least recently used out first; the gateway
+// sends the same few query-plan fetches over and over).
+import { boundedCache, type BoundedCache } from '../../core/bounded-cache'
 import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql'
 
 export type Prepared = { document: DocumentNode; errors?: undefined } | { document?: undefined; errors: readonly GraphQLError[] }
@@ -9,7 +11,7 @@ const MAX_ENTRIES = 1_000
 const MAX_CACHED_LENGTH = 64 * 1024
 
 export class DocumentCache {
-  private readonly entries = new Map<string, Prepared>()
+  private readonly entries: BoundedCache<string, Prepared>
   hits = 0
   misses = 0
 
@@ -22,7 +24,9 @@ export class DocumentCache {
       /** validation rules (default: graphql's own) */
       rules?: readonly ValidationRule[]
     } = {},
-  ) {}
+  ) {
+    this.entries = boundedCache<string, Prepared>({ max: opts.maxEntries ?? MAX_ENTRIES })
+  }
 
   /**
    * The document, or the parse / validation errors Apollo Server answered with (GRAPHQL_PARSE_FAILED, _VALIDATION_FAILED,
@@ -32,17 +36,11 @@ export class DocumentCache {
     const hit = this.entries.get(source)
     if (hit) {
       this.hits++
-      // least recently used goes first: re-inserting moves the entry to the end of the Map's order
-      this.entries.delete(source)
-      this.entries.set(source, hit)
       return hit
     }
     this.misses++
     const prepared = this.build(source)
-    if (source.length <= MAX_CACHED_LENGTH) {
-      if (this.entries.size >= (this.opts.maxEntries ?? MAX_ENTRIES)) this.entries.delete(this.entries.keys().next().value as string)
-      this.entries.set(source, prepared)
-    }
+    if (source.length <= MAX_CACHED_LENGTH) this.entries.set(source, prepared)
     return prepared
   }
 
