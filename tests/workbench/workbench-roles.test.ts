@@ -398,7 +398,8 @@ describe('runs and footers', () => {
     const lead = await contextForUser(db(), t.users.program_lead.id, orgId)
     const DECIDE = `mutation($id: ID!) { decideProposal(id: $id, decision: APPROVE) { ${ERR} ... on MutationDecideProposalSuccess { proposal { decision { footer recordId } } } } }`
     const RECORD = `query($id: ID!) { record(id: $id) { footer history { version footer } } }`
-    const leadToken = await tok(t, 'program_lead')
+    // The twin's own person decides (only they, or their delegate, may decide their twin's proposal).
+    const deciderToken = await tok(t, 'scientist')
     // The decision's footer and the record's (read from the version the decision wrote) say the same.
     const footerFor = async (harness: { harnessKey: string | null; workbenchRoleKey: string | null }) => {
       const twinId = randomUUID()
@@ -406,21 +407,20 @@ describe('runs and footers', () => {
       const finding = await applyRecordChange(lead, { kind: 'create', programId, recordType: 'evidence.findings', title: `Finding ${twinId.slice(0, 6)}`, fields: { kind: 'observation' } })
       const twin = await contextForUser(db(), t.users.scientist.id, orgId, { twinId })
       const filed = await fileProposal(twin, { runId: run.id, change: { kind: 'update', recordId: finding.recordId, fields: { summary: 'More.' } }, basisRecordIds: [], draft: 'Draft.' })
-      const r = await as(leadToken, DECIDE, { id: filed.proposalId })
+      const r = await as(deciderToken, DECIDE, { id: filed.proposalId })
       expect(r.body.errors).toBeUndefined()
       const { footer, recordId } = r.body.data.decideProposal.proposal.decision
-      const record = await as(leadToken, RECORD, { id: recordId })
+      const record = await as(deciderToken, RECORD, { id: recordId })
       expect(record.body.errors).toBeUndefined()
       // Version 1 the lead wrote in person keeps no footer; version 2 applied from the proposal carries the decision's.
       expect(record.body.data.record).toEqual({ footer, history: [{ version: 2, footer }, { version: 1, footer: null }] })
       return footer
     }
     const scientist = t.users.scientist.name
-    const leadName = t.users.program_lead.name
-    expect(await footerFor({ harnessKey: 'medicinal_chemist', workbenchRoleKey: 'medicinal_chemist' })).toBe(`Proposed by ${scientist}'s twin (agent, working as Medicinal chemist); decided by ${leadName}`)
-    expect(await footerFor({ harnessKey: 'scientist', workbenchRoleKey: null })).toBe(`Proposed by ${scientist}'s twin (agent, working as Scientist); decided by ${leadName}`)
+    expect(await footerFor({ harnessKey: 'medicinal_chemist', workbenchRoleKey: 'medicinal_chemist' })).toBe(`Proposed by ${scientist}'s twin (agent, working as Medicinal chemist); decided by ${scientist}`)
+    expect(await footerFor({ harnessKey: 'scientist', workbenchRoleKey: null })).toBe(`Proposed by ${scientist}'s twin (agent, working as Scientist); decided by ${scientist}`)
     // A run that recorded no harness (filed before runs recorded one): the twins document's phrase, on both.
-    expect(await footerFor({ harnessKey: null, workbenchRoleKey: null })).toBe(`Proposed by ${scientist}'s twin (agent); decided by ${leadName}`)
+    expect(await footerFor({ harnessKey: null, workbenchRoleKey: null })).toBe(`Proposed by ${scientist}'s twin (agent); decided by ${scientist}`)
   })
 })
 
