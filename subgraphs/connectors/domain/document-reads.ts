@@ -7,7 +7,7 @@ import type { TenantTx } from '../../../core/db'
 import { InvalidInput } from '../../../core/errors'
 import type { Finding } from '../../../core/sanitiser'
 import { documentRef, parseProgramCitation, tableCitation } from '../../twins/domain/skills/citation-refs'
-import type { CanonicalEntryContent, CanonicalTable } from './notebook/canonical'
+import type { CanonicalEntryContent, CanonicalTable } from './document-content'
 import { documentTextForAgent } from './documents'
 
 export interface Scope { organizationId: string; programId: string }

@@ -97,24 +97,9 @@ export interface NotebookEntry {
 // ---------------------------------------------------------------------------------------------------------------
 // Canonical content (also the content_json of the flattened document).
 
-export type CanonicalPart =
-  | { type: 'table'; indentation: number; text: string; links: string[]; table: CanonicalTable }
-  | { type: 'external_file'; indentation: number; text: string; links: string[]; attachment: string }
-  | { type: 'app_canvas'; indentation: number; canvas: string }
-  | { type: string; indentation: number; text: string; links: string[]; checked?: boolean; other?: unknown }
-
-export interface CanonicalTable {
-  name: string
-  columnLabels: string[]
-  /** Row-major: rows in order, each the cells in order. A cell is its text, plus " <type:id>" when it links. */
-  rows: string[][]
-}
-
-export interface CanonicalEntryContent {
-  v: 1
-  name: string
-  days: Array<{ date: string; notes: CanonicalPart[] }>
-}
+// The types are the generic documents' content_json (domain/document-content.ts); the notebook writes them.
+export type { CanonicalEntryContent, CanonicalPart, CanonicalTable } from '../document-content'
+import type { CanonicalEntryContent, CanonicalPart, CanonicalTable } from '../document-content'
 
 export interface HashOptions {
   /** Attachment digests from the attachment metadata, keyed by externalFileId (lower-case sha256 hex). */
