@@ -123,6 +123,34 @@ describe('routing under delegation', () => {
     expect(await db().auditEvent.count({ where: { action: 'delegation.revoke', targetId: d.id } })).toBe(1)
   })
 
+  it('returns the open items a revoked or expired delegation routed to the person, who decides them; the former delegate may not', async () => {
+    const t = await createTenant(db(), 'Return')
+    // Findings: decided under the manage key, which gives the lead no right of their own over a twin's proposal.
+    const twinId = randomUUID()
+    const run = await db().agentRun.create({ data: { organizationId: t.organization.id, programId: t.program.id, kind: 'twin_cycle', status: 'running', twinId, initiatedBy: 'user' } })
+    const twin = await contextForUser(db(), t.users.scientist.id, t.organization.id, { twinId })
+    let n = 0
+    const w = { propose: () => fileProposal(twin, { runId: run.id, change: { kind: 'create', programId: t.program.id, recordType: 'evidence.findings', title: `Finding ${++n}`, fields: { kind: 'observation' } }, draft: 'Proposed.', basisRecordIds: [] }) }
+    const d = (await as(t, 'scientist', CREATE, { d: t.users.program_lead.id, p: t.program.id, e: endsIn(7) })).body.data.createDelegation.delegation
+    const routed = await w.propose()
+    expect(await itemOf(routed.proposalId)).toMatchObject({ userId: t.users.program_lead.id, delegatedFromUserId: t.users.scientist.id })
+    expect((await as(t, 'scientist', REVOKE, { id: d.id })).body.data.revokeDelegation.delegation).toMatchObject({ status: 'revoked' })
+    expect(await itemOf(routed.proposalId)).toMatchObject({ userId: t.users.scientist.id, delegatedFromUserId: null, status: 'open' })
+    const revoke = await db().auditEvent.findFirstOrThrow({ where: { action: 'delegation.revoke', targetId: d.id } })
+    expect(revoke.details).toMatchObject({ items_returned: 1 })
+    // The former delegate no longer decides it; the person does.
+    expect((await as(t, 'program_lead', DECIDE, { id: routed.proposalId })).body.data.decideProposal).toMatchObject({ code: 'bound_user_only' })
+    expect((await as(t, 'scientist', DECIDE, { id: routed.proposalId })).body.data.decideProposal.proposal).toMatchObject({ status: expect.any(String), decision: { outcome: 'approved', delegatedFrom: null } })
+
+    // The same when the delegation runs out: the expiry job hands the routed item back.
+    const again = (await as(t, 'scientist', CREATE, { d: t.users.program_lead.id, p: t.program.id, e: endsIn(2) })).body.data.createDelegation.delegation
+    const second = await w.propose()
+    expect((await itemOf(second.proposalId)).userId).toBe(t.users.program_lead.id)
+    await db().delegation.update({ where: { id: again.id }, data: { startsAt: new Date(Date.now() - 3 * DAY), endsAt: new Date(Date.now() - 60_000) } })
+    expect(await expireDelegations(db())).toMatchObject({ expired: 1 })
+    expect(await itemOf(second.proposalId)).toMatchObject({ userId: t.users.scientist.id, delegatedFromUserId: null, status: 'open' })
+  })
+
   it('never routes past the end (before the expiry job runs), and the job expires it, audited', async () => {
     const t = await createTenant(db(), 'Expire')
     const w = await world(t)

@@ -8,6 +8,7 @@ import type { Delegation } from '../../../generated/prisma/client'
 import { command, onId, type DomainContext } from '../../../core/command'
 import { systemActor, recordAudit } from '../../../core/audit'
 import { asTx, type AnyTx, type Db } from '../../../core/db'
+import { publishMany } from '../../../core/pubsub'
 import { DelegationInvalid, NotFoundError } from '../../../core/errors'
 import { IdInput, isId } from '../../../core/ids'
 import { transition, transitionAll } from '../../../core/state-machine'
@@ -116,7 +117,10 @@ export const createDelegation = command({
     await w.tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('delegations:' || ${orgId}))`
     // Rows past their end that the job has not swept yet are expired here first, audited like the job does.
     const lapsed = await transitionAll(w.tx, delegationStatus, 'expire', { organizationId: orgId, userId: { in: [me, delegate.id] }, endsAt: { lte: now } }, { updatedAt: now })
-    for (const d of lapsed) await w.audit('delegation.expire', { type: 'delegation', id: d.id }, { by: 'create', user_id: d.userId, ends_at: d.endsAt.toISOString() }, { programId: d.programId })
+    for (const d of lapsed) {
+      await w.audit('delegation.expire', { type: 'delegation', id: d.id }, { by: 'create', user_id: d.userId, ends_at: d.endsAt.toISOString() }, { programId: d.programId })
+      await returnRoutedItems(w.tx, d, now)
+    }
     const overlap = (p: string | null) => (p ? { OR: [{ programId: p }, { programId: null }] } : {})
     const onward = await w.tx.delegation.findFirst({ where: { userId: delegate.id, status: 'active', ...overlap(programId) } })
     if (onward) throw invalid('delegateUserId', 'The delegate has delegated their own approvals; a delegation routes one hop, never onward.')
@@ -158,19 +162,42 @@ export const revokeDelegation = onId(command({
   async run(w, _input, d) {
     const now = new Date()
     const revoked = await transition(w.tx, delegationStatus, 'revoke', d, { revokedAt: now, updatedAt: now })
-    await w.audit('delegation.revoke', { type: 'delegation', id: d.id }, { delegate_user_id: d.delegateUserId }, { programId: d.programId })
+    const returned = await returnRoutedItems(w.tx, d, now)
+    await w.audit('delegation.revoke', { type: 'delegation', id: d.id }, { delegate_user_id: d.delegateUserId, items_returned: returned }, { programId: d.programId })
     return revoked
   },
 }))
+
+/**
+ * When a delegation stops routing (revoked, expired), the open and snoozed items it routed to the delegate go back to
+ * the person: only the person (or a live delegate) may decide their twin's proposals, so an item left with a former
+ * delegate could only expire. Each returned item is announced to the person as filed (it arrives in their inbox);
+ * the delegate's list drops it on its next read.
+ */
+async function returnRoutedItems(tx: AnyTx, d: Delegation, now: Date): Promise<number> {
+  const q = asTx(tx)
+  const items = await q.inboxItem.findMany({
+    where: {
+      organizationId: d.organizationId, userId: d.delegateUserId, delegatedFromUserId: d.userId, status: { in: ['open', 'snoozed'] },
+      ...(d.programId ? { programId: d.programId } : {}),
+    },
+    select: { id: true },
+  })
+  if (items.length === 0) return 0
+  await q.inboxItem.updateMany({ where: { organizationId: d.organizationId, id: { in: items.map((i) => i.id) } }, data: { userId: d.userId, delegatedFromUserId: null, updatedAt: now } })
+  await publishMany(tx, 'inbox_changed', items.map((i) => ({ id: i.id, userId: d.userId, organizationId: d.organizationId, change: 'created' as const })))
+  return items.length
+}
 
 /** Job delegation_expire (hourly): active delegations past ends_at expire, each audited delegation.expire. */
 export async function expireDelegations(db: Db, now = new Date()) {
   return db.$transaction(async (tx) => {
     const expired = await transitionAll(tx, delegationStatus, 'expire', { endsAt: { lte: now } }, { updatedAt: now })
     for (const d of expired) {
+      const returned = await returnRoutedItems(tx, d, now)
       await recordAudit(tx, {
         organizationId: d.organizationId, programId: d.programId, action: 'delegation.expire', actor: systemActor('delegation_expire'),
-        target: { type: 'delegation', id: d.id }, details: { user_id: d.userId, ends_at: d.endsAt.toISOString() },
+        target: { type: 'delegation', id: d.id }, details: { user_id: d.userId, ends_at: d.endsAt.toISOString(), items_returned: returned },
       })
     }
     return { expired: expired.length }
