@@ -2,7 +2,7 @@
 import { DomainError } from '../../../core/errors'
 import { result, type Builder } from '../../shared/builder'
 import { SKILL_INPUT_ERROR_CODES } from '../domain/skills/errors'
-import { runSkillForPerson, skillByKey, skillCatalogue, type SkillResultOut } from '../domain/skill-runs'
+import { runSkillForPerson, skillByKey, skillCatalogue, type SkillResultOut } from '../domain/skills/skill-runs'
 import type { SkillValue } from '../domain/skills/result'
 
 type SkillOut = ReturnType<typeof skillCatalogue>[number]

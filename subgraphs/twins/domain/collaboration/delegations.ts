@@ -4,14 +4,14 @@
 // end, the delegator's decision items go to the delegate, who decides in their own right under their own live
 // permissions. One hop only: routing never looks at the delegate's own delegations (and a chain cannot be created).
 import { z } from 'zod'
-import type { Delegation } from '../../../generated/prisma/client'
-import { command, onId, type DomainContext } from '../../../core/command'
-import { systemActor, recordAudit } from '../../../core/audit'
-import { asTx, type AnyTx, type Db } from '../../../core/db'
-import { DelegationInvalid, NotFoundError } from '../../../core/errors'
-import { IdInput, isId } from '../../../core/ids'
-import { transition, transitionAll } from '../../../core/state-machine'
-import { delegationStatus } from '../../../core/states'
+import type { Delegation } from '../../../../generated/prisma/client'
+import { command, onId, type DomainContext } from '../../../../core/command'
+import { systemActor, recordAudit } from '../../../../core/audit'
+import { asTx, type AnyTx, type Db } from '../../../../core/db'
+import { DelegationInvalid, NotFoundError } from '../../../../core/errors'
+import { IdInput, isId } from '../../../../core/ids'
+import { transition, transitionAll } from '../../../../core/state-machine'
+import { delegationStatus } from '../../../../core/states'
 
 /** Limits: 'delegation length: at most 30 days' (twins document). */
 export const MAX_DELEGATION_DAYS = 30

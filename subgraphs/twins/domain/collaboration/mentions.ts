@@ -4,13 +4,13 @@
 // message mention them. A mention files a `mention` inbox item (notified in-app) and is audited mention.create; it
 // never starts a run by itself: the mentioned person's 'Let my twin look at this' is the only way (a mention trigger).
 import { z } from 'zod'
-import type { Thread } from '../../../generated/prisma/client'
-import { command, type DomainContext } from '../../../core/command'
-import { DutyUnavailable, InvalidInput, NotFoundError, TwinPaused } from '../../../core/errors'
-import { IdInput, isId } from '../../../core/ids'
-import { TWINS } from '../../../core/copy'
-import { fileInboxItem } from './inbox'
-import { createTwinRun } from './runs'
+import type { Thread } from '../../../../generated/prisma/client'
+import { command, type DomainContext } from '../../../../core/command'
+import { DutyUnavailable, InvalidInput, NotFoundError, TwinPaused } from '../../../../core/errors'
+import { IdInput, isId } from '../../../../core/ids'
+import { TWINS } from '../../../../core/copy'
+import { fileInboxItem } from '../inbox/inbox'
+import { createTwinRun } from '../twins/runs'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 

@@ -5,14 +5,14 @@
 // the readiness_brief artifact. Reads are set-based per program, so recomputing a thousand gates is a few queries per
 // program, not per gate.
 import { z } from 'zod'
-import type { AuditEvent, StageGate } from '../../../generated/prisma/client'
-import { asTx, type AnyTx, type Db } from '../../../core/db'
-import { publish, publishMany } from '../../../core/pubsub'
-import { FIXED_PHRASES, requiredRecordsPresent } from '../../../core/copy'
-import { IdInput } from '../../../core/ids'
-import { RECORD_TYPE_KEYS } from '../../workbench/domain/records'
-import { finishRun, startRun } from './runs'
-import { acceptedRequirementSets } from '../../connectors/domain/requirement-set-reads'
+import type { AuditEvent, StageGate } from '../../../../generated/prisma/client'
+import { asTx, type AnyTx, type Db } from '../../../../core/db'
+import { publish, publishMany } from '../../../../core/pubsub'
+import { FIXED_PHRASES, requiredRecordsPresent } from '../../../../core/copy'
+import { IdInput } from '../../../../core/ids'
+import { RECORD_TYPE_KEYS } from '../../../workbench/domain/records'
+import { finishRun, startRun } from '../twins/runs'
+import { acceptedRequirementSets } from '../../../connectors/domain/requirement-set-reads'
 
 /**
  * What counts as decided per record type: the statuses a person moved the record to by deciding it. Sources have no

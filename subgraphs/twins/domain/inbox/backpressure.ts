@@ -3,10 +3,10 @@
 // decisions waiting'). twin_schedule
 // (deferral), the event hook (deferral), the tool server's console.get_twin (the harness's N) and the brief all count
 // with openDecisionCounts, so they agree on N.
-import type { AnyTx, Db, TenantDb } from '../../../core/db'
-import { asTx } from '../../../core/db'
-import { HarnessDenied } from '../../../core/errors'
-import { filingPaused as filingPausedPhrase } from '../../../core/copy'
+import type { AnyTx, Db, TenantDb } from '../../../../core/db'
+import { asTx } from '../../../../core/db'
+import { HarnessDenied } from '../../../../core/errors'
+import { filingPaused as filingPausedPhrase } from '../../../../core/copy'
 
 /** DESIGN.md §11: 25 open decision items for a person pauses filing. */
 export const BACKPRESSURE_OPEN_DECISIONS = 25

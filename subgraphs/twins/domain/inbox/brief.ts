@@ -1,12 +1,12 @@
 // Owns the persona brief (artifact kind persona_brief, server-written, no model call) and the inbox summary it shares
 // with the inbox: what waits for a person in a program (decisions waiting, the next pass of their twin, 'Filing
 // paused: <N> decisions waiting' under backpressure, the empty state), composed from inbox_items and twin_schedules.
-import type { Artifact } from '../../../generated/prisma/client'
-import { asTx, type TenantDb, type TenantTx } from '../../../core/db'
-import type { DomainContext } from '../../../core/command'
-import { can } from '../../../core/session'
-import { FIXED_PHRASES, TWINS, nothingWaiting } from '../../../core/copy'
-import { formatLocal, nextLocalMinute, personTime } from '../../../core/person-time'
+import type { Artifact } from '../../../../generated/prisma/client'
+import { asTx, type TenantDb, type TenantTx } from '../../../../core/db'
+import type { DomainContext } from '../../../../core/command'
+import { can } from '../../../../core/session'
+import { FIXED_PHRASES, TWINS, nothingWaiting } from '../../../../core/copy'
+import { formatLocal, nextLocalMinute, personTime } from '../../../../core/person-time'
 import { filingPaused, openDecisionCount } from './backpressure'
 
 export const PERSONA_BRIEF = 'persona_brief'

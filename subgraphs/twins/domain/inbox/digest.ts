@@ -1,12 +1,12 @@
 // Owns the twin_digest pass (60 s): for each active twin whose digest moment (digest_time, and any batch_times, on
 // the person's clock) passed, once per moment and day, it writes the persona_brief artifact, then the digest
 // notification (e-mailed through the outbox) with deliver_after after the person's quiet hours, in that order.
-import type { TwinDefinition } from '../../../generated/prisma/client'
-import { forOrganization, type Db } from '../../../core/db'
-import { log } from '../../../core/log'
-import { notifyPerson } from '../../../core/notifications'
-import { instantAt, personTime, wallClock } from '../../../core/person-time'
-import { FIXED_PHRASES } from '../../../core/copy'
+import type { TwinDefinition } from '../../../../generated/prisma/client'
+import { forOrganization, type Db } from '../../../../core/db'
+import { log } from '../../../../core/log'
+import { notifyPerson } from '../../../../core/notifications'
+import { instantAt, personTime, wallClock } from '../../../../core/person-time'
+import { FIXED_PHRASES } from '../../../../core/copy'
 import { writePersonaBrief, type BriefContent } from './brief'
 import { inboxLinkUrl } from './inbox-links'
 import { DECIDED_KINDS } from './inbox'

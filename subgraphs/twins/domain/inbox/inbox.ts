@@ -2,17 +2,17 @@
 // dismiss, feedback) and the inbox_expire sweep (expiry, un-snoozing, decision reminders). Every change is announced
 // on inbox_changed with what happened, so Subscription.inboxChanged says created, resolved, snoozed, expired, ...
 import { z } from 'zod'
-import type { InboxItem, InboxItemKind, InboxItemStatus } from '../../../generated/prisma/client'
-import { asTx, type AnyTx, type Db } from '../../../core/db'
-import { publish, publishMany, type InboxChange } from '../../../core/pubsub'
-import { command, onId, type DomainContext, type Write } from '../../../core/command'
-import { transition, transitionAll } from '../../../core/state-machine'
-import { inboxItemStatus } from '../../../core/states'
-import { keysetPage, keysetSql, type Page, type PageArgs } from '../../shared/pagination'
-import { hotRows } from '../../../core/hot-reads'
-import { IdInput, isId } from '../../../core/ids'
-import { DecisionRequired, InvalidInput, InvalidTransition, NotFoundError } from '../../../core/errors'
-import { notifyPerson } from '../../../core/notifications'
+import type { InboxItem, InboxItemKind, InboxItemStatus } from '../../../../generated/prisma/client'
+import { asTx, type AnyTx, type Db } from '../../../../core/db'
+import { publish, publishMany, type InboxChange } from '../../../../core/pubsub'
+import { command, onId, type DomainContext, type Write } from '../../../../core/command'
+import { transition, transitionAll } from '../../../../core/state-machine'
+import { inboxItemStatus } from '../../../../core/states'
+import { keysetPage, keysetSql, type Page, type PageArgs } from '../../../shared/pagination'
+import { hotRows } from '../../../../core/hot-reads'
+import { IdInput, isId } from '../../../../core/ids'
+import { DecisionRequired, InvalidInput, InvalidTransition, NotFoundError } from '../../../../core/errors'
+import { notifyPerson } from '../../../../core/notifications'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
 
@@ -73,7 +73,7 @@ export interface FileInboxItem {
   triggerId?: string | null
   /** The run interrupt the item waits on (a proposal's write_approval). */
   interruptId?: string | null
-  /** Routed under delegation: the person the item was routed from (subgraphs/twins/domain/delegations.ts). */
+  /** Routed under delegation: the person the item was routed from (subgraphs/twins/domain/collaboration/delegations.ts). */
   delegatedFromUserId?: string | null
 }
 

@@ -3,24 +3,24 @@
 // interrupt whose question holds the change, the basis and its hash; an `artifacts` row for the agent-generated
 // draft; a `tool_calls` row with basis_hash when a twin filed it; and a `decision` inbox item for the person.
 import { z } from 'zod'
-import type { RunInterrupt } from '../../../generated/prisma/client'
-import { command, type DomainContext } from '../../../core/command'
-import type { TenantTx } from '../../../core/db'
-import { InvalidInput, NotFoundError } from '../../../core/errors'
-import { IdInput, isId } from '../../../core/ids'
-import type { PermissionKey } from '../../../core/permissions'
-import { FIXED_PHRASES, TWINS } from '../../../core/copy'
-import { decisionFooter, delegationLine } from '../../../core/footers'
-import { PERSONA_NAMES, workbenchRole } from '../../../core/workbench-roles'
-import type { ProgramPersona } from '../../../core/permissions/catalogue'
-import { RECORD_TYPES, currentVersions, decidePermission, parseRecordChange, type RecordChange, type RecordTypeKey } from '../../workbench/domain/records'
-import { canonicalSha256 } from './skills/hash'
-import { fileInboxItem } from './inbox'
-import { admitFiling } from './backpressure'
-import { routeDecision } from './delegations'
-import { checkSendable, HandoffDraft } from './handoffs'
-import { redactSecrets } from '../../../core/redact'
-import { HandoffExists, SelfHandoff } from '../../../core/errors'
+import type { RunInterrupt } from '../../../../generated/prisma/client'
+import { command, type DomainContext } from '../../../../core/command'
+import type { TenantTx } from '../../../../core/db'
+import { InvalidInput, NotFoundError } from '../../../../core/errors'
+import { IdInput, isId } from '../../../../core/ids'
+import type { PermissionKey } from '../../../../core/permissions'
+import { FIXED_PHRASES, TWINS } from '../../../../core/copy'
+import { decisionFooter, delegationLine } from '../../../../core/footers'
+import { PERSONA_NAMES, workbenchRole } from '../../../../core/workbench-roles'
+import type { ProgramPersona } from '../../../../core/permissions/catalogue'
+import { RECORD_TYPES, currentVersions, decidePermission, parseRecordChange, type RecordChange, type RecordTypeKey } from '../../../workbench/domain/records'
+import { canonicalSha256 } from '../skills/hash'
+import { fileInboxItem } from '../inbox/inbox'
+import { admitFiling } from '../inbox/backpressure'
+import { routeDecision } from '../collaboration/delegations'
+import { checkSendable, HandoffDraft } from '../collaboration/handoffs'
+import { redactSecrets } from '../../../../core/redact'
+import { HandoffExists, SelfHandoff } from '../../../../core/errors'
 
 /** A twin proposal waits this long for a person (twin_definitions.expiry_hours, 72), then expires unwritten. */
 export const PROPOSAL_EXPIRY_HOURS = 72
@@ -274,7 +274,7 @@ export function workingAsOf(run: { harnessKey?: string | null; workbenchRoleKey?
 }
 
 // Composed in core/footers.ts, the one place both a decided proposal's footer and a record version's footer are made.
-export { decisionFooter, type DecisionFooterParts } from '../../../core/footers'
+export { decisionFooter, type DecisionFooterParts } from '../../../../core/footers'
 
 /** The footer of a record decided from a twin's proposal; null for a declined one or a person's own proposal. */
 export const footerOf = (q: ProposalQuestion, a: ProposalAnswer | null) =>

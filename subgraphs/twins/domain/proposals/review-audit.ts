@@ -2,12 +2,12 @@
 // (never titles, bodies, reasons or names), produced for a period from the audit trail and the signatures, kept as a
 // server-written summary artifact, and accepted by a quality reviewer.
 import { z } from 'zod'
-import type { ReviewAuditReview } from '../../../generated/prisma/client'
-import { command, type DomainContext } from '../../../core/command'
-import { InvalidInput, InvalidTransition, NotFoundError, ReviewerRoleRequired } from '../../../core/errors'
-import { IdInput } from '../../../core/ids'
-import type { TenantTx } from '../../../core/db'
-import { can } from '../../../core/session'
+import type { ReviewAuditReview } from '../../../../generated/prisma/client'
+import { command, type DomainContext } from '../../../../core/command'
+import { InvalidInput, InvalidTransition, NotFoundError, ReviewerRoleRequired } from '../../../../core/errors'
+import { IdInput } from '../../../../core/ids'
+import type { TenantTx } from '../../../../core/db'
+import { can } from '../../../../core/session'
 
 /** Ids listed per group; the count is always complete. */
 export const SUMMARY_ID_LIMIT = 500

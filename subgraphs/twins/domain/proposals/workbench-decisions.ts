@@ -2,9 +2,9 @@
 // items in the program whose proposal writes one of the role's record types), other_decision_count (the caller's other
 // open decisions there) and the twin panel (the caller's twin in the program). The workbench subgraph hands over the
 // role's record types through the Workbench entity; this module reads only the twins' own tables.
-import type { InboxItem, TwinDefinition } from '../../../generated/prisma/client'
-import type { DomainContext } from '../../../core/command'
-import { isMember } from '../../../core/session'
+import type { InboxItem, TwinDefinition } from '../../../../generated/prisma/client'
+import type { DomainContext } from '../../../../core/command'
+import { isMember } from '../../../../core/session'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 

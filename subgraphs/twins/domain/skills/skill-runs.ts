@@ -1,21 +1,21 @@
 // Owns skill runs for a person: permission, the class A run in the API process or the class B run awaited
 // from the worker, and the record: a skill_result artifact (run_id null), a tool_calls row, audit skill_run.start.
 import { z } from 'zod'
-import { checkReadinessInput } from '../../connectors/domain/qms/review'
-import type { Db } from '../../../core/db'
-import { asTx, type AnyTx } from '../../../core/db'
+import { checkReadinessInput } from '../../../connectors/domain/qms/review'
+import type { Db } from '../../../../core/db'
+import { asTx, type AnyTx } from '../../../../core/db'
 import {
   DomainError, InvalidInput, NotFoundError, SkillFailed, SkillTimeout, UnitMismatch, UnitRequired, UnitUnsupported, domainError,
-} from '../../../core/errors'
-import { command, type DomainContext } from '../../../core/command'
-import type { PermissionKey } from '../../../core/permissions'
-import { env } from '../../../core/env'
-import { transition } from '../../../core/state-machine'
-import { toolCallStatus } from '../../../core/states'
+} from '../../../../core/errors'
+import { command, type DomainContext } from '../../../../core/command'
+import type { PermissionKey } from '../../../../core/permissions'
+import { env } from '../../../../core/env'
+import { transition } from '../../../../core/state-machine'
+import { toolCallStatus } from '../../../../core/states'
 import {
   executeSkill, getSkill, isSkillInputError, listSkills, outputViolations, skillClassOf, skillPermission,
   skillResultJson, MAX_SKILL_RUNS_PER_TURN, type SkillResult,
-} from './skills'
+} from '.'
 
 export { MAX_SKILL_RUNS_PER_TURN }
 

@@ -1,8 +1,8 @@
 // Owns which duties a twin may hold: each duty template's key and the personas (and, for role templates, the
 // workbench role) that may hold it. The templates themselves (what a duty reads and files) live with the harness;
 // they register here so a twin is refused a duty its person cannot hold (duty_unavailable).
-import type { ProgramPersona } from '../../../core/permissions/catalogue'
-import { RESERVED_DUTY_TEMPLATES, USER_SETTING_WORKBENCH_ROLE } from '../../../core/workbench-roles'
+import type { ProgramPersona } from '../../../../core/permissions/catalogue'
+import { RESERVED_DUTY_TEMPLATES, USER_SETTING_WORKBENCH_ROLE } from '../../../../core/workbench-roles'
 
 export interface DutyTemplate {
   key: string

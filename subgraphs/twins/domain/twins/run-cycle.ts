@@ -1,17 +1,17 @@
 // Owns executing one queued twin run (the twin_cycle job): refuse a paused or retired twin, start the run, hand it to
 // the harness registered for its trigger, finish it. Retried jobs never leave a run stuck running: a run a retry finds
 // `running` was cut off by a crash part-way, and is failed rather than run again (a second pass could file twice).
-import type { AgentRun } from '../../../generated/prisma/client'
-import { contextForUser } from '../../../core/command'
-import type { Db } from '../../../core/db'
-import { DomainError, InvalidTransition } from '../../../core/errors'
-import { log } from '../../../core/log'
-import { getHarness, harnessKeyFor, type RunContext } from '../harness/interface'
+import type { AgentRun } from '../../../../generated/prisma/client'
+import { contextForUser } from '../../../../core/command'
+import type { Db } from '../../../../core/db'
+import { DomainError, InvalidTransition } from '../../../../core/errors'
+import { log } from '../../../../core/log'
+import { getHarness, harnessKeyFor, type RunContext } from '../../harness/interface'
 import { finishRun, interruptRun, runFooter, startRun } from './runs'
-import { runWornRole } from '../../workbench/domain/workbench-roles'
-import { transitionAll } from '../../../core/state-machine'
-import { agentRunStatus } from '../../../core/states'
-import { publish } from '../../../core/pubsub'
+import { runWornRole } from '../../../workbench/domain/workbench-roles'
+import { transitionAll } from '../../../../core/state-machine'
+import { agentRunStatus } from '../../../../core/states'
+import { publish } from '../../../../core/pubsub'
 
 export const CRASHED_RUN_ERROR = 'The worker stopped during this run; it was marked failed rather than run twice.'
 /** How long a harness may take for one run before the run fails (its signal is aborted). */

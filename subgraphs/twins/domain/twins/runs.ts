@@ -2,12 +2,12 @@
 // twin_cycle job), and start, finish, interrupt and resume as the explicit transitions of core/states/runs.ts. Every
 // change is announced on twin_run_updated inside its transaction, so subscribers hear of it only once it committed.
 // Also the run footer: who started the run, and under whose standing plan.
-import type { AgentRun, Prisma } from '../../../generated/prisma/client'
-import { asTx, type AnyTx, type Db } from '../../../core/db'
-import { publish } from '../../../core/pubsub'
-import { transition } from '../../../core/state-machine'
-import { agentRunStatus } from '../../../core/states'
-import { enqueue } from '../../../jobs/registry'
+import type { AgentRun, Prisma } from '../../../../generated/prisma/client'
+import { asTx, type AnyTx, type Db } from '../../../../core/db'
+import { publish } from '../../../../core/pubsub'
+import { transition } from '../../../../core/state-machine'
+import { agentRunStatus } from '../../../../core/states'
+import { enqueue } from '../../../../jobs/registry'
 
 /** AGENT_RUN_KINDS added by the twins document (R3); R4 adds stage_readiness. */
 export const TWIN_RUN_KINDS = ['twin_cycle', 'twin_handoff'] as const

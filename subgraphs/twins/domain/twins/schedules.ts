@@ -3,10 +3,10 @@
 // runs inserted and twin_cycle jobs added in the same transaction, backpressure and the cadence floor honoured).
 import * as rrulePkg from 'rrule'
 import type { RRule, RRuleSet } from 'rrule'
-import type { Db } from '../../../core/db'
-import { InvalidInput } from '../../../core/errors'
-import { log } from '../../../core/log'
-import { isFilingPaused, openDecisionCounts } from './backpressure'
+import type { Db } from '../../../../core/db'
+import { InvalidInput } from '../../../../core/errors'
+import { log } from '../../../../core/log'
+import { isFilingPaused, openDecisionCounts } from '../inbox/backpressure'
 
 // rrule ships CommonJS: Node's ESM loader sees its exports on `default`, vite's on the namespace.
 const { rrulestr } = ((rrulePkg as unknown as { default?: typeof rrulePkg }).default ?? rrulePkg) as typeof rrulePkg

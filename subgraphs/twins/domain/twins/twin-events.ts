@@ -1,16 +1,16 @@
 // Owns what the audit trail does to twins: the post-flush hooks (core/audit.ts, each in its own savepoint, so a failing
 // hook never loses the write) that turn a triggerable action into coalesced twin_cycle runs and a pause action into
 // paused twins, and twin_events_reconcile, which compares each event trigger's entry_seq watermark with the trail.
-import type { AuditEvent, TwinTrigger } from '../../../generated/prisma/client'
-import { PAUSE_ACTIONS, TRIGGERABLE_ACTIONS, registerAuditHook, systemActor } from '../../../core/audit'
-import { asTx, type AnyTx, type Db, type Tx } from '../../../core/db'
-import { hasPermission } from '../../../core/permissions'
-import { currentPersonaVersion } from '../../../core/release'
+import type { AuditEvent, TwinTrigger } from '../../../../generated/prisma/client'
+import { PAUSE_ACTIONS, TRIGGERABLE_ACTIONS, registerAuditHook, systemActor } from '../../../../core/audit'
+import { asTx, type AnyTx, type Db, type Tx } from '../../../../core/db'
+import { hasPermission } from '../../../../core/permissions'
+import { currentPersonaVersion } from '../../../../core/release'
 import { createTwinRun } from './runs'
 import { clock } from './schedules'
-import { isFilingPaused, openDecisionCount } from './backpressure'
+import { isFilingPaused, openDecisionCount } from '../inbox/backpressure'
 import { pauseTwin, pauseTwinsFor } from './twins'
-import { onProgramEventForGates } from './gate-readiness'
+import { onProgramEventForGates } from '../gates/gate-readiness'
 
 const triggerable = new Set<string>(TRIGGERABLE_ACTIONS)
 const pausing = new Set<string>(PAUSE_ACTIONS)

@@ -1,13 +1,13 @@
 // Owns what every twin writer needs about a twin's state: loading an active twin (refusing a paused one), pausing a
 // twin for a reason (audit twin.pause, notification twin_paused, queued runs cancelled) and the fixed phrases.
-import type { TwinDefinition, TwinPausedReason } from '../../../generated/prisma/client'
-import { recordAudit, type Actor } from '../../../core/audit'
-import { asTx, type AnyTx } from '../../../core/db'
-import { NotFoundError, TwinPaused } from '../../../core/errors'
-import { notifyPerson } from '../../../core/notifications'
-import { transition, transitionAll } from '../../../core/state-machine'
-import { agentRunStatus, twinStatus } from '../../../core/states'
-import { publish } from '../../../core/pubsub'
+import type { TwinDefinition, TwinPausedReason } from '../../../../generated/prisma/client'
+import { recordAudit, type Actor } from '../../../../core/audit'
+import { asTx, type AnyTx } from '../../../../core/db'
+import { NotFoundError, TwinPaused } from '../../../../core/errors'
+import { notifyPerson } from '../../../../core/notifications'
+import { transition, transitionAll } from '../../../../core/state-machine'
+import { agentRunStatus, twinStatus } from '../../../../core/states'
+import { publish } from '../../../../core/pubsub'
 
 /** Fixed phrases of the twins document (Fixed phrases; Versioning). */
 export const PAUSED_PHRASE = 'Paused. Nothing runs until you resume.'
