@@ -75,7 +75,7 @@ export async function startServices(ctx: ServiceContext) {
   const notebook = e.NODE_ENV === 'production' ? null : await startIllustrativeNotebook(ctx, e.FAKE_NOTEBOOK_PORT, stack.gatewayUrl)
   if (e.NODE_ENV !== 'production') {
     // Demo twins with schedules due within a minute, so the worker's twin_schedule starts a run soon after start.
-    const { seedIllustrativeTwins } = await import('./subgraphs/twins/domain/twins/demo')
+    const { seedIllustrativeTwins } = await import('./subgraphs/twins/domain/twins')
     await seedIllustrativeTwins(ctx.db, ctx.seed).catch((error) => log.warn('demo.twins_not_seeded', { error }))
   }
   if (notebook) stack.stoppables.push({ name: 'fake notebook', stop: notebook.close })

@@ -12,7 +12,7 @@ import { parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
 import { applyRecordChange } from '../subgraphs/workbench/domain/records'
-import { fileProposal } from '../subgraphs/twins/domain/proposals/proposals'
+import { fileProposal } from '../subgraphs/twins/domain/proposals'
 import { createTenant } from '../tests/helpers/factories'
 
 const DECIDE = `mutation($id: ID!) { decideProposal(id: $id, decision: APPROVE) {

@@ -15,8 +15,8 @@ import { parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
 import { applyRecordChange } from '../subgraphs/workbench/domain/records'
-import { computeReadinessForProgram, initialRequired, refreshStageReadiness } from '../subgraphs/twins/domain/gates/gate-readiness'
-import { installTwinAuditHooks } from '../subgraphs/twins/domain/twins/twin-events'
+import { computeReadinessForProgram, initialRequired, refreshStageReadiness } from '../subgraphs/twins/domain/gates'
+import { installTwinAuditHooks } from '../subgraphs/twins/domain/twins'
 import { createTenant } from '../tests/helpers/factories'
 
 export async function benchGates(): Promise<void> {

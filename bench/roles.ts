@@ -17,7 +17,7 @@ import { startStack } from '../services'
 import { RECORD_TYPES, RECORD_TYPE_KEYS } from '../subgraphs/workbench/domain/records'
 import { keepMemoryNote } from '../subgraphs/workbench/domain/memory/records'
 import { assignWorkbenchRole } from '../subgraphs/workbench/domain/workbench-roles'
-import { fileProposal } from '../subgraphs/twins/domain/proposals/proposals'
+import { fileProposal } from '../subgraphs/twins/domain/proposals'
 import { addMember, createTenant, createUser } from '../tests/helpers/factories'
 
 const ms = (x: number) => x.toFixed(2)

@@ -24,7 +24,7 @@ import { parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys, signInternalToken, INTERNAL_HEADER } from '../core/auth'
 import { freePort } from '../core/postgres'
 import { SERVICE_NODE_FLAGS } from '../core/component'
-import { fileInboxItem } from '../subgraphs/twins/domain/inbox/inbox'
+import { fileInboxItem } from '../subgraphs/twins/domain/inbox'
 import { readSessionStamp } from '../core/session'
 import { addMember, createProgram, createTenant } from '../tests/helpers/factories'
 

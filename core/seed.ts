@@ -31,7 +31,7 @@ export async function seedIllustrative(db: Db) {
   const { seedIllustrativeRecords } = await import('../subgraphs/workbench/domain/records/seed')
   await seedIllustrativeRecords(db, seed)
   // An open stage gate from the first stage to the next (R4), opened by the lead through the gate's write path.
-  const { seedIllustrativeGate } = await import('../subgraphs/twins/domain/gates/gate-seed')
+  const { seedIllustrativeGate } = await import('../subgraphs/twins/domain/gates')
   await seedIllustrativeGate(db, seed)
   return seed
 }

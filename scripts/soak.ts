@@ -25,7 +25,7 @@ import { startFakeNotebook } from '../fakes/notebook/server'
 import { createTenant, type Tenant } from '../tests/helpers/factories'
 import { FOLDER, entryUpdated, ownerContext, sampleEntry } from '../tests/connectors/helpers'
 import { createConnection, setConnectionCredentials } from '../subgraphs/connectors/domain/connections'
-import { fileInboxItem } from '../subgraphs/twins/domain/inbox/inbox'
+import { fileInboxItem } from '../subgraphs/twins/domain/inbox'
 import { SUBSCRIPTION_INTERRUPTED } from '../subgraphs/shared/live-topic'
 
 const arg = (name: string) => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined }

@@ -2,7 +2,7 @@
 // stops at ends_at (routeDecision reads it), so the job records the end rather than causing it.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
-import { expireDelegations } from '../../subgraphs/twins/domain/collaboration/delegations'
+import { expireDelegations } from '../../subgraphs/twins/domain/collaboration'
 import type { WorkerDeps } from '../worker'
 
 export const delegationExpire = (deps: WorkerDeps): Task => async (payload, helpers) => {

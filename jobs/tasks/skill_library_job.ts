@@ -1,7 +1,7 @@
 // Task skill_library_job: class B skills (the chemistry library) run here, never in an agent path.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
-import { runQueuedSkill } from '../../subgraphs/twins/domain/skills/skill-runs'
+import { runQueuedSkill } from '../../subgraphs/twins/domain/skills'
 import type { WorkerDeps } from '../worker'
 
 export const skillLibraryJob = (deps: WorkerDeps): Task => async (payload) => {

@@ -1,7 +1,7 @@
 // Task twin_digest (every 60 s): persona briefs and digest notifications at each twin's digest moments.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
-import { runDigests } from '../../subgraphs/twins/domain/inbox/digest'
+import { runDigests } from '../../subgraphs/twins/domain/inbox'
 import type { WorkerDeps } from '../worker'
 
 export const twinDigest = (deps: WorkerDeps): Task => async (payload, helpers) => {

@@ -1,7 +1,7 @@
 // Task twin_evaluate (daily): per-twin evaluation and the high_decline_rate pause (domain/evaluation.ts).
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
-import { evaluateTwins } from '../../subgraphs/twins/domain/twins/evaluation'
+import { evaluateTwins } from '../../subgraphs/twins/domain/twins'
 import type { WorkerDeps } from '../worker'
 
 export const twinEvaluate = (deps: WorkerDeps): Task => async (payload, helpers) => {

@@ -2,8 +2,8 @@
 // and fails twin runs whose job is gone (domain/run-cycle.ts), so no run stays stuck.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
-import { claimDueSchedules } from '../../subgraphs/twins/domain/twins/schedules'
-import { failAbandonedRuns } from '../../subgraphs/twins/domain/twins/run-cycle'
+import { claimDueSchedules } from '../../subgraphs/twins/domain/twins'
+import { failAbandonedRuns } from '../../subgraphs/twins/domain/twins'
 import type { WorkerDeps } from '../worker'
 
 export const twinSchedule = (deps: WorkerDeps): Task => async (payload, helpers) => {

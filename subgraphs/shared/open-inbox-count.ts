@@ -3,7 +3,7 @@
 // of the programs workbench just returned (issue 20). One definition, one domain function, one batch per request.
 import type { ObjectRef } from '@pothos/core'
 import type { Builder, SchemaTypes } from './builder'
-import { countMyOpenInboxByProgram } from '../twins/domain/inbox/inbox'
+import { countMyOpenInboxByProgram } from '../twins/domain/inbox'
 
 export function addMyOpenInboxCount<T extends { id: string }>(builder: Builder, ProgramRef: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>, T>) {
   builder.objectField(ProgramRef, 'myOpenInboxCount', (t) =>

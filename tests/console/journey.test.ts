@@ -8,9 +8,9 @@ import { launchChromium } from '../helpers/browser'
 import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, scrollsHorizontally, type ConsolePerson } from '../helpers/console'
 import type { Tenant } from '../helpers/factories'
 import { seedIllustrative, ILLUSTRATIVE } from '../../core/seed'
-import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins/demo'
+import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
 import { FIXED_PHRASES, TWINS, WORKBENCH } from '../../core/copy'
-import { sweepInbox } from '../../subgraphs/twins/domain/inbox/inbox'
+import { sweepInbox } from '../../subgraphs/twins/domain/inbox'
 import { connect, runningRun, writeRecord } from '../twins/tools-helpers'
 
 const stack = useStack()

@@ -8,7 +8,7 @@ import { launchChromium } from '../helpers/browser'
 import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, scrollsHorizontally, type ConsolePerson } from '../helpers/console'
 import type { Tenant } from '../helpers/factories'
 import { seedIllustrative, ILLUSTRATIVE } from '../../core/seed'
-import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins/demo'
+import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
 import { connect, runningRun, writeRecord } from '../twins/tools-helpers'
 
 const stack = useStack()

@@ -12,9 +12,9 @@ import { checkScreen, screenshotFolder, watchScreens, WIDTHS, type ScreenWatch }
 import { ILLUSTRATIVE, seedIllustrative } from '../../core/seed'
 import { contextForUser } from '../../core/command'
 import { applyRecordChange } from '../../subgraphs/workbench/domain/records'
-import { fileProposal } from '../../subgraphs/twins/domain/proposals/proposals'
+import { fileProposal } from '../../subgraphs/twins/domain/proposals'
 import { keepMemoryNote } from '../../subgraphs/workbench/domain/memory/records'
-import { sweepInbox } from '../../subgraphs/twins/domain/inbox/inbox'
+import { sweepInbox } from '../../subgraphs/twins/domain/inbox'
 import { mintDevToken } from '../../core/auth'
 import { FIXED_PHRASES, MEMORY_PANEL, TWINS, WORKBENCH } from '../../core/copy'
 

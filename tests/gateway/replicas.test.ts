@@ -2,7 +2,7 @@
 // gateway and twins replica; a stream whose replica goes away, or whose replica loses its LISTEN connection, ends with
 // SUBSCRIPTION_INTERRUPTED (never goes quiet), and subscribing again works.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fileInboxItem } from '../../subgraphs/twins/domain/inbox/inbox'
+import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
 import { createTwinsSubgraph } from '../../subgraphs/twins/server'
 import { createGateway, type Gateway } from '../../gateway/server'
 import { LISTEN_APPLICATION_NAME, PgListener } from '../../core/pubsub'

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { contextForUser } from '../../core/command'
 import { env, setEnv } from '../../core/env'
 import { applyRecordChange } from '../../subgraphs/workbench/domain/records'
-import { fileProposal } from '../../subgraphs/twins/domain/proposals/proposals'
+import { fileProposal } from '../../subgraphs/twins/domain/proposals'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { createTenant } from '../helpers/factories'
 

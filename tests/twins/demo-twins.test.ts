@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { useTestDatabase } from '../helpers/db'
 import { seedIllustrative } from '../../core/seed'
-import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins/demo'
-import { claimDueSchedules } from '../../subgraphs/twins/domain/twins/schedules'
-import { runFooter } from '../../subgraphs/twins/domain/twins/runs'
+import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
+import { claimDueSchedules } from '../../subgraphs/twins/domain/twins'
+import { runFooter } from '../../subgraphs/twins/domain/twins'
 
 const t = useTestDatabase()
 

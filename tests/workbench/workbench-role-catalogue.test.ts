@@ -14,9 +14,9 @@ import type { Session } from '../../core/session'
 import { ALWAYS_ALLOWED_TOOLS, EXPECTED_HARNESS_COUNT, PERSONA_HARNESSES, personaHarness } from '../../subgraphs/twins/harness/persona-harnesses'
 import { RUN_KIND_ROLES, allowList, effectiveToolset, runRoleTools } from '../../subgraphs/twins/tools/toolset'
 import { TOOLS } from '../../subgraphs/twins/tools/catalogue'
-import { dutyRefusal, dutyTemplate } from '../../subgraphs/twins/domain/twins/duty-catalogue'
+import { dutyRefusal, dutyTemplate } from '../../subgraphs/twins/domain/twins'
 import { DUTY_TEMPLATES } from '../../subgraphs/twins/harness/duties'
-import { decisionFooter, workingAsOf } from '../../subgraphs/twins/domain/proposals/proposals'
+import { decisionFooter, workingAsOf } from '../../subgraphs/twins/domain/proposals'
 
 const PROGRAM = '00000000-0000-4000-8000-000000000001'
 const session = (personas: readonly string[]): Session => ({

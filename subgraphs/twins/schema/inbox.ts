@@ -9,9 +9,9 @@ import { connectionType, pageArgs } from '../../shared/connection'
 import {
   DECIDED_KINDS, INBOX_KINDS, INBOX_STATUSES, changeShownBy, dismissInboxItem, getMyInboxItem, inboxFeedback,
   listMyInbox, resolveInboxItem, snoozeInboxItem,
-} from '../domain/inbox/inbox'
-import { myBriefs, myInboxSummary, type Brief } from '../domain/inbox/brief'
-import type { InboxEvents, LiveInboxItem } from '../domain/inbox/inbox-events'
+} from '../domain/inbox'
+import { myBriefs, myInboxSummary, type Brief } from '../domain/inbox'
+import type { InboxEvents, LiveInboxItem } from '../domain/inbox'
 import type { TwinsRefs } from '.'
 import { addMyOpenInboxCount } from '../../shared/open-inbox-count'
 

@@ -1,6 +1,6 @@
 // Twins subgraph schema: composes the inbox (inbox.ts), proposals and decisions (decisions.ts), skills (skills.ts) and kinds (kinds.ts) over key-only Program (plus its name and slug) and User references.
 import { createBuilder, programReferenceWithNames, referenceEntity } from '../../shared/builder'
-import type { InboxEvents } from '../domain/inbox/inbox-events'
+import type { InboxEvents } from '../domain/inbox'
 import { addDecisions } from './decisions'
 import { addInbox } from './inbox'
 import { addKinds } from './kinds'
@@ -8,8 +8,8 @@ import { addSkills } from './skills'
 import { addTwins } from './twins'
 import { addWorkbenchHome } from './workbench'
 import { addHandoffs } from './handoffs'
-import type { TwinRunEvents } from '../domain/twins/twin-run-events'
-import type { StageGateEvents } from '../domain/gates/gate-events'
+import type { TwinRunEvents } from '../domain/twins'
+import type { StageGateEvents } from '../domain/gates'
 import { addStageGates } from './gates'
 
 export type TwinsRefs = ReturnType<typeof references>

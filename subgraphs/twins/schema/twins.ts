@@ -5,11 +5,11 @@ import type { AgentRun, TwinDefinition, TwinSchedule, TwinTrigger } from '../../
 import { TRIGGERABLE_ACTIONS } from '../../../core/audit'
 import { entityRef, result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
-import * as admin from '../domain/twins/twin-admin'
-import { evaluateTwin } from '../domain/twins/evaluation'
-import { runFooter } from '../domain/twins/runs'
-import { PAUSED_REASONS } from '../domain/twins/twins'
-import type { TwinRunEvents, TwinRunRow } from '../domain/twins/twin-run-events'
+import * as admin from '../domain/twins'
+import { evaluateTwin } from '../domain/twins'
+import { runFooter } from '../domain/twins'
+import { PAUSED_REASONS } from '../domain/twins'
+import type { TwinRunEvents, TwinRunRow } from '../domain/twins'
 import type { TwinsRefs } from '.'
 
 export function addTwins(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, deps: { twinRunEvents: TwinRunEvents }) {

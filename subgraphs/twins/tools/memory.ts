@@ -7,7 +7,7 @@ import { KINDS_BY_TIER, announceNotesBeneath, contentHash, isRef } from '../../w
 import { buildMemoryBrief, HARNESS_MEMORY_STATEMENT } from '../../workbench/domain/memory/recall'
 import { proposeNote } from '../../workbench/domain/memory/records'
 import { memoryNoteQuestion, proposalRefOf } from '../../workbench/domain/memory/questions'
-import { PROPOSAL_EXPIRY_HOURS, asQuestion, isProposal } from '../domain/proposals/proposals'
+import { PROPOSAL_EXPIRY_HOURS, asQuestion, isProposal } from '../domain/proposals'
 import { InvalidInput, MemoryNoteRefused } from '../../../core/errors'
 import { isId } from '../../../core/ids'
 import type { TenantTx } from '../../../core/db'

@@ -19,8 +19,8 @@ import { assertCan, can } from '../../../../core/session'
 import { handoffStatus } from '../../../../core/states'
 import { RECORD_TYPES, type RecordTypeKey } from '../../../workbench/domain/records'
 import { keysetPage, type PageArgs } from '../../../shared/pagination'
-import { closeItemsForSource, fileInboxItem } from '../inbox/inbox'
-import { createTwinRun } from '../twins/runs'
+import { closeItemsForSource, fileInboxItem } from '../inbox'
+import { createTwinRun } from '../twins'
 
 export const HANDOFF_KINDS = ['review', 'data', 'decision', 'information'] as const
 export type HandoffKind = (typeof HANDOFF_KINDS)[number]

@@ -9,8 +9,8 @@ import { command, type DomainContext } from '../../../../core/command'
 import { DutyUnavailable, InvalidInput, NotFoundError, TwinPaused } from '../../../../core/errors'
 import { IdInput, isId } from '../../../../core/ids'
 import { TWINS } from '../../../../core/copy'
-import { fileInboxItem } from '../inbox/inbox'
-import { createTwinRun } from '../twins/runs'
+import { fileInboxItem } from '../inbox'
+import { createTwinRun } from '../twins'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 

@@ -11,7 +11,7 @@ import { publish, publishMany } from '../../../../core/pubsub'
 import { FIXED_PHRASES, requiredRecordsPresent } from '../../../../core/copy'
 import { IdInput } from '../../../../core/ids'
 import { RECORD_TYPE_KEYS } from '../../../workbench/domain/records'
-import { finishRun, startRun } from '../twins/runs'
+import { finishRun, startRun } from '../twins'
 import { acceptedRequirementSets } from '../../../connectors/domain/requirement-set-reads'
 
 /**

@@ -21,7 +21,7 @@ import { notifyPerson } from '../../../../core/notifications'
 import { publish } from '../../../../core/pubsub'
 import { keysetPage, type PageArgs } from '../../../shared/pagination'
 import { manifestation, signTarget } from '../../../workbench/domain/signatures'
-import { closeItemsForSource, fileInboxItem } from '../inbox/inbox'
+import { closeItemsForSource, fileInboxItem } from '../inbox'
 import {
   RequirementsInput, asRequiredRecords, card, computeReadiness, initialRequired, missingOf, type RequiredRecords,
 } from './gate-readiness'

@@ -20,8 +20,8 @@ import { inboxItemStatus } from '../../../../core/states'
 import { publish } from '../../../../core/pubsub'
 import { applyRecordChange, type RecordChange } from '../../../workbench/domain/records'
 import { signTarget } from '../../../workbench/domain/signatures'
-import { sendHandoff } from '../collaboration/handoffs'
-import { canonicalJson } from '../skills/hash'
+import { sendHandoff } from '../collaboration'
+import { canonicalJson } from '../skills'
 import {
   asQuestion, currentBasis, decideKeyOf, isProposal, parseChangeAt, viewProposal, type Outcome, type ProposalAnswer, type ProposalView,
 } from './proposals'

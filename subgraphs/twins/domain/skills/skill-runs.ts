@@ -12,10 +12,10 @@ import type { PermissionKey } from '../../../../core/permissions'
 import { env } from '../../../../core/env'
 import { transition } from '../../../../core/state-machine'
 import { toolCallStatus } from '../../../../core/states'
-import {
-  executeSkill, getSkill, isSkillInputError, listSkills, outputViolations, skillClassOf, skillPermission,
-  skillResultJson, MAX_SKILL_RUNS_PER_TURN, type SkillResult,
-} from '.'
+import { isSkillInputError } from './errors'
+import { executeSkill, outputViolations, skillClassOf } from './runner'
+import { getSkill, listSkills, skillPermission, MAX_SKILL_RUNS_PER_TURN } from './registry'
+import { skillResultJson, type SkillResult } from './result'
 
 export { MAX_SKILL_RUNS_PER_TURN }
 

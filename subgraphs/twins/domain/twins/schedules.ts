@@ -6,7 +6,7 @@ import type { RRule, RRuleSet } from 'rrule'
 import type { Db } from '../../../../core/db'
 import { InvalidInput } from '../../../../core/errors'
 import { log } from '../../../../core/log'
-import { isFilingPaused, openDecisionCounts } from '../inbox/backpressure'
+import { isFilingPaused, openDecisionCounts } from '../inbox'
 
 // rrule ships CommonJS: Node's ESM loader sees its exports on `default`, vite's on the namespace.
 const { rrulestr } = ((rrulePkg as unknown as { default?: typeof rrulePkg }).default ?? rrulePkg) as typeof rrulePkg

@@ -8,9 +8,9 @@ import { hasPermission } from '../../../../core/permissions'
 import { currentPersonaVersion } from '../../../../core/release'
 import { createTwinRun } from './runs'
 import { clock } from './schedules'
-import { isFilingPaused, openDecisionCount } from '../inbox/backpressure'
+import { isFilingPaused, openDecisionCount } from '../inbox'
 import { pauseTwin, pauseTwinsFor } from './twins'
-import { onProgramEventForGates } from '../gates/gate-readiness'
+import { onProgramEventForGates } from '../gates'
 
 const triggerable = new Set<string>(TRIGGERABLE_ACTIONS)
 const pausing = new Set<string>(PAUSE_ACTIONS)

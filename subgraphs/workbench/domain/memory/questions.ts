@@ -12,7 +12,7 @@ import { IdInput, isId } from '../../../../core/ids'
 import type { MemoryRecord, RunInterrupt } from '../../../../generated/prisma/client'
 import { keepNote, MemoryNoteProposal } from './records'
 import { announceNotesBeneath, erasedNoteQuestion } from './store'
-import { delegationBetween } from '../../../twins/domain/collaboration/delegations'
+import { delegationBetween } from '../../../twins/domain/collaboration'
 
 export const MEMORY_NOTE_CHOICES = ['keep', 'not_now'] as const
 export type MemoryNoteChoice = (typeof MEMORY_NOTE_CHOICES)[number]
