@@ -6,7 +6,7 @@ import { reportStartFailure } from './core/start-failure'
 import { createPrisma } from './core/db'
 import { prepareDatabase } from './core/prepare-database'
 import { startWorker } from './jobs/worker'
-import { seedIllustrative } from './core/seed'
+import { seedIllustrative } from './subgraphs/seed'
 import { mintDevToken } from './core/auth'
 import { log, markShuttingDown } from './core/log'
 

@@ -16,7 +16,7 @@ import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
 import { applyRecordChange } from '../subgraphs/workbench/domain/records'
 import { computeReadinessForProgram, initialRequired, refreshStageReadiness } from '../subgraphs/twins/domain/gates'
-import { installTwinAuditHooks } from '../subgraphs/twins/domain/twins'
+import { installTwinAuditHooks } from '../subgraphs/twins/domain/audit-hooks'
 import { createTenant } from '../tests/helpers/factories'
 
 export async function benchGates(): Promise<void> {

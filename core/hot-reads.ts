@@ -5,7 +5,8 @@
 // snake_case for camelCase fields and hold no int8 / numeric (pg hands those back as strings, Prisma as bigint /
 // Decimal). Every query filters by organisation itself: there is no tenancy extension on this path.
 import pg from 'pg'
-import type { Db } from './db'
+// The client type itself, not core/db's alias: core/db.ts installs the hot reads on each client it creates.
+import type { PrismaClient as Db } from '../generated/prisma/client'
 
 /** Enough for the few reads in flight per process; the Prisma pool keeps serving everything else. */
 const POOL_MAX = 4

@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { EventEmitter } from 'node:events'
 import { Logger, run, runMigrations, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker'
-import type { Db } from '../core/db'
 import { log } from '../core/log'
 import { deliverEmail } from './tasks/deliver_email'
 import { inboxExpire } from './tasks/inbox_expire'
@@ -25,14 +24,16 @@ import { twinSchedule } from './tasks/twin_schedule'
 import { twinEventsReconcile } from './tasks/twin_events_reconcile'
 import { twinEvaluate } from './tasks/twin_evaluate'
 import { delegationExpire } from './tasks/delegation_expire'
-import { installTwinAuditHooks } from '../subgraphs/twins/domain/twins'
+import { installTwinAuditHooks } from '../subgraphs/twins/domain/audit-hooks'
 import { twinDigest } from './tasks/twin_digest'
 import { stageReadinessRefresh } from './tasks/stage_readiness_refresh'
 import { RECOVERY_INTERVAL_MS, WorkerLease, recoverJobsOfGoneWorkers } from './leases'
 import { instrumentJobs } from './instrument'
 import { JOB_REQUEST_ID_FIELD, withRequestId } from '../core/request-context'
 
-export interface WorkerDeps { db: Db; databaseUrl: string }
+// What every task receives (jobs/tasks/deps.ts: the tasks import it from there, not from this module that lists them).
+export type { WorkerDeps } from './tasks/deps'
+import type { WorkerDeps } from './tasks/deps'
 
 export const CRONTAB = path.join(path.dirname(fileURLToPath(import.meta.url)), 'crontab')
 

@@ -3,7 +3,7 @@
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { drainDeliveries } from '../../subgraphs/connectors/domain/webhooks/process'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const connectorDrainDeliveries = (deps: WorkerDeps): Task => async (payload, helpers) => {
   const { connectionId } = TaskPayloads.connector_drain_deliveries.parse(payload ?? {})

@@ -3,7 +3,7 @@
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { runSync } from '../../subgraphs/connectors/domain/webhooks/process'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const connectorSync = (deps: WorkerDeps): Task => async (payload, helpers) => {
   const { connectionId, mode } = TaskPayloads.connector_sync.parse(payload ?? {})

@@ -3,7 +3,7 @@
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { expireDelegations } from '../../subgraphs/twins/domain/collaboration'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const delegationExpire = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.delegation_expire.parse(payload ?? {})

@@ -3,7 +3,7 @@ import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { deliverDueEmails } from '../../core/notifications'
 import { env } from '../../core/env'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const deliverEmail = (deps: WorkerDeps): Task => async (payload, helpers) => {
   const { outboxId } = TaskPayloads.deliver_email.parse(payload ?? {})

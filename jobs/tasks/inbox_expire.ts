@@ -2,7 +2,7 @@
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { sweepInbox } from '../../subgraphs/twins/domain/inbox'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const inboxExpire = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.inbox_expire.parse(payload ?? {})

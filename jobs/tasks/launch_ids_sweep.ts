@@ -2,7 +2,7 @@
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { sweepLaunchIds } from '../../subgraphs/connectors/domain/notebook/launch'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const launchIdsSweep = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.launch_ids_sweep.parse(payload ?? {})

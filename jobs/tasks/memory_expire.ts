@@ -2,7 +2,7 @@
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { sweepMemory } from '../../subgraphs/workbench/domain/memory/retention'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const memoryExpire = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.memory_expire.parse(payload ?? {})

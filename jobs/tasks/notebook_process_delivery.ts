@@ -3,7 +3,7 @@
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { processDelivery } from '../../subgraphs/connectors/domain/webhooks/process'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const notebookProcessDelivery = (deps: WorkerDeps): Task => async (payload, helpers) => {
   const { deliveryId } = TaskPayloads.notebook_process_delivery.parse(payload ?? {})

@@ -2,7 +2,7 @@
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { runQmsJob } from '../../subgraphs/connectors/domain/qms/run'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const reconcileQms = (deps: WorkerDeps): Task => async (payload, helpers) => {
   const { connectionId } = TaskPayloads.reconcile_qms.parse(payload ?? {})

@@ -2,7 +2,7 @@
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { runQueuedSkill } from '../../subgraphs/twins/domain/skills'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const skillLibraryJob = (deps: WorkerDeps): Task => async (payload) => {
   const { toolCallId } = TaskPayloads.skill_library_job.parse(payload)

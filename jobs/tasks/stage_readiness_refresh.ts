@@ -3,7 +3,7 @@
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { refreshStageReadiness } from '../../subgraphs/twins/domain/gates'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const stageReadinessRefresh = (deps: WorkerDeps): Task => async (payload, helpers) => {
   const { gateId } = TaskPayloads.stage_readiness_refresh.parse(payload ?? {})

@@ -2,7 +2,7 @@
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { runTwinCycle } from '../../subgraphs/twins/domain/twins'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const twinCycle = (deps: WorkerDeps): Task => async (payload, helpers) => {
   const { runId } = TaskPayloads.twin_cycle.parse(payload)

@@ -2,7 +2,7 @@
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { runDigests } from '../../subgraphs/twins/domain/inbox'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const twinDigest = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.twin_digest.parse(payload ?? {})

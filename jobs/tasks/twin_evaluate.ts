@@ -2,7 +2,7 @@
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { evaluateTwins } from '../../subgraphs/twins/domain/twins'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const twinEvaluate = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.twin_evaluate.parse(payload ?? {})

@@ -2,7 +2,7 @@
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { reconcileEventTriggers } from '../../subgraphs/twins/domain/twins'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const twinEventsReconcile = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.twin_events_reconcile.parse(payload ?? {})

@@ -4,7 +4,7 @@ import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { claimDueSchedules } from '../../subgraphs/twins/domain/twins'
 import { failAbandonedRuns } from '../../subgraphs/twins/domain/twins'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const twinSchedule = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.twin_schedule.parse(payload ?? {})

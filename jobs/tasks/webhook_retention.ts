@@ -2,7 +2,7 @@
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../registry'
 import { sweepWebhookDeliveries } from '../../subgraphs/connectors/domain/webhooks/retention'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const webhookRetention = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.webhook_retention.parse(payload ?? {})

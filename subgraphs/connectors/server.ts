@@ -5,7 +5,7 @@ import { createSubgraphServer } from '../shared/server'
 import { buildConnectorsSchema } from './schema'
 import type { IngressOptions } from './domain/webhooks/ingress'
 import { createHookRoutes } from './http/hooks'
-import { installTwinAuditHooks } from '../twins/domain/twins'
+import { installTwinAuditHooks } from '../twins/domain/audit-hooks'
 
 export function createConnectorsSubgraph(db: Db, options: IngressOptions = {}) {
   installTwinAuditHooks() // connector_object.update (a triggerable action) reaches twins through the audit hooks

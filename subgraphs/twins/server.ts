@@ -5,7 +5,7 @@ import { createSubgraphServer } from '../shared/server'
 import { InboxEvents } from './domain/inbox'
 import { TwinRunEvents } from './domain/twins'
 import { StageGateEvents } from './domain/gates'
-import { installTwinAuditHooks } from './domain/twins'
+import { installTwinAuditHooks } from './domain/audit-hooks'
 import { createInboxLinkRoutes } from './http/links'
 import { buildTwinsSchema } from './schema'
 // The harness's QA duty templates register in the duty catalogue, so twins may hold them (else duty_unavailable).

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { createPrisma } from '../../core/db'
 import { prepareDatabase } from '../../core/prepare-database'
 import { freePort, removeEmbeddedData, startEmbeddedPostgres } from '../../core/postgres'
-import { seedIllustrative } from '../../core/seed'
+import { seedIllustrative } from '../../subgraphs/seed'
 import { createEmptyDatabase, useTestDatabase } from '../helpers/db'
 import { runEntry } from '../helpers/processes'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { useTestDatabase } from '../helpers/db'
-import { seedIllustrative } from '../../core/seed'
+import { seedIllustrative } from '../../subgraphs/seed'
 import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
 import { claimDueSchedules } from '../../subgraphs/twins/domain/twins'
 import { runFooter } from '../../subgraphs/twins/domain/twins'

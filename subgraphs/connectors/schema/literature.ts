@@ -10,7 +10,7 @@ import type { ClusterOut, PolicyStep, SourceStatus } from '../domain/literature/
 import { searchLiterature, type LiteraturePage } from '../domain/literature/search'
 import { EXCLUDED_SOURCES } from '../domain/literature/sources'
 import { checkInclude, type KnowledgeRecord } from '../domain/literature/knowledge'
-import type { ConnectorsRefs } from '.'
+import type { ConnectorsRefs } from './refs'
 
 export function addLiterature(builder: Builder, { ProgramRef }: ConnectorsRefs) {
   const ProvenanceRef = builder.objectRef<Provenance>('LiteratureProvenance').implement({

@@ -6,7 +6,7 @@ import type { DomainError } from '../../../core/errors'
 import { entityRef, result, type Builder, type SchemaTypes } from '../../shared/builder'
 import { DECISIONS, DECLINE_REASONS, decideBatch, decideProposal, type BatchItemResult, type BatchResult, type Decision } from '../domain/proposals'
 import { getDraft, getProposal, getProposals, type ProposalView } from '../domain/proposals'
-import type { TwinsRefs } from '.'
+import type { TwinsRefs } from './refs'
 
 export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, { InboxItemRef }: { InboxItemRef: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>, InboxItem> }) {
   const DecisionEnum = builder.enumType('ProposalDecision', {

@@ -13,7 +13,7 @@ import {
 import { createDelegation, getMyDelegation, listMyDelegations, revokeDelegation } from '../domain/collaboration'
 import { composerHint, createThread, getThread, letMyTwinLook, listMessages, postMessage, shareThread } from '../domain/collaboration'
 import { decisionMetrics, programBoard, twinsExport, type BoardItem, type DecisionMetrics, type ExportRow, type PersonaMetrics, type UserMetrics } from '../domain/collaboration'
-import type { TwinsRefs } from '.'
+import type { TwinsRefs } from './refs'
 
 export function addHandoffs(builder: Builder, { ProgramRef, UserRef }: TwinsRefs) {
   const Kind = builder.enumType('HandoffKind', { values: HANDOFF_KINDS })

@@ -12,7 +12,7 @@ import {
 } from '../domain/inbox'
 import { myBriefs, myInboxSummary, type Brief } from '../domain/inbox'
 import type { InboxEvents, LiveInboxItem } from '../domain/inbox'
-import type { TwinsRefs } from '.'
+import type { TwinsRefs } from './refs'
 import { addMyOpenInboxCount } from '../../shared/open-inbox-count'
 
 /** Where a page of myInbox asks for its items' programs. */

@@ -10,7 +10,7 @@ import { evaluateTwin } from '../domain/twins'
 import { runFooter } from '../domain/twins'
 import { PAUSED_REASONS } from '../domain/twins'
 import type { TwinRunEvents, TwinRunRow } from '../domain/twins'
-import type { TwinsRefs } from '.'
+import type { TwinsRefs } from './refs'
 
 export function addTwins(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, deps: { twinRunEvents: TwinRunEvents }) {
   const TwinStatus = builder.enumType('TwinStatus', { values: ['active', 'paused', 'retired'] as const })

@@ -11,7 +11,7 @@ import { addRecordSignatures } from './record-signatures'
 import { addWorkbenchRoles } from './workbench-roles'
 import { addMyOpenInboxCount } from '../../shared/open-inbox-count'
 
-export type WorkbenchRefs = ReturnType<typeof defineCoreEntities>
+export type { WorkbenchRefs } from './refs'
 
 export function buildWorkbenchSchema() {
   const builder = createBuilder()

@@ -8,7 +8,7 @@ import { notifyPerson } from '../../../../core/notifications'
 import { instantAt, personTime, wallClock } from '../../../../core/person-time'
 import { FIXED_PHRASES } from '../../../../core/copy'
 import { writePersonaBrief, type BriefContent } from './brief'
-import { inboxLinkUrl } from './inbox-links'
+import { inboxLinkUrl } from './link-tokens'
 import { DECIDED_KINDS } from './inbox'
 
 const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/

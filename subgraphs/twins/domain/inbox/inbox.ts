@@ -13,6 +13,7 @@ import { hotRows } from '../../../../core/hot-reads'
 import { IdInput, isId } from '../../../../core/ids'
 import { DecisionRequired, InvalidInput, InvalidTransition, NotFoundError } from '../../../../core/errors'
 import { notifyPerson } from '../../../../core/notifications'
+import { inboxLinkUrl } from './link-tokens'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
 
@@ -94,8 +95,6 @@ async function notifyFiled(tx: AnyTx, item: InboxItem) {
   const payload = { inbox_item_id: item.id, kind: item.kind, source_type: item.sourceType, source_id: item.sourceId }
   const base = { organizationId: item.organizationId, programId: item.programId, userId: item.userId, payload }
   if (item.kind === 'mention') return notifyPerson(tx, { ...base, kind: 'mention' })
-  // Imported here: inbox-links imports this module.
-  const { inboxLinkUrl } = await import('./inbox-links')
   const program = item.programId ? await asTx(tx).program.findFirst({ where: { id: item.programId, organizationId: item.organizationId }, select: { name: true } }) : null
   return notifyPerson(tx, {
     ...base, kind: 'handoff_received',

@@ -2,7 +2,7 @@
 // their lifecycle (runs.ts, run-cycle.ts, twin-run-events.ts), schedules and event triggers (schedules.ts,
 // twin-events.ts), evaluation (evaluation.ts) and the demo twins (demo.ts). The contract other modules use.
 export { seedIllustrativeTwins } from './demo'
-export { installTwinAuditHooks, reconcileEventTriggers } from './twin-events'
+export { onPauseEvent, onTriggerableEvent, reconcileEventTriggers } from './twin-events'
 export { claimDueSchedules } from './schedules'
 export { runTwinCycle, failAbandonedRuns, ABANDONED_RUN_ERROR, CRASHED_RUN_ERROR } from './run-cycle'
 export { evaluateTwins, evaluateTwin } from './evaluation'

@@ -1,8 +1,8 @@
 // Owns what the audit trail does to twins: the post-flush hooks (core/audit.ts, each in its own savepoint, so a failing
-// hook never loses the write) that turn a triggerable action into coalesced twin_cycle runs and a pause action into
+// hook never loses the write; installed by ../audit-hooks.ts) that turn a triggerable action into coalesced twin_cycle runs and a pause action into
 // paused twins, and twin_events_reconcile, which compares each event trigger's entry_seq watermark with the trail.
 import type { AuditEvent, TwinTrigger } from '../../../../generated/prisma/client'
-import { PAUSE_ACTIONS, TRIGGERABLE_ACTIONS, registerAuditHook, systemActor } from '../../../../core/audit'
+import { PAUSE_ACTIONS, TRIGGERABLE_ACTIONS, systemActor } from '../../../../core/audit'
 import { asTx, type AnyTx, type Db, type Tx } from '../../../../core/db'
 import { hasPermission } from '../../../../core/permissions'
 import { currentPersonaVersion } from '../../../../core/release'
@@ -10,7 +10,6 @@ import { createTwinRun } from './runs'
 import { clock } from './schedules'
 import { isFilingPaused, openDecisionCount } from '../inbox'
 import { pauseTwin, pauseTwinsFor } from './twins'
-import { onProgramEventForGates } from '../gates'
 
 const triggerable = new Set<string>(TRIGGERABLE_ACTIONS)
 const pausing = new Set<string>(PAUSE_ACTIONS)
@@ -86,14 +85,6 @@ export async function onPauseEvent(tx: Tx, event: AuditEvent) {
   for (const twin of twins) {
     if (!mayUse || !personas.includes(twin.personaKey)) await pauseTwin(tx, twin, 'permission_lost', opts)
   }
-}
-
-/** Registers the hooks (idempotent: by name). Every process that records audit rows calls this at start. */
-export function installTwinAuditHooks() {
-  registerAuditHook('twins.events', onTriggerableEvent)
-  registerAuditHook('twins.pause_causes', onPauseEvent)
-  // Stage gates: a write in a program with open gates recomputes their readiness in the same transaction.
-  registerAuditHook('gates.readiness', onProgramEventForGates)
 }
 
 export interface ReconcileReport { triggers: number; queued: number; coalesced: number; deferred: number }

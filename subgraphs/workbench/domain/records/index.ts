@@ -8,3 +8,4 @@ export { applyRecordChange, parseRecordChange, currentVersions, createRecord, up
 export type { RecordChange, Provenance } from './write'
 export type { Citation } from './read'
 export { findRecord, listRecords, recordHistory, recordCitations, recordSource, recordFooter, versionFooter, currentVersionRow } from './read'
+export { seedIllustrativeRecords } from './seed'
