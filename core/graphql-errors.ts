@@ -2,8 +2,8 @@
 // a reference), stack traces only where a developer opted in, and an `extensions.http.status` becomes the HTTP status.
 import { randomUUID } from 'node:crypto'
 import { GraphQLError, type GraphQLFormattedError } from 'graphql'
-import { log } from '../../core/log'
-import { formattedServiceUnavailable, isDatabaseUnavailable } from '../../core/db-outage'
+import { log } from './log'
+import { formattedServiceUnavailable, isDatabaseUnavailable } from './db-outage'
 
 /** Masks anything that is not a deliberate GraphQL error; the original is logged with the request id. */
 export function maskUnexpected(formatted: { message: string; extensions?: Record<string, unknown> }, error: unknown) {

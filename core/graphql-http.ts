@@ -3,9 +3,9 @@
 // work a subgraph behind the gateway does not need; the answers keep Apollo's shapes: codes, statuses, masking.
 import type http from 'node:http'
 import { execute, getOperationAST, GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql'
-import { DocumentCache } from './documents'
-import { asGraphQLError, formatErrors } from './errors'
-import { DATA_ONLY_HEADER } from '../../core/subgraph-protocol'
+import { DocumentCache } from './graphql-documents'
+import { asGraphQLError, formatErrors } from './graphql-errors'
+import { DATA_ONLY_HEADER } from './subgraph-protocol'
 
 /** Body bound (the gateway's is 1 MB too; entity fetches of a big page stay well under it). */
 export const SUBGRAPH_BODY_BYTES = 1024 * 1024

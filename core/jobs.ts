@@ -1,7 +1,7 @@
 // Owns the job catalogue: every task's name and payload schema, and the typed enqueue used inside transactions.
 import { z } from 'zod'
-import { asTx, type AnyTx } from '../core/db'
-import { currentRequestId, JOB_REQUEST_ID_FIELD } from '../core/request-context'
+import { asTx, type AnyTx } from './db'
+import { currentRequestId, JOB_REQUEST_ID_FIELD } from './request-context'
 
 /**
  * graphile-worker adds `_cron: { ts, backfilled }` to the payload of every job its crontab schedules (jobs/crontab).

@@ -1,7 +1,7 @@
 // Owns cursor pages for every list that can grow: the page arguments (`first` 1 to 100, default 50; `after`), opaque
 // cursors (base64url of a row's timestamp and id) and the keyset read, newest first. Domain code calls it; no GraphQL.
-import { InvalidInput } from '../../core/errors'
-import { isId } from '../../core/ids'
+import { InvalidInput } from './errors'
+import { isId } from './ids'
 
 export const PAGE_SIZE_DEFAULT = 50
 export const PAGE_SIZE_MAX = 100

@@ -4,8 +4,8 @@
 // the tables but without the worker's schema fails the first command that enqueues ("schema graphile_worker does not
 // exist"). Used by npm start, npm run seed, npm run migrate -- deploy (the production release step), the tests'
 // template, the benches and the soak. Idempotent: on a prepared database it applies nothing.
-import { deployMigrations } from '../prisma/migrate'
-import { migrateWorkerSchema } from '../jobs/worker'
+import { deployMigrations } from '../prisma/migrations'
+import { migrateWorkerSchema } from './worker'
 
 /** Applies pending migrations and installs (or upgrades) the worker's schema; returns the migrations applied. */
 export async function prepareDatabase(url: string): Promise<string[]> {

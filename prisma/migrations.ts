@@ -1,8 +1,9 @@
 // Offline Prisma migrations: drives the schema engine's wasm build through @prisma/adapter-pg (no native binary).
+// The library; its command line is prisma/migrate.ts:
 //   npm run migrate -- dev <name>   create prisma/migrations/<ts>_<name>/migration.sql (diff via a shadow DB) and apply it
 //   npm run migrate -- create <name>  create only
 //   npm run migrate -- deploy       apply pending migrations (recorded in _prisma_migrations, as Prisma does) and install
-//                                   graphile-worker's schema (core/prepare-database.ts: the release step leaves a database
+//                                   graphile-worker's schema (jobs/prepare-database.ts: the release step leaves a database
 //                                   every component can enqueue jobs in)
 //   npm run migrate -- diff         print the SQL that would take the migrations to schema.prisma (empty = no drift)
 //   npm run migrate -- status       migration history diagnosis as JSON
@@ -19,12 +20,12 @@ import * as runtime from '@prisma/schema-engine-wasm/schema_engine_bg'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const SCHEMA = path.join(ROOT, 'prisma/schema.prisma')
-const MIGRATIONS = path.join(ROOT, 'prisma/migrations')
+export const MIGRATIONS = path.join(ROOT, 'prisma/migrations')
 
 /** Which schema and migrations folder a command works on; the project's own unless a test passes scratch copies. */
 export interface MigrationPaths { schema: string; migrations: string }
-const PROJECT: MigrationPaths = { schema: SCHEMA, migrations: MIGRATIONS }
-const filters = { externalTables: [], externalEnums: [] }
+export const PROJECT: MigrationPaths = { schema: SCHEMA, migrations: MIGRATIONS }
+export const filters = { externalTables: [], externalEnums: [] }
 
 function pgConfig(url: string) {
   // An object, not connectionString: pg lets a connectionString override `database` for the shadow DB.
@@ -123,7 +124,7 @@ async function loadEngine(url: string, schemaFiles: { path: string; content: str
   return { engine, factory }
 }
 
-async function listMigrations(dir: string) {
+export async function listMigrations(dir: string) {
   const lockfile = {
     path: 'migration_lock.toml',
     content: await fs.readFile(path.join(dir, 'migration_lock.toml'), 'utf8').catch(() => null),
@@ -139,7 +140,7 @@ async function listMigrations(dir: string) {
   return { baseDir: dir, lockfile, migrationDirectories, shadowDbInitScript: '' }
 }
 
-async function withEngine<T>(url: string, paths: MigrationPaths,
+export async function withEngine<T>(url: string, paths: MigrationPaths,
   fn: (engine: any, files: { path: string; content: string }[]) => Promise<T>) {
   const files = [{ path: paths.schema, content: await fs.readFile(paths.schema, 'utf8') }]
   const { engine, factory } = await loadEngine(url, files)
@@ -208,48 +209,4 @@ export function createMigration(url: string, name: string, draft: boolean, paths
       '# It should be added in your version-control system (e.g., Git)\nprovider = "postgresql"\n')
     return folder
   })
-}
-
-const USAGE = `Usage: npm run migrate -- <command>
-  deploy          apply pending migrations and install graphile-worker's schema (the default; the release step)
-  dev <name>      create a migration from prisma/schema.prisma and apply it (the role needs CREATEDB: shadow database)
-  create <name>   create the migration only
-  diff            print the SQL that would take the migrations to schema.prisma (empty: no drift)
-  status          the migration history diagnosis as JSON
-  --help          this text
-The database: DATABASE_URL, else the embedded PostgreSQL (EMBEDDED_PG_PORT, DATA_DIR).`
-
-async function cli(cmd = 'deploy', name = 'migration') {
-  // Before any database work: an unknown command used to do nothing and exit 0.
-  if (cmd === '--help' || cmd === '-h') return void console.log(USAGE)
-  if (!['deploy', 'dev', 'create', 'diff', 'status'].includes(cmd)) {
-    console.error(`Unknown command ${cmd}.\n${USAGE}`)
-    process.exit(2)
-  }
-  const { resolveDatabaseUrl } = await import('../core/postgres')
-  const { exitOnStartFailure } = await import('../core/start-failure')
-  const db = await resolveDatabaseUrl().catch(exitOnStartFailure)
-  try {
-    if (cmd === 'dev' || cmd === 'create') {
-      const created = await createMigration(db.url, name, cmd === 'create')
-      console.log(created ? `Created ${created}` : 'No schema changes; nothing to create.')
-    }
-    if (cmd === 'dev' || cmd === 'deploy') {
-      const { prepareDatabase } = await import('../core/prepare-database')
-      console.log('Applied:', await prepareDatabase(db.url))
-    }
-    if (cmd === 'diff') process.stdout.write(await diffMigrationsToSchema(db.url))
-    if (cmd === 'status') {
-      const res = await withEngine(db.url, PROJECT, async (engine) => engine.diagnoseMigrationHistory({
-        migrationsList: await listMigrations(MIGRATIONS), optInToShadowDatabase: false, filters }))
-      console.log(JSON.stringify(res, null, 2))
-    }
-  } finally {
-    await db.stop()
-  }
-}
-
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  // Explicit exit: the wasm engine leaves a 10 s timer pending after the last command.
-  cli(...(process.argv.slice(2) as [string, string])).then(() => process.exit(0), (err) => { console.error(err); process.exit(1) })
 }

@@ -3,7 +3,7 @@
 import { parseEnv, setEnv, EnvError } from '../core/env'
 import { resolveDatabaseUrl } from '../core/postgres'
 import { createPrisma } from '../core/db'
-import { prepareDatabase } from '../core/prepare-database'
+import { prepareDatabase } from '../jobs/prepare-database'
 import { seedIllustrative } from '../subgraphs/seed'
 import { exitOnStartFailure } from '../core/start-failure'
 

@@ -1,7 +1,7 @@
 // Task connector_sync: a full or incremental sync of one connection (a QMS connection through the QMS runner);
 // writes connection.health every time.
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { runSync } from '../../subgraphs/connectors/domain/webhooks/process'
 import type { WorkerDeps } from './deps'
 

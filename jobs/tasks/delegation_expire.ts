@@ -1,7 +1,7 @@
 // Task delegation_expire (hourly): active delegations past ends_at expire, audited delegation.expire. Routing already
 // stops at ends_at (routeDecision reads it), so the job records the end rather than causing it.
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { expireDelegations } from '../../subgraphs/twins/domain/collaboration'
 import type { WorkerDeps } from './deps'
 

@@ -1,6 +1,6 @@
 // Task deliver_email: sends (or holds) due outbox e-mail; retried by graphile-worker while any attempt failed.
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { deliverDueEmails } from '../../core/notifications'
 import { env } from '../../core/env'
 import type { WorkerDeps } from './deps'

@@ -1,6 +1,6 @@
 // Task inbox_expire (hourly): expires items past their due time and reopens items whose snooze ended.
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { sweepInbox } from '../../subgraphs/twins/domain/inbox'
 import type { WorkerDeps } from './deps'
 

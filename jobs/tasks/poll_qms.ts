@@ -1,6 +1,6 @@
 // Task poll_qms (every 15 minutes): the QMS delta poll of every active QMS connection (or the one named).
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { runQmsJob } from '../../subgraphs/connectors/domain/qms/run'
 import type { WorkerDeps } from './deps'
 

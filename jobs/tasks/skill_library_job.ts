@@ -1,6 +1,6 @@
 // Task skill_library_job: class B skills (the chemistry library) run here, never in an agent path.
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { runQueuedSkill } from '../../subgraphs/twins/domain/skills'
 import type { WorkerDeps } from './deps'
 

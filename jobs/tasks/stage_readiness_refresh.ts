@@ -1,7 +1,7 @@
 // Task stage_readiness_refresh (3600 s, twins document Worker jobs, R4): recomputes required_records of open stage
 // gates only and writes a readiness_brief (a stage_readiness run) where readiness changed or none exists yet.
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { refreshStageReadiness } from '../../subgraphs/twins/domain/gates'
 import type { WorkerDeps } from './deps'
 

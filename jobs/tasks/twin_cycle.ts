@@ -1,6 +1,6 @@
 // Task twin_cycle: executes one queued twin run through its harness (subgraphs/twins/domain/twins/run-cycle.ts).
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { runTwinCycle } from '../../subgraphs/twins/domain/twins'
 import type { WorkerDeps } from './deps'
 

@@ -1,6 +1,6 @@
 // Task twin_evaluate (daily): per-twin evaluation and the high_decline_rate pause (domain/evaluation.ts).
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { evaluateTwins } from '../../subgraphs/twins/domain/twins'
 import type { WorkerDeps } from './deps'
 

@@ -1,6 +1,6 @@
 // Task twin_events_reconcile (hourly): fires event triggers for audit entries past their watermark (domain/twin-events.ts).
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { reconcileEventTriggers } from '../../subgraphs/twins/domain/twins'
 import type { WorkerDeps } from './deps'
 

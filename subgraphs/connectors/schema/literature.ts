@@ -3,7 +3,7 @@
 // per-source status and the policy's steps. Resolvers translate; domain/literature decides.
 import type { Builder } from '../../shared/builder'
 import { connectionType } from '../../shared/connection'
-import type { Page } from '../../shared/pagination'
+import type { Page } from '../../../core/pagination'
 import type { Provenance } from '../domain/literature/clusters'
 import type { Rendering } from '../domain/literature/licence'
 import type { ClusterOut, PolicyStep, SourceStatus } from '../domain/literature/policy'

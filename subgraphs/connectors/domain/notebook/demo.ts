@@ -2,7 +2,7 @@
 // idempotently through the ordinary domain functions (as the illustrative program owner), then a first full sync.
 import type { Db } from '../../../../core/db'
 import { loadSession } from '../../../../core/session'
-import { enqueue } from '../../../../jobs/registry'
+import { enqueue } from '../../../../core/jobs'
 import { domainContext } from '../../../../core/command'
 import {
   checkConnectionHealth, createConnection, setConnectionCredentials, updateConnection,

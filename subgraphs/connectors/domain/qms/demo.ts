@@ -5,7 +5,7 @@
 import type { Db } from '../../../../core/db'
 import { domainContext } from '../../../../core/command'
 import { loadSession } from '../../../../core/session'
-import { enqueue } from '../../../../jobs/registry'
+import { enqueue } from '../../../../core/jobs'
 import { checkConnectionHealth, createConnection, setConnectionCredentials, updateConnection } from '../connections'
 import { configureQmsConnection } from './review'
 import { PROVIDER_ID } from './sync'

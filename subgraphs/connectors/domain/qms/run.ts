@@ -5,7 +5,7 @@
 import type { Db } from '../../../../core/db'
 import { budgetExhausted } from '../../../../core/copy'
 import { log } from '../../../../core/log'
-import { enqueue } from '../../../../jobs/registry'
+import { enqueue } from '../../../../core/jobs'
 import type { HealthCheckItem } from '../adapters/contract'
 import { RateLimited } from '../adapters/errors'
 import { isVendorRateLimit } from '../budgets'

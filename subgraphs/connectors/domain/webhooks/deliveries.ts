@@ -1,7 +1,7 @@
 // Owns the processing marks of webhook_deliveries: a delivery is marked processed in the same transaction as the writes
 // it caused, and only once (a second run of the same job finds it marked and rolls its own writes back).
 import { asTx, type AnyTx, type Db } from '../../../../core/db'
-import { TaskPayloads } from '../../../../jobs/registry'
+import { TaskPayloads } from '../../../../core/jobs'
 
 export class AlreadyProcessed extends Error {
   override readonly name = 'AlreadyProcessed'

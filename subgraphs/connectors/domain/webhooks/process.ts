@@ -15,7 +15,7 @@
 // | a second run of the same delivery     | finds it processed and changes nothing (AlreadyProcessed)                 |
 import type { Db } from '../../../../core/db'
 import { log } from '../../../../core/log'
-import { enqueue } from '../../../../jobs/registry'
+import { enqueue } from '../../../../core/jobs'
 import { adapterFor, coalesceDelivery, syncRunnerFor } from '../adapters'
 import type { SyncReport } from '../adapters/contract'
 import { isVendorRateLimit } from '../budgets'

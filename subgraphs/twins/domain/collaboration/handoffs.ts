@@ -18,7 +18,7 @@ import { transition } from '../../../../core/state-machine'
 import { assertCan, can } from '../../../../core/session'
 import { handoffStatus } from '../../../../core/states'
 import { RECORD_TYPES, type RecordTypeKey } from '../../../workbench/domain/records'
-import { keysetPage, type PageArgs } from '../../../shared/pagination'
+import { keysetPage, type PageArgs } from '../../../../core/pagination'
 import { closeItemsForSource, fileInboxItem } from '../inbox'
 import { createTwinRun } from '../twins'
 

@@ -6,7 +6,7 @@
 import type { DomainContext } from '../../../../core/command'
 import { BaselineMissing, InvalidInput } from '../../../../core/errors'
 import { assertCan, can } from '../../../../core/session'
-import { decodeCursor, encodeCursor, EXPORT_PAGE_MAX, pageSize, type Page, type PageArgs } from '../../../shared/pagination'
+import { decodeCursor, encodeCursor, EXPORT_PAGE_MAX, pageSize, type Page, type PageArgs } from '../../../../core/pagination'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
 

@@ -19,7 +19,7 @@ import { transition } from '../../../../core/state-machine'
 import { stageGateStatus } from '../../../../core/states'
 import { notifyPerson } from '../../../../core/notifications'
 import { publish } from '../../../../core/pubsub'
-import { keysetPage, type PageArgs } from '../../../shared/pagination'
+import { keysetPage, type PageArgs } from '../../../../core/pagination'
 import { manifestation, signTarget } from '../../../workbench/domain/signatures'
 import { closeItemsForSource, fileInboxItem } from '../inbox'
 import {

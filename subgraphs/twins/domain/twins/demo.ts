@@ -3,7 +3,7 @@
 // minute of start, and the owner a pre_read twin trigger on experiment.update. Idempotent across restarts.
 import type { Db } from '../../../../core/db'
 import { log } from '../../../../core/log'
-import { enqueue } from '../../../../jobs/registry'
+import { enqueue } from '../../../../core/jobs'
 import { planHash } from './twin-admin'
 import { nextRunAt, normaliseSchedule } from './schedules'
 

@@ -7,7 +7,7 @@ import { asTx, type AnyTx, type Db } from '../../../../core/db'
 import { publish } from '../../../../core/pubsub'
 import { transition } from '../../../../core/state-machine'
 import { agentRunStatus } from '../../../../core/states'
-import { enqueue } from '../../../../jobs/registry'
+import { enqueue } from '../../../../core/jobs'
 
 /** AGENT_RUN_KINDS added by the twins document (R3); R4 adds stage_readiness. */
 export const TWIN_RUN_KINDS = ['twin_cycle', 'twin_handoff'] as const
