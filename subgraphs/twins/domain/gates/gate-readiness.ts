@@ -7,6 +7,7 @@
 import { z } from 'zod'
 import type { AuditEvent, StageGate } from '../../../../generated/prisma/client'
 import { asTx, type AnyTx, type Db } from '../../../../core/db'
+import { lockOpenGates, programSkillResults, programsWithOpenGatesAcrossOrganisations } from './sql'
 import { publish, publishMany } from '../../../../core/pubsub'
 import { FIXED_PHRASES, requiredRecordsPresent } from '../../../../core/copy'
 import { IdInput } from '../../../../core/ids'
@@ -131,10 +132,7 @@ export async function computeReadinessForProgram(anyTx: AnyTx | Db, organization
       ? tx.programRecord.findMany({ where: { organizationId, programId, recordType: { in: types } }, select: { id: true, recordType: true, status: true, fields: true } })
       : Promise.resolve([]),
     skills.length
-      ? tx.$queryRaw<{ id: string; skill_key: string }[]>`
-          SELECT id, content->>'skill_key' AS skill_key FROM artifacts
-          WHERE organization_id = ${organizationId}::uuid AND program_id = ${programId}::uuid AND kind = 'skill_result'
-            AND content->>'skill_key' = ANY(${skills}::text[])`
+      ? programSkillResults(tx, organizationId, programId, skills)
       : Promise.resolve([]),
     wantsMilestones ? tx.program.findFirst({ where: { id: programId, organizationId }, select: { settings: true } }) : Promise.resolve(null),
     wantsSets ? acceptedRequirementSets(tx, organizationId, programId) : Promise.resolve([]),
@@ -257,15 +255,10 @@ export interface RefreshReport { gates: number; programs: number; changed: numbe
  */
 export async function refreshStageReadiness(db: Db, opts: { gateId?: string } = {}): Promise<RefreshReport> {
   const report: RefreshReport = { gates: 0, programs: 0, changed: 0, briefs: 0 }
-  const programs = await db.$queryRaw<{ organization_id: string; program_id: string }[]>`
-    SELECT DISTINCT organization_id, program_id FROM stage_gates
-    WHERE status = 'open' AND (${opts.gateId ?? null}::uuid IS NULL OR id = ${opts.gateId ?? null}::uuid)`
+  const programs = await programsWithOpenGatesAcrossOrganisations(db, opts.gateId ?? null)
   for (const p of programs) {
     await db.$transaction(async (tx) => {
-      const ids = await tx.$queryRaw<{ id: string }[]>`
-        SELECT id FROM stage_gates WHERE organization_id = ${p.organization_id}::uuid AND program_id = ${p.program_id}::uuid AND status = 'open'
-          AND (${opts.gateId ?? null}::uuid IS NULL OR id = ${opts.gateId ?? null}::uuid)
-        FOR UPDATE SKIP LOCKED`
+      const ids = await lockOpenGates(tx, p.organization_id, p.program_id, opts.gateId ?? null)
       if (!ids.length) return
       const gates = await tx.stageGate.findMany({ where: { id: { in: ids.map((r) => r.id) }, organizationId: p.organization_id } })
       const changed = new Set((await refreshOpenGates(tx, p.organization_id, p.program_id, gates)).map((g) => g.id))

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import type { Program, ProgramStage, Signature, StageGate } from '../../../../generated/prisma/client'
 import { command, type DomainContext, type Write } from '../../../../core/command'
 import type { TenantTx } from '../../../../core/db'
+import { asClosingGate, lockGate, lockProgram } from './sql'
 import {
   GateIncomplete, GateStageRestricted, InvalidTransition, NotFoundError, ReviewerRoleRequired, SameSigner,
 } from '../../../../core/errors'
@@ -37,7 +38,7 @@ type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 async function loadGate(q: TenantTx, session: Session, id: string, opts: { lock?: boolean } = {}): Promise<StageGate> {
   if (opts.lock) {
     // Serialises writes on one gate: of two people closing at once, the second waits and then sees it closed.
-    await q.$queryRaw`SELECT id FROM stage_gates WHERE id = ${id}::uuid AND organization_id = ${session.organizationId}::uuid FOR UPDATE`
+    await lockGate(q, session.organizationId, id)
   }
   const gate = await q.stageGate.findFirst({ where: { id } })
   if (!gate || !can(session, 'progress.stages.read', gate.programId)) throw new NotFoundError('StageGate', { field: 'id' })
@@ -131,7 +132,7 @@ export const openStageGate = command({
   errors: [GateStageRestricted, InvalidTransition, NotFoundError],
   async run(w, input) {
     if (!can(w.ctx.session, 'progress.stages.read', input.programId)) throw new NotFoundError('Program', { field: 'programId' })
-    await w.tx.$queryRaw`SELECT id FROM programs WHERE id = ${input.programId}::uuid AND organization_id = ${w.ctx.session.organizationId}::uuid FOR UPDATE`
+    await lockProgram(w.tx, w.ctx.session.organizationId, input.programId)
     const plan = await stagePlan(w.tx, input.programId)
     assertStageAllowed(plan, input.stageId, input.nextStageId)
     const live = await w.tx.stageGate.findFirst({ where: { programId: input.programId, stageId: input.stageId, status: { not: 'closed' } } })
@@ -286,7 +287,7 @@ export const closeStageGate = command({
     if (review?.signerUserId === w.ctx.session.userId) {
       throw new SameSigner('You signed the review of this gate; another person closes it.', { field: 'id' })
     }
-    await w.tx.$queryRaw`SELECT id FROM programs WHERE id = ${gate.programId}::uuid AND organization_id = ${gate.organizationId}::uuid FOR UPDATE`
+    await lockProgram(w.tx, gate.organizationId, gate.programId)
     const plan = await stagePlan(w.tx, gate.programId)
     if (plan.current?.id !== gate.stageId) {
       throw new GateStageRestricted(`The program is no longer at this gate's stage (now ${plan.current?.name ?? 'none'}).`, { field: 'id' })
@@ -307,9 +308,7 @@ export const closeStageGate = command({
 
 /** The only statement that writes programs.current_stage_id (see the trigger in the stage_gates migration). */
 async function moveStage(tx: TenantTx, gate: StageGate): Promise<Program> {
-  await tx.$executeRaw`SELECT set_config('app.stage_gate_close', ${gate.id}, true)`
-  const [program] = await tx.program.updateManyAndReturn({ where: { id: gate.programId }, data: { currentStageId: gate.nextStageId } })
-  await tx.$executeRaw`SELECT set_config('app.stage_gate_close', '', true)`
+  const [program] = await asClosingGate(tx, gate.id, () => tx.program.updateManyAndReturn({ where: { id: gate.programId }, data: { currentStageId: gate.nextStageId } }))
   return program
 }
 

@@ -4,9 +4,9 @@
 // (deferral), the event hook (deferral), the tool server's console.get_twin (the harness's N) and the brief all count
 // with openDecisionCounts, so they agree on N.
 import type { AnyTx, Db, TenantDb } from '../../../../core/db'
-import { asTx } from '../../../../core/db'
 import { HarnessDenied } from '../../../../core/errors'
 import { filingPaused as filingPausedPhrase } from '../../../../core/copy'
+import { lockFilingFor } from './sql'
 
 /** DESIGN.md §11: 25 open decision items for a person pauses filing. */
 export const BACKPRESSURE_OPEN_DECISIONS = 25
@@ -51,7 +51,7 @@ export function filingPaused(openDecisions: number): string | null {
  * brief's line ('Filing paused: <N> decisions waiting'): the harness stops filing, a misbehaving one files nothing.
  */
 export async function admitFiling(tx: AnyTx, userId: string, organizationId: string): Promise<void> {
-  await asTx(tx).$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`backpressure:${userId}`}, 0))`
+  await lockFilingFor(tx, userId)
   const open = await openDecisionCount(tx, userId, organizationId)
   if (isFilingPaused(open)) throw new HarnessDenied(filingPausedPhrase(open))
 }

@@ -10,6 +10,7 @@ import { FIXED_PHRASES } from '../../../../core/copy'
 import { writePersonaBrief, type BriefContent } from './brief'
 import { inboxLinkUrl } from './link-tokens'
 import { DECIDED_KINDS } from './inbox'
+import { lockDigestOf, servedDigestSlotsAcrossOrganisations } from './sql'
 
 const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/
 
@@ -78,16 +79,13 @@ export async function runDigests(db: Db, now = new Date()): Promise<DigestReport
   })
   if (!due.length) return report
   // One read of the moments already served (a slot is at most a day old), so a pass costs one query when all is done.
-  const served = new Set((await db.$queryRaw<{ k: string }[]>`
-    SELECT (content->>'twin_id') || '|' || (content->>'digest_slot') AS k FROM artifacts
-    WHERE kind = 'persona_brief' AND created_at >= ${new Date(now.getTime() - 2 * 86_400_000)}
-      AND content->>'twin_id' = ANY(${due.map((d) => d.twin.id)}::text[])`).map((r) => r.k))
+  const served = await servedDigestSlotsAcrossOrganisations(db, new Date(now.getTime() - 2 * 86_400_000), due.map((d) => d.twin.id))
   for (const { twin, due: moment } of due) {
     if (served.has(`${twin.id}|${moment.slot}`)) continue
     try {
       // The twin's organisation's client: the brief reads and writes only there.
       await forOrganization(db, twin.organizationId).$transaction(async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`twin_digest:${twin.id}`}))`
+        await lockDigestOf(tx, twin.id)
         const done = await tx.artifact.count({
           where: { organizationId: twin.organizationId, kind: 'persona_brief', AND: [{ content: { path: ['twin_id'], equals: twin.id } }, { content: { path: ['digest_slot'], equals: moment.slot } }] },
         })

@@ -8,12 +8,12 @@ import { publish, publishMany, type InboxChange } from '../../../../core/pubsub'
 import { command, onId, type DomainContext, type Write } from '../../../../core/command'
 import { transition, transitionAll } from '../../../../core/state-machine'
 import { inboxItemStatus } from '../../../../core/states'
-import { keysetPage, keysetSql, type Page, type PageArgs } from '../../../../core/pagination'
-import { hotRows } from '../../../../core/hot-reads'
+import { keysetPage, type Page, type PageArgs } from '../../../../core/pagination'
 import { IdInput, isId } from '../../../../core/ids'
 import { DecisionRequired, InvalidInput, InvalidTransition, NotFoundError } from '../../../../core/errors'
 import { notifyPerson } from '../../../../core/notifications'
 import { inboxLinkUrl } from './link-tokens'
+import { inboxPage, openInboxCount, openInboxCounts } from './sql'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
 
@@ -23,33 +23,19 @@ export const INBOX_STATUSES = inboxItemStatus.states
 /** The caller's own inbox, newest first (GET /me/inbox), in cursor pages. Only ever the caller's rows. */
 export function listMyInbox(ctx: Ctx, args: PageArgs & { status?: InboxItemStatus[] | null }): Promise<Page<InboxItem>> {
   // a hot read (every console screen): plain SQL, the organisation and the caller in the filter
-  return keysetPage(args, 'createdAt', (q) => {
-    const values: unknown[] = [ctx.session.organizationId, ctx.session.userId]
-    let sql = 'SELECT * FROM inbox_items WHERE organization_id = $1::uuid AND user_id = $2::uuid'
-    if (args.status?.length) {
-      values.push(args.status)
-      sql += ' AND status = ANY($3::inbox_item_status[])'
-    }
-    const page = keysetSql(q, 'createdAt', 'created_at', values.length + 1)
-    return hotRows<InboxItem>(ctx.db, `inbox.list.${values.length}.${page.values.length}`, sql + page.sql, [...values, ...page.values])
-  })
+  return keysetPage(args, 'createdAt', (q) => inboxPage(ctx.db, ctx.session.organizationId, ctx.session.userId, args.status, q))
 }
 
 /** How many of the caller's own items in a program are open. */
 export async function countMyOpenInbox(ctx: Ctx, programId: string): Promise<number> {
   if (!isId(programId)) return 0
-  const [row] = await hotRows<{ n: number }>(ctx.db, 'inbox.open_count',
-    `SELECT count(*)::int AS n FROM inbox_items WHERE organization_id = $1::uuid AND program_id = $2::uuid AND user_id = $3::uuid AND status = 'open'`,
-    [ctx.session.organizationId, programId, ctx.session.userId])
-  return row.n
+  return openInboxCount(ctx.db, ctx.session.organizationId, ctx.session.userId, programId)
 }
 
 /** countMyOpenInbox for several programs in one query (an entity fetch brings every program of `me` at once). */
 export async function countMyOpenInboxByProgram(ctx: Ctx, programIds: readonly string[]): Promise<number[]> {
   if (programIds.length === 1) return [await countMyOpenInbox(ctx, programIds[0])]
-  const groups = await hotRows<{ programId: string; n: number }>(ctx.db, 'inbox.open_counts',
-    `SELECT program_id, count(*)::int AS n FROM inbox_items WHERE organization_id = $1::uuid AND program_id = ANY($2::uuid[]) AND user_id = $3::uuid AND status = 'open' GROUP BY program_id`,
-    [ctx.session.organizationId, programIds.filter(isId), ctx.session.userId])
+  const groups = await openInboxCounts(ctx.db, ctx.session.organizationId, ctx.session.userId, programIds.filter(isId))
   const counts = new Map(groups.map((g) => [g.programId, g.n]))
   return programIds.map((id) => counts.get(id) ?? 0)
 }

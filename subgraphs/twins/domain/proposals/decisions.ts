@@ -8,6 +8,7 @@ import type { RunInterrupt } from '../../../../generated/prisma/client'
 import { command, type DomainContext, type Write } from '../../../../core/command'
 import { inAuditBatch, underDelegation, type AuditAction } from '../../../../core/audit'
 import type { TenantTx } from '../../../../core/db'
+import { lockBasisRecords, lockProposal } from './sql'
 import {
   BatchItemForbidden, BoundUserOnly, DomainError, HandoffExists, InvalidInput, InvalidTransition, NotFoundError, ReasonRequired, SelfHandoff,
   StaleProposal, isGraphQLError, parseInput,
@@ -103,7 +104,7 @@ export const decideProposal = command({
   audit: DECISION_AUDIT,
   async run(w, input, loaded): Promise<ProposalView> {
     const { session } = w.ctx
-    await w.tx.$executeRaw`SELECT 1 FROM run_interrupts WHERE id = ${loaded.id}::uuid AND organization_id = ${session.organizationId}::uuid FOR UPDATE`
+    await lockProposal(w.tx, session.organizationId, loaded.id)
     const interrupt = await loadProposal(w.tx, loaded.id, w.ctx)
     const question = asQuestion(interrupt)
     if (interrupt.answer != null) {
@@ -162,7 +163,7 @@ async function decide(
 
     // The basis records stay locked until commit, so nothing changes them between this check and the write.
     const ids = question.basis.map((b) => b.recordId)
-    if (ids.length) await w.tx.$executeRaw`SELECT 1 FROM program_records WHERE id = ANY(${ids}::uuid[]) AND organization_id = ${session.organizationId}::uuid ORDER BY id FOR UPDATE`
+    if (ids.length) await lockBasisRecords(w.tx, session.organizationId, ids)
     const basis = await currentBasis(w.tx, question)
     if (basis.hash !== question.basisHash) throw new StaleProposal(basis.hash, TWINS.changedSinceProposed)
 

@@ -7,6 +7,7 @@ import { command, type DomainContext } from '../../../../core/command'
 import { InvalidInput, InvalidTransition, NotFoundError, ReviewerRoleRequired } from '../../../../core/errors'
 import { IdInput } from '../../../../core/ids'
 import type { TenantTx } from '../../../../core/db'
+import { auditActionsInPeriod } from './sql'
 import { can } from '../../../../core/session'
 
 /** Ids listed per group; the count is always complete. */
@@ -39,10 +40,7 @@ function monthBefore(now: Date) {
 
 export async function summarise(q: TenantTx, organizationId: string, programId: string, start: Date, end: Date): Promise<ReviewAuditSummary> {
   const [actions, signatures, gates, closed] = await Promise.all([
-    q.$queryRaw<{ action: string; n: bigint; ids: string[] }[]>`
-      SELECT action, count(*) AS n, (array_agg(target_id ORDER BY entry_seq))[1:${SUMMARY_ID_LIMIT}] AS ids
-      FROM audit_events WHERE organization_id = ${organizationId}::uuid AND program_id = ${programId}::uuid AND created_at >= ${start} AND created_at < ${end}
-      GROUP BY action ORDER BY action`,
+    auditActionsInPeriod(q, organizationId, programId, start, end, SUMMARY_ID_LIMIT),
     q.signature.findMany({ where: { programId, signedAt: { gte: start, lt: end } }, select: { id: true, meaning: true }, orderBy: { signedAt: 'asc' } }),
     q.stageGate.groupBy({ by: ['status'], where: { programId }, _count: { _all: true } }),
     q.stageGate.findMany({ where: { programId, closedAt: { gte: start, lt: end } }, select: { id: true }, take: SUMMARY_ID_LIMIT }),

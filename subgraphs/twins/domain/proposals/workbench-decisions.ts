@@ -5,6 +5,7 @@
 import type { InboxItem, TwinDefinition } from '../../../../generated/prisma/client'
 import type { DomainContext } from '../../../../core/command'
 import { isMember } from '../../../../core/session'
+import { openRoleDecisionIds } from './sql'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 
@@ -23,19 +24,7 @@ export async function roleDecisions(ctx: Ctx, programId: string, recordTypes: re
   const { organizationId, userId } = ctx.session
   // Set-based: the ids of the shown ones and the count of all in one statement, however many decisions wait (a person
   // with hundreds open does not ship every item and every proposal's question to this process to pick ten).
-  const [picked] = await ctx.tdb.$queryRaw<{ ids: string[]; total: bigint }[]>`
-    WITH items AS (
-      SELECT i.id, i.due_at, i.created_at,
-             (${recordTypes as string[] | null}::text[] IS NULL
-              OR jsonb_typeof(ri.question->'recordType') IS DISTINCT FROM 'string'
-              OR ri.question->>'recordType' = ANY(${recordTypes as string[] | null}::text[])) AS in_role
-      FROM inbox_items i
-      LEFT JOIN run_interrupts ri ON ri.id = i.interrupt_id AND ri.organization_id = i.organization_id
-      WHERE i.organization_id = ${organizationId}::uuid AND i.user_id = ${userId}::uuid AND i.program_id = ${programId}::uuid
-        AND i.kind = 'decision' AND i.status = 'open'
-    )
-    SELECT ARRAY(SELECT id::text FROM items WHERE in_role ORDER BY due_at ASC NULLS LAST, created_at ASC, id ASC LIMIT ${HOME_DECISIONS}) AS ids,
-           (SELECT count(*) FROM items) AS total`
+  const picked = await openRoleDecisionIds(ctx.tdb, organizationId, userId, programId, recordTypes, HOME_DECISIONS)
   const rows = picked.ids.length ? await ctx.tdb.inboxItem.findMany({ where: { id: { in: picked.ids } } }) : []
   const byId = new Map(rows.map((r) => [r.id, r]))
   const decisions = picked.ids.flatMap((id) => byId.get(id) ?? [])
