@@ -13,7 +13,7 @@ import { counterValue, monthTake } from './admission'
 export const activeTwinOf = (q: TenantDb | TenantTx, organizationId: string, twinId: string) => loadActiveTwin(q, organizationId, twinId)
 
 /** Tool calls admitted for a twin this UTC month (the budget's counter, admission.ts). */
-export const toolCallsThisMonth = (q: TenantDb | TenantTx, twin: { id: string; budgetToolCallsMonth: number }) => counterValue(q, monthTake(twin))
+export const toolCallsThisMonth = (q: TenantDb | TenantTx, twin: { id: string; organizationId: string; budgetToolCallsMonth: number }) => counterValue(q, twin.organizationId, monthTake(twin))
 
 /**
  * Exhaustion: once the month's admitted calls reach budget_tool_calls_month the twin pauses with reason budget (its

@@ -8,6 +8,7 @@ import type { Delegation } from '../../../../generated/prisma/client'
 import { command, onId, type DomainContext } from '../../../../core/command'
 import { systemActor, recordAudit } from '../../../../core/audit'
 import { asTx, type AnyTx, type Db } from '../../../../core/db'
+import { lockDelegationsOf } from './sql'
 import { DelegationInvalid, NotFoundError } from '../../../../core/errors'
 import { IdInput, isId } from '../../../../core/ids'
 import { transition, transitionAll } from '../../../../core/state-machine'
@@ -113,7 +114,7 @@ export const createDelegation = command({
     if (!delegate) throw invalid('delegateUserId', 'The delegate is not an active person of your organisation.')
     if (programId && !(await isProgramPerson(w.tx, orgId, programId, delegate.id))) throw invalid('delegateUserId', 'The delegate holds no persona in this program; a delegation never routes outside its program.')
     // Serialise a person's delegation writes, so two requests cannot both pass the checks below.
-    await w.tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('delegations:' || ${orgId}))`
+    await lockDelegationsOf(w.tx, orgId)
     // Rows past their end that the job has not swept yet are expired here first, audited like the job does.
     const lapsed = await transitionAll(w.tx, delegationStatus, 'expire', { organizationId: orgId, userId: { in: [me, delegate.id] }, endsAt: { lte: now } }, { updatedAt: now })
     for (const d of lapsed) await w.audit('delegation.expire', { type: 'delegation', id: d.id }, { by: 'create', user_id: d.userId, ends_at: d.endsAt.toISOString() }, { programId: d.programId })

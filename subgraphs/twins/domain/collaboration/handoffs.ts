@@ -7,6 +7,7 @@ import type { HandoffRequest } from '../../../../generated/prisma/client'
 import { command, type DomainContext, type Write } from '../../../../core/command'
 import type { AuditAction } from '../../../../core/audit'
 import { asTx, type AnyTx, type TenantTx } from '../../../../core/db'
+import { insertHandoffUnlessOpen, lockHandoff } from './sql'
 import { HandoffExists, InvalidInput, InvalidTransition, NotAParty, NotFoundError, ReasonRequired, SelfHandoff } from '../../../../core/errors'
 import { IdInput, isId } from '../../../../core/ids'
 import { TWINS } from '../../../../core/copy'
@@ -177,14 +178,7 @@ export async function sendHandoff(w: Write<AuditAction>, d: HandoffDraft, origin
   const { session } = w.ctx
   const { recipients, linked } = await checkSendable(w.tx, w.ctx, d)
   const { text, redactions } = await redactMessage(w.tx, d.messageMd, { organizationId: session.organizationId, programId: d.programId, recipients })
-  const rows = await w.tx.$queryRaw<{ id: string }[]>`
-    INSERT INTO handoff_requests (organization_id, program_id, from_user_id, from_twin_id, to_persona_key, to_user_id, kind, linked_type, linked_id,
-      message_md, redactions, status, thread_id, proposal_id)
-    VALUES (${session.organizationId}::uuid, ${d.programId}::uuid, ${session.userId}::uuid, ${origin.fromTwinId ?? null}::uuid, ${d.toPersonaKey},
-      ${d.toUserId ?? null}::uuid, ${d.kind}::handoff_kind, ${d.linkedType}, ${d.linkedId}, ${text}, ${JSON.stringify(redactions)}::jsonb, 'sent',
-      ${d.threadId ?? null}::uuid, ${origin.proposalId ?? null}::uuid)
-    ON CONFLICT (linked_type, linked_id, to_persona_key, kind) WHERE status IN ('sent', 'accepted') DO NOTHING
-    RETURNING id`
+  const rows = await insertHandoffUnlessOpen(w.tx, session.organizationId, session.userId, d, origin, text, redactions)
   if (!rows.length) {
     const dup = await openDuplicate(w.tx, d)
     throw new HandoffExists(dup?.id ?? '', 'A hand-off of this item to this persona, of this kind, is sent or accepted already.')
@@ -222,7 +216,7 @@ const loadHandoff = async (q: TenantTx, input: { id: string }, ctx: DomainContex
   return h
 }
 const lock = async (w: Write<AuditAction>, id: string) => {
-  await w.tx.$executeRaw`SELECT 1 FROM handoff_requests WHERE id = ${id}::uuid AND organization_id = ${w.ctx.session.organizationId}::uuid FOR UPDATE`
+  await lockHandoff(w.tx, w.ctx.session.organizationId, id)
   return w.tx.handoffRequest.findFirstOrThrow({ where: { id } })
 }
 /**

@@ -7,6 +7,7 @@ import type { DomainContext } from '../../../../core/command'
 import { BaselineMissing, InvalidInput } from '../../../../core/errors'
 import { assertCan, can } from '../../../../core/session'
 import { decodeCursor, encodeCursor, EXPORT_PAGE_MAX, pageSize, type Page, type PageArgs } from '../../../../core/pagination'
+import { programBoardRows, proposalOutcomeCounts, refusedToolCallCounts, twinsExportRows } from './sql'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
 
@@ -25,7 +26,6 @@ export interface BoardItem {
   createdAt: Date
 }
 
-type BoardRow = { kind: BoardItem['kind']; id: string; title: string; status: string; user_id: string; persona_key: string | null; due_at: Date | null; created_at: Date }
 
 /**
  * GET P/board: what a lead looks at daily, newest first in cursor pages. Decisions are the program's open or snoozed
@@ -37,25 +37,7 @@ export async function programBoard(ctx: Ctx, programId: string, args: PageArgs):
   const first = pageSize(args.first)
   const after = args.after ? decodeCursor(args.after) : null
   const org = ctx.session.organizationId
-  const rows = await ctx.db.$queryRaw<BoardRow[]>`
-    SELECT * FROM (
-      SELECT 'decision' AS kind, i.id, i.title, i.status::text AS status, i.user_id, NULL::text AS persona_key, i.due_at, i.created_at
-        FROM inbox_items i
-        WHERE i.organization_id = ${org}::uuid AND i.program_id = ${programId}::uuid AND i.kind = 'decision' AND i.status IN ('open', 'snoozed')
-      UNION ALL
-      SELECT 'handoff', h.id, h.kind::text || ': ' || COALESCE(r.title, t.title, h.linked_type), h.status::text, h.from_user_id, h.to_persona_key, NULL, h.created_at
-        FROM handoff_requests h
-        LEFT JOIN program_records r ON h.linked_type = 'program_record' AND r.id::text = h.linked_id AND r.organization_id = h.organization_id
-        LEFT JOIN threads t ON h.linked_type = 'thread' AND t.id::text = h.linked_id AND t.organization_id = h.organization_id
-        WHERE h.organization_id = ${org}::uuid AND h.program_id = ${programId}::uuid AND h.status IN ('sent', 'accepted')
-      UNION ALL
-      SELECT 'twin', d.id, d.persona_key, d.status::text, d.user_id, d.persona_key, NULL, d.created_at
-        FROM twin_definitions d
-        WHERE d.organization_id = ${org}::uuid AND d.program_id = ${programId}::uuid AND d.status <> 'retired'
-    ) b
-    WHERE ${after === null} OR b.created_at < ${after?.at ?? new Date(0)} OR (b.created_at = ${after?.at ?? new Date(0)} AND b.id < ${after?.id ?? '00000000-0000-0000-0000-000000000000'}::uuid)
-    ORDER BY b.created_at DESC, b.id DESC
-    LIMIT ${first + 1}`
+  const rows = await programBoardRows(ctx.db, org, programId, after, first)
   const edges = rows.slice(0, first).map((r) => ({
     cursor: encodeCursor({ at: r.created_at, id: r.id }),
     node: { kind: r.kind, id: r.id, title: r.title, status: r.status, userId: r.user_id, personaKey: r.persona_key, dueAt: r.due_at, createdAt: r.created_at },
@@ -90,33 +72,14 @@ export interface DecisionMetrics {
 export const METRICS_DEFAULT_DAYS = 30
 const DAY = 86_400_000
 
-type OutcomeRow = { persona_key: string; user_id: string; outcome: string | null; reason: string | null; expired: boolean; n: number }
-type RefusedRow = { persona_key: string; user_id: string; refused: number }
 
 /** The counts of twin proposals filed in [since, until) in a program, per twin persona and person. */
 async function counts(ctx: Ctx, programId: string, since: Date, until: Date, now: Date) {
   const org = ctx.session.organizationId
   // Proposals are detached write_approval interrupts naming their program and proposing twin (domain/proposals.ts).
   // One scan: grouped by twin, outcome and reason first, then joined to the (few) twins for persona and person.
-  const outcomes = await ctx.db.$queryRaw<OutcomeRow[]>`
-    WITH g AS (
-      SELECT i.question->'proposer'->>'twinId' AS twin_id, i.answer->>'outcome' AS outcome,
-        CASE WHEN i.answer->>'outcome' = 'declined' THEN COALESCE(i.answer->'reason'->>'code', 'unspecified') END AS reason,
-        (i.answer IS NULL AND i.expires_at <= ${now}) AS expired, count(*)::int AS n
-      FROM run_interrupts i
-      WHERE i.organization_id = ${org}::uuid AND i.kind = 'write_approval' AND (i.question->>'programId') = ${programId}
-        AND i.question->>'type' = 'proposal' AND i.created_at >= ${since} AND i.created_at < ${until}
-      GROUP BY 1, 2, 3, 4
-    )
-    SELECT d.persona_key, d.user_id::text AS user_id, g.outcome, g.reason, g.expired, g.n
-    FROM g JOIN twin_definitions d ON d.id::text = g.twin_id AND d.organization_id = ${org}::uuid`
-  const refused = await ctx.db.$queryRaw<RefusedRow[]>`
-    SELECT d.persona_key, d.user_id::text AS user_id, count(*)::int AS refused
-    FROM tool_calls c JOIN twin_definitions d ON d.id = c.twin_id
-    WHERE c.organization_id = ${org}::uuid AND c.program_id = ${programId}::uuid AND c.status = 'refused'
-      AND c.created_at >= ${since} AND c.created_at < ${until}
-      AND NOT c.output_violations @> '[{"code": "harness_denied"}]'::jsonb
-    GROUP BY 1, 2`
+  const outcomes = await proposalOutcomeCounts(ctx.db, org, programId, since, until, now)
+  const refused = await refusedToolCallCounts(ctx.db, org, programId, since, until)
   return { outcomes, refused }
 }
 
@@ -186,7 +149,6 @@ export interface ExportRow {
 // gateway's query cost limit), defined with the other page sizes.
 export { EXPORT_PAGE_MAX }
 
-type ExportDbRow = { kind: ExportRow['kind']; id: string; program_id: string | null; status: string | null; created_at: Date; metadata: Record<string, unknown> }
 
 /**
  * GET /orgs/current/twins/export (org.audit.read): the organisation's twins, triggers, twin
@@ -202,42 +164,7 @@ export async function twinsExport(ctx: Ctx, args: PageArgs): Promise<Page<Export
   const org = ctx.session.organizationId
   const at = after?.at ?? new Date(0)
   const afterId = after?.id ?? '00000000-0000-0000-0000-000000000000'
-  const rows = await ctx.db.$queryRaw<ExportDbRow[]>`
-    SELECT * FROM (
-      SELECT 'twin' AS kind, d.id, d.program_id, d.status::text AS status, d.created_at,
-        jsonb_build_object('userId', d.user_id, 'personaKey', d.persona_key, 'agentKey', d.agent_key, 'duties', d.duties, 'pausedReason', d.paused_reason,
-          'budgetToolCallsMonth', d.budget_tool_calls_month, 'retiredAt', d.retired_at) AS metadata
-        FROM twin_definitions d WHERE d.organization_id = ${org}::uuid
-      UNION ALL
-      SELECT 'trigger', t.id, t.program_id, CASE WHEN t.enabled THEN 'enabled' ELSE 'disabled' END, t.created_at,
-        jsonb_build_object('twinId', t.twin_id, 'dutyKey', t.duty_key, 'kind', t.kind, 'eventAction', t.event_action, 'priority', t.priority,
-          'standingPlanHash', t.standing_plan_hash, 'standingPlanApprovedAt', t.standing_plan_approved_at, 'fireCount', t.fire_count, 'lastFiredAt', t.last_fired_at)
-        FROM twin_triggers t WHERE t.organization_id = ${org}::uuid
-      UNION ALL
-      SELECT 'run', r.id, r.program_id, r.status::text, r.created_at,
-        jsonb_build_object('twinId', r.twin_id, 'kind', r.kind, 'initiatedBy', r.initiated_by, 'triggerId', r.trigger_id, 'targetId', r.target_id,
-          'startedAt', r.started_at, 'finishedAt', r.finished_at)
-        FROM agent_runs r WHERE r.organization_id = ${org}::uuid AND r.twin_id IS NOT NULL
-      UNION ALL
-      SELECT 'tool_call', c.id, c.program_id, c.status::text, c.created_at,
-        jsonb_build_object('tool', c.tool, 'runId', c.run_id, 'twinId', c.twin_id, 'turn', c.turn, 'basisHash', c.basis_hash,
-          'checkLogicVersion', c.check_logic_version, 'inputsHash', c.inputs_hash, 'resultArtifactId', c.result_artifact_id,
-          'violations', jsonb_array_length(c.output_violations))
-        FROM tool_calls c WHERE c.organization_id = ${org}::uuid AND c.twin_id IS NOT NULL
-      UNION ALL
-      SELECT 'handoff', h.id, h.program_id, h.status::text, h.created_at,
-        jsonb_build_object('kind', h.kind, 'fromUserId', h.from_user_id, 'fromTwinId', h.from_twin_id, 'toPersonaKey', h.to_persona_key,
-          'toUserId', h.to_user_id, 'linkedType', h.linked_type, 'linkedId', h.linked_id, 'decidedBy', h.decided_by, 'decidedAt', h.decided_at)
-        FROM handoff_requests h WHERE h.organization_id = ${org}::uuid
-      UNION ALL
-      SELECT 'delegation', g.id, g.program_id, g.status::text, g.created_at,
-        jsonb_build_object('userId', g.user_id, 'delegateUserId', g.delegate_user_id, 'startsAt', g.starts_at, 'endsAt', g.ends_at,
-          'renewalCount', g.renewal_count, 'revokedAt', g.revoked_at)
-        FROM delegations g WHERE g.organization_id = ${org}::uuid
-    ) x
-    WHERE ${after === null} OR x.created_at < ${at} OR (x.created_at = ${at} AND x.id < ${afterId}::uuid)
-    ORDER BY x.created_at DESC, x.id DESC
-    LIMIT ${first + 1}`
+  const rows = await twinsExportRows(ctx.db, org, after, at, afterId, first)
   const edges = rows.slice(0, first).map((r) => ({
     cursor: encodeCursor({ at: r.created_at, id: r.id }),
     node: { kind: r.kind, id: r.id, programId: r.program_id, status: r.status, createdAt: r.created_at, metadata: r.metadata },

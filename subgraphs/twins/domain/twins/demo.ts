@@ -2,6 +2,7 @@
 // reviewer each get an active twin with an hourly blocker_scan schedule under an approved standing plan, due within a
 // minute of start, and the owner a pre_read twin trigger on experiment.update. Idempotent across restarts.
 import type { Db } from '../../../../core/db'
+import { auditTrailEndAcrossOrganisations } from './sql'
 import { log } from '../../../../core/log'
 import { enqueue } from '../../../../core/jobs'
 import { planHash } from './twin-admin'
@@ -48,7 +49,7 @@ export async function seedIllustrativeTwins(db: Db, seed: DemoSeed, now = new Da
           data: {
             organizationId: twin.organizationId, programId: twin.programId, twinId: twin.id, dutyKey: 'pre_read', kind: 'event', eventAction: 'experiment.update',
             standingPlanJson: prePlan, standingPlanHash: planHash(prePlan), standingPlanApprovedAt: now, standingPlanApprovedBy: user.id,
-            lastEntrySeq: (await tx.$queryRaw<{ s: bigint | null }[]>`SELECT max(entry_seq) AS s FROM audit_events`)[0]?.s ?? 0n,
+            lastEntrySeq: await auditTrailEndAcrossOrganisations(tx),
           },
         })
       }

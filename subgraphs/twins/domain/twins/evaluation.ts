@@ -3,6 +3,7 @@
 // trigger; and the high_decline_rate pause (DESIGN.md §11: 10 or more decided in 7 days with 60 % or more declined).
 import { systemActor } from '../../../../core/audit'
 import type { Db } from '../../../../core/db'
+import { declineReasonsOf, feedbackByTriggerOf, proposalOutcomesOf, refusedCallsOf } from './sql'
 import { clock } from './schedules'
 import { pauseTwin } from './twins'
 
@@ -30,31 +31,11 @@ export interface TwinEvaluation {
  */
 export async function evaluateTwin(db: Db, twin: { id: string; organizationId: string }, now = clock.now()): Promise<TwinEvaluation> {
   const since = new Date(now.getTime() - DECLINE_WINDOW_DAYS * 86_400_000)
-  const [p] = await db.$queryRaw<{ filed: number; approved: number; edited: number; declined: number }[]>`
-    SELECT count(*)::int AS filed,
-      count(*) FILTER (WHERE answer->>'outcome' = 'approved')::int AS approved,
-      count(*) FILTER (WHERE answer->>'outcome' = 'approved_with_edits')::int AS edited,
-      count(*) FILTER (WHERE answer->>'outcome' = 'declined')::int AS declined
-    FROM run_interrupts
-    WHERE organization_id = ${twin.organizationId}::uuid AND kind = 'write_approval' AND question->>'type' = 'proposal'
-      AND question->'proposer'->>'twinId' = ${twin.id} AND created_at >= ${since}`
-  const reasons = await db.$queryRaw<{ reason: string; n: number }[]>`
-    SELECT COALESCE(answer->'reason'->>'code', 'unspecified') AS reason, count(*)::int AS n
-    FROM run_interrupts
-    WHERE organization_id = ${twin.organizationId}::uuid AND kind = 'write_approval' AND question->>'type' = 'proposal'
-      AND question->'proposer'->>'twinId' = ${twin.id} AND created_at >= ${since} AND answer->>'outcome' = 'declined'
-    GROUP BY 1 ORDER BY 1`
-  const [r] = await db.$queryRaw<{ refused: number }[]>`
-    SELECT count(*)::int AS refused FROM tool_calls c JOIN agent_runs r ON r.id = c.run_id
-    WHERE r.organization_id = ${twin.organizationId}::uuid AND r.twin_id = ${twin.id}::uuid AND c.status = 'refused' AND c.created_at >= ${since}
-      -- a harness denial (a tool outside the toolset, budget, per-turn) is an attempt the server refused, not a tool's refusal
-      AND NOT c.output_violations @> '[{"code": "harness_denied"}]'::jsonb`
+  const p = await proposalOutcomesOf(db, twin.organizationId, twin.id, since)
+  const reasons = await declineReasonsOf(db, twin.organizationId, twin.id, since)
+  const r = await refusedCallsOf(db, twin.organizationId, twin.id, since)
   const expired = await db.inboxItem.count({ where: { organizationId: twin.organizationId, twinId: twin.id, kind: 'decision', status: 'expired', updatedAt: { gte: since } } })
-  const feedback = await db.$queryRaw<{ trigger_id: string; rated: number; not_useful: number }[]>`
-    SELECT trigger_id, count(*)::int AS rated, count(*) FILTER (WHERE feedback = 'not_useful')::int AS not_useful
-    FROM inbox_items
-    WHERE organization_id = ${twin.organizationId}::uuid AND twin_id = ${twin.id}::uuid AND trigger_id IS NOT NULL AND feedback <> 'none'
-    GROUP BY trigger_id ORDER BY trigger_id`
+  const feedback = await feedbackByTriggerOf(db, twin.organizationId, twin.id)
   return {
     twinId: twin.id, windowStart: since, filed: p.filed, approvedUnchanged: p.approved, edited: p.edited, declined: p.declined,
     declinedByReason: Object.fromEntries(reasons.map((x) => [x.reason, x.n])), refused: r.refused, expired,

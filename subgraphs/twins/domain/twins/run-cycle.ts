@@ -4,6 +4,7 @@
 import type { AgentRun } from '../../../../generated/prisma/client'
 import { contextForUser } from '../../../../core/command'
 import type { Db } from '../../../../core/db'
+import { abandonedRunsAcrossOrganisations } from './sql'
 import { DomainError, InvalidTransition } from '../../../../core/errors'
 import { log } from '../../../../core/log'
 import { getHarness, harnessKeyFor, type RunContext } from '../../harness/interface'
@@ -111,12 +112,7 @@ export const ABANDONED_AFTER_MS = 3600_000
  */
 export async function failAbandonedRuns(db: Db, now = new Date()): Promise<number> {
   const before = new Date(now.getTime() - ABANDONED_AFTER_MS)
-  const stuck = await db.$queryRaw<{ id: string }[]>`
-    SELECT r.id FROM agent_runs r
-    WHERE r.kind IN ('twin_cycle', 'twin_handoff') AND r.status IN ('queued', 'running')
-      AND COALESCE(r.started_at, r.created_at) < ${before}
-      AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs j WHERE j.key = 'twin_cycle:' || r.id AND j.attempts < j.max_attempts)
-    LIMIT 1000`
+  const stuck = await abandonedRunsAcrossOrganisations(db, before)
   if (!stuck.length) return 0
   return db.$transaction(async (tx) => {
     const failed = await transitionAll(tx, agentRunStatus, 'fail', { id: { in: stuck.map((r) => r.id) } }, { finishedAt: now, error: ABANDONED_RUN_ERROR })

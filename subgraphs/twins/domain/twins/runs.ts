@@ -4,6 +4,7 @@
 // Also the run footer: who started the run, and under whose standing plan.
 import type { AgentRun, Prisma } from '../../../../generated/prisma/client'
 import { asTx, type AnyTx, type Db } from '../../../../core/db'
+import { insertQueuedRun } from './sql'
 import { publish } from '../../../../core/pubsub'
 import { transition } from '../../../../core/state-machine'
 import { agentRunStatus } from '../../../../core/states'
@@ -45,12 +46,7 @@ const announce = (tx: AnyTx, run: Pick<AgentRun, 'id' | 'programId' | 'organizat
  */
 export async function createTwinRun(anyTx: AnyTx, input: NewTwinRun): Promise<{ run: AgentRun; created: boolean }> {
   const tx = asTx(anyTx)
-  const rows = await tx.$queryRaw<{ id: string }[]>`
-    INSERT INTO agent_runs (organization_id, program_id, kind, status, initiated_by, twin_id, trigger_id, priority, target_id, started_by_user_id)
-    VALUES (${input.organizationId}::uuid, ${input.programId}::uuid, ${input.kind ?? 'twin_cycle'}, 'queued', ${input.initiatedBy},
-      ${input.twinId}::uuid, ${input.triggerId ?? null}::uuid, ${input.priority ?? 'digest'}, ${input.targetId ?? null}, ${input.startedByUserId ?? null}::uuid)
-    ON CONFLICT (trigger_id) WHERE status = 'queued' AND trigger_id IS NOT NULL DO NOTHING
-    RETURNING id`
+  const rows = await insertQueuedRun(tx, input.organizationId, input)
   if (rows.length === 0) {
     const queued = await tx.agentRun.findFirstOrThrow({ where: { triggerId: input.triggerId!, status: 'queued', organizationId: input.organizationId } })
     return { run: queued, created: false }

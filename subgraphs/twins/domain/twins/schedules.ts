@@ -4,6 +4,7 @@
 import * as rrulePkg from 'rrule'
 import type { RRule, RRuleSet } from 'rrule'
 import type { Db } from '../../../../core/db'
+import { dueSchedulesAcrossOrganisations, insertScheduledRunsAcrossOrganisations, markTriggersFiredAcrossOrganisations, moveSchedulesAcrossOrganisations, type DueRow } from './sql'
 import { InvalidInput } from '../../../../core/errors'
 import { log } from '../../../../core/log'
 import { isFilingPaused, openDecisionCounts } from '../inbox'
@@ -89,11 +90,6 @@ export function nextRunAt(text: string, opts: { now: Date; lastRunAt?: Date | nu
 }
 const nextCache = new Map<string, Date | null>()
 
-interface DueRow {
-  schedule_id: string; trigger_id: string; twin_id: string; organization_id: string; program_id: string | null; user_id: string
-  rrule: string; last_run_at: Date | null; min_interval_seconds: number; priority: string; next_run_at: Date
-}
-
 export interface ClaimReport { claimed: number; enqueued: number; deferred: number; floored: number; coalesced: number; batches: number }
 
 /**
@@ -108,17 +104,7 @@ export async function claimDueSchedules(db: Db, opts: { now?: Date; batch?: numb
   const report: ClaimReport = { claimed: 0, enqueued: 0, deferred: 0, floored: 0, coalesced: 0, batches: 0 }
   for (let i = 0; i < (opts.maxBatches ?? 100); i++) {
     const n = await db.$transaction(async (tx) => {
-      const due = await tx.$queryRaw<DueRow[]>`
-        SELECT s.id AS schedule_id, s.trigger_id, s.twin_id, s.organization_id, d.program_id, d.user_id, s.rrule, s.last_run_at,
-               t.min_interval_seconds, t.priority::text AS priority, s.next_run_at
-        FROM twin_schedules s
-        JOIN twin_triggers t ON t.id = s.trigger_id AND t.organization_id = s.organization_id
-        JOIN twin_definitions d ON d.id = s.twin_id AND d.organization_id = s.organization_id
-        WHERE s.next_run_at <= ${now} AND t.enabled AND t.kind = 'schedule' AND d.status = 'active'
-          AND t.standing_plan_approved_at IS NOT NULL
-        ORDER BY s.next_run_at
-        LIMIT ${opts.batch ?? CLAIM_BATCH}
-        FOR UPDATE OF s SKIP LOCKED`
+      const due = await dueSchedulesAcrossOrganisations(tx, now, opts.batch ?? CLAIM_BATCH)
       if (due.length === 0) return 0
       const open = await openDecisionCounts(tx, [...new Set(due.map((d) => d.user_id))])
       const busy = new Set([...open].filter(([, n]) => isFilingPaused(n)).map(([userId]) => userId))
@@ -139,35 +125,12 @@ export async function claimDueSchedules(db: Db, opts: { now?: Date; batch?: numb
       }
       if (fire.length) {
         // One statement: the runs (a trigger with a queued run already keeps that one), a job per new run, a NOTIFY per run.
-        const created = await tx.$queryRaw<{ n: number }[]>`
-          WITH ins AS (
-            INSERT INTO agent_runs (organization_id, program_id, kind, status, initiated_by, twin_id, trigger_id, priority)
-            SELECT f.organization_id, f.program_id, 'twin_cycle', 'queued', 'schedule', f.twin_id, f.trigger_id, f.priority
-            FROM unnest(${fire.map((f) => f.organization_id)}::uuid[], ${fire.map((f) => f.program_id)}::uuid[],
-                        ${fire.map((f) => f.twin_id)}::uuid[], ${fire.map((f) => f.trigger_id)}::uuid[], ${fire.map((f) => f.priority)}::text[])
-              AS f(organization_id, program_id, twin_id, trigger_id, priority)
-            ON CONFLICT (trigger_id) WHERE status = 'queued' AND trigger_id IS NOT NULL DO NOTHING
-            RETURNING id, organization_id, program_id
-          ), jobs AS (
-            SELECT graphile_worker.add_jobs(array_agg(
-              ('twin_cycle', json_build_object('runId', ins.id), NULL, NULL, 3, 'twin_cycle:' || ins.id, NULL, NULL)::graphile_worker.job_spec
-            )) FROM ins
-          ), notes AS (
-            SELECT pg_notify('twin_run_updated', json_build_object('id', ins.id, 'programId', ins.program_id, 'organizationId', ins.organization_id)::text)
-            FROM ins WHERE ins.program_id IS NOT NULL
-          )
-          SELECT (SELECT count(*) FROM ins)::int + 0 * (SELECT count(*) FROM jobs)::int + 0 * (SELECT count(*) FROM notes)::int AS n`
+        const created = await insertScheduledRunsAcrossOrganisations(tx, fire)
         report.enqueued += created[0].n
         report.coalesced += fire.length - created[0].n
-        await tx.$executeRaw`
-          UPDATE twin_triggers t SET last_fired_at = ${now}, fire_count = t.fire_count + 1, updated_at = ${now}
-          WHERE t.id = ANY(${fire.map((f) => f.trigger_id)}::uuid[])`
+        await markTriggersFiredAcrossOrganisations(tx, fire.map((f) => f.trigger_id), now)
       }
-      await tx.$executeRaw`
-        UPDATE twin_schedules s SET next_run_at = m.next, locked_at = ${now}, updated_at = ${now},
-               last_run_at = CASE WHEN m.fired THEN ${now}::timestamptz ELSE s.last_run_at END
-        FROM unnest(${moves.map((m) => m.id)}::uuid[], ${moves.map((m) => m.next)}::timestamptz[], ${moves.map((m) => m.fired)}::boolean[]) AS m(id, next, fired)
-        WHERE s.id = m.id`
+      await moveSchedulesAcrossOrganisations(tx, moves, now)
       report.claimed += due.length
       return due.length
     }, { timeout: 60_000 })

@@ -8,6 +8,7 @@ import type { Prisma, TwinDefinition, TwinTrigger } from '../../../../generated/
 import { TRIGGERABLE_ACTIONS } from '../../../../core/audit'
 import { command, type DomainContext, type Write } from '../../../../core/command'
 import type { TenantTx } from '../../../../core/db'
+import { auditTrailEndAcrossOrganisations, releaseSavepoint, rollbackToSavepoint, savepoint } from './sql'
 import { BoundUserOnly, DutyUnavailable, InvalidInput, NotFoundError, ReasonRequired, TwinActiveExists, TwinPaused } from '../../../../core/errors'
 import { IdInput, isId } from '../../../../core/ids'
 import { PROGRAM_PERSONAS } from '../../../../core/permissions'
@@ -229,12 +230,12 @@ export const resumeTwin = command({
     ownTwin(w.ctx, twin)
     let resumed: TwinDefinition
     try {
-      await w.tx.$executeRawUnsafe('SAVEPOINT twin_resume')
+      await savepoint(w.tx, 'twin_resume')
       resumed = await transition(w.tx, twinStatus, 'resume', twin, { pausedReason: null, pausedBy: null, pausedAt: null, updatedAt: clock.now() })
-      await w.tx.$executeRawUnsafe('RELEASE SAVEPOINT twin_resume')
+      await releaseSavepoint(w.tx, 'twin_resume')
     } catch (e) {
       if (!isUniqueViolation(e)) throw e
-      await w.tx.$executeRawUnsafe('ROLLBACK TO SAVEPOINT twin_resume')
+      await rollbackToSavepoint(w.tx, 'twin_resume')
       throw new TwinActiveExists('Another of your twins is active in this program; pause it first.', { field: 'twinId' })
     }
     await w.audit('twin.resume', { type: 'twin', id: twin.id }, { was: twin.pausedReason })
@@ -357,7 +358,7 @@ export const createTwinTrigger = command({
         eventAction: input.eventAction ?? null, spec: (input.spec ?? {}) as object, minIntervalSeconds: input.minIntervalSeconds ?? 3600,
         priority: input.priority ?? 'digest', standingPlanJson: plan as object, standingPlanHash: planHash(plan), enabled: input.enabled,
         // Events before the trigger existed are not its concern: the reconcile watermark starts at the trail's end.
-        lastEntrySeq: input.kind === 'event' ? await trailEnd(w.tx) : 0,
+        lastEntrySeq: input.kind === 'event' ? await auditTrailEndAcrossOrganisations(w.tx) : 0,
       },
     })
     await w.audit('twin_trigger.create', { type: 'twin_trigger', id: trigger.id }, { kind: trigger.kind, duty_key: trigger.dutyKey, event_action: trigger.eventAction }, { triggerId: trigger.id })
@@ -366,11 +367,6 @@ export const createTwinTrigger = command({
     return trigger
   },
 })
-
-async function trailEnd(tx: TenantTx): Promise<bigint> {
-  const [r] = await tx.$queryRaw<{ seq: bigint | null }[]>`SELECT max(entry_seq) AS seq FROM audit_events`
-  return r?.seq ?? 0n
-}
 
 async function loadTrigger(q: TenantTx, id: string, ctx: DomainContext) {
   const trigger = await q.twinTrigger.findFirst({ where: { id } })

@@ -4,6 +4,7 @@
 import type { AuditEvent, TwinTrigger } from '../../../../generated/prisma/client'
 import { PAUSE_ACTIONS, TRIGGERABLE_ACTIONS, systemActor } from '../../../../core/audit'
 import { asTx, type AnyTx, type Db, type Tx } from '../../../../core/db'
+import { advanceTriggerWatermark, lockTriggerBehind, missedTriggerEventsAcrossOrganisations } from './sql'
 import { hasPermission } from '../../../../core/permissions'
 import { currentPersonaVersion } from '../../../../core/release'
 import { createTwinRun } from './runs'
@@ -39,11 +40,7 @@ async function fire(tx: Tx, trigger: EventTrigger, seq: bigint, targetId: string
     initiatedBy: 'event', priority: trigger.priority, targetId, runAt,
   })
   // The watermark only moves forward; the firing time is when the run may start (what the next floor counts from).
-  await tx.$executeRaw`
-    UPDATE twin_triggers SET last_entry_seq = GREATEST(last_entry_seq, ${seq}),
-      last_fired_at = CASE WHEN ${created} THEN ${runAt}::timestamptz ELSE last_fired_at END,
-      fire_count = fire_count + CASE WHEN ${created} THEN 1 ELSE 0 END, updated_at = ${now}
-    WHERE id = ${trigger.id}::uuid`
+  await advanceTriggerWatermark(tx, trigger.organizationId, trigger.id, seq, created, runAt, now)
   return created ? 'queued' : 'coalesced'
 }
 
@@ -95,21 +92,11 @@ export interface ReconcileReport { triggers: number; queued: number; coalesced: 
  */
 export async function reconcileEventTriggers(db: Db, now = clock.now()): Promise<ReconcileReport> {
   const report: ReconcileReport = { triggers: 0, queued: 0, coalesced: 0, deferred: 0 }
-  const missed = await db.$queryRaw<{ id: string; seq: bigint; target_id: string }[]>`
-    SELECT t.id, a.entry_seq AS seq, a.target_id
-    FROM twin_triggers t
-    JOIN twin_definitions d ON d.id = t.twin_id AND d.status = 'active'
-    CROSS JOIN LATERAL (
-      SELECT entry_seq, target_id FROM audit_events a
-      WHERE a.action = t.event_action AND a.program_id = t.program_id AND a.organization_id = t.organization_id
-        AND a.entry_seq > t.last_entry_seq AND a.twin_id IS DISTINCT FROM t.twin_id
-      ORDER BY a.entry_seq DESC LIMIT 1
-    ) a
-    WHERE t.kind = 'event' AND t.enabled AND t.standing_plan_approved_at IS NOT NULL`
+  const missed = await missedTriggerEventsAcrossOrganisations(db)
   for (const m of missed) {
     report.triggers++
     const outcome = await db.$transaction(async (tx) => {
-      const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM twin_triggers WHERE id = ${m.id}::uuid AND last_entry_seq < ${m.seq} FOR UPDATE SKIP LOCKED`
+      const locked = await lockTriggerBehind(tx, m.organization_id, m.id, m.seq)
       if (!locked) return null
       const t = await tx.twinTrigger.findUniqueOrThrow({ where: { id: m.id }, include: { twin: { select: { userId: true } } } })
       const { twin, ...trigger } = t
