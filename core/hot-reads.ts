@@ -8,7 +8,8 @@
 // (checked once per statement name, so the hot path pays a Set lookup). Only `sql.ts` modules call it
 // (tests/platform/sql-road.test.ts).
 import pg from 'pg'
-import type { Db } from './db'
+// The client type itself, not core/db's alias: core/db.ts installs the hot reads on each client it creates.
+import type { PrismaClient as Db } from '../generated/prisma/client'
 
 /** Enough for the few reads in flight per process; the Prisma pool keeps serving everything else. */
 const POOL_MAX = 4

@@ -7,7 +7,7 @@
 import { installAuditHooks } from '../core/audit'
 import { installErrorFactories } from '../core/errors'
 import { VENDOR_ERROR_FACTORIES } from './connectors/domain/adapters/errors'
-import { TWIN_AUDIT_HOOKS } from './twins/domain/twin-events'
+import { TWIN_AUDIT_HOOKS } from './twins/domain/audit-hooks'
 
 /**
  * Installs the audit hooks (a triggerable action fires twin runs, a pause action pauses twins, a program write

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { ROOT_DIR } from '../../core/env'
 import { AUDIT_ACTIONS, PAUSE_ACTIONS, TRIGGERABLE_ACTIONS } from '../../core/audit'
 import { QA_TEMPLATES } from '../../subgraphs/twins/harness/duties'
-import { INBOX_PRODUCER_ACTIONS } from '../../subgraphs/twins/domain/inbox-producers'
+import { INBOX_PRODUCER_ACTIONS } from '../../subgraphs/twins/domain/inbox'
 
 /** Every process's entry: the service, the worker, each subgraph, the tool server, the benches, the test stack. */
 const ENTRY_POINTS = [

@@ -6,7 +6,7 @@
 import type { TenantTx } from '../../../core/db'
 import { InvalidInput } from '../../../core/errors'
 import type { Finding } from '../../../core/sanitiser'
-import { documentRef, parseProgramCitation, tableCitation } from '../../twins/domain/skills/citation-refs'
+import { documentRef, parseProgramCitation, tableCitation } from '../../twins/domain/skills'
 import type { CanonicalEntryContent, CanonicalTable } from './notebook/canonical'
 import { documentTextForAgent } from './documents'
 

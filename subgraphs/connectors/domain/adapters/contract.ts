@@ -2,7 +2,7 @@
 // as the default for every operation; the IntegrationContext handed to adapters (budget gate, document ingestor, the
 // provider's API client); rate-limit header parsing and the webhook verification types. Imports no provider.
 import type { Db, AnyTx } from '../../../../core/db'
-import { enqueue } from '../../../../jobs/registry'
+import { enqueue } from '../../../../core/jobs'
 import type { Connection, WebhookDelivery } from '../../../../generated/prisma/client'
 import type { ProviderSpec } from '../providers'
 import type { ConnectionSecrets } from '../secrets'

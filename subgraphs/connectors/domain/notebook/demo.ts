@@ -8,7 +8,7 @@ import { listenFailure } from '../../../../core/start-failure'
 import type { DemoContext, DemoService } from '../adapters/contract'
 import { hookUrlFor } from '../urls'
 import { loadSession } from '../../../../core/session'
-import { enqueue } from '../../../../jobs/registry'
+import { enqueue } from '../../../../core/jobs'
 import { domainContext } from '../../../../core/command'
 import {
   checkConnectionHealth, createConnection, setConnectionCredentials, updateConnection,

@@ -3,7 +3,7 @@
 // ever written to the vault. Events: none (no webhooks).
 import type { Connection } from '../../../../generated/prisma/client'
 import type { Db } from '../../../../core/db'
-import { enqueue } from '../../../../jobs/registry'
+import { enqueue } from '../../../../core/jobs'
 import { DomainError } from '../../../../core/errors'
 import { BaseAdapter, readScopeRules, type BudgetState, type ClientInput, type ConnectionHealth, type ConnectPlan, type DemoContext, type DemoService, type SyncRun, type HealthCheckItem, type HealthReport, type IntegrationContext, type SyncReport } from '../adapters/contract'
 import { forgetConnection } from '../adapters/lifecycle'
