@@ -6,7 +6,7 @@
 import type { TenantTx } from '../../../core/db'
 import { InvalidInput } from '../../../core/errors'
 import type { Finding } from '../../../core/sanitiser'
-import { documentRef, parseProgramCitation, tableCitation } from '../../twins/domain/skills'
+import { documentRef, parseProgramCitation, tableCitation } from '../../shared/citation-refs'
 import type { CanonicalEntryContent, CanonicalTable } from './notebook/canonical'
 import { documentTextForAgent } from './documents'
 

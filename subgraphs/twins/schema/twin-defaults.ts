@@ -2,7 +2,7 @@
 // (domain/twin-defaults.ts). The program's settings (Program.settings, workbench) show them as twin_defaults.
 import { entityRef, result, type Builder } from '../../shared/builder'
 import { setProgramTwinDefaults } from '../domain/twins'
-import type { TwinsRefs } from '.'
+import type { TwinsRefs } from './refs'
 
 export function addTwinDefaults(builder: Builder, { ProgramRef }: TwinsRefs) {
   builder.mutationFields((t) => ({

@@ -8,7 +8,7 @@
 import type { InboxItem, InboxItemKind } from '../../../../generated/prisma/client'
 import type { AnyTx, Tx } from '../../../../core/db'
 import { asTx } from '../../../../core/db'
-import { announce, fileInboxItem } from './inbox'
+import { announce, fileInboxItem } from './filing'
 import { membersHolding, resolveItemsWhere } from './inbox-producers'
 
 export const DEFAULT_ESCALATION_DAYS = 3

@@ -25,7 +25,7 @@ import { hasPermission } from '../../../../core/permissions'
 import { currentPersonaVersion } from '../../../../core/release'
 import { transitionAll } from '../../../../core/state-machine'
 import { inboxItemStatus } from '../../../../core/states'
-import { announce, fileInboxItem } from './inbox'
+import { announce, fileInboxItem } from './filing'
 
 const DAY = 86_400_000
 export const SIGNATURE_DUE_DAYS = 14

@@ -4,7 +4,7 @@
 import { z } from 'zod'
 import type { InboxItem, InboxItemKind, InboxItemStatus } from '../../../../generated/prisma/client'
 import { asTx, type AnyTx, type Db } from '../../../../core/db'
-import { publish, publishMany, type InboxChange } from '../../../../core/pubsub'
+import type { InboxChange } from '../../../../core/pubsub'
 import { command, onId, type DomainContext, type Write } from '../../../../core/command'
 import { transition, transitionAll } from '../../../../core/state-machine'
 import { inboxItemStatus } from '../../../../core/states'
@@ -12,7 +12,8 @@ import { keysetPage, type Page, type PageArgs } from '../../../../core/paginatio
 import { IdInput, isId } from '../../../../core/ids'
 import { DecisionRequired, InvalidInput, InvalidTransition, NotFoundError } from '../../../../core/errors'
 import { notifyPerson } from '../../../../core/notifications'
-import { inboxLinkUrl } from './link-tokens'
+import { announce, announceAll } from './filing'
+import { escalateOverdue, resolveNoticesAbout, resolveStaleNotices } from './inbox-escalation'
 import { inboxPage, openInboxCount, openInboxCounts } from './sql'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
@@ -44,68 +45,6 @@ export async function countMyOpenInboxByProgram(ctx: Ctx, programIds: readonly s
 export async function getMyInboxItem(ctx: Ctx, id: string) {
   if (!isId(id)) return null
   return ctx.tdb.inboxItem.findFirst({ where: { id, userId: ctx.session.userId } })
-}
-
-export interface FileInboxItem {
-  organizationId: string
-  userId: string
-  programId?: string | null
-  kind: InboxItemKind
-  sourceType: string
-  sourceId: string
-  title: string
-  dueAt?: Date | null
-  priority?: 'now' | 'digest'
-  /** The digest moment a digest-priority item is batched for (inbox-batches.ts). */
-  batchKey?: string | null
-  twinId?: string | null
-  triggerId?: string | null
-  /** The run interrupt the item waits on (a proposal's write_approval). */
-  interruptId?: string | null
-  /** Routed under delegation: the person the item was routed from (subgraphs/twins/domain/collaboration/delegations.ts). */
-  delegatedFromUserId?: string | null
-}
-
-/**
- * Files an item in `tx` and announces it (key only) when the transaction commits. A hand-off or mention item also
- * notifies its person (handoff_received is e-mailed with a one-click resolve link; mention is in-app), after their
- * quiet hours.
- */
-export async function fileInboxItem(anyTx: AnyTx, input: FileInboxItem): Promise<InboxItem> {
-  const tx = asTx(anyTx)
-  const item = await tx.inboxItem.create({ data: { ...input, priority: input.priority ?? 'digest' } })
-  await announce(tx, item, 'created')
-  if (item.kind === 'handoff' || item.kind === 'mention') await notifyFiled(tx, item)
-  return item
-}
-
-async function notifyFiled(tx: AnyTx, item: InboxItem) {
-  const payload = { inbox_item_id: item.id, kind: item.kind, source_type: item.sourceType, source_id: item.sourceId }
-  const base = { organizationId: item.organizationId, programId: item.programId, userId: item.userId, payload }
-  if (item.kind === 'mention') return notifyPerson(tx, { ...base, kind: 'mention' })
-  const program = item.programId ? await asTx(tx).program.findFirst({ where: { id: item.programId, organizationId: item.organizationId }, select: { name: true } }) : null
-  return notifyPerson(tx, {
-    ...base, kind: 'handoff_received',
-    email: {
-      subject: `A hand-off waits for you${program ? ` in ${program.name}` : ''}`,
-      // Pointers only: the hand-off's message and thread stay in the service.
-      body: [
-        `A hand-off was sent to you${program ? ` in ${program.name}` : ''}. Open your inbox to accept or decline it.`,
-        '',
-        `Mark it done without opening it (this neither accepts nor declines the hand-off): ${await inboxLinkUrl(item)}`,
-      ].join('\n'),
-    },
-  })
-}
-
-/** Announces a change of `item` to its owner's subscriptions when the transaction commits. */
-export function announce(tx: AnyTx, item: Pick<InboxItem, 'id' | 'userId' | 'organizationId'>, change: InboxChange) {
-  return publish(tx, 'inbox_changed', { id: item.id, userId: item.userId, organizationId: item.organizationId, change })
-}
-
-/** Announces one change of many items in one statement (the inbox_expire sweep). */
-export function announceAll(tx: AnyTx, items: readonly Pick<InboxItem, 'id' | 'userId' | 'organizationId'>[], change: InboxChange) {
-  return publishMany(tx, 'inbox_changed', items.map((item) => ({ id: item.id, userId: item.userId, organizationId: item.organizationId, change })))
 }
 
 /** The change an item's status shows, for a notification that did not name one (and for reads). */
@@ -247,10 +186,9 @@ export async function closeItemsForSource(anyTx: AnyTx, source: { organizationId
   return rows
 }
 
-/** Escalation notices (inbox-escalation.ts) resolve with the item they are about. Imported here: it imports this module. */
+/** Escalation notices (inbox-escalation.ts) resolve with the item they are about. */
 async function resolveEscalationNotices(tx: AnyTx, items: InboxItem[], doneBy: string | null) {
   if (!items.some((i) => i.escalatedAt)) return
-  const { resolveNoticesAbout } = await import('./inbox-escalation')
   await resolveNoticesAbout(tx, items, doneBy)
 }
 
@@ -292,7 +230,6 @@ export async function sweepInbox(db: Db, now = new Date()) {
     }
     // escalation_days: signature, question and stage items open too long (inbox-escalation.ts; after the reminders, so
     // a subscriber's coalesced event says escalated), and notices whose item closed without a decision resolve.
-    const { escalateOverdue, resolveStaleNotices } = await import('./inbox-escalation')
     const escalated = await escalateOverdue(tx, now)
     await resolveStaleNotices(tx, now)
     return { expired: expired.length, reopened: reopened.length, reminded: reminded.length, escalated }

@@ -1,8 +1,9 @@
 // Owns the inbox concept: what waits for a person (inbox.ts: filing, listing, the person's operations, expiry), its
 // live topic (inbox-events.ts), signed inbox links (link-tokens.ts, inbox-links.ts), backpressure (backpressure.ts),
 // the persona brief and inbox summary (brief.ts) and the twin_digest pass (digest.ts). The contract other modules use.
-export { fileInboxItem, sweepInbox, countMyOpenInboxByProgram, closeItemsForSource, DECIDED_KINDS, INBOX_KINDS, INBOX_STATUSES, changeShownBy, dismissInboxItem, getMyInboxItem, inboxFeedback, listMyInbox, resolveInboxItem, snoozeInboxItem } from './inbox'
-export type { FileInboxItem } from './inbox'
+export { sweepInbox, countMyOpenInboxByProgram, closeItemsForSource, DECIDED_KINDS, INBOX_KINDS, INBOX_STATUSES, changeShownBy, dismissInboxItem, getMyInboxItem, inboxFeedback, listMyInbox, resolveInboxItem, snoozeInboxItem } from './inbox'
+export { fileInboxItem } from './filing'
+export type { FileInboxItem } from './filing'
 export { runDigests } from './digest'
 export { admitFiling, isFilingPaused, openDecisionCounts, openDecisionCount, filingPaused, BACKPRESSURE_OPEN_DECISIONS } from './backpressure'
 export { describeInboxLink, useInboxLink } from './inbox-links'

@@ -6,7 +6,21 @@ import type { AnyTx } from '../../../../core/db'
 import { asTx } from '../../../../core/db'
 import type { DomainContext } from '../../../../core/command'
 import { can } from '../../../../core/session'
-import type { TwinEvaluation } from './evaluation'
+
+/** One twin's evaluation over its window (evaluation.ts computes it; stored here). */
+export interface TwinEvaluation {
+  twinId: string
+  windowStart: Date
+  filed: number
+  approvedUnchanged: number
+  edited: number
+  declined: number
+  declinedByReason: Record<string, number>
+  refused: number
+  expired: number
+  /** Per trigger: items with feedback, those marked not_useful, and the rate. */
+  notUseful: { triggerId: string; rated: number; notUseful: number; rate: number }[]
+}
 
 /** The UTC day an evaluation at `now` belongs to. */
 const dayOf = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()))

@@ -6,25 +6,13 @@ import type { Db } from '../../../../core/db'
 import { declineReasonsOf, feedbackByTriggerOf, proposalOutcomesOf, refusedCallsOf } from './sql'
 import { clock } from './schedules'
 import { pauseTwin } from './twins'
-import { storeEvaluation } from './evaluation-store'
+import { storeEvaluation, type TwinEvaluation } from './evaluation-store'
 
 export const DECLINE_WINDOW_DAYS = 7
 export const DECLINE_MIN_DECIDED = 10
 export const DECLINE_RATE_PAUSE = 0.6
 
-export interface TwinEvaluation {
-  twinId: string
-  windowStart: Date
-  filed: number
-  approvedUnchanged: number
-  edited: number
-  declined: number
-  declinedByReason: Record<string, number>
-  refused: number
-  expired: number
-  /** Per trigger: items with feedback, those marked not_useful, and the rate. */
-  notUseful: { triggerId: string; rated: number; notUseful: number; rate: number }[]
-}
+export type { TwinEvaluation } from './evaluation-store'
 
 /**
  * Proposals are detached write_approval interrupts whose question names the proposing twin (domain/proposals.ts on

@@ -4,7 +4,7 @@
 export { seedIllustrativeTwins } from './demo'
 export { onPauseEvent, onTriggerableEvent, reconcileEventTriggers } from './twin-events'
 export { claimDueSchedules } from './schedules'
-export { runTwinCycle, failAbandonedRuns, ABANDONED_RUN_ERROR, CRASHED_RUN_ERROR } from './run-cycle'
+export { installHarnessLookup, runTwinCycle, failAbandonedRuns, ABANDONED_RUN_ERROR, CRASHED_RUN_ERROR } from './run-cycle'
 export { evaluateTwins, evaluateTwin } from './evaluation'
 export { createTwinRun, finishRun, startRun, runFooter, formatRunFooter } from './runs'
 export { dutyTemplate, dutyKeys, dutyRefusal, DUTY_CATALOGUE, QA_DUTY_PERSONAS, type DutyTemplate } from './duty-catalogue'
@@ -17,3 +17,4 @@ export { capabilityPersonas, RISK_CLASSES, SEEDED_CAPABILITIES, seededCapability
 export { setProgramTwinDefaults } from './twin-defaults'
 export { storedEvaluations } from './evaluation-store'
 export { pauseWhenUsdBudgetUsedUp } from './twin-usd-budget'
+export { installTwinToolAllowlist, type TwinToolAllowlist } from './twin-allowlist'

@@ -1,5 +1,5 @@
 // Owns executing one queued twin run (the twin_cycle job): refuse a paused or retired twin, start the run, hand it to
-// the harness for its trigger (harness/registry.ts), finish it. Retried jobs never leave a run stuck running: a run a
+// the harness for its trigger (harness/registry.ts, handed in by installDomain), finish it. Retried jobs never leave a run stuck running: a run a
 // retry finds `running` was cut off by a crash part-way, and is failed rather than run again (a second pass could file
 // twice).
 import type { AgentRun } from '../../../../generated/prisma/client'
@@ -8,8 +8,7 @@ import type { Db } from '../../../../core/db'
 import { abandonedRunsAcrossOrganisations } from './sql'
 import { DomainError, InvalidTransition } from '../../../../core/errors'
 import { log } from '../../../../core/log'
-import { harnessKeyFor, type RunContext } from '../../harness/interface'
-import { getHarness } from '../../harness/registry'
+import { harnessKeyFor, type Harness, type RunContext } from '../../harness/interface'
 import { finishRun, interruptRun, runFooter, startRun } from './runs'
 import { runWornRole } from '../../../workbench/domain/workbench-roles'
 import { transitionAll } from '../../../../core/state-machine'
@@ -21,6 +20,15 @@ import { systemActor } from '../../../../core/audit'
 
 export const CRASHED_RUN_ERROR = 'The worker stopped during this run; it was marked failed rather than run twice.'
 /** How long a harness may take for one run before the run fails (its signal is aborted). */
+// The harnesses (harness/registry.ts) run the tools, which call the domain's faces, so the domain cannot import them:
+// installDomain (subgraphs/install.ts) hands the registry's lookup in, as it does the audit hooks.
+let harnessOf: (key: string) => Harness | undefined = () => undefined
+
+/** Installs the lookup the run cycle finds a run's harness with (harness/registry.ts getHarness). Idempotent. */
+export function installHarnessLookup(lookup: (key: string) => Harness | undefined): void {
+  harnessOf = lookup
+}
+
 export const RUN_TIME_LIMIT_MS = 10 * 60_000
 
 export type CycleResult =
@@ -46,7 +54,7 @@ export async function runTwinCycle(db: Db, runId: string, opts: { timeLimitMs?: 
   // budget_usd_month used up (twin-usd-budget.ts): the twin pauses, which cancels this queued run with the others.
   if (await pauseWhenUsdBudgetUsedUp(db, twin, 'twin_cycle')) return { ran: false, why: 'twin_paused' }
   const trigger = run.triggerId ? await db.twinTrigger.findFirst({ where: { id: run.triggerId, organizationId: run.organizationId } }) : null
-  const harness = getHarness(harnessKeyFor(trigger))
+  const harness = harnessOf(harnessKeyFor(trigger))
   if (!harness) {
     await finishRun(db, run, 'failed', { error: `No harness is registered under ${harnessKeyFor(trigger)}.` })
     return { ran: false, why: 'no_harness' }

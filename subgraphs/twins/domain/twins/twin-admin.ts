@@ -22,9 +22,8 @@ import { createTwinRun } from './runs'
 import { clock, nextRunAt, normaliseSchedule } from './schedules'
 import { loadActiveTwin, pauseTwin, PAUSED_PHRASE, VIEWER_NO_TWIN_PHRASE } from './twins'
 import { MAX_EXPIRY_HOURS, MIN_EXPIRY_HOURS } from './twin-expiry'
-import { recordToolAllowlist } from './twin-allowlist'
+import { recordToolAllowlist, twinToolAllowlist } from './twin-allowlist'
 import { answerPlanApproval, openPlanApproval } from './plan-approvals'
-import { twinToolAllowlist } from '../../tools/allowlist-hash'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 

@@ -6,7 +6,24 @@ import type { TwinDefinition } from '../../../../generated/prisma/client'
 import { recordAudit, type Actor } from '../../../../core/audit'
 import { asTx, type AnyTx } from '../../../../core/db'
 import type { Session } from '../../../../core/session'
-import { twinToolAllowlist } from '../../tools/allowlist-hash'
+
+/** The tools a twin_cycle run may call under a person's live permissions in a program, and their hash. */
+export type TwinToolAllowlist = (session: Session, programId: string) => { tools: string[]; hash: string }
+
+// The tool catalogue sits above the domain (its tools call the domain's faces), so the domain cannot import it:
+// installDomain (subgraphs/install.ts) hands its allow-list function in, as it does the audit hooks.
+let allowlistOf: TwinToolAllowlist | null = null
+
+/** Installs the tool server's allow-list function (tools/allowlist-hash.ts). Idempotent. */
+export function installTwinToolAllowlist(fn: TwinToolAllowlist): void {
+  allowlistOf = fn
+}
+
+/** The tool allow-list of a twin of this session's person in the program (installed by installDomain). */
+export function twinToolAllowlist(session: Session, programId: string): { tools: string[]; hash: string } {
+  if (!allowlistOf) throw new Error('the twin tool allow-list is not installed: call installDomain() at start')
+  return allowlistOf(session, programId)
+}
 
 export type AllowlistCause = 'create' | 'update' | 'resume' | 'run'
 
