@@ -36,27 +36,27 @@ export async function lockHandoff(tx: Sql, organizationId: string, id: string) {
 }
 
 /** Serialises the organisation's delegation writes, so two requests cannot both pass the overlap checks. */
-export async function lockDelegationsOf(tx: Sql, orgId: string) {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('delegations:' || ${orgId}))`
+export async function lockDelegationsOf(tx: Sql, organizationId: string) {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('delegations:' || ${organizationId}))`
 }
 
 /** One page of a program's board (open decisions, live hand-offs, twins not retired), newest first. */
-export function programBoardRows(q: Sql, org: string, programId: string, after: After, first: number) {
+export function programBoardRows(q: Sql, organizationId: string, programId: string, after: After, first: number) {
   return q.$queryRaw<BoardRow[]>`
     SELECT * FROM (
       SELECT 'decision' AS kind, i.id, i.title, i.status::text AS status, i.user_id, NULL::text AS persona_key, i.due_at, i.created_at
         FROM inbox_items i
-        WHERE i.organization_id = ${org}::uuid AND i.program_id = ${programId}::uuid AND i.kind = 'decision' AND i.status IN ('open', 'snoozed')
+        WHERE i.organization_id = ${organizationId}::uuid AND i.program_id = ${programId}::uuid AND i.kind = 'decision' AND i.status IN ('open', 'snoozed')
       UNION ALL
       SELECT 'handoff', h.id, h.kind::text || ': ' || COALESCE(r.title, t.title, h.linked_type), h.status::text, h.from_user_id, h.to_persona_key, NULL, h.created_at
         FROM handoff_requests h
         LEFT JOIN program_records r ON h.linked_type = 'program_record' AND r.id::text = h.linked_id AND r.organization_id = h.organization_id
         LEFT JOIN threads t ON h.linked_type = 'thread' AND t.id::text = h.linked_id AND t.organization_id = h.organization_id
-        WHERE h.organization_id = ${org}::uuid AND h.program_id = ${programId}::uuid AND h.status IN ('sent', 'accepted')
+        WHERE h.organization_id = ${organizationId}::uuid AND h.program_id = ${programId}::uuid AND h.status IN ('sent', 'accepted')
       UNION ALL
       SELECT 'twin', d.id, d.persona_key, d.status::text, d.user_id, d.persona_key, NULL, d.created_at
         FROM twin_definitions d
-        WHERE d.organization_id = ${org}::uuid AND d.program_id = ${programId}::uuid AND d.status <> 'retired'
+        WHERE d.organization_id = ${organizationId}::uuid AND d.program_id = ${programId}::uuid AND d.status <> 'retired'
     ) b
     WHERE ${after === null} OR b.created_at < ${after?.at ?? new Date(0)} OR (b.created_at = ${after?.at ?? new Date(0)} AND b.id < ${after?.id ?? '00000000-0000-0000-0000-000000000000'}::uuid)
     ORDER BY b.created_at DESC, b.id DESC
@@ -64,66 +64,66 @@ export function programBoardRows(q: Sql, org: string, programId: string, after: 
 }
 
 /** Twin proposals of a program filed in [since, until), grouped by twin persona, person, outcome and decline reason. */
-export function proposalOutcomeCounts(q: Sql, org: string, programId: string, since: Date, until: Date, now: Date) {
+export function proposalOutcomeCounts(q: Sql, organizationId: string, programId: string, since: Date, until: Date, now: Date) {
   return q.$queryRaw<OutcomeRow[]>`
     WITH g AS (
       SELECT i.question->'proposer'->>'twinId' AS twin_id, i.answer->>'outcome' AS outcome,
         CASE WHEN i.answer->>'outcome' = 'declined' THEN COALESCE(i.answer->'reason'->>'code', 'unspecified') END AS reason,
         (i.answer IS NULL AND i.expires_at <= ${now}) AS expired, count(*)::int AS n
       FROM run_interrupts i
-      WHERE i.organization_id = ${org}::uuid AND i.kind = 'write_approval' AND (i.question->>'programId') = ${programId}
+      WHERE i.organization_id = ${organizationId}::uuid AND i.kind = 'write_approval' AND (i.question->>'programId') = ${programId}
         AND i.question->>'type' = 'proposal' AND i.created_at >= ${since} AND i.created_at < ${until}
       GROUP BY 1, 2, 3, 4
     )
     SELECT d.persona_key, d.user_id::text AS user_id, g.outcome, g.reason, g.expired, g.n
-    FROM g JOIN twin_definitions d ON d.id::text = g.twin_id AND d.organization_id = ${org}::uuid`
+    FROM g JOIN twin_definitions d ON d.id::text = g.twin_id AND d.organization_id = ${organizationId}::uuid`
 }
 
 /** Tool calls of a program's twins the tool server refused in [since, until) (harness denials left out). */
-export function refusedToolCallCounts(q: Sql, org: string, programId: string, since: Date, until: Date) {
+export function refusedToolCallCounts(q: Sql, organizationId: string, programId: string, since: Date, until: Date) {
   return q.$queryRaw<RefusedRow[]>`
     SELECT d.persona_key, d.user_id::text AS user_id, count(*)::int AS refused
     FROM tool_calls c JOIN twin_definitions d ON d.id = c.twin_id
-    WHERE c.organization_id = ${org}::uuid AND c.program_id = ${programId}::uuid AND c.status = 'refused'
+    WHERE c.organization_id = ${organizationId}::uuid AND c.program_id = ${programId}::uuid AND c.status = 'refused'
       AND c.created_at >= ${since} AND c.created_at < ${until}
       AND NOT c.output_violations @> '[{"code": "harness_denied"}]'::jsonb
     GROUP BY 1, 2`
 }
 
 /** One page of the organisation's twins export (metadata only, listed columns), newest first. */
-export function twinsExportRows(q: Sql, org: string, after: After, at: Date, afterId: string, first: number) {
+export function twinsExportRows(q: Sql, organizationId: string, after: After, at: Date, afterId: string, first: number) {
   return q.$queryRaw<ExportDbRow[]>`
     SELECT * FROM (
       SELECT 'twin' AS kind, d.id, d.program_id, d.status::text AS status, d.created_at,
         jsonb_build_object('userId', d.user_id, 'personaKey', d.persona_key, 'agentKey', d.agent_key, 'duties', d.duties, 'pausedReason', d.paused_reason,
           'budgetToolCallsMonth', d.budget_tool_calls_month, 'retiredAt', d.retired_at) AS metadata
-        FROM twin_definitions d WHERE d.organization_id = ${org}::uuid
+        FROM twin_definitions d WHERE d.organization_id = ${organizationId}::uuid
       UNION ALL
       SELECT 'trigger', t.id, t.program_id, CASE WHEN t.enabled THEN 'enabled' ELSE 'disabled' END, t.created_at,
         jsonb_build_object('twinId', t.twin_id, 'dutyKey', t.duty_key, 'kind', t.kind, 'eventAction', t.event_action, 'priority', t.priority,
           'standingPlanHash', t.standing_plan_hash, 'standingPlanApprovedAt', t.standing_plan_approved_at, 'fireCount', t.fire_count, 'lastFiredAt', t.last_fired_at)
-        FROM twin_triggers t WHERE t.organization_id = ${org}::uuid
+        FROM twin_triggers t WHERE t.organization_id = ${organizationId}::uuid
       UNION ALL
       SELECT 'run', r.id, r.program_id, r.status::text, r.created_at,
         jsonb_build_object('twinId', r.twin_id, 'kind', r.kind, 'initiatedBy', r.initiated_by, 'triggerId', r.trigger_id, 'targetId', r.target_id,
           'startedAt', r.started_at, 'finishedAt', r.finished_at)
-        FROM agent_runs r WHERE r.organization_id = ${org}::uuid AND r.twin_id IS NOT NULL
+        FROM agent_runs r WHERE r.organization_id = ${organizationId}::uuid AND r.twin_id IS NOT NULL
       UNION ALL
       SELECT 'tool_call', c.id, c.program_id, c.status::text, c.created_at,
         jsonb_build_object('tool', c.tool, 'runId', c.run_id, 'twinId', c.twin_id, 'turn', c.turn, 'basisHash', c.basis_hash,
           'checkLogicVersion', c.check_logic_version, 'inputsHash', c.inputs_hash, 'resultArtifactId', c.result_artifact_id,
           'violations', jsonb_array_length(c.output_violations))
-        FROM tool_calls c WHERE c.organization_id = ${org}::uuid AND c.twin_id IS NOT NULL
+        FROM tool_calls c WHERE c.organization_id = ${organizationId}::uuid AND c.twin_id IS NOT NULL
       UNION ALL
       SELECT 'handoff', h.id, h.program_id, h.status::text, h.created_at,
         jsonb_build_object('kind', h.kind, 'fromUserId', h.from_user_id, 'fromTwinId', h.from_twin_id, 'toPersonaKey', h.to_persona_key,
           'toUserId', h.to_user_id, 'linkedType', h.linked_type, 'linkedId', h.linked_id, 'decidedBy', h.decided_by, 'decidedAt', h.decided_at)
-        FROM handoff_requests h WHERE h.organization_id = ${org}::uuid
+        FROM handoff_requests h WHERE h.organization_id = ${organizationId}::uuid
       UNION ALL
       SELECT 'delegation', g.id, g.program_id, g.status::text, g.created_at,
         jsonb_build_object('userId', g.user_id, 'delegateUserId', g.delegate_user_id, 'startsAt', g.starts_at, 'endsAt', g.ends_at,
           'renewalCount', g.renewal_count, 'revokedAt', g.revoked_at)
-        FROM delegations g WHERE g.organization_id = ${org}::uuid
+        FROM delegations g WHERE g.organization_id = ${organizationId}::uuid
     ) x
     WHERE ${after === null} OR x.created_at < ${at} OR (x.created_at = ${at} AND x.id < ${afterId}::uuid)
     ORDER BY x.created_at DESC, x.id DESC

@@ -11,6 +11,7 @@
 // skill's table input re-reads the rows from the cited version). Set-based per program: one read of the candidate
 // results and one read per cited kind, whatever the number of gates.
 import { asTx, type AnyTx } from '../../../../core/db'
+import { skillResultRows } from './sql'
 import { parseProgramCitation, type ProgramCitation, type ProgramCitationKind } from '../skills'
 
 export const GATE_EVIDENCE_RULE = 'a skill result counts when a person ran it and everything it cites is a record of this program'
@@ -28,15 +29,7 @@ const key = (c: ProgramCitation) => `${c.kind}:${c.kind === 'literature' ? c.id.
 /** The program's skill results of these skills, newest first, each with whether it is gate evidence and why not. */
 export async function skillResultEvidence(anyTx: AnyTx, organizationId: string, programId: string, skills: readonly string[]): Promise<SkillResultEvidence[]> {
   const tx = asTx(anyTx)
-  const rows = await tx.$queryRaw<{ id: string; skill_key: string; created_by_user_id: string | null; refs: string[]; by_twin: boolean }[]>`
-    SELECT a.id, a.content->>'skill_key' AS skill_key, a.created_by_user_id,
-      CASE WHEN jsonb_typeof(a.content->'citations') = 'array'
-        THEN ARRAY(SELECT COALESCE(c->>'ref', '') FROM jsonb_array_elements(a.content->'citations') c) ELSE '{}'::text[] END AS refs,
-      EXISTS (SELECT 1 FROM tool_calls t WHERE t.organization_id = a.organization_id AND t.result_artifact_id = a.id AND t.twin_id IS NOT NULL) AS by_twin
-    FROM artifacts a
-    WHERE a.organization_id = ${organizationId}::uuid AND a.program_id = ${programId}::uuid AND a.kind = 'skill_result'
-      AND a.content->>'skill_key' = ANY(${skills}::text[])
-    ORDER BY a.created_at DESC, a.id DESC`
+  const rows = await skillResultRows(tx, organizationId, programId, skills)
   const parsed = new Map<string, ProgramCitation | null>()
   for (const r of rows) for (const ref of r.refs) if (!parsed.has(ref)) parsed.set(ref, parseProgramCitation(ref))
   const resolved = await resolveCitations(tx, organizationId, programId, [...parsed.values()].filter((c): c is ProgramCitation => c !== null))

@@ -24,12 +24,17 @@ export async function asClosingGate<T>(tx: AnyTx, gateId: string, write: () => P
   return result
 }
 
-/** The program's skill results among `skillKeys`: id and skill key of each. */
-export function programSkillResults(tx: AnyTx, organizationId: string, programId: string, skillKeys: string[]) {
-  return asTx(tx).$queryRaw<{ id: string; skill_key: string }[]>`
-    SELECT id, content->>'skill_key' AS skill_key FROM artifacts
-    WHERE organization_id = ${organizationId}::uuid AND program_id = ${programId}::uuid AND kind = 'skill_result'
-      AND content->>'skill_key' = ANY(${skillKeys}::text[])`
+/** The program's skill results of these skills, newest first: who ran each, what it cites, whether a twin ran it (gate-evidence.ts). */
+export function skillResultRows(tx: AnyTx, organizationId: string, programId: string, skills: readonly string[]) {
+  return asTx(tx).$queryRaw<{ id: string; skill_key: string; created_by_user_id: string | null; refs: string[]; by_twin: boolean }[]>`
+    SELECT a.id, a.content->>'skill_key' AS skill_key, a.created_by_user_id,
+      CASE WHEN jsonb_typeof(a.content->'citations') = 'array'
+        THEN ARRAY(SELECT COALESCE(c->>'ref', '') FROM jsonb_array_elements(a.content->'citations') c) ELSE '{}'::text[] END AS refs,
+      EXISTS (SELECT 1 FROM tool_calls t WHERE t.organization_id = a.organization_id AND t.result_artifact_id = a.id AND t.twin_id IS NOT NULL) AS by_twin
+    FROM artifacts a
+    WHERE a.organization_id = ${organizationId}::uuid AND a.program_id = ${programId}::uuid AND a.kind = 'skill_result'
+      AND a.content->>'skill_key' = ANY(${[...skills]}::text[])
+    ORDER BY a.created_at DESC, a.id DESC`
 }
 
 /** stage_readiness_refresh sweeps every organisation: the programs with open gates (only `gateId`'s when given). */

@@ -10,6 +10,7 @@ import type { AnyTx, Tx } from '../../../../core/db'
 import { asTx } from '../../../../core/db'
 import { announce, fileInboxItem } from './filing'
 import { membersHolding, resolveItemsWhere } from './inbox-producers'
+import { escalateOverdueAcrossOrganisations, staleNoticesAcrossOrganisations } from './sql'
 
 export const DEFAULT_ESCALATION_DAYS = 3
 export const ESCALATED_KINDS: readonly InboxItemKind[] = ['signature', 'question', 'stage']
@@ -18,14 +19,7 @@ export const ESCALATION_SOURCE = 'inbox_item'
 
 /** Escalates what is due (see above); answers how many items were escalated. */
 export async function escalateOverdue(tx: Tx, now = new Date()): Promise<number> {
-  const ids = await tx.$queryRaw<{ id: string }[]>`
-    UPDATE inbox_items i SET escalated_at = ${now}, priority = 'now', updated_at = ${now}
-    FROM programs p
-    WHERE p.id = i.program_id AND p.organization_id = i.organization_id
-      AND i.status = 'open' AND i.escalated_at IS NULL AND i.kind::text = ANY(${[...ESCALATED_KINDS]}::text[])
-      AND COALESCE((p.settings->>'escalation_days')::int, ${DEFAULT_ESCALATION_DAYS}) > 0
-      AND i.created_at <= ${now}::timestamptz - make_interval(days => COALESCE((p.settings->>'escalation_days')::int, ${DEFAULT_ESCALATION_DAYS}))
-    RETURNING i.id`
+  const ids = await escalateOverdueAcrossOrganisations(tx, now, ESCALATED_KINDS, DEFAULT_ESCALATION_DAYS)
   if (!ids.length) return 0
   const items = await tx.inboxItem.findMany({ where: { id: { in: ids.map((r) => r.id) } } })
   for (const item of items) {
@@ -58,9 +52,7 @@ export async function resolveNoticesAbout(tx: AnyTx, items: readonly Pick<InboxI
 
 /** Catch-up for the sweep: notices whose item is no longer open or snoozed (it expired, was dismissed, ...). */
 export async function resolveStaleNotices(tx: Tx, now = new Date()): Promise<number> {
-  const stale = await tx.$queryRaw<{ id: string; organization_id: string }[]>`
-    SELECT n.id, n.organization_id FROM inbox_items n JOIN inbox_items i ON i.id::text = n.source_id AND i.organization_id = n.organization_id
-    WHERE n.source_type = ${ESCALATION_SOURCE} AND n.status IN ('open', 'snoozed') AND i.status NOT IN ('open', 'snoozed')`
+  const stale = await staleNoticesAcrossOrganisations(tx, ESCALATION_SOURCE)
   let n = 0
   for (const s of stale) n += (await resolveItemsWhere(tx, { organizationId: s.organization_id, id: s.id }, null, now)).length
   return n

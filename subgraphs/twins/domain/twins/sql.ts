@@ -1,7 +1,8 @@
 // Owns the twins concept's raw SQL (everything else goes through the tenant client of core/db.ts): each tenant function
 // takes the organisation first and binds it in its filter; a function of a job that sweeps every organisation (the
 // schedule claim, the abandoned-run sweep, the event reconciliation) says so in its name. Savepoints read no rows.
-import type { Tx } from '../../../../core/db'
+import type { AnyTx, Db, Tx } from '../../../../core/db'
+import type { asTx } from '../../../../core/db'
 
 /** Any client or transaction, tenant-scoped or not: what raw SQL needs of it. */
 type Sql = Pick<Tx, '$queryRaw' | '$executeRaw' | '$executeRawUnsafe'>
@@ -186,4 +187,13 @@ export async function releaseSavepoint(tx: Sql, name: 'twin_resume') {
 
 export async function rollbackToSavepoint(tx: Sql, name: 'twin_resume') {
   await tx.$executeRawUnsafe(`ROLLBACK TO SAVEPOINT ${name}`)
+}
+
+/** The USD a twin's runs reported since `since` (null when none reported any). */
+export async function usdSpentSince(q: AnyTx | Db, organizationId: string, twinId: string, since: Date): Promise<string | null> {
+  const [row] = await (q as ReturnType<typeof asTx>).$queryRaw<{ spent: string | null }[]>`
+    SELECT sum((outcome->>'cost_usd')::numeric) AS spent FROM agent_runs
+    WHERE organization_id = ${organizationId}::uuid AND twin_id = ${twinId}::uuid AND created_at >= ${since}
+      AND jsonb_typeof(outcome->'cost_usd') = 'number'`
+  return row?.spent ?? null
 }

@@ -10,17 +10,15 @@ import { asTx, type AnyTx, type Db } from '../../../../core/db'
 import { DomainError } from '../../../../core/errors'
 import type { TwinDefinition } from '../../../../generated/prisma/client'
 import { pauseTwin } from './twins'
+import { usdSpentSince } from './sql'
 
 /** The first instant of the UTC month of `now`. */
 const monthStart = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1))
 
 /** The USD the twin's runs reported this UTC month (0 when none reported any). */
 export async function usdSpentThisMonth(q: AnyTx | Db, twin: Pick<TwinDefinition, 'id' | 'organizationId'>, now = new Date()): Promise<number> {
-  const [row] = await (q as ReturnType<typeof asTx>).$queryRaw<{ spent: string | null }[]>`
-    SELECT sum((outcome->>'cost_usd')::numeric) AS spent FROM agent_runs
-    WHERE organization_id = ${twin.organizationId}::uuid AND twin_id = ${twin.id}::uuid AND created_at >= ${monthStart(now)}
-      AND jsonb_typeof(outcome->'cost_usd') = 'number'`
-  return row?.spent ? Number(row.spent) : 0
+  const spent = await usdSpentSince(q, twin.organizationId, twin.id, monthStart(now))
+  return spent ? Number(spent) : 0
 }
 
 /** The month's spend against the budget when the budget is set and used up; null otherwise. */
