@@ -73,7 +73,7 @@ export async function startServices(ctx: ServiceContext) {
     production: e.NODE_ENV === 'production',
   })
   // Each provider's demo hook starts its fake vendor and connects the illustrative program to it.
-  const demos = e.NODE_ENV === 'production' ? [] : await (await import('./subgraphs/connectors/domain/demos')).startConnectorDemos({
+  const demos = e.NODE_ENV === 'production' ? [] : await (await import('./fakes/demos')).startConnectorDemos({
     db: ctx.db, programId: ctx.seed.program.id, ownerUserId: ctx.seed.users.program_owner.id, gatewayUrl: stack.gatewayUrl,
   })
   for (const demo of demos) stack.stoppables.push({ name: demo.name, stop: demo.close })

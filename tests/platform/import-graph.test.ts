@@ -40,7 +40,6 @@ const HARNESS_CONTRACT = 'subgraphs/twins/harness/interface.ts'
  */
 const CYCLES_BEING_REMOVED = [
   'subgraphs/connectors/domain/adapters/contract.ts subgraphs/connectors/domain/adapters/errors.ts subgraphs/connectors/domain/adapters/http.ts',
-  'subgraphs/connectors/domain/adapters/index.ts subgraphs/connectors/domain/qms/run.ts subgraphs/connectors/domain/runtime.ts subgraphs/connectors/domain/webhooks/process.ts',
 ]
 
 /** Each rule: which importers it governs, and which of their imports it refuses. */

@@ -302,9 +302,9 @@ export interface ConnectorAdapter {
    */
   readonly syncFailures: 'throw' | 'record'
   /**
-   * Hook (npm start, outside production): starts the provider's fake vendor and connects the illustrative program to
-   * it; null when the provider has no fake or it could not start (a taken port skips the demo, never fails start-up).
-   * Loads the fake lazily: a production process never imports one.
+   * Hook (npm start, outside production): a demo of the provider that needs no fake; null when it has none. The
+   * providers with a fake vendor have their demo in fakes/demos.ts (which starts the fake and connects the illustrative
+   * program): the domain imports no fake.
    */
   startDemo(ctx: DemoContext): Promise<DemoService | null>
   beginConnect(ctx: { connection: Connection; hookUrl: string | null }): Promise<ConnectPlan>

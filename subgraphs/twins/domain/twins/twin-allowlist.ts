@@ -21,7 +21,7 @@ export function installTwinToolAllowlist(fn: TwinToolAllowlist): void {
 
 /** The tool allow-list of a twin of this session's person in the program (installed by installDomain). */
 export function twinToolAllowlist(session: Session, programId: string): { tools: string[]; hash: string } {
-  if (!allowlistOf) throw new Error('the twin tool allow-list is not installed: call installDomain() at start')
+  if (!allowlistOf) throw new Error('the twin tool allow-list is not installed: each entry point installs it (subgraphs/install.ts)')
   return allowlistOf(session, programId)
 }
 
