@@ -53,7 +53,9 @@ async function main() {
     const seed = await seedIllustrative(db)
 
     const { startServices } = await import('./services')
-    const services = await startServices({ db, databaseUrl: database.url, seed })
+    // The demo vendors (fakes/demos.ts) only outside production: a production process never imports a fake.
+    const startDemos = e.NODE_ENV === 'production' ? undefined : (await import('./fakes/demos')).startConnectorDemos
+    const services = await startServices({ db, databaseUrl: database.url, seed, startDemos })
     running.push(...services.stoppables)
 
     const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })
