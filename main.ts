@@ -4,9 +4,9 @@ import { parseEnv, setEnv, EnvError, type Env } from './core/env'
 import { resolveDatabaseUrl } from './core/postgres'
 import { reportStartFailure } from './core/start-failure'
 import { createPrisma } from './core/db'
-import { prepareDatabase } from './core/prepare-database'
+import { prepareDatabase } from './jobs/prepare-database'
 import { startWorker } from './jobs/worker'
-import { seedIllustrative } from './core/seed'
+import { seedIllustrative } from './subgraphs/seed'
 import { mintDevToken } from './core/auth'
 import { log, markShuttingDown } from './core/log'
 import { installDomain } from './subgraphs/install'
@@ -53,7 +53,9 @@ async function main() {
     const seed = await seedIllustrative(db)
 
     const { startServices } = await import('./services')
-    const services = await startServices({ db, databaseUrl: database.url, seed })
+    // The demo vendors (fakes/demos.ts) only outside production: a production process never imports a fake.
+    const startDemos = e.NODE_ENV === 'production' ? undefined : (await import('./fakes/demos')).startConnectorDemos
+    const services = await startServices({ db, databaseUrl: database.url, seed, startDemos })
     running.push(...services.stoppables)
 
     const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })

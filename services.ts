@@ -2,7 +2,9 @@
 import type { Db } from './core/db'
 import { PgListener } from './core/pubsub'
 import { log } from './core/log'
-import type { seedIllustrative } from './core/seed'
+import { listenFailure } from './core/start-failure'
+import type { seedIllustrative } from './subgraphs/seed'
+import type { DemoContext, DemoService } from './subgraphs/connectors/domain/adapters/contract'
 import { createConnectorsSubgraph } from './subgraphs/connectors/server'
 import { createWorkbenchSubgraph } from './subgraphs/workbench/server'
 import { createTwinsSubgraph } from './subgraphs/twins/server'
@@ -60,6 +62,8 @@ export interface ServiceContext {
   db: Db
   databaseUrl: string
   seed: Awaited<ReturnType<typeof seedIllustrative>>
+  /** npm start's demo vendors (main.ts hands in fakes/demos.ts outside production): each provider's demo starts its fake. */
+  startDemos?: (ctx: DemoContext) => Promise<DemoService[]>
 }
 
 /** npm start: the stack on the configured ports, plus the fake vendors for the demo. */
@@ -72,13 +76,13 @@ export async function startServices(ctx: ServiceContext) {
     production: e.NODE_ENV === 'production',
   })
   // Each provider's demo hook starts its fake vendor and connects the illustrative program to it.
-  const demos = e.NODE_ENV === 'production' ? [] : await (await import('./subgraphs/connectors/domain/demos')).startConnectorDemos({
+  const demos = e.NODE_ENV === 'production' || !ctx.startDemos ? [] : await ctx.startDemos({
     db: ctx.db, programId: ctx.seed.program.id, ownerUserId: ctx.seed.users.program_owner.id, gatewayUrl: stack.gatewayUrl,
   })
   for (const demo of demos) stack.stoppables.push({ name: demo.name, stop: demo.close })
   if (e.NODE_ENV !== 'production') {
     // Demo twins with schedules due within a minute, so the worker's twin_schedule starts a run soon after start.
-    const { seedIllustrativeTwins } = await import('./subgraphs/twins/domain/demo')
+    const { seedIllustrativeTwins } = await import('./subgraphs/twins/domain/twins')
     await seedIllustrativeTwins(ctx.db, ctx.seed).catch((error) => log.warn('demo.twins_not_seeded', { error }))
   }
   const urls: [string, string][] = [

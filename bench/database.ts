@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { freePort, removeEmbeddedData, startEmbeddedPostgres, withDatabase } from '../core/postgres'
 
-import { prepareDatabase } from '../core/prepare-database'
+import { prepareDatabase } from '../jobs/prepare-database'
 
 
 export interface BenchDatabase { url: string; dataDir: string; cleanup(): Promise<void> }

@@ -15,7 +15,7 @@ import { parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
 import { applyRecordChange } from '../subgraphs/workbench/domain/records'
-import { computeReadinessForProgram, initialRequired, refreshStageReadiness } from '../subgraphs/twins/domain/gate-readiness'
+import { computeReadinessForProgram, initialRequired, refreshStageReadiness } from '../subgraphs/twins/domain/gates'
 import { createTenant } from '../tests/helpers/factories'
 
 export async function benchGates(): Promise<void> {

@@ -77,3 +77,27 @@ export function clientAddress(peer: string | undefined, forwardedFor: string | s
   }
   return current || 'unknown'
 }
+
+/** The outbound allow-list (EGRESS_ALLOW, read by core/egress.ts): address ranges and host names. */
+export interface AllowList { ranges: BlockList; hosts: Set<string> }
+
+/** Parses EGRESS_ALLOW; returns the problems instead of throwing (the environment lists them with the others). */
+export function parseAllowList(value: string): { allow: AllowList; problems: string[] } {
+  const allow: AllowList = { ranges: new BlockList(), hosts: new Set() }
+  const problems: string[] = []
+  for (const raw of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const range = readRangeEntry(raw)
+    if (range === 'bad_prefix') {
+      problems.push(`${raw} is not a valid CIDR`)
+    } else if (range) {
+      allow.ranges.addSubnet(range.address, range.prefix, range.type)
+      // An allowed IPv4 range also allows its IPv4-mapped IPv6 form (sockets may report either).
+      if (range.type === 'ipv4') allow.ranges.addSubnet(`::ffff:${range.address}`, 96 + range.prefix, 'ipv6')
+    } else if (/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i.test(raw)) {
+      allow.hosts.add(raw.toLowerCase().replace(/\.$/, ''))
+    } else {
+      problems.push(`${raw} is neither a CIDR, an IP address nor a host name`)
+    }
+  }
+  return { allow, problems }
+}

@@ -133,7 +133,7 @@ export function inAuditBatch<T>(batchId: string, f: () => Promise<T>): Promise<T
   return batchScope.run({ batchId }, f)
 }
 
-// A decision taken under delegation (subgraphs/twins/domain/delegations.ts) runs inside this scope, so every audit row
+// A decision taken under delegation (subgraphs/twins/domain/collaboration/delegations.ts) runs inside this scope, so every audit row
 // it writes, the record change's included, carries delegated_from_user_id (never on signature rows: the CHECK).
 const delegationScope = new AsyncLocalStorage<{ fromUserId: string }>()
 

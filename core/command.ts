@@ -10,7 +10,7 @@ import { parseInput, InvalidInput, NotFoundError, type ErrorClass } from './erro
 import type { PermissionKey } from './permissions'
 import { publish, type Channel, type Channels } from './pubsub'
 import { assertCan, loadSession, type Session } from './session'
-import { enqueue, type EnqueueOptions, type TaskName, type TaskPayload } from '../jobs/registry'
+import { enqueue, type EnqueueOptions, type TaskName, type TaskPayload } from './jobs'
 
 /** Who acts in a domain write: a person, or a twin acting under a person. */
 export type PersonActor = Extract<Actor, { type: 'user' | 'twin' }>

@@ -17,7 +17,9 @@ import http from 'node:http'
 import https from 'node:https'
 import net from 'node:net'
 import type { Duplex } from 'node:stream'
-import { readRangeEntry } from './address-ranges'
+// EGRESS_ALLOW's parser lives with the address ranges: core/env validates the setting with it, and egress reads env.
+import { parseAllowList, type AllowList } from './address-ranges'
+export { parseAllowList, type AllowList }
 import { DomainError } from './errors'
 import { env } from './env'
 
@@ -40,7 +42,6 @@ const refused = new net.BlockList()
 for (const [a, p] of REFUSED_V4) refused.addSubnet(a, p, 'ipv4')
 for (const [a, p] of REFUSED_V6) refused.addSubnet(a, p, 'ipv6')
 
-export interface AllowList { ranges: net.BlockList; hosts: Set<string> }
 
 const stripBrackets = (host: string) => host.replace(/^\[(.*)\]$/, '$1').toLowerCase()
 
@@ -54,27 +55,6 @@ function unmapped(address: string): { address: string; type: 'ipv4' | 'ipv6' } {
   if (!hex) return { address: canonical, type: 'ipv6' }
   const [hi, lo] = [parseInt(hex[1], 16), parseInt(hex[2], 16)]
   return { address: `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, type: 'ipv4' }
-}
-
-/** Parses EGRESS_ALLOW; returns the problems instead of throwing (the environment lists them with the others). */
-export function parseAllowList(value: string): { allow: AllowList; problems: string[] } {
-  const allow: AllowList = { ranges: new net.BlockList(), hosts: new Set() }
-  const problems: string[] = []
-  for (const raw of value.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const range = readRangeEntry(raw)
-    if (range === 'bad_prefix') {
-      problems.push(`${raw} is not a valid CIDR`)
-    } else if (range) {
-      allow.ranges.addSubnet(range.address, range.prefix, range.type)
-      // An allowed IPv4 range also allows its IPv4-mapped IPv6 form (sockets may report either).
-      if (range.type === 'ipv4') allow.ranges.addSubnet(`::ffff:${range.address}`, 96 + range.prefix, 'ipv6')
-    } else if (/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i.test(raw)) {
-      allow.hosts.add(raw.toLowerCase().replace(/\.$/, ''))
-    } else {
-      problems.push(`${raw} is neither a CIDR, an IP address nor a host name`)
-    }
-  }
-  return { allow, problems }
 }
 
 let cached: { source: string; allow: AllowList } | undefined

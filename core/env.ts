@@ -2,7 +2,7 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
-import { parseAllowList } from './egress'
+import { parseAllowList } from './address-ranges'
 import { addressRangesProblem } from './address-ranges'
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')

@@ -8,7 +8,8 @@
 // (checked once per statement name, so the hot path pays a Set lookup). Only `sql.ts` modules call it
 // (tests/platform/sql-road.test.ts).
 import pg from 'pg'
-import type { Db } from './db'
+// The client type itself, not core/db's alias: core/db.ts installs the hot reads on each client it creates.
+import type { PrismaClient as Db } from '../generated/prisma/client'
 
 /** Enough for the few reads in flight per process; the Prisma pool keeps serving everything else. */
 const POOL_MAX = 4
@@ -122,19 +123,8 @@ const FILTERS_ON_ORGANISATION = /\borganization_id\s*=\s*\$1(?!\d)/
  * connection (one name, one text). A client made without createPrisma (no URL known) reads through Prisma's raw query.
  */
 export function hotRows<T>(organizationId: string, db: Db, name: string, text: string, values: unknown[]): Promise<T[]>
-/**
- * @deprecated the form before tenancy by construction: `values[0]` is the organisation. Kept only for the twins and
- * connectors subgraphs until their `sql.ts` modules merge (PENDING_OTHER_BRANCHES in tests/platform/sql-road.test.ts);
- * remove it then.
- */
-export function hotRows<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T[]>
-export function hotRows<T>(...args: [string, Db, string, string, unknown[]] | [Db, string, string, unknown[]]): Promise<T[]> {
-  if (typeof args[0] === 'string') {
-    const [organizationId, db, name, text, values] = args as [string, Db, string, string, unknown[]]
-    return boundRows<T>(db, name, text, [organizationId, ...values])
-  }
-  const [db, name, text, values] = args as [Db, string, string, unknown[]]
-  return boundRows<T>(db, name, text, values)
+export function hotRows<T>(organizationId: string, db: Db, name: string, text: string, values: unknown[]): Promise<T[]> {
+  return boundRows<T>(db, name, text, [organizationId, ...values])
 }
 
 async function boundRows<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T[]> {

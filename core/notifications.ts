@@ -3,7 +3,7 @@ import nodemailer from 'nodemailer'
 import { asTx, type AnyTx, type Db } from './db'
 import { log } from './log'
 import { claimDueEmailsAcrossOrganisations } from './sql/notifications'
-import { enqueue } from '../jobs/registry'
+import { enqueue } from './jobs'
 import { afterQuietHours, personTime } from './person-time'
 
 /** Kinds added by the twins document (R3, R4); the e-mailed ones also get an outbox row. */

@@ -1,7 +1,7 @@
 // Owns the request id that follows one request through the gateway, the subgraphs it calls and the jobs it enqueues:
 // held in an AsyncLocalStorage for the request's (or job's) async work, stamped on every log line written meanwhile
 // (core/log.ts), sent to subgraphs as X-Request-Id, and carried in the payload of jobs enqueued through
-// jobs/registry.ts (as `_rid`, removed before the task's payload schema sees it).
+// core/jobs.ts (as `_rid`, removed before the task's payload schema sees it).
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 

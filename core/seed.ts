@@ -1,4 +1,4 @@
-// Owns the illustrative data: one organisation, one program labelled illustrative, one user per persona, a few records.
+// Owns the illustrative data's people: one organisation, one program labelled illustrative, one user per persona.
 import type { Db } from './db'
 
 export const ILLUSTRATIVE = {
@@ -24,19 +24,12 @@ export const ILLUSTRATIVE = {
 const DEFAULT_USER_SETTINGS = { timezone: 'UTC', digest_time: '08:00', quiet_hours: null, inbox_shortcuts: true, illustrative: true, workbench_role: {} }
 const DEFAULT_PROGRAM_SETTINGS = { evidence_query_budget: 3, twin_defaults: {}, escalation_days: 3, gate_critical_milestone_tag: 'gate-critical' }
 
-/** Idempotent: running it again changes nothing and creates no duplicates. */
-export async function seedIllustrative(db: Db) {
-  const seed = await seedPeople(db)
-  // A few program records, written through the records write path (imported here only: the domain imports this module).
-  const { seedIllustrativeRecords } = await import('../subgraphs/workbench/domain/records/seed')
-  await seedIllustrativeRecords(db, seed)
-  // An open stage gate from the first stage to the next (R4), opened by the lead through the gate's write path.
-  const { seedIllustrativeGate } = await import('../subgraphs/twins/domain/gate-seed')
-  await seedIllustrativeGate(db, seed)
-  return seed
-}
-
-function seedPeople(db: Db) {
+/**
+ * The people of the illustrative data: organisation, program, stages, one user per persona and the admin. Idempotent.
+ * The records and the stage gate are written through their subgraphs' write paths by seedIllustrative
+ * (subgraphs/seed.ts): core imports no subgraph code.
+ */
+export function seedPeople(db: Db) {
   return db.$transaction(async (tx) => {
     const org = await tx.organization.upsert({
       where: { slug: ILLUSTRATIVE.organization.slug },

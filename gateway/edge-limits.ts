@@ -8,9 +8,9 @@ import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth'
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases'
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit'
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives'
-import { maskUnexpected } from '../subgraphs/shared/server'
+import { maskUnexpected } from '../core/graphql-errors'
 import { customScalarLiteralsRule } from './edge-scalars'
-import { EXPORT_PAGE_MAX, PAGE_SIZE_MAX } from '../subgraphs/shared/pagination'
+import { EXPORT_PAGE_MAX, PAGE_SIZE_MAX } from '../core/pagination'
 
 export const LIMITS = {
   bodyBytes: '1mb',

@@ -9,7 +9,7 @@ import { createClient, type Client } from 'graphql-ws'
 import WebSocket from 'ws'
 import { GraphQLError, getOperationAST, print, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql'
 import { boundedQueue, SlowConsumerError } from '../core/pubsub'
-import { INTERRUPTED_MESSAGE, SUBSCRIPTION_INTERRUPTED } from '../subgraphs/shared/live-topic'
+import { INTERRUPTED_MESSAGE, SUBSCRIPTION_INTERRUPTED } from '../core/subgraph-protocol'
 import { log } from '../core/log'
 import { boundedCache, type BoundedCache } from '../core/bounded-cache'
 

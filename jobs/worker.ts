@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { EventEmitter } from 'node:events'
 import { Logger, run, runMigrations, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker'
-import type { Db } from '../core/db'
 import { log } from '../core/log'
 import { deliverEmail } from './tasks/deliver_email'
 import { inboxExpire } from './tasks/inbox_expire'
@@ -30,7 +29,9 @@ import { RECOVERY_INTERVAL_MS, WorkerLease, recoverJobsOfGoneWorkers, unlockJobs
 import { instrumentJobs } from './instrument'
 import { JOB_REQUEST_ID_FIELD, withRequestId } from '../core/request-context'
 
-export interface WorkerDeps { db: Db; databaseUrl: string }
+// What every task receives (jobs/tasks/deps.ts: the tasks import it from there, not from this module that lists them).
+export type { WorkerDeps } from './tasks/deps'
+import type { WorkerDeps } from './tasks/deps'
 
 export const CRONTAB = path.join(path.dirname(fileURLToPath(import.meta.url)), 'crontab')
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import { createReadStream, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { basename, extname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { REFERENCES } from '../subgraphs/twins/domain/skills/references'
+import { REFERENCES } from '../subgraphs/twins/domain/skills'
 
 // REFERENCE_HASHES_FILE points the command at a copy (the tests use one); the service reads only the committed file.
 const HASHES_FILE =

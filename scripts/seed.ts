@@ -3,8 +3,8 @@
 import { parseEnv, setEnv, EnvError } from '../core/env'
 import { resolveDatabaseUrl } from '../core/postgres'
 import { createPrisma } from '../core/db'
-import { prepareDatabase } from '../core/prepare-database'
-import { seedIllustrative } from '../core/seed'
+import { prepareDatabase } from '../jobs/prepare-database'
+import { seedIllustrative } from '../subgraphs/seed'
 import { exitOnStartFailure } from '../core/start-failure'
 
 try { setEnv(parseEnv()) } catch (e) { console.error((e as EnvError).message); process.exit(1) }

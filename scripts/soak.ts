@@ -20,7 +20,7 @@ import { freePort, removeEmbeddedData, startEmbeddedPostgres, withDatabase, type
 import { createPrisma } from '../core/db'
 import { ROOT_DIR, parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys, signInternalToken } from '../core/auth'
-import { prepareDatabase } from '../core/prepare-database'
+import { prepareDatabase } from '../jobs/prepare-database'
 import { startFakeNotebook } from '../fakes/notebook/server'
 import { createTenant, type Tenant } from '../tests/helpers/factories'
 import { FOLDER, entryUpdated, ownerContext, sampleEntry } from '../tests/connectors/helpers'

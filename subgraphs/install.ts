@@ -2,19 +2,26 @@
 // behind them lives in the subgraphs. Each entry point calls installDomain() once, explicitly (main.ts, jobs/main.ts,
 // subgraphs/*/main.ts, subgraphs/twins/tools/main.ts, bench/run.ts, the tests' setup file); nothing installs itself on
 // import. What needs no installation is a list read where it is used: the duty catalogue
-// (twins/domain/duty-catalogue.ts), the harnesses (twins/harness/registry.ts), the scrubber's term sources
+// (twins/domain/duty-catalogue.ts), the scrubber's term sources
 // (workbench/domain/memory/scrubber.ts).
 import { installAuditHooks } from '../core/audit'
 import { installErrorFactories } from '../core/errors'
 import { VENDOR_ERROR_FACTORIES } from './connectors/domain/adapters/errors'
-import { TWIN_AUDIT_HOOKS } from './twins/domain/twin-events'
+import { TWIN_AUDIT_HOOKS } from './twins/domain/audit-hooks'
+import { installHarnessLookup, installTwinToolAllowlist } from './twins/domain/twins'
+import { getHarness } from './twins/harness/registry'
+import { twinToolAllowlist } from './twins/tools/allowlist-hash'
 
 /**
  * Installs the audit hooks (a triggerable action fires twin runs, a pause action pauses twins, a program write
- * recomputes open stage gates) and the vendor error factories (`new DomainError('RateLimited')` is a RateLimited).
+ * recomputes open stage gates), the vendor error factories (`new DomainError('RateLimited')` is a RateLimited), and
+ * the twins' harness lookup and tool allow-list.
  * Idempotent.
  */
 export function installDomain(): void {
   installAuditHooks(TWIN_AUDIT_HOOKS)
   installErrorFactories(VENDOR_ERROR_FACTORIES)
+  // The twins' domain runs harnesses and hashes tool allow-lists that live above it (harness/, tools/).
+  installHarnessLookup(getHarness)
+  installTwinToolAllowlist(twinToolAllowlist)
 }

@@ -7,7 +7,7 @@ import pg from 'pg'
 import type { TestProject } from 'vitest/node'
 import { parseEnv, setEnv, ROOT_DIR } from '../core/env'
 import { freePort, removeEmbeddedData, startEmbeddedPostgres, withDatabase, type DatabaseHandle } from '../core/postgres'
-import { prepareDatabase } from '../core/prepare-database'
+import { prepareDatabase } from '../jobs/prepare-database'
 
 declare module 'vitest' {
   export interface ProvidedContext {

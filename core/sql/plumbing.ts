@@ -37,7 +37,7 @@ export interface GraphileJob {
   priority: number | null
 }
 
-/** graphile_worker.add_job in the caller's transaction (jobs/registry.ts enqueue validates the payload first). */
+/** graphile_worker.add_job in the caller's transaction (core/jobs.ts enqueue validates the payload first). */
 export async function addGraphileJob(tx: AnyTx, job: GraphileJob): Promise<void> {
   await asTx(tx).$executeRaw`SELECT graphile_worker.add_job(
     identifier => ${job.task}::text,

@@ -3,9 +3,9 @@
 // it with back-off. The worker also runs it under notebook_process_delivery, the name jobs were queued under before
 // deliveries were provider-neutral, so jobs already waiting in a database still run.
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { processDelivery } from '../../subgraphs/connectors/domain/webhooks/process'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const connectorDeliveryProcess = (deps: WorkerDeps): Task => async (payload, helpers) => {
   const { deliveryId } = TaskPayloads.connector_delivery_process.parse(payload ?? {})

@@ -1,9 +1,9 @@
 // Task connector_drain_deliveries: after a budget exhaustion, processes a connection's waiting deliveries in one pass
 // (one job per connection, keyed), instead of every postponed delivery waking up on its own at the window's end.
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { drainDeliveries } from '../../subgraphs/connectors/domain/webhooks/process'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const connectorDrainDeliveries = (deps: WorkerDeps): Task => async (payload, helpers) => {
   const { connectionId } = TaskPayloads.connector_drain_deliveries.parse(payload ?? {})

@@ -1,9 +1,9 @@
 // Task connector_sync: a full or incremental sync of one connection (its provider's rules are its adapter's sync hooks);
 // writes connection.health every time.
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { runSync } from '../../subgraphs/connectors/domain/sync'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const connectorSync = (deps: WorkerDeps): Task => async (payload, helpers) => {
   const { connectionId, mode } = TaskPayloads.connector_sync.parse(payload ?? {})

@@ -1,9 +1,9 @@
 // Task deliver_email: sends (or holds) due outbox e-mail; retried by graphile-worker while any attempt failed.
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { deliverDueEmails } from '../../core/notifications'
 import { env } from '../../core/env'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const deliverEmail = (deps: WorkerDeps): Task => async (payload, helpers) => {
   const { outboxId } = TaskPayloads.deliver_email.parse(payload ?? {})

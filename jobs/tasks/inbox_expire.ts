@@ -1,8 +1,8 @@
 // Task inbox_expire (hourly): expires items past their due time and reopens items whose snooze ended.
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { sweepInbox } from '../../subgraphs/twins/domain/inbox'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const inboxExpire = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.inbox_expire.parse(payload ?? {})

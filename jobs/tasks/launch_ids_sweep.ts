@@ -1,8 +1,8 @@
 // Task launch_ids_sweep (daily): deletes launch ids 24 h after they expired.
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { sweepLaunchIds } from '../../subgraphs/connectors/domain/notebook/launch'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const launchIdsSweep = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.launch_ids_sweep.parse(payload ?? {})

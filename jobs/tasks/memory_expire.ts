@@ -1,8 +1,8 @@
 // Task memory_expire (daily): applies the memory retention windows (subgraphs/workbench/domain/memory/retention.ts).
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
+import { TaskPayloads } from '../../core/jobs'
 import { sweepMemory } from '../../subgraphs/workbench/domain/memory/retention'
-import type { WorkerDeps } from '../worker'
+import type { WorkerDeps } from './deps'
 
 export const memoryExpire = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.memory_expire.parse(payload ?? {})

@@ -1,8 +1,8 @@
-// Task twin_cycle: executes one queued twin run through its harness (subgraphs/twins/domain/run-cycle.ts).
+// Task twin_cycle: executes one queued twin run through its harness (subgraphs/twins/domain/twins/run-cycle.ts).
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
-import { runTwinCycle } from '../../subgraphs/twins/domain/run-cycle'
-import type { WorkerDeps } from '../worker'
+import { TaskPayloads } from '../../core/jobs'
+import { runTwinCycle } from '../../subgraphs/twins/domain/twins'
+import type { WorkerDeps } from './deps'
 
 export const twinCycle = (deps: WorkerDeps): Task => async (payload, helpers) => {
   const { runId } = TaskPayloads.twin_cycle.parse(payload)

@@ -1,8 +1,8 @@
 // Task twin_evaluate (daily): per-twin evaluation and the high_decline_rate pause (domain/evaluation.ts).
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
-import { evaluateTwins } from '../../subgraphs/twins/domain/evaluation'
-import type { WorkerDeps } from '../worker'
+import { TaskPayloads } from '../../core/jobs'
+import { evaluateTwins } from '../../subgraphs/twins/domain/twins'
+import type { WorkerDeps } from './deps'
 
 export const twinEvaluate = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.twin_evaluate.parse(payload ?? {})

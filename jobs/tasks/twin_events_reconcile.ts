@@ -1,8 +1,8 @@
 // Task twin_events_reconcile (hourly): fires event triggers for audit entries past their watermark (domain/twin-events.ts).
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
-import { reconcileEventTriggers } from '../../subgraphs/twins/domain/twin-events'
-import type { WorkerDeps } from '../worker'
+import { TaskPayloads } from '../../core/jobs'
+import { reconcileEventTriggers } from '../../subgraphs/twins/domain/twins'
+import type { WorkerDeps } from './deps'
 
 export const twinEventsReconcile = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.twin_events_reconcile.parse(payload ?? {})

@@ -1,10 +1,10 @@
 // Task twin_schedule (every 60 s): claims due twin schedules and enqueues their twin_cycle runs (domain/schedules.ts),
 // and fails twin runs whose job is gone (domain/run-cycle.ts), so no run stays stuck.
 import type { Task } from 'graphile-worker'
-import { TaskPayloads } from '../registry'
-import { claimDueSchedules } from '../../subgraphs/twins/domain/schedules'
-import { failAbandonedRuns } from '../../subgraphs/twins/domain/run-cycle'
-import type { WorkerDeps } from '../worker'
+import { TaskPayloads } from '../../core/jobs'
+import { claimDueSchedules } from '../../subgraphs/twins/domain/twins'
+import { failAbandonedRuns } from '../../subgraphs/twins/domain/twins'
+import type { WorkerDeps } from './deps'
 
 export const twinSchedule = (deps: WorkerDeps): Task => async (payload, helpers) => {
   TaskPayloads.twin_schedule.parse(payload ?? {})

@@ -1,7 +1,7 @@
 // Owns the schema side of cursor pages: `PageInfo`, one `<Name>Connection { nodes edges pageInfo }` per paged type and
 // the `first`/`after` arguments, so every growing list reads and pages the same way (shared/pagination.ts decides).
 import type { ObjectRef } from '@pothos/core'
-import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type Edge, type Page } from './pagination'
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type Edge, type Page } from '../../core/pagination'
 import type { Builder, SchemaTypes } from './builder'
 
 type Types = PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>

@@ -5,6 +5,9 @@ import { GraphQLError } from 'graphql'
 import type { Db } from '../../core/db'
 import { SlowConsumerError, type Channel, type Channels, type PgListener } from '../../core/pubsub'
 import { loadSession, type Session } from '../../core/session'
+import { INTERRUPTED_MESSAGE, SUBSCRIPTION_INTERRUPTED } from '../../core/subgraph-protocol'
+
+export { INTERRUPTED_MESSAGE, SUBSCRIPTION_INTERRUPTED }
 
 export interface LiveTopicSpec<C extends Channel, Row> {
   channel: C
@@ -28,12 +31,6 @@ export interface LiveTopicSpec<C extends Channel, Row> {
  * changes waits as a thousand ids, and a row changed twice before delivery is read (and delivered) once.
  */
 export const LIVE_TOPIC_PENDING_LIMIT = 4096
-/**
- * The code a stream ends with when events may have been missed (the process lost its LISTEN connection, or the
- * subgraph replica carrying the stream went away): the client refetches and subscribes again.
- */
-export const SUBSCRIPTION_INTERRUPTED = 'SUBSCRIPTION_INTERRUPTED'
-export const INTERRUPTED_MESSAGE = 'The live stream was interrupted and events may have been missed: refetch and subscribe again.'
 export function interruptedError() {
   return new GraphQLError(INTERRUPTED_MESSAGE, { extensions: { code: SUBSCRIPTION_INTERRUPTED } })
 }

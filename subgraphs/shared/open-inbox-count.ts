@@ -1,11 +1,14 @@
 // Owns Program.myOpenInboxCount as a field any subgraph may answer (shareable): twins, where the inbox lives, and
 // workbench, which lists `me { programs }`, so the console's first screen needs no extra fetch to twins for the counts
-// of the programs workbench just returned (issue 20). One definition, one domain function, one batch per request.
+// of the programs workbench just returned (issue 20). One definition, one domain function (the twins inbox's, passed in
+// by each schema: shared code imports no subgraph), one batch per request.
 import type { ObjectRef } from '@pothos/core'
 import type { Builder, SchemaTypes } from './builder'
-import { countMyOpenInboxByProgram } from '../twins/domain/inbox'
+import type { DomainContext } from '../../core/command'
 
-export function addMyOpenInboxCount<T extends { id: string }>(builder: Builder, ProgramRef: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>, T>) {
+export type OpenInboxCounts = (ctx: DomainContext, programIds: readonly string[]) => Promise<number[]>
+
+export function addMyOpenInboxCount<T extends { id: string }>(builder: Builder, ProgramRef: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>, T>, countMyOpenInboxByProgram: OpenInboxCounts) {
   builder.objectField(ProgramRef, 'myOpenInboxCount', (t) =>
     t.int({
       description: "How many of the caller's inbox items in this program are open.",

@@ -17,13 +17,13 @@ import { requestIdFrom, withRequestId } from '../../core/request-context'
 import { enableDefaultMetrics, httpMetrics, metricsHandler } from '../../core/metrics'
 import { env } from '../../core/env'
 import { contextForEvent, createContext, type GraphQLContext } from './context'
-import { createGraphQLHandler } from './graphql-http'
-import type { DocumentCache } from './documents'
-import { maskUnexpected } from './errors'
+import { createGraphQLHandler } from '../../core/graphql-http'
+import type { DocumentCache } from '../../core/graphql-documents'
+import { maskUnexpected } from '../../core/graphql-errors'
 import { SUBGRAPH_KEEP_ALIVE_MS } from '../../core/subgraph-protocol'
 import { drainableServer } from '../../core/http-drain'
 
-export { maskUnexpected } from './errors'
+export { maskUnexpected } from '../../core/graphql-errors'
 
 export interface SubgraphServer {
   name: string

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { useTestDatabase } from '../helpers/db'
 import { createTenant } from '../helpers/factories'
 import { env, setEnv } from '../../core/env'
-import { startConnectorDemos } from '../../subgraphs/connectors/domain/demos'
+import { startConnectorDemos } from '../../fakes/demos'
 import { configureLiterature, sourceBaseUrl } from '../../subgraphs/connectors/domain/literature/config'
 
 const t = useTestDatabase()

@@ -12,7 +12,7 @@ import { disconnectConnection } from '../../subgraphs/connectors/domain/connecti
 import { CHECK_BUTTON_ID } from '../../subgraphs/connectors/domain/notebook/adapter'
 import { forwardToConnectors } from '../../gateway/rest-edge'
 import { EnvError, env, parseEnv, setEnv } from '../../core/env'
-import { enqueue } from '../../jobs/registry'
+import { enqueue } from '../../core/jobs'
 
 const { stack, fake, connect } = useNotebookStack()
 let tenant: Tenant

@@ -8,8 +8,9 @@ import { useStack, gql } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
 import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, scrollsHorizontally, type ConsolePerson } from '../helpers/console'
 import type { Tenant } from '../helpers/factories'
-import { seedIllustrative, ILLUSTRATIVE } from '../../core/seed'
-import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/demo'
+import { ILLUSTRATIVE } from '../../core/seed'
+import { seedIllustrative } from '../../subgraphs/seed'
+import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
 import { gateClosedBy, requiredRecordsPresent } from '../../core/copy'
 
 const stack = useStack()

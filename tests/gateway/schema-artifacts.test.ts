@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { GraphQLObjectType, GraphQLSchema } from 'graphql'
-import { buildSchemaArtifacts, SCHEMA_DIR } from '../../gateway/supergraph'
+import { SCHEMA_DIR } from '../../gateway/supergraph'
+import { buildSchemaArtifacts } from '../../subgraphs/supergraph'
 import { ApolloGateway } from '@apollo/gateway'
 
 describe('committed SDL artifacts', () => {

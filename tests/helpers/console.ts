@@ -4,7 +4,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { watchPage, type PageWatch } from './browser'
 import { plumbingWordsOnPage, watchForPopups, type PopupWatch } from './web-checks'
 import type { Tenant } from './factories'
-import { ILLUSTRATIVE, type seedIllustrative } from '../../core/seed'
+import { ILLUSTRATIVE } from '../../core/seed'
+import { type seedIllustrative } from '../../subgraphs/seed'
 import { mintDevToken } from '../../core/auth'
 
 export interface ConsolePerson {

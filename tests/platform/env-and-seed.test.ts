@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { parseEnv, EnvError } from '../../core/env'
-import { seedIllustrative, ILLUSTRATIVE } from '../../core/seed'
+import { ILLUSTRATIVE } from '../../core/seed'
+import { seedIllustrative } from '../../subgraphs/seed'
 import { itemStatus, personaVersionFor } from '../../core/release'
 import { useTestDatabase } from '../helpers/db'
 

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createMigration, deployMigrations, diffMigrationsToSchema } from '../../prisma/migrate'
+import { createMigration, deployMigrations, diffMigrationsToSchema } from '../../prisma/migrations'
 import { createTestDatabase, useTestDatabase } from '../helpers/db'
 
 const PRISMA = path.resolve(__dirname, '../../prisma')

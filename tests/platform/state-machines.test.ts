@@ -10,7 +10,7 @@ import { createTenant, createTwoOrganizations, type Tenant } from '../helpers/fa
 import { DomainError, InvalidTransition } from '../../core/errors'
 import { defineMachine, renderStateTables, transition, transitionAll, STATE_TABLES_END, STATE_TABLES_START, type Machine } from '../../core/state-machine'
 import { MACHINES, agentRunStatus, connectionStatus, inboxItemStatus, requirementSetStatus, toolCallStatus } from '../../core/states'
-import { runQueuedSkill } from '../../subgraphs/twins/domain/skill-runs'
+import { runQueuedSkill } from '../../subgraphs/twins/domain/skills'
 import { sweepInbox } from '../../subgraphs/twins/domain/inbox'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')

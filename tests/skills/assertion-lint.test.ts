@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { runSkillSync } from '../../subgraphs/twins/domain/skills/index'
-import { classify, splitSentences } from '../../subgraphs/twins/domain/skills/assertion-lint'
-import { ASSERTION_MODEL, getReference } from '../../subgraphs/twins/domain/skills/references'
+import { runSkillSync } from '../../subgraphs/twins/domain/skills'
+import { classify, splitSentences } from '../../subgraphs/twins/domain/skills'
+import { ASSERTION_MODEL, getReference } from '../../subgraphs/twins/domain/skills'
 import { expectSkillError } from './helpers'
 
 const KEY = 'evidence.assertion_lint'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { runSkillSync } from '../../subgraphs/twins/domain/skills/index'
+import { runSkillSync } from '../../subgraphs/twins/domain/skills'
 import { check, requirementSet } from './fixtures/readiness'
 import { expectSkillError } from './helpers'
 

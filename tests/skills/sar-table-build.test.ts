@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { executeSkill, outputViolations, runSkill } from '../../subgraphs/twins/domain/skills/index'
-import { isShareAlike, LE_CONSTANT } from '../../subgraphs/twins/domain/skills/sar-table-build'
+import { executeSkill, outputViolations, runSkill } from '../../subgraphs/twins/domain/skills'
+import { isShareAlike, LE_CONSTANT } from '../../subgraphs/twins/domain/skills'
 import { expectSkillErrorAsync } from './helpers'
 
 const KEY = 'chem.sar_table_build'

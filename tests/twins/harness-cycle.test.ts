@@ -6,8 +6,8 @@ import { useStack, gql, wsClient, collect, startTestWorker, waitFor } from '../h
 import { createTenant } from '../helpers/factories'
 import { contextForUser } from '../../core/command'
 import { applyRecordChange } from '../../subgraphs/workbench/domain/records'
-import { claimDueSchedules } from '../../subgraphs/twins/domain/schedules'
-import { runFooter } from '../../subgraphs/twins/domain/runs'
+import { claimDueSchedules } from '../../subgraphs/twins/domain/twins'
+import { runFooter } from '../../subgraphs/twins/domain/twins'
 import { seedTwin, waitForRun } from './twin-helpers'
 import { writeRecord } from './tools-helpers'
 

@@ -6,7 +6,7 @@ import { fileInboxItem, type FileInboxItem } from '../../subgraphs/twins/domain/
 import { pauseTwin } from '../../subgraphs/twins/domain/twins'
 import { systemActor } from '../../core/audit'
 import { formatLocal, instantAt, wallClock } from '../../core/person-time'
-import { enqueue, type TaskName } from '../../jobs/registry'
+import { enqueue, type TaskName } from '../../core/jobs'
 import { createTaskList } from '../../jobs/worker'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, expectRowsExist, type Tenant } from '../helpers/factories'

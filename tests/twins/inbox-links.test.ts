@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { runOnce } from 'graphile-worker'
 import { fileInboxItem, type FileInboxItem } from '../../subgraphs/twins/domain/inbox'
-import { LINK_TTL_SECONDS, signInboxLink } from '../../subgraphs/twins/domain/inbox-links'
+import { LINK_TTL_SECONDS, signInboxLink } from '../../subgraphs/twins/domain/inbox'
 import { createTaskList } from '../../jobs/worker'
 import { useStack } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, type Tenant } from '../helpers/factories'

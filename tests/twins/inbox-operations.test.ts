@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { runOnce } from 'graphile-worker'
 import { closeItemsForSource, fileInboxItem, type FileInboxItem } from '../../subgraphs/twins/domain/inbox'
-import { enqueue } from '../../jobs/registry'
+import { enqueue } from '../../core/jobs'
 import { createTaskList } from '../../jobs/worker'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, expectRowsExist, type Tenant } from '../helpers/factories'

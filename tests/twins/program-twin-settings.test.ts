@@ -3,7 +3,7 @@
 // inbox_expire escalate a signature or question still open that long, to the program's owners and leads.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { runOnce } from 'graphile-worker'
-import { enqueue } from '../../jobs/registry'
+import { enqueue } from '../../core/jobs'
 import { createTaskList } from '../../jobs/worker'
 import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
 import { useStack, gql, wsClient, collect } from '../helpers/stack'

@@ -101,7 +101,7 @@ describe('review_audit_reviews (monthly QA oversight)', () => {
 
 describe('the illustrative seed', () => {
   it('opens one stage gate for the illustrative program, once, at its first stage', async () => {
-    const { seedIllustrative } = await import('../../core/seed')
+    const { seedIllustrative } = await import('../../subgraphs/seed')
     const seed = await seedIllustrative(db())
     await seedIllustrative(db())
     const gates = await db().stageGate.findMany({ where: { programId: seed.program.id }, include: { stage: true, nextStage: true } })

@@ -5,9 +5,9 @@
 import { describe, expect, it } from 'vitest'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { addMember, createProgram, createTenant, createTwoOrganizations, createUser, expectRowsExist, type Tenant } from '../helpers/factories'
-import { refreshStageReadiness } from '../../subgraphs/twins/domain/gate-readiness'
+import { refreshStageReadiness } from '../../subgraphs/twins/domain/gates'
 import { FIXED_PHRASES } from '../../core/copy'
-import { printSubgraphs } from '../../gateway/supergraph'
+import { printSubgraphs } from '../../subgraphs/supergraph'
 
 const stack = useStack()
 const db = () => stack.db.db

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { randomUUID } from 'node:crypto'
 import { runOnce } from 'graphile-worker'
-import { enqueue } from '../../jobs/registry'
+import { enqueue } from '../../core/jobs'
 import { createTaskList } from '../../jobs/worker'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, type PersonaKey, type Tenant } from '../helpers/factories'

@@ -17,7 +17,7 @@ import { TOOLS, toolByName } from '../../subgraphs/twins/tools/catalogue'
 import { READER_RUN_ROLES, defineTool, isUntrusted } from '../../subgraphs/twins/tools/tool'
 import { agentRunKinds } from '../../core/kinds'
 import { z } from 'zod'
-import { dutyRefusal, dutyTemplate } from '../../subgraphs/twins/domain/duty-catalogue'
+import { dutyRefusal, dutyTemplate } from '../../subgraphs/twins/domain/twins'
 import { DUTY_TEMPLATES } from '../../subgraphs/twins/harness/duties'
 import { decisionFooter, workingAsOf } from '../../subgraphs/twins/domain/proposals'
 

@@ -4,7 +4,7 @@ import type { Connection, ConnectorObject, WebhookDelivery } from '../../../gene
 import type { BudgetState } from './adapters/contract'
 import type { DomainContext } from '../../../core/command'
 import { assertCan } from '../../../core/session'
-import { keysetPage, mapPage, type Page, type PageArgs } from '../../shared/pagination'
+import { keysetPage, mapPage, type Page, type PageArgs } from '../../../core/pagination'
 import { providerSpec } from './providers'
 import { connectorRuntime } from './runtime'
 

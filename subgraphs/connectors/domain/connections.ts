@@ -22,7 +22,7 @@ import { encryptSecrets } from './secrets'
 import { connectorRuntime } from './runtime'
 import { hookUrlFor } from './urls'
 import { readScopeRules } from './adapters/contract'
-import { keysetPage, keysetSql, type KeysetQuery, type Page, type PageArgs } from '../../shared/pagination'
+import { keysetPage, keysetSql, type KeysetQuery, type Page, type PageArgs } from '../../../core/pagination'
 import { IdInput, isId } from '../../../core/ids'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>

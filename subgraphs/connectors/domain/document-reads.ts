@@ -6,24 +6,31 @@
 import type { TenantTx } from '../../../core/db'
 import { InvalidInput } from '../../../core/errors'
 import type { Finding } from '../../../core/sanitiser'
-import { documentRef, parseProgramCitation, tableCitation } from '../../twins/domain/skills/citation-refs'
-import type { CanonicalEntryContent, CanonicalTable } from './document-content'
+import { documentRef, parseProgramCitation, tableCitation } from '../../shared/citation-refs'
 import { documentTextForAgent } from './documents'
 
 export interface Scope { organizationId: string; programId: string }
+
+/**
+ * What a table reader needs of a document's content_json (the mirrored entry content: days of notes, a table note
+ * carrying its table). Read structurally and checked field by field: the generic layer imports no provider's types.
+ */
+interface TableContent {
+  days?: Array<{ date?: unknown; notes?: Array<{ type?: unknown; table?: { name?: unknown; columnLabels?: unknown[]; rows?: unknown[] } }> }>
+}
 
 /** One table of an entry, in reading order across its days (the index is what citations name). */
 export interface EntryTable { index: number; date: string; name: string; columns: string[]; rows: string[][] }
 
 /** The tables of a notebook entry's content_json, numbered in reading order. */
 export function entryTables(content: unknown): EntryTable[] {
-  const days = (content as Partial<CanonicalEntryContent> | null)?.days
+  const days = (content as TableContent | null)?.days
   if (!Array.isArray(days)) return []
   const out: EntryTable[] = []
   for (const day of days) {
     for (const note of Array.isArray(day?.notes) ? day.notes : []) {
       if (note?.type !== 'table') continue
-      const t = (note as { table?: CanonicalTable }).table
+      const t = note.table
       if (!t) continue
       out.push({
         index: out.length, date: String(day.date ?? ''), name: String(t.name ?? ''),

@@ -7,7 +7,7 @@ import { connectionType, pageArgs } from '../../shared/connection'
 import * as connections from '../domain/connections'
 import { providerSpec } from '../domain/providers'
 import { hookUrlFor } from '../domain/urls'
-import type { ConnectorsRefs } from '.'
+import type { ConnectorsRefs } from './refs'
 import type { addProviders } from './providers'
 
 type HealthJson = { status?: string; checked_at?: string; checks?: { name: string; ok: boolean; detail: string }[]; last_sync?: unknown; last_error?: string | null; note?: string | null }

@@ -12,7 +12,7 @@ import { addProviders } from './providers'
 import { addWorkbenchSources } from './workbench-sources'
 import { addQms } from './qms'
 
-export type ConnectorsRefs = ReturnType<typeof defineCoreEntities>
+export type { ConnectorsRefs } from './refs'
 
 export function buildConnectorsSchema() {
   const builder = createBuilder()

@@ -1,7 +1,7 @@
 // Notebook canvas launches in the connectors subgraph: LaunchTarget and Mutation.openLaunch.
 import { result, type Builder } from '../../shared/builder'
 import { openLaunch, type LaunchTarget } from '../domain/notebook/launch'
-import type { ConnectorsRefs } from '.'
+import type { ConnectorsRefs } from './refs'
 
 export function addLaunch(builder: Builder, { ProgramRef }: ConnectorsRefs) {
   const Launch = builder.objectRef<LaunchTarget>('LaunchTarget').implement({

@@ -3,14 +3,14 @@
 // per-source status and the policy's steps. Resolvers translate; domain/literature decides.
 import type { Builder } from '../../shared/builder'
 import { connectionType } from '../../shared/connection'
-import type { Page } from '../../shared/pagination'
+import type { Page } from '../../../core/pagination'
 import type { Provenance } from '../domain/literature/clusters'
 import type { Rendering } from '../domain/literature/licence'
 import type { ClusterOut, PolicyStep, SourceStatus } from '../domain/literature/policy'
 import { searchLiterature, type LiteraturePage } from '../domain/literature/search'
 import { EXCLUDED_SOURCES } from '../domain/literature/sources'
 import { checkInclude, type KnowledgeRecord } from '../domain/literature/knowledge'
-import type { ConnectorsRefs } from '.'
+import type { ConnectorsRefs } from './refs'
 
 export function addLiterature(builder: Builder, { ProgramRef }: ConnectorsRefs) {
   const ProvenanceRef = builder.objectRef<Provenance>('LiteratureProvenance').implement({

@@ -5,7 +5,7 @@ import type { Requirement, RequirementSet, Sop, SopCheck, SopCheckRow, SopVersio
 import { result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import * as review from '../domain/qms/review'
-import type { ConnectorsRefs } from '.'
+import type { ConnectorsRefs } from './refs'
 import type { ConnectionRefs } from './connections'
 
 export function addQms(builder: Builder, { ProgramRef, UserRef }: ConnectorsRefs, { ConnectionRef }: ConnectionRefs) {

@@ -4,9 +4,9 @@ import type { ObjectRef } from '@pothos/core'
 import type { InboxItem } from '../../../generated/prisma/client'
 import type { DomainError } from '../../../core/errors'
 import { entityRef, result, type Builder, type SchemaTypes } from '../../shared/builder'
-import { DECISIONS, DECLINE_REASONS, decideBatch, decideProposal, type BatchItemResult, type BatchResult, type Decision } from '../domain/decisions'
+import { DECISIONS, DECLINE_REASONS, decideBatch, decideProposal, type BatchItemResult, type BatchResult, type Decision } from '../domain/proposals'
 import { getDraft, getProposal, getProposals, type ProposalView } from '../domain/proposals'
-import type { TwinsRefs } from '.'
+import type { TwinsRefs } from './refs'
 import { addProposalLint } from './proposal-lint'
 
 export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, { InboxItemRef }: { InboxItemRef: ObjectRef<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>, InboxItem> }) {

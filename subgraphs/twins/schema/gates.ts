@@ -7,11 +7,11 @@ import { entityRef, result, successExtra, withSuccessExtras, type Builder } from
 import { connectionType, pageArgs } from '../../shared/connection'
 import { can } from '../../../core/session'
 import * as gates from '../domain/gates'
-import * as reviewAudit from '../domain/review-audit'
-import { REQUIRED_RECORD_KINDS, asRequiredRecords, type RequirementState } from '../domain/gate-readiness'
+import * as reviewAudit from '../domain/proposals'
+import { REQUIRED_RECORD_KINDS, asRequiredRecords, type RequirementState } from '../domain/gates'
 import { manifestation } from '../../workbench/domain/signatures'
-import type { StageGateEvents } from '../domain/gate-events'
-import type { TwinsRefs } from '.'
+import type { StageGateEvents } from '../domain/gates'
+import type { TwinsRefs } from './refs'
 
 export function addStageGates(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, deps: { stageGateEvents: StageGateEvents }) {
   const Status = builder.enumType('StageGateStatus', { values: gates.STAGE_GATE_STATUSES })

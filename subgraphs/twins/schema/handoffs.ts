@@ -9,11 +9,11 @@ import { connectionType, pageArgs } from '../../shared/connection'
 import {
   HANDOFF_KINDS, HANDOFF_PERSONAS, HANDOFF_STATUSES, LINKED_TYPES, acceptHandoff, completeHandoff, createHandoff, declineHandoff, getHandoff,
   listHandoffs, withdrawHandoff, type Redaction,
-} from '../domain/handoffs'
-import { createDelegation, getMyDelegation, listMyDelegations, revokeDelegation } from '../domain/delegations'
-import { composerHint, createThread, getThread, letMyTwinLook, listMessages, postMessage, shareThread } from '../domain/mentions'
-import { decisionMetrics, programBoard, twinsExport, type BoardItem, type DecisionMetrics, type ExportRow, type PersonaMetrics, type UserMetrics } from '../domain/oversight'
-import type { TwinsRefs } from '.'
+} from '../domain/collaboration'
+import { createDelegation, getMyDelegation, listMyDelegations, revokeDelegation } from '../domain/collaboration'
+import { composerHint, createThread, getThread, letMyTwinLook, listMessages, postMessage, shareThread } from '../domain/collaboration'
+import { decisionMetrics, programBoard, twinsExport, type BoardItem, type DecisionMetrics, type ExportRow, type PersonaMetrics, type UserMetrics } from '../domain/collaboration'
+import type { TwinsRefs } from './refs'
 
 export function addHandoffs(builder: Builder, { ProgramRef, UserRef }: TwinsRefs) {
   const Kind = builder.enumType('HandoffKind', { values: HANDOFF_KINDS })

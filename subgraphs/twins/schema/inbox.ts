@@ -10,9 +10,9 @@ import {
   DECIDED_KINDS, INBOX_KINDS, INBOX_STATUSES, changeShownBy, dismissInboxItem, getMyInboxItem, inboxFeedback,
   listMyInbox, resolveInboxItem, snoozeInboxItem,
 } from '../domain/inbox'
-import { myBriefs, myInboxSummary, type Brief } from '../domain/brief'
-import type { InboxEvents, LiveInboxItem } from '../domain/inbox-events'
-import type { TwinsRefs } from '.'
+import { countMyOpenInboxByProgram, myBriefs, myInboxSummary, type Brief } from '../domain/inbox'
+import type { InboxEvents, LiveInboxItem } from '../domain/inbox'
+import type { TwinsRefs } from './refs'
 import { addMyOpenInboxCount } from '../../shared/open-inbox-count'
 
 /** Where a page of myInbox asks for its items' programs. */
@@ -164,7 +164,7 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
     }),
   }))
 
-  addMyOpenInboxCount(builder, ProgramRef) // shareable: workbench answers it too, beside `me { programs }`
+  addMyOpenInboxCount(builder, ProgramRef, countMyOpenInboxByProgram) // shareable: workbench answers it too, beside `me { programs }`
 
   builder.subscriptionType({
     fields: (t) => ({

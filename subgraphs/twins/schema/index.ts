@@ -1,6 +1,7 @@
 // Twins subgraph schema: composes the inbox (inbox.ts), proposals and decisions (decisions.ts), skills (skills.ts) and kinds (kinds.ts) over key-only Program (plus its name and slug) and User references.
-import { createBuilder, programReferenceWithNames, referenceEntity } from '../../shared/builder'
-import type { InboxEvents } from '../domain/inbox-events'
+import { createBuilder } from '../../shared/builder'
+import { references } from './refs'
+import type { InboxEvents } from '../domain/inbox'
 import { addDecisions } from './decisions'
 import { addInbox } from './inbox'
 import { addKinds } from './kinds'
@@ -10,16 +11,11 @@ import { addSkills } from './skills'
 import { addTwins } from './twins'
 import { addWorkbenchHome } from './workbench'
 import { addHandoffs } from './handoffs'
-import type { TwinRunEvents } from '../domain/twin-run-events'
-import type { StageGateEvents } from '../domain/gate-events'
+import type { TwinRunEvents } from '../domain/twins'
+import type { StageGateEvents } from '../domain/gates'
 import { addStageGates } from './gates'
 
-export type TwinsRefs = ReturnType<typeof references>
-
-function references(builder: ReturnType<typeof createBuilder>) {
-  // Program answers name and slug here too: the inbox's `program { name slug }` needs no other subgraph
-  return { ProgramRef: programReferenceWithNames(builder), UserRef: referenceEntity(builder, 'User') }
-}
+export type { TwinsRefs } from './refs'
 
 export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents: TwinRunEvents; stageGateEvents: StageGateEvents }) {
   const builder = createBuilder()

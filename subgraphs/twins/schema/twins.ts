@@ -5,14 +5,14 @@ import type { AgentRun, TwinDefinition, TwinSchedule, TwinTrigger } from '../../
 import { TRIGGERABLE_ACTIONS } from '../../../core/audit'
 import { entityRef, result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
-import * as admin from '../domain/twin-admin'
-import { evaluateTwin } from '../domain/evaluation'
-import { storedEvaluations } from '../domain/evaluation-store'
+import * as admin from '../domain/twins'
+import { evaluateTwin } from '../domain/twins'
+import { storedEvaluations } from '../domain/twins'
 import type { TwinEvaluation as TwinEvaluationRow } from '../../../generated/prisma/client'
-import { runFooter } from '../domain/runs'
+import { runFooter } from '../domain/twins'
 import { PAUSED_REASONS } from '../domain/twins'
-import type { TwinRunEvents, TwinRunRow } from '../domain/twin-run-events'
-import type { TwinsRefs } from '.'
+import type { TwinRunEvents, TwinRunRow } from '../domain/twins'
+import type { TwinsRefs } from './refs'
 
 export function addTwins(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, deps: { twinRunEvents: TwinRunEvents }) {
   const TwinStatus = builder.enumType('TwinStatus', { values: ['active', 'paused', 'retired'] as const })

@@ -9,6 +9,7 @@
 // given back in the transaction that writes its refused trace (release).
 import type { Db, AnyTx } from '../../../core/db'
 import { asTx } from '../../../core/db'
+import { counterRow, giveBackCounter, takeCounter } from './sql'
 
 export type CounterScope = 'twin_month' | 'turn_skills' | 'turn_queries'
 
@@ -16,7 +17,7 @@ export type CounterScope = 'twin_month' | 'turn_skills' | 'turn_queries'
 export interface Take { scope: CounterScope; subjectId: string; period: string; limit: number }
 
 /** What an admitted call took, and how many of the twin's month that made. */
-export interface Admission { taken: readonly Take[]; used: ReadonlyMap<CounterScope, number> }
+export interface Admission { organizationId: string; taken: readonly Take[]; used: ReadonlyMap<CounterScope, number> }
 
 /** The UTC month a twin's budget counts ('2026-11'). */
 export const monthPeriod = (now = new Date()) => now.toISOString().slice(0, 7)
@@ -39,18 +40,13 @@ export async function admit(db: Db, organizationId: string, takes: readonly Take
       const out = new Map<CounterScope, number>()
       for (const t of takes) {
         if (t.limit <= 0) throw new Refused(t)
-        const [row] = await tx.$queryRaw<{ used: number }[]>`
-          INSERT INTO agent_limit_counters (organization_id, scope, subject_id, period, used)
-          VALUES (${organizationId}::uuid, ${t.scope}, ${t.subjectId}::uuid, ${t.period}, 1)
-          ON CONFLICT (scope, subject_id, period) DO UPDATE SET used = agent_limit_counters.used + 1, updated_at = now()
-          WHERE agent_limit_counters.used < ${t.limit}
-          RETURNING used`
+        const row = await takeCounter(tx, organizationId, t)
         if (!row) throw new Refused(t)
         out.set(t.scope, row.used)
       }
       return out
     })
-    return { admitted: { taken: takes, used } }
+    return { admitted: { organizationId, taken: takes, used } }
   } catch (e) {
     if (e instanceof Refused) return { refused: e.take }
     throw e
@@ -61,15 +57,12 @@ export async function admit(db: Db, organizationId: string, takes: readonly Take
 export async function release(q: AnyTx, admission: Admission): Promise<void> {
   const tx = asTx(q)
   for (const t of admission.taken) {
-    await tx.$executeRaw`
-      UPDATE agent_limit_counters SET used = used - 1, updated_at = now()
-      WHERE scope = ${t.scope} AND subject_id = ${t.subjectId}::uuid AND period = ${t.period} AND used > 0`
+    await giveBackCounter(tx, admission.organizationId, t)
   }
 }
 
 /** A counter's value now (0 before the first take). */
-export async function counterValue(q: AnyTx, take: Pick<Take, 'scope' | 'subjectId' | 'period'>): Promise<number> {
-  const [row] = await asTx(q).$queryRaw<{ used: number }[]>`
-    SELECT used FROM agent_limit_counters WHERE scope = ${take.scope} AND subject_id = ${take.subjectId}::uuid AND period = ${take.period}`
+export async function counterValue(q: AnyTx, organizationId: string, take: Pick<Take, 'scope' | 'subjectId' | 'period'>): Promise<number> {
+  const row = await counterRow(q, organizationId, take)
   return row?.used ?? 0
 }

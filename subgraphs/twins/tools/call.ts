@@ -12,7 +12,7 @@ import type { Db, Prisma } from '../../../core/db'
 import { DomainError, HarnessDenied, TwinPaused, parseInput } from '../../../core/errors'
 import { transition } from '../../../core/state-machine'
 import { toolCallStatus } from '../../../core/states'
-import { runSkillForPerson } from '../domain/skill-runs'
+import { runSkillForPerson } from '../domain/skills'
 import { PAUSED_PHRASE } from '../domain/twins'
 import { toolByName } from './catalogue'
 import { admit, monthTake, release, turnTake, type Admission } from './admission'
@@ -20,7 +20,7 @@ import { verifyRunToken, RunTokenRefused, type RunTokenClaims } from './run-toke
 import { sanitiseArguments, sanitiseValue, type Violation } from './sanitise'
 import { effectiveToolset } from './toolset'
 import { activeTwinOf, pauseForBudget } from './twin-state'
-import { pauseWhenUsdBudgetUsedUp } from '../domain/twin-usd-budget'
+import { pauseWhenUsdBudgetUsedUp } from '../domain/twins'
 import type { InCallTool, ToolCallScope, ToolDefinition } from './tool'
 
 export type TwinRun = AgentRun & { programId: string; twinId: string }

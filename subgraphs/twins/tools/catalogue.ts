@@ -12,7 +12,7 @@ import { GATE_TOOLS } from './gates'
 import { LITERATURE_TOOLS } from './literature'
 import { HANDOFF_TOOLS } from './handoffs'
 import { DOCUMENT_TOOLS } from './documents'
-import { TABLE_INPUT_SKILLS, tableInputJsonSchema } from '../domain/skill-table-input'
+import { TABLE_INPUT_SKILLS, tableInputJsonSchema } from '../domain/skills'
 
 /** max_skill_runs_per_turn: the skills of one run and turn, all skill tools together. */
 const SKILL_TURN_LIMIT: TurnLimit = {

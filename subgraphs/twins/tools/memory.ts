@@ -8,7 +8,7 @@ import { buildMemoryBrief, HARNESS_MEMORY_STATEMENT } from '../../workbench/doma
 import { proposeNote } from '../../workbench/domain/memory/records'
 import { memoryNoteQuestion, proposalRefOf } from '../../workbench/domain/memory/questions'
 import { asQuestion, isProposal } from '../domain/proposals'
-import { expiresAtFor } from '../domain/twin-expiry'
+import { expiresAtFor } from '../domain/twins'
 import { InvalidInput, MemoryNoteRefused } from '../../../core/errors'
 import { isId } from '../../../core/ids'
 import type { TenantTx } from '../../../core/db'

@@ -7,7 +7,7 @@ import { IdInput } from '../../../core/ids'
 import { InvalidInput } from '../../../core/errors'
 import { RECORD_TYPES, type RecordTypeKey } from '../../workbench/domain/records'
 import { fileProposal } from '../domain/proposals'
-import { lintBeforeFiling, lintedText, lintsBeforeFiling } from '../domain/proposal-lint'
+import { lintBeforeFiling, lintedText, lintsBeforeFiling } from '../domain/proposals'
 import { defineTool, type RunRole, type ToolDefinition } from './tool'
 
 const Citation = z.object({ kind: z.string().max(50), ref: z.string().max(500) }).passthrough()

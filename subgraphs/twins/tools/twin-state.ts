@@ -4,7 +4,7 @@ import type { TenantDb, TenantTx } from '../../../core/db'
 import type { DomainContext } from '../../../core/command'
 import { DomainError } from '../../../core/errors'
 import { systemActor } from '../../../core/audit'
-import { openDecisionCount, filingPaused } from '../domain/backpressure'
+import { openDecisionCount, filingPaused } from '../domain/inbox'
 import { loadActiveTwin, pauseTwin } from '../domain/twins'
 import type { ToolCallScope } from './tool'
 import { counterValue, monthTake } from './admission'
@@ -13,7 +13,7 @@ import { counterValue, monthTake } from './admission'
 export const activeTwinOf = (q: TenantDb | TenantTx, organizationId: string, twinId: string) => loadActiveTwin(q, organizationId, twinId)
 
 /** Tool calls admitted for a twin this UTC month (the budget's counter, admission.ts). */
-export const toolCallsThisMonth = (q: TenantDb | TenantTx, twin: { id: string; budgetToolCallsMonth: number }) => counterValue(q, monthTake(twin))
+export const toolCallsThisMonth = (q: TenantDb | TenantTx, twin: { id: string; organizationId: string; budgetToolCallsMonth: number }) => counterValue(q, twin.organizationId, monthTake(twin))
 
 /**
  * Exhaustion: once the month's admitted calls reach budget_tool_calls_month the twin pauses with reason budget (its

@@ -8,7 +8,7 @@ import { PROGRAM_PERSONAS } from '../../../core/permissions'
 import { DEFAULT_PROGRAM_SETTINGS } from '../../../core/seed'
 import type { Program, User } from '../../../generated/prisma/client'
 import { lockProgramOwners, meRows } from './sql'
-import { keysetPage, mapPage, type Page, type PageArgs } from '../../shared/pagination'
+import { keysetPage, mapPage, type Page, type PageArgs } from '../../../core/pagination'
 import { IdInput } from '../../../core/ids'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>

@@ -10,8 +10,9 @@ import { addRecords } from './records'
 import { addRecordSignatures } from './record-signatures'
 import { addWorkbenchRoles } from './workbench-roles'
 import { addMyOpenInboxCount } from '../../shared/open-inbox-count'
+import { countMyOpenInboxByProgram } from '../../twins/domain/inbox'
 
-export type WorkbenchRefs = ReturnType<typeof defineCoreEntities>
+export type { WorkbenchRefs } from './refs'
 
 export function buildWorkbenchSchema() {
   const builder = createBuilder()
@@ -25,6 +26,6 @@ export function buildWorkbenchSchema() {
   const { MemoryRecordRef } = addMemory(builder, refs)
   addWorkbenchRoles(builder, refs, { Me, MemoryRecord: MemoryRecordRef, ProgramRecord: RecordRef as never })
   // the console lists `me { programs { program { myOpenInboxCount } } }`: answered here, no fetch to twins for it
-  addMyOpenInboxCount(builder, refs.ProgramRef)
+  addMyOpenInboxCount(builder, refs.ProgramRef, countMyOpenInboxByProgram)
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }

@@ -3,7 +3,7 @@
 import { result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import * as programs from '../domain/programs'
-import type { WorkbenchRefs } from '.'
+import type { WorkbenchRefs } from './refs'
 
 export function addMembers(builder: Builder, { ProgramRef, UserRef }: WorkbenchRefs) {
   const Member = builder.objectRef<programs.Member>('ProgramMember').implement({

@@ -11,7 +11,7 @@ import { connectionType, pageArgs } from '../../shared/connection'
 import { KINDS_BY_TIER, memoryTiers, toOut, type MemoryRecordOut, type ViewedBy } from '../domain/memory/store'
 import * as memory from '../domain/memory/records'
 import { answerMemoryNote, listMemoryNoteQuestions, memoryNotesBeneathInboxItems, type MemoryNoteQuestionView } from '../domain/memory/questions'
-import type { WorkbenchRefs } from '.'
+import type { WorkbenchRefs } from './refs'
 
 const dateOf = (d: Date) => d.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })
 

@@ -1,7 +1,7 @@
 // People in the workbench subgraph: Me, the programs the caller belongs to (MyProgram) and Query.me (GET /me).
 import type { Builder } from '../../shared/builder'
 import * as programs from '../domain/programs'
-import type { WorkbenchRefs } from '.'
+import type { WorkbenchRefs } from './refs'
 
 export function addPeople(builder: Builder, { OrganizationRef, ProgramRef, UserRef }: WorkbenchRefs) {
   const ProgramPersonas = builder.objectRef<{ program: { id: string; name: string; slug: string }; personas: string[] }>('MyProgram').implement({

@@ -5,7 +5,7 @@ import * as programs from '../domain/programs'
 import { TWINS } from '../../../core/copy'
 
 const UPDATE_PROGRAM_SETTINGS = TWINS.updateProgramSettings
-import type { WorkbenchRefs } from '.'
+import type { WorkbenchRefs } from './refs'
 
 export function addPrograms(builder: Builder, { ProgramRef }: WorkbenchRefs) {
   builder.objectField(ProgramRef, 'myPersonas', (t) =>

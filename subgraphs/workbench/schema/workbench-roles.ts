@@ -12,7 +12,7 @@ import { entityRef, result, type Builder } from '../../shared/builder'
 import * as roles from '../domain/workbench-roles'
 import * as home from '../domain/workbench-home'
 import type { MemoryRecordOut } from '../domain/memory/store'
-import type { WorkbenchRefs } from '.'
+import type { WorkbenchRefs } from './refs'
 
 type AnyRef<T> = ObjectRef<any, T> // eslint-disable-line @typescript-eslint/no-explicit-any
 

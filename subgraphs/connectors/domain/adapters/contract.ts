@@ -2,7 +2,7 @@
 // as the default for every operation; the IntegrationContext handed to adapters (budget gate, document ingestor, the
 // provider's API client); rate-limit header parsing and the webhook verification types. Imports no provider.
 import type { Db, AnyTx } from '../../../../core/db'
-import { enqueue } from '../../../../jobs/registry'
+import { enqueue } from '../../../../core/jobs'
 import type { Connection, WebhookDelivery } from '../../../../generated/prisma/client'
 import type { ProviderSpec } from '../providers'
 import type { ConnectionSecrets } from '../secrets'
@@ -11,46 +11,14 @@ import { NotSupported, RateLimited } from './errors'
 
 export { NotSupported }
 
-/** Phase 1 operations, then the ones the specification adds. */
-export const ADAPTER_OPERATIONS = [
-  'describe', 'begin_connect', 'complete_connect', 'health_check', 'sync', 'handle_webhook', 'disconnect',
-  'verify_webhook', 'list_changes', 'fetch_object', 'search', 'render_launch', 'budget',
-] as const
-export type AdapterOperation = (typeof ADAPTER_OPERATIONS)[number]
+export { ADAPTER_OPERATIONS, type AdapterOperation } from './operations'
+import type { AdapterOperation } from './operations'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Rate-limit headers
 
-/** What a vendor's answer says of its rate window (adaptive throttling feeds these to the budget). */
-export interface RateHeaders {
-  limit: number | null
-  remaining: number | null
-  resetSeconds: number | null
-}
-
-/** Header names per vendor (the notebook's x-rate-limit-*, the citation graph's X-RateLimit-*, ...), lower case. */
-export interface RateHeaderNames {
-  limit: string
-  remaining: string
-  reset: string
-}
-
-export const DEFAULT_RATE_HEADER_NAMES: RateHeaderNames = { limit: 'x-rate-limit-limit', remaining: 'x-rate-limit-remaining', reset: 'x-rate-limit-reset' }
-
-type RawHeaders = Readonly<Record<string, string | readonly string[] | undefined>>
-
-export function intHeader(v: string | readonly string[] | undefined): number | null {
-  const s = Array.isArray(v) ? v[0] : (v as string | undefined)
-  if (s === undefined || s.trim() === '') return null
-  const n = Number(s)
-  return Number.isFinite(n) ? n : null
-}
-
-/** The rate headers of an answer, or null when it carries none. */
-export function readRateHeaders(headers: RawHeaders, names: RateHeaderNames = DEFAULT_RATE_HEADER_NAMES): RateHeaders | null {
-  const h = { limit: intHeader(headers[names.limit]), remaining: intHeader(headers[names.remaining]), resetSeconds: intHeader(headers[names.reset]) }
-  return h.limit === null && h.remaining === null && h.resetSeconds === null ? null : h
-}
+export { DEFAULT_RATE_HEADER_NAMES, intHeader, readRateHeaders, type RateHeaderNames, type RateHeaders } from './rate-headers'
+import type { RateHeaders } from './rate-headers'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Webhook verification (the shapes every provider's verifier answers; the notebook's ECDSA/JWKS verifier is one)
@@ -302,9 +270,9 @@ export interface ConnectorAdapter {
    */
   readonly syncFailures: 'throw' | 'record'
   /**
-   * Hook (npm start, outside production): starts the provider's fake vendor and connects the illustrative program to
-   * it; null when the provider has no fake or it could not start (a taken port skips the demo, never fails start-up).
-   * Loads the fake lazily: a production process never imports one.
+   * Hook (npm start, outside production): a demo of the provider that needs no fake; null when it has none. The
+   * providers with a fake vendor have their demo in fakes/demos.ts (which starts the fake and connects the illustrative
+   * program): the domain imports no fake.
    */
   startDemo(ctx: DemoContext): Promise<DemoService | null>
   beginConnect(ctx: { connection: Connection; hookUrl: string | null }): Promise<ConnectPlan>

@@ -3,7 +3,7 @@
 //
 // Errors carry status codes and vendor messages only: never tokens, secrets, request options or client errors as cause.
 import { DomainError, type ErrorClass, type ErrorCode, type ErrorFactory } from '../../../../core/errors'
-import type { AdapterOperation } from './contract'
+import type { AdapterOperation } from './operations'
 import { EgressRefused } from '../../../../core/egress'
 
 /** Base of every failure that comes from (or on the way to) a vendor. `source` names the provider or platform source. */

@@ -16,7 +16,7 @@ import type { LookupFunction } from 'node:net'
 import type { Agents, Method, PlainResponse } from 'got'
 import got, { type RequestError } from 'got'
 import { z } from 'zod'
-import { DEFAULT_RATE_HEADER_NAMES, intHeader, readRateHeaders, type RateHeaderNames, type RateHeaders } from './contract'
+import { DEFAULT_RATE_HEADER_NAMES, intHeader, readRateHeaders, type RateHeaderNames, type RateHeaders } from './rate-headers'
 import { egressRefusal } from '../../../../core/egress'
 import { RateLimited, VendorAuthFailed, VendorError, VendorNotFound, VendorRequestRejected, VendorResponseInvalid, VendorUnavailable } from './errors'
 

@@ -2,7 +2,7 @@
 // sources and the four excluded source kinds), health_check, search, fetch_object and budget; every other operation
 // stays NotSupported (no connect flow, no sync of its own, no webhooks, no launch). Budgets are platform-scoped, so
 // the connection in the context only names the organisation whose fair share is drawn.
-import type { BudgetState, DemoContext, DemoService, HealthReport, IntegrationContext } from '../adapters/contract'
+import type { BudgetState, HealthReport, IntegrationContext } from '../adapters/contract'
 import { BaseAdapter } from '../adapters/contract'
 import { providerSpec, type ProviderSpec } from '../providers'
 import { SourceBudget } from './budget'
@@ -15,11 +15,6 @@ import { SOURCES, SOURCE_IDS, type SourceId } from './sources'
 
 export class LiteratureAdapter extends BaseAdapter {
   constructor() { super(providerSpec('literature_search')!) }
-
-  /** The demo hook (npm start): the fake is loaded only when it is called. */
-  override async startDemo(ctx: DemoContext): Promise<DemoService | null> {
-    return (await import('./demo')).startLiteratureDemo(ctx)
-  }
 
   override describe(): ProviderSpec & { sources: typeof SOURCES } {
     return { ...this.spec, sources: SOURCES }

@@ -9,7 +9,7 @@ import type { Db } from '../../../../core/db'
 import { CONNECTORS } from '../../../../core/copy'
 import { DomainError } from '../../../../core/errors'
 import {
-  BaseAdapter, type BudgetState, type ChangedObject, type ClientInput, type ConnectPlan, type DemoContext, type DemoService, type HandleResult, type HealthCheckItem,
+  BaseAdapter, type BudgetState, type ChangedObject, type ClientInput, type ConnectPlan, type HandleResult, type HealthCheckItem,
   type HeaderBag, type HealthReport, type InboundWebhook, type IntegrationContext, type SyncReport, type VerifyResult, type WebhookConnection,
 } from '../adapters/contract'
 import { VendorAuthFailed, VendorError, VendorNotFound } from '../adapters/errors'
@@ -66,11 +66,6 @@ export class NotebookAdapter extends BaseAdapter {
 
   constructor() {
     super(providerSpec('eln_provider')!)
-  }
-
-  /** The demo hook (npm start): the fake is loaded only when it is called. */
-  override async startDemo(ctx: DemoContext): Promise<DemoService | null> {
-    return (await import('./demo')).startNotebookDemo(ctx)
   }
 
   override createClient({ credentials, http }: ClientInput): NotebookClient {

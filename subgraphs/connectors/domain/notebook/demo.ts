@@ -8,7 +8,7 @@ import { listenFailure } from '../../../../core/start-failure'
 import type { DemoContext, DemoService } from '../adapters/contract'
 import { hookUrlFor } from '../urls'
 import { loadSession } from '../../../../core/session'
-import { enqueue } from '../../../../jobs/registry'
+import { enqueue } from '../../../../core/jobs'
 import { domainContext } from '../../../../core/command'
 import {
   checkConnectionHealth, createConnection, setConnectionCredentials, updateConnection,
@@ -54,35 +54,4 @@ export async function finishIllustrativeOnboarding(db: Db, opts: { connectionId:
   const connection = await checkConnectionHealth(ctx, opts.connectionId)
   await enqueue(db, 'connector_sync', { connectionId: connection.id, mode: 'full' }, { jobKey: `connector_sync:${connection.id}` })
   return connection
-}
-
-/**
- * The adapter's demo hook: the fake notebook connected to the illustrative program (connection, vendor app with the
- * connection's hook URL, credentials, health check) and a first full sync queued for the worker. Idempotent across
- * restarts; a taken port skips the demo connection instead of failing start-up.
- */
-export async function startNotebookDemo(ctx: DemoContext): Promise<DemoService | null> {
-  const { startFakeNotebook } = await import('../../../../fakes/notebook/server')
-  const { seedIllustrative } = await import('../../../../fakes/notebook/seed')
-  const port = env().FAKE_NOTEBOOK_PORT
-  let fake: Awaited<ReturnType<typeof startFakeNotebook>>
-  try {
-    fake = await startFakeNotebook({ port, host: '127.0.0.1' })
-  } catch (error) {
-    log.warn('fake_notebook.not_started', { port, reason: (await listenFailure(error))?.message ?? String(error) })
-    return null
-  }
-  try {
-    const connection = await connectIllustrativeNotebook(ctx.db, { programId: ctx.programId, ownerUserId: ctx.ownerUserId, notebookUrl: fake.url })
-    seedIllustrative(fake.control, {
-      appDefinitionId: DEMO_NOTEBOOK.appDefinitionId, clientId: DEMO_NOTEBOOK.clientId,
-      clientSecret: DEMO_NOTEBOOK.clientSecret, webhookUrl: hookUrlFor(connection, ctx.gatewayUrl) ?? undefined,
-    })
-    await finishIllustrativeOnboarding(ctx.db, { connectionId: connection.id, ownerUserId: ctx.ownerUserId })
-    return { name: 'fake notebook', url: fake.url, note: `illustrative; connection ${connection.id}`, close: fake.close }
-  } catch (error) {
-    log.warn('fake_notebook.not_connected', { error })
-    await fake.close()
-    return null
-  }
 }

@@ -3,9 +3,9 @@
 // ever written to the vault. Events: none (no webhooks).
 import type { Connection } from '../../../../generated/prisma/client'
 import type { Db } from '../../../../core/db'
-import { enqueue } from '../../../../jobs/registry'
+import { enqueue } from '../../../../core/jobs'
 import { DomainError } from '../../../../core/errors'
-import { BaseAdapter, readScopeRules, type BudgetState, type ClientInput, type ConnectionHealth, type ConnectPlan, type DemoContext, type DemoService, type SyncRun, type HealthCheckItem, type HealthReport, type IntegrationContext, type SyncReport } from '../adapters/contract'
+import { BaseAdapter, readScopeRules, type BudgetState, type ClientInput, type ConnectionHealth, type ConnectPlan, type SyncRun, type HealthCheckItem, type HealthReport, type IntegrationContext, type SyncReport } from '../adapters/contract'
 import { forgetConnection } from '../adapters/lifecycle'
 import { providerSpec } from '../providers'
 import type { ConnectionSecrets } from '../secrets'
@@ -17,11 +17,6 @@ import { describeFailure, failedSyncHealth, kindOf, syncedHealth } from './healt
 export class QmsAdapter extends BaseAdapter {
   constructor() {
     super(providerSpec('qms_provider')!)
-  }
-
-  /** The demo hook (npm start): the fake is loaded only when it is called. */
-  override async startDemo(ctx: DemoContext): Promise<DemoService | null> {
-    return (await import('./demo')).startQmsDemo(ctx)
   }
 
   override createClient({ connection, credentials, http, authGate, budget }: ClientInput): QmsClient {

@@ -9,7 +9,7 @@ import { listenFailure } from '../../../../core/start-failure'
 import type { DemoContext, DemoService } from '../adapters/contract'
 import { domainContext } from '../../../../core/command'
 import { loadSession } from '../../../../core/session'
-import { enqueue } from '../../../../jobs/registry'
+import { enqueue } from '../../../../core/jobs'
 import { checkConnectionHealth, createConnection, setConnectionCredentials, updateConnection } from '../connections'
 import { configureQmsConnection } from './review'
 import { PROVIDER_ID } from './sync'
@@ -36,34 +36,4 @@ export async function connectIllustrativeQms(db: Db, opts: { programId: string; 
   const checked = await checkConnectionHealth(ctx, connection.id)
   await enqueue(db, 'poll_qms', { connectionId: connection.id }, { jobKey: `poll_qms:${connection.id}` })
   return checked
-}
-
-/**
- * The adapter's demo hook: the fake QMS on FAKE_QMS_PORT with illustrative SOPs, connected to the illustrative program
- * (configured, credentials, health check) and a first poll queued for the worker. A taken port skips it instead of
- * failing start-up.
- */
-export async function startQmsDemo(ctx: DemoContext): Promise<DemoService | null> {
-  const { startFakeQms } = await import('../../../../fakes/qms/server')
-  const { seedIllustrativeQms, ILLUSTRATIVE_QMS_USER, ILLUSTRATIVE_CLIENT_ID } = await import('../../../../fakes/qms/seed')
-  const port = env().FAKE_QMS_PORT
-  let fake: Awaited<ReturnType<typeof startFakeQms>>
-  try {
-    fake = await startFakeQms({ port, host: '127.0.0.1' })
-  } catch (error) {
-    log.warn('fake_qms.not_started', { port, reason: (await listenFailure(error))?.message ?? String(error) })
-    return null
-  }
-  try {
-    seedIllustrativeQms(fake.state)
-    const connection = await connectIllustrativeQms(ctx.db, {
-      programId: ctx.programId, ownerUserId: ctx.ownerUserId, qmsUrl: fake.url, instanceId: String(fake.state.vaultId),
-      clientId: ILLUSTRATIVE_CLIENT_ID, username: ILLUSTRATIVE_QMS_USER.username, password: ILLUSTRATIVE_QMS_USER.password,
-    })
-    return { name: 'fake QMS', url: fake.url, note: `illustrative; connection ${connection.id}`, close: fake.close }
-  } catch (error) {
-    log.warn('fake_qms.not_connected', { error })
-    await fake.close()
-    return null
-  }
 }

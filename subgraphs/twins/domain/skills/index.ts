@@ -58,3 +58,18 @@ export {
 } from './result'
 export { loadRdkit } from './rdkit'
 export type { SkillClass, SkillProduct, SkillRunRole } from './skill'
+// Skill runs for a person (the class A run in the API process, the class B run in the worker) and the pieces the
+// skills' tests check directly against golden data.
+export { runQueuedSkill, runSkillForPerson, skillByKey, skillCatalogue } from './skill-runs'
+export type { SkillResultOut } from './skill-runs'
+export { canonicalJson, canonicalSha256 } from './hash'
+export { classify, splitSentences } from './assertion-lint'
+export { ASSERTION_MODEL, FDA_2005_KM_TABLE, PK_GOLDEN_SYNTHETIC } from './references'
+export { NCA_GOLDEN_INDOMETH, NCA_GOLDEN_THEOPH } from './nca-golden'
+export type { GoldenResult, GoldenSubject } from './nca-golden'
+export { bestFitLambdaZ } from './pk-parameter-extraction'
+export { isShareAlike, LE_CONSTANT } from './sar-table-build'
+export { convertUcum, displayUnit, HUMAN_KM, kindOf, readDose, readQuantity, resolveSpecies, SPECIES, validateUcum } from './vocabulary'
+export { documentRef, parseProgramCitation, tableCitation, type ProgramCitation, type ProgramCitationKind } from '../../../shared/citation-refs'
+export { recordRun } from './skill-runs'
+export { TABLE_INPUT_SKILLS, tableInputJsonSchema, tableRowsAsInput } from './skill-table-input'

@@ -13,7 +13,7 @@ import type { MemoryRecord, RunInterrupt } from '../../../../generated/prisma/cl
 import { lockNoteQuestion } from './sql'
 import { keepNote, MemoryNoteProposal } from './records'
 import { announceNotesBeneath, erasedNoteQuestion } from './store'
-import { delegationBetween } from '../../../twins/domain/delegations'
+import { delegationBetween } from '../../../twins/domain/collaboration'
 
 export const MEMORY_NOTE_CHOICES = ['keep', 'not_now'] as const
 export type MemoryNoteChoice = (typeof MEMORY_NOTE_CHOICES)[number]

@@ -2,7 +2,10 @@
 // hypotheses (the hypothesis `target` field) and milestone names (milestone titles). Listed in the scrubber's
 // SCRUB_TERM_SOURCES, so every promote scrubs them.
 import type { TenantTx } from '../../../../core/db'
-import type { ScrubTerm } from './scrubber'
+
+export type ScrubLabel = 'program' | 'compound' | 'batch' | 'target' | 'milestone' | 'partner' | 'person'
+/** A term the scrubber removes, with what it names (scrubber.ts). */
+export interface ScrubTerm { term: string; label: ScrubLabel }
 
 export async function programRecordTerms(tx: TenantTx, programId: string): Promise<ScrubTerm[]> {
   const rows = await tx.programRecord.findMany({

@@ -11,7 +11,7 @@ import { assertCan, can } from '../../../../core/session'
 import { transition } from '../../../../core/state-machine'
 import { memoryRecordStatus } from '../../../../core/states/memory'
 import type { MemoryKind, MemoryRecord } from '../../../../generated/prisma/client'
-import { keysetPage, mapPage, type Page, type PageArgs } from '../../../shared/pagination'
+import { keysetPage, mapPage, type Page, type PageArgs } from '../../../../core/pagination'
 import { scrub, scrubTermsFor } from './scrubber'
 import {
   DAY_MS, EPISODIC_DAYS, KINDS_BY_TIER, LIVE_STATUSES, PROMOTABLE_KINDS, assertNoSourceText, assertOwnDecision,

@@ -4,8 +4,8 @@
 import type { TenantTx } from '../../../../core/db'
 import { programRecordTerms } from './record-terms'
 
-export type ScrubLabel = 'program' | 'compound' | 'batch' | 'target' | 'milestone' | 'partner' | 'person'
-export interface ScrubTerm { term: string; label: ScrubLabel }
+export type { ScrubLabel, ScrubTerm } from './record-terms'
+import type { ScrubLabel, ScrubTerm } from './record-terms'
 
 /**
  * Identifier shapes removed even when no program row names them: compound codes (ABC-1234, XYZ123456), batch and lot

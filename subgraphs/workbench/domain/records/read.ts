@@ -7,7 +7,7 @@ import { decisionFooter } from '../../../../core/footers'
 import { isId } from '../../../../core/ids'
 import { assertCan, can } from '../../../../core/session'
 import type { ProgramRecord, ProgramRecordVersion } from '../../../../generated/prisma/client'
-import { keysetPage, type Page, type PageArgs } from '../../../shared/pagination'
+import { keysetPage, type Page, type PageArgs } from '../../../../core/pagination'
 import { getProgram } from '../programs'
 import { isRecordType, RECORD_TYPE_KEYS, RECORD_TYPES, type RecordTypeKey } from './types'
 

@@ -1,0 +1,23 @@
+// Owns npm start's literature demo (fakes/demos.ts): the fake literature
+// sources on FAKE_LITERATURE_PORT, and the connector pointed at them unless its base URL setting (LITERATURE_BASE_URL)
+// names other sources. A taken port leaves the connector on its configured sources.
+import { env } from '../../core/env'
+import { log } from '../../core/log'
+import { listenFailure } from '../../core/start-failure'
+import type { DemoContext, DemoService } from '../../subgraphs/connectors/domain/adapters/contract'
+import { providerSpec } from '../../subgraphs/connectors/domain/providers'
+import { startFakeLiterature } from './server'
+import { configureLiterature } from '../../subgraphs/connectors/domain/literature/config'
+
+export async function startLiteratureDemo(_ctx: DemoContext): Promise<DemoService | null> {
+  const e = env()
+  if (e[providerSpec('literature_search')!.settings.baseUrl!]) return null
+  try {
+    const fake = await startFakeLiterature({ port: e.FAKE_LITERATURE_PORT, host: '127.0.0.1' })
+    configureLiterature({ baseUrl: fake.url })
+    return { name: 'fake literature sources', url: fake.url, note: 'illustrative; Program.literatureSearch reads them', close: fake.close }
+  } catch (error) {
+    log.warn('fake_literature.not_started', { port: e.FAKE_LITERATURE_PORT, reason: (await listenFailure(error))?.message ?? String(error) })
+    return null
+  }
+}
