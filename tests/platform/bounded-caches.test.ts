@@ -11,7 +11,7 @@ const SOURCE_DIRS = ['core', 'gateway', 'subgraphs', 'jobs', 'clients', 'fakes',
 const NOT_YET = new Set([
   'subgraphs/connectors/domain/runtime.ts',
   'subgraphs/connectors/domain/webhooks/limits.ts',
-  'subgraphs/twins/domain/schedules.ts',
+  'subgraphs/twins/domain/twins/schedules.ts',
 ])
 
 function sourceFiles(dir: string): string[] {
