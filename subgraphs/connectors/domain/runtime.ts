@@ -13,6 +13,7 @@ import { PgBudgetGate } from './budgets'
 import { createDocumentIngestor } from './documents'
 import { providerSpec } from './providers'
 import { decryptSecrets, type ConnectionSecrets } from './secrets'
+import { boundedCache } from '../../../core/bounded-cache'
 
 interface Entry {
   fingerprint: string
@@ -94,14 +95,13 @@ class ConnectorRuntime {
    */
   async webhookView<T extends { id: string }>(id: string, load: (id: string) => Promise<T | null>): Promise<T | null> {
     const hit = this.webhookViews.get(id)
-    const now = Date.now()
-    if (hit && hit.until > now) return hit.view as T | null
+    if (hit) return hit.view as T | null
     const view = await load(id)
-    this.webhookViews.set(id, { view, until: now + WEBHOOK_VIEW_TTL_MS })
-    if (this.webhookViews.size > 10_000) this.webhookViews.delete(this.webhookViews.keys().next().value!)
+    this.webhookViews.set(id, { view })
     return view
   }
-  private readonly webhookViews = new Map<string, { view: unknown; until: number }>()
+  // A connection's view for the webhook route, for WEBHOOK_VIEW_TTL_MS; boxed, so a missing connection (null) is cached too.
+  private readonly webhookViews = boundedCache<string, { view: unknown }>({ max: 10_000, ttlMs: WEBHOOK_VIEW_TTL_MS })
 
   private fingerprint(c: Connection): string {
     // The client-facing provider settings (the QMS client id header) rebuild the client too; other settings do not.

@@ -4,6 +4,7 @@
 // the headers alone decide, without reading its body.
 import type { Db } from '../../../../core/db'
 import { countAndStoreRejectedAcrossOrganisations, storeRejectedAcrossOrganisations, sweepSourceCountersAcrossOrganisations, type RejectedRow } from './sql'
+import { boundedCache, ttlUntil } from '../../../../core/bounded-cache'
 
 export const REJECTED_PER_MINUTE = 60
 const WINDOW_SECONDS = 60
@@ -11,8 +12,8 @@ const WINDOW_SECONDS = 60
 export type { RejectedRow }
 
 export class RejectionLimit {
-  /** Sources this process saw over the limit, until their window ends (epoch ms). */
-  private readonly blocked = new Map<string, number>()
+  /** Sources this process saw over the limit, until their window ends (epoch ms; the entry's TTL ends with it). */
+  private readonly blocked = boundedCache<string, number>({ max: 10_000 })
 
   constructor(private readonly db: Db, readonly perMinute = REJECTED_PER_MINUTE) {}
 
@@ -21,11 +22,7 @@ export class RejectionLimit {
     const until = this.blocked.get(source)
     if (until === undefined) return 0
     const left = until - Date.now()
-    if (left <= 0) {
-      this.blocked.delete(source)
-      return 0
-    }
-    return Math.ceil(left / 1000)
+    return left <= 0 ? 0 : Math.ceil(left / 1000)
   }
 
   /**
@@ -40,8 +37,8 @@ export class RejectionLimit {
     }
     const r = await countAndStoreRejectedAcrossOrganisations(this.db, row, this.perMinute, WINDOW_SECONDS)
     if (Number(r.stored) === 1) return null
-    this.blocked.set(row.sourceAddress, Date.now() + r.retry_after * 1000)
-    if (this.blocked.size > 10_000) this.blocked.delete(this.blocked.keys().next().value!)
+    const until = Date.now() + r.retry_after * 1000
+    this.blocked.set(row.sourceAddress, until, { ttl: ttlUntil(until) })
     return r.retry_after
   }
 

@@ -8,6 +8,7 @@ import { dueSchedulesAcrossOrganisations, insertScheduledRunsAcrossOrganisations
 import { InvalidInput } from '../../../../core/errors'
 import { log } from '../../../../core/log'
 import { isFilingPaused, openDecisionCounts } from '../inbox'
+import { boundedCache } from '../../../../core/bounded-cache'
 
 // rrule ships CommonJS: Node's ESM loader sees its exports on `default`, vite's on the namespace.
 const { rrulestr } = ((rrulePkg as unknown as { default?: typeof rrulePkg }).default ?? rrulePkg) as typeof rrulePkg
@@ -29,12 +30,12 @@ function localStamp(at: Date, tz: string): string {
   return `${parts.year}${parts.month}${parts.day}T${parts.hour}${parts.minute}00`
 }
 
-const parsed = new Map<string, RRule | RRuleSet>()
+// Parsed rules and computed next occurrences, shared by every schedule with the same rule (daily at 08:00 ...).
+const parsed = boundedCache<string, RRule | RRuleSet>({ max: 50_000 })
 function rule(text: string): RRule | RRuleSet {
   let r = parsed.get(text)
   if (!r) {
     r = rrulestr(text)
-    if (parsed.size > 50_000) parsed.clear()
     parsed.set(text, r)
   }
   return r
@@ -81,14 +82,15 @@ export function nextRunAt(text: string, opts: { now: Date; lastRunAt?: Date | nu
   const from = floor && floor > opts.now ? floor : opts.now
   // Schedules share rules (daily at 08:00 ...) and a claim pass shares `now`: one computation per rule and instant.
   const key = `${from.getTime()}|${text}`
-  if (nextCache.has(key)) return nextCache.get(key)!
+  const hit = nextCache.get(key)
+  if (hit) return hit.next
   let next: Date | null
   try { next = rule(text).after(from, false) } catch { next = null }
-  if (nextCache.size > 50_000) nextCache.clear()
-  nextCache.set(key, next)
+  nextCache.set(key, { next })
   return next
 }
-const nextCache = new Map<string, Date | null>()
+// Boxed, so a rule with no next occurrence (null) is cached too.
+const nextCache = boundedCache<string, { next: Date | null }>({ max: 50_000 })
 
 export interface ClaimReport { claimed: number; enqueued: number; deferred: number; floored: number; coalesced: number; batches: number }
 
