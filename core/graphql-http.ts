@@ -6,6 +6,7 @@ import { execute, getOperationAST, GraphQLError, type ExecutionResult, type Grap
 import { DocumentCache } from './graphql-documents'
 import { asGraphQLError, formatErrors } from './graphql-errors'
 import { DATA_ONLY_HEADER } from './subgraph-protocol'
+import { readCappedBody } from './capped-body'
 
 /** Body bound (the gateway's is 1 MB too; entity fetches of a big page stay well under it). */
 export const SUBGRAPH_BODY_BYTES = 1024 * 1024
@@ -23,21 +24,11 @@ export class BadRequest extends Error {
   constructor(message: string, readonly status = 400) { super(message) }
 }
 
-/** The whole body as text, refused (413) past SUBGRAPH_BODY_BYTES whether declared or streamed. */
-export function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'])
-    if (declared > SUBGRAPH_BODY_BYTES) { req.resume(); return reject(new BadRequest('The request body is larger than 1 MB.', 413)) }
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (c: Buffer) => {
-      size += c.length
-      if (size > SUBGRAPH_BODY_BYTES) { reject(new BadRequest('The request body is larger than 1 MB.', 413)); req.destroy(); return }
-      chunks.push(c)
-    })
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')))
-    req.on('error', reject)
-  })
+/** The whole body as text, refused (413) past SUBGRAPH_BODY_BYTES whether declared or streamed (the request closed). */
+export async function readBody(req: http.IncomingMessage): Promise<string> {
+  const read = await readCappedBody(req, SUBGRAPH_BODY_BYTES, 'destroy')
+  if (read.tooLarge) throw new BadRequest('The request body is larger than 1 MB.', 413)
+  return read.body.toString('utf8')
 }
 
 async function requestOf(req: http.IncomingMessage): Promise<{ request: GraphQLRequest; get: boolean }> {

@@ -9,6 +9,7 @@ import { normalizeAddress } from '../../../core/address-ranges'
 import { EDGE_CLIENT_HEADER, EDGE_TOKEN_HEADER, WEBHOOK_ANSWER_DEADLINE_MS, isEdgeToken } from '../../../core/webhook-edge'
 import { PROVIDERS } from '../domain/providers'
 import { MAX_BODY_BYTES, RETRY_SOON_SECONDS, createWebhookIngress, type BodyRead, type IngressAnswer, type IngressOptions } from '../domain/webhooks/ingress'
+import { readCappedBody } from '../../../core/capped-body'
 
 const GENERIC_HOOK_PATH = '/hooks'
 
@@ -23,25 +24,6 @@ async function sourceAddress(req: Request): Promise<string> {
   const token = req.headers[EDGE_TOKEN_HEADER]
   if (typeof stated === 'string' && stated && typeof token === 'string' && (await isEdgeToken(token))) return normalizeAddress(stated).slice(0, 64)
   return normalizeAddress(req.socket.remoteAddress).slice(0, 64) || 'unknown'
-}
-
-async function readBody(req: Request): Promise<BodyRead> {
-  const declared = Number(req.headers['content-length'])
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
-    req.resume() // discard without buffering
-    return { tooLarge: true, seen: declared }
-  }
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY_BYTES) {
-      req.resume()
-      return { tooLarge: true, seen: size }
-    }
-    chunks.push(chunk as Buffer)
-  }
-  return { body: Buffer.concat(chunks), tooLarge: false }
 }
 
 function send(res: Response, answer: IngressAnswer) {
@@ -75,7 +57,7 @@ export function createHookRoutes(db: Db, options: IngressOptions = {}) {
         source: await sourceAddress(req),
         headers: req.headersDistinct,
         declaredBytes: Number.isFinite(declared) ? declared : null,
-        readBody: () => readBody(req).finally(startDeadline),
+        readBody: () => readCappedBody(req, MAX_BODY_BYTES).finally(startDeadline),
       })
       if (!deadlinePassed) send(res, answer)
       else if (answer.rowId && answer.status !== 503) {

@@ -14,6 +14,7 @@ import { authenticateRun, callTool, listToolsFor, type RunSession } from './call
 import { RunTokenRefused } from './run-tokens'
 import { toolJsonSchema } from './tool'
 import { HARNESS_PROMPT_DESCRIPTION, HARNESS_PROMPT_NAME, runPrompt } from './prompt'
+import { readCappedBody } from '../../../core/capped-body'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** A class B skill is awaited for up to 120 s; the request may take a little longer than that. */
@@ -39,19 +40,6 @@ function answer(res: http.ServerResponse, status: number, code: string, message:
 function refuse(res: http.ServerResponse, e: RunTokenRefused) {
   if (e.reason === 'other_run' || e.reason === 'finished') return answer(res, 403, 'harness_denied', e.message)
   return answer(res, 401, 'UNAUTHENTICATED', e.message)
-}
-
-async function readBody(req: http.IncomingMessage): Promise<{ tooLarge: true } | { tooLarge: false; text: string }> {
-  const declared = Number(req.headers['content-length'] ?? 0)
-  if (declared > MAX_BODY_BYTES) return { tooLarge: true }
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY_BYTES) return { tooLarge: true }
-    chunks.push(chunk as Buffer)
-  }
-  return { tooLarge: false, text: Buffer.concat(chunks).toString('utf8') }
 }
 
 /** A tool's refusal as an MCP tool result the agent reads (isError), never a protocol error. */
@@ -119,10 +107,10 @@ export function createToolServer(db: Db): ToolServer {
       log.error('tools.auth_failed', { reference, error: e })
       return answer(res, 500, 'internal', `Unexpected error (reference ${reference}).`)
     }
-    const body = await readBody(req)
+    const body = await readCappedBody(req, MAX_BODY_BYTES)
     if (body.tooLarge) return answer(res, 413, 'payload_too_large', `The body is over ${MAX_BODY_BYTES} bytes.`)
     let parsed: unknown
-    try { parsed = JSON.parse(body.text) } catch { return answer(res, 400, 'parse_error', 'The body is not JSON.') }
+    try { parsed = JSON.parse(body.body.toString('utf8')) } catch { return answer(res, 400, 'parse_error', 'The body is not JSON.') }
     const server = mcpServerFor(session)
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     res.on('close', () => { void transport.close(); void server.close() })

@@ -69,7 +69,8 @@ export interface IngressStats {
   refusedUnread: number
 }
 
-export type BodyRead = { tooLarge: false; body: Buffer } | { tooLarge: true; seen: number }
+export type { CappedBody as BodyRead } from '../../../../core/capped-body'
+import type { CappedBody as BodyRead } from '../../../../core/capped-body'
 
 /** One inbound request as the HTTP layer hands it over: the body is read only when a decision needs it. */
 export interface InboundDelivery {
