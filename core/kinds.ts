@@ -38,7 +38,7 @@ const NOTIFICATION = {
   added: { R3: ['handoff_received', 'digest', 'twin_paused', 'mention', 'decision_reminder'], R4: ['stage_ready'] },
 } as const satisfies Versioned<string>
 
-// completion: ten artifact kinds before twins. skill_result is counted in the base ten (see the README: the skills
+// completion: ten artifact kinds before twins. skill_result is counted in the base ten (see docs/console-developers.md: the skills
 // material's "12 after skill_result" and this schedule's "12 after readiness_brief" cannot both add a kind).
 const ARTIFACT = {
   base: ['draft', 'summary', 'table', 'figure', 'report', 'extract', 'search_results', 'plan_outline', 'check_result', 'skill_result'],

@@ -4,7 +4,7 @@ import { PERSONA_VERSION_BY_RELEASE } from './permissions/catalogue'
 
 export type ItemStatus = 'designed' | 'preview' | 'available'
 
-/** Persona (permission catalogue) version in force for a release: the twins document's schedule (DESIGN 4). */
+/** Persona (permission catalogue) version in force for a release: the twins document's schedule (docs/contributors.md, Decisions). */
 export function personaVersionFor(release: Release): number {
   return PERSONA_VERSION_BY_RELEASE[release]
 }

@@ -13,7 +13,7 @@ export interface TransitionSpec<S extends string> {
   /** What moves it: the operation, job or cause. */
   by: string
   basis: Basis
-  /** The document and section (or DESIGN.md decision) it comes from. */
+  /** The document and section (or design decision, docs/contributors.md) it comes from. */
   source: string
 }
 

@@ -1,7 +1,7 @@
 // Owns the versioned permission catalogue: every key, the persona version that introduced it, and who holds it per persona version.
 //
 // Source of truth: the twins document's "Authentication" and "Versioning" sections (key and persona counts, the v3/v4
-// changes), the memory document's "Authentication" table, and DESIGN.md section 4. The documents name many keys but not
+// changes), the memory document's "Authentication" table, and the design decisions (docs/contributors.md). The documents name many keys but not
 // all 81 of the base catalogue; the unnamed ones below are completed with plausible keys of the same grammar (marked
 // "completion" in the comments) so that every pinned count holds. tests/permissions.test.ts pins every count.
 //
@@ -29,7 +29,7 @@ export const PERSONAS: readonly Persona[] = [...PROGRAM_PERSONAS, ...ORG_PERSONA
 export const PRODUCTS = ['org', 'program', 'evidence', 'plans', 'review', 'progress'] as const
 export type Product = (typeof PRODUCTS)[number]
 
-// 2 is "today" in the twins document; 3 ships with R3, 4 with R4 (DESIGN.md: the twins schedule stands), and 5 with
+// 2 is "today" in the twins document; 3 ships with R3, 4 with R4 (the twins schedule stands: docs/contributors.md, Decisions), and 5 with
 // R5 (org.twins.use, plus the memory document's agent_memory change that it calls "persona version 4 (R5)").
 export const PERSONA_VERSIONS = [2, 3, 4, 5] as const
 export type PersonaVersion = (typeof PERSONA_VERSIONS)[number]
@@ -124,7 +124,7 @@ const TABLE = [
   // Viewers have no twin, hence no twin memory.
   row('program.agent_memory.read', 2, { 2: ALL_BUT_VIEWER }),
   // Held by scientist, lead and owner at v3 (memory document); the memory document's later change gives it to the
-  // quality reviewer and the manufacturing specialist, which DESIGN.md places at persona version 5 (R5).
+  // quality reviewer and the manufacturing specialist, which the design decisions place at persona version 5 (R5).
   row('program.agent_memory.manage', 2, {
     2: [...MANAGERS, SCIENTIST],
     5: [...MANAGERS, SCIENTIST, QUALITY, MANUFACTURING],

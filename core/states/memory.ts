@@ -5,7 +5,7 @@ const SETS = 'spec 001 §States and transitions'
 
 /**
  * The spec's rows move records between tiers more than between states ("Transitions of status among proposed,
- * kept, promotion_requested and promoted beyond the rows above ...: not shown"); the rest is DESIGN.md §11.
+ * kept, promotion_requested and promoted beyond the rows above ...: not shown"); the rest is the design decisions (docs/contributors.md).
  * A proposed note lives in its write_approval interrupt, never in memory_records (CHECK memory_records_nothing_unkept):
  * keep inserts the row in kept, discard stores nothing. Every other transition is a guarded update of the row.
  * A forgotten row is a tombstone: summary and body erased, source_ref and content_hash kept.

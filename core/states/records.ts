@@ -1,6 +1,6 @@
 // Owns the state sets of program records (program_records.status), one machine per record type. The documents name the
 // record types (spec 001, workbench role catalogue) but show no statuses or transitions for them: every row here is a
-// decision (DESIGN.md §11 'state transitions not shown'). Types with an .approve key (hypotheses, plans) move by a
+// decision (the design decisions (docs/contributors.md) 'state transitions not shown'). Types with an .approve key (hypotheses, plans) move by a
 // decision under that key; the others by an update under .manage (subgraphs/workbench/domain/records).
 import { defineMachine, type TransitionSpec } from '../state-machine'
 

@@ -78,7 +78,7 @@ function rootFieldArguments(info: GraphQLResolveInfo): readonly string[] | null 
 }
 
 /**
- * A refusal's `field` as the API states it (README, API conventions): a dotted path from an argument of the operation
+ * A refusal's `field` as the API states it (docs/console-developers.md, Conventions): a dotted path from an argument of the operation
  * to the offending value, list indexes as numbers. Domain code names fields of the input it parsed, which resolvers
  * build from the arguments with `input`'s fields spread: a path that starts with no argument's name is inside `input`.
  */

@@ -1,6 +1,6 @@
 // Sign in. In development (no identity provider) the gateway lists the illustrative people and mints a token for the
 // one chosen; elsewhere those routes answer 404 and the page offers to paste an access token from the identity
-// provider until the authorization-code sign-in is wired (README: "The console").
+// provider until the authorization-code sign-in is wired (docs/operators.md: identity provider and console sign-in).
 import { useEffect, useState, type FormEvent } from 'react'
 import type { ConsoleConfig } from '../api/config'
 import { devSignIn, listDevPeople, type DevPerson } from '../api/dev-sign-in'

@@ -47,7 +47,7 @@ function useRunSkill(programId: string) {
 
 /**
  * An error path as the form's fields name it ('noael[0].dose.unit'): the API's dotted path from the operation's
- * arguments ('input.inputs.noael.0.dose.unit', README "API conventions") without its prefix, list indexes bracketed.
+ * arguments ('input.inputs.noael.0.dose.unit', docs/console-developers.md, Conventions) without its prefix, list indexes bracketed.
  */
 function inputPath(field: string | null | undefined): string {
   return (field ?? '').replace(/^(input\.)?(inputs\.)?/, '').replace(/\.(\d+)(?=\.|$)/g, '[$1]')

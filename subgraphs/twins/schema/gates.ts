@@ -27,7 +27,7 @@ export function addStageGates(builder: Builder, { ProgramRef, UserRef }: TwinsRe
   })
 
   const Required = builder.objectRef<RequirementState>('RequiredRecord').implement({
-    description: 'One requirement of a gate and whether it is present (README "Stage gates": the required_records payload).',
+    description: 'One requirement of a gate and whether it is present (docs/console-developers.md, Stage gates: the required_records payload).',
     fields: (t) => ({
       key: t.exposeString('key'),
       kind: t.field({ type: Kind, resolve: (r) => r.kind }),

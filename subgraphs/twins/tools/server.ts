@@ -28,7 +28,7 @@ export interface ToolServer {
   close(): Promise<void>
 }
 
-/** `{ "error": { code, message } }` (DESIGN.md §11 REST envelope) with a status. */
+/** `{ "error": { code, message } }` (the design decisions (docs/contributors.md) REST envelope) with a status. */
 function answer(res: http.ServerResponse, status: number, code: string, message: string, extra: Record<string, unknown> = {}) {
   if (res.headersSent) return void res.end()
   const body = JSON.stringify({ error: { code, message, ...extra } })

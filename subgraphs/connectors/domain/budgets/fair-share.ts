@@ -1,6 +1,6 @@
 // Owns the budget gate of platform-scoped sources: one window per source shared by every organisation (a platform row),
 // and each organisation's fair share of it: an equal split of the window among the organisations that drew from the
-// source in the last window, at least 1 (DESIGN.md §11). Exhaustion is the typed RateLimited 'budget exhausted for
+// source in the last window, at least 1 (the design decisions (docs/contributors.md)). Exhaustion is the typed RateLimited 'budget exhausted for
 // source X, retry after N s'; a paced source (a self-capped window of a second or less) whose window ends within a
 // second is waited for instead. The vendor's own word (a 429's hold, credits nearly used) refuses before the window.
 import type { Db } from '../../../../core/db'

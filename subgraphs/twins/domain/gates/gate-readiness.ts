@@ -38,7 +38,7 @@ export const DECIDED_STATUSES: Readonly<Partial<Record<(typeof RECORD_TYPE_KEYS)
 }
 const DECIDABLE = Object.keys(DECIDED_STATUSES) as [string, ...string[]]
 
-/** The kinds of required record (README "Stage gates", required_records). */
+/** The kinds of required record (docs/console-developers.md, Stage gates: required_records). */
 export const REQUIRED_RECORD_KINDS = ['decided_record', 'requirement_set', 'skill_result', 'critical_milestones'] as const
 export type RequiredRecordKind = (typeof REQUIRED_RECORD_KINDS)[number]
 

@@ -2,7 +2,7 @@
 // reopen, review, close and supersede, each one command in one transaction, audited stage_gate.*; the transition
 // table is core/states/twins.ts (stageGateStatus). Review and close are signed through the one signatures
 // implementation (workbench domain/signatures.ts); close moves the program's stage in the same transaction, through
-// the database trigger programs_stage_via_gate, which refuses every other writer (see the migration and README).
+// the database trigger programs_stage_via_gate, which refuses every other writer (see the migration and docs/console-developers.md, Stage gates).
 import { z } from 'zod'
 import type { Program, ProgramStage, Signature, StageGate } from '../../../../generated/prisma/client'
 import { command, type DomainContext, type Write } from '../../../../core/command'
@@ -84,7 +84,7 @@ export async function gateSignatures(q: Ctx['tdb'], gate: StageGate): Promise<(S
 // ---- The stage plan and gate_stage_restricted ---------------------------------------------------------------------
 
 /**
- * gate_stage_restricted (our condition, README "Stage gates"): a gate is for the program's current stage (a program
+ * gate_stage_restricted (our condition, docs/console-developers.md, Stage gates): a gate is for the program's current stage (a program
  * without one is at its first stage) and leads to the stage right after it in the program's stage plan
  * (program_stages by position); and a gate closes only while its stage is still the program's current stage.
  */

@@ -1,4 +1,4 @@
-// Owns backpressure, the one definition (DESIGN.md §11): with 25 open decision items a person's twins stop filing
+// Owns backpressure, the one definition (the design decisions (docs/contributors.md)): with 25 open decision items a person's twins stop filing
 // proposals (refused by the tool server, admitFiling) and their runs wait, and the brief says so ('Filing paused: <N>
 // decisions waiting'). twin_schedule
 // (deferral), the event hook (deferral), the tool server's console.get_twin (the harness's N) and the brief all count
@@ -8,7 +8,7 @@ import { HarnessDenied } from '../../../../core/errors'
 import { filingPaused as filingPausedPhrase } from '../../../../core/copy'
 import { lockFilingFor } from './sql'
 
-/** DESIGN.md §11: 25 open decision items for a person pauses filing. */
+/** the design decisions (docs/contributors.md): 25 open decision items for a person pauses filing. */
 export const BACKPRESSURE_OPEN_DECISIONS = 25
 
 

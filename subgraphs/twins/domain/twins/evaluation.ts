@@ -1,6 +1,6 @@
 // Owns twin evaluation (twin_evaluate, daily): per twin, never aggregated per person across twins, what its proposals
 // became (filed, approved unchanged, edited, declined by reason, refused, expired) and the not_useful rate of each
-// trigger; and the high_decline_rate pause (DESIGN.md §11: 10 or more decided in 7 days with 60 % or more declined).
+// trigger; and the high_decline_rate pause (the design decisions (docs/contributors.md): 10 or more decided in 7 days with 60 % or more declined).
 import { systemActor } from '../../../../core/audit'
 import type { Db } from '../../../../core/db'
 import { declineReasonsOf, feedbackByTriggerOf, proposalOutcomesOf, refusedCallsOf } from './sql'

@@ -91,7 +91,7 @@ export const resumeRun = (db: Db | AnyTx, run: RunRow) => move(db, run, 'resume'
 
 /** How each initiated_by reads in the footer. Never 'Requested by'. */
 const STARTED_BY: Record<InitiatedBy, string> = { schedule: 'schedule', event: 'event', handoff: 'hand-off', user: 'the person' }
-/** Characters of the plan hash the footer shows (the hash prefix of DESIGN.md §11). */
+/** Characters of the plan hash the footer shows (the hash prefix of the design decisions (docs/contributors.md)). */
 export const PLAN_HASH_PREFIX = 12
 
 export interface FooterParts {
