@@ -185,9 +185,28 @@ async function databaseDirFor(dataDir: string, runtime: ServerRuntime): Promise<
   await fs.rm(inPlace, { recursive: true, force: true }) // a half-made folder from a start that could not reach it
   const key = createHash('sha256').update(await fs.realpath(dataDir)).digest('hex').slice(0, 16)
   const outside = path.join(user.cache, 'data', key, 'postgres')
+  // No link, yet data kept for this DATA_DIR: someone removed DATA_DIR (rm -rf .data), and its password file with it.
+  // Start afresh, as a run that is not root does after the same removal; a server still running from it is left alone
+  // (start-up then stops with the port sentence).
+  if ((await exists(path.join(outside, 'PG_VERSION'))) && !(await postmasterAlive(outside))) {
+    log.info('postgres.orphaned_data_removed', { dataDir: outside })
+    await fs.rm(outside, { recursive: true, force: true })
+  }
   await fs.mkdir(path.dirname(outside), { recursive: true, mode: 0o755 })
   await fs.symlink(outside, inPlace)
   return outside
+}
+
+/** Whether the postmaster recorded in `databaseDir`'s postmaster.pid is a live process. */
+async function postmasterAlive(databaseDir: string): Promise<boolean> {
+  const pid = Number((await fs.readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0])
+  if (!Number.isInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** Whether `user` can enter and write `dir` (every folder above it included). */

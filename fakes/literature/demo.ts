@@ -8,13 +8,16 @@ import type { DemoContext, DemoService } from '../../subgraphs/connectors/domain
 import { providerSpec } from '../../subgraphs/connectors/domain/providers'
 import { startFakeLiterature } from './server'
 import { configureLiterature } from '../../subgraphs/connectors/domain/literature/config'
+import { recordLiteratureHealth } from '../../subgraphs/connectors/domain/literature/platform-health'
 
-export async function startLiteratureDemo(_ctx: DemoContext): Promise<DemoService | null> {
+export async function startLiteratureDemo(ctx: DemoContext): Promise<DemoService | null> {
   const e = env()
   if (e[providerSpec('literature_search')!.settings.baseUrl!]) return null
   try {
     const fake = await startFakeLiterature({ port: e.FAKE_LITERATURE_PORT, host: '127.0.0.1' })
     configureLiterature({ baseUrl: fake.url })
+    // The role home reads the sources' platform health; probe once now rather than at the first 15-minute tick.
+    void recordLiteratureHealth(ctx.db).catch((error) => log.warn('literature_health.demo_probe_failed', { error }))
     return { name: 'fake literature sources', url: fake.url, note: 'illustrative; Program.literatureSearch reads them', close: fake.close }
   } catch (error) {
     log.warn('fake_literature.not_started', { port: e.FAKE_LITERATURE_PORT, reason: (await listenFailure(error))?.message ?? String(error) })

@@ -35,6 +35,23 @@ describe('embedded PostgreSQL', () => {
     }
   }, 60_000)
 
+  it('starts afresh after the data folder was removed by hand (rm -rf .data), also as root where the data lives outside it', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ew-embedded-removed-'))
+    const port = await freePort()
+    try {
+      const first = await startEmbeddedPostgres({ dataDir, port })
+      expect(await ping(first.url)).toBe(true)
+      await first.stop()
+      await fs.rm(dataDir, { recursive: true, force: true }) // what a person does to reset; the root-side data stays
+      const again = await startEmbeddedPostgres({ dataDir, port })
+      expect(again.url).not.toBe(first.url) // a new password file
+      expect(await ping(again.url)).toBe(true)
+      await again.stop()
+    } finally {
+      await removeEmbeddedData(dataDir)
+    }
+  }, 90_000)
+
   it.skipIf(!isRoot)(`as root, migrates a checkout that sits inside a mode-700 folder with the embedded default${isRoot ? '' : ' (skipped: needs root)'}`, async () => {
     const outer = await fs.mkdtemp(path.join(os.tmpdir(), 'ew-root-clone-'))
     await fs.chmod(outer, 0o700)
