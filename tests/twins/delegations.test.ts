@@ -11,18 +11,12 @@ import { fileProposal } from '../../subgraphs/twins/domain/proposals'
 import { expireDelegations } from '../../subgraphs/twins/domain/collaboration'
 import { memoryNoteQuestion } from '../../subgraphs/workbench/domain/memory/questions'
 import { proposeNote } from '../../subgraphs/workbench/domain/memory/records'
-import { useStack, gql } from '../helpers/stack'
+import { gql } from '../helpers/stack'
 import { addMember, createProgram, createTenant, expectRowsExist, type Tenant } from '../helpers/factories'
+import { useStackAtR3 } from './twin-helpers'
 
-const stack = useStack()
-const before = env()
-beforeAll(() => { setEnv({ ...before, RELEASE: 'R3' }) })
-afterAll(() => { setEnv(before) })
-
-const url = () => `${stack.current.gatewayUrl}/graphql`
-const db = () => stack.db.db
+const { stack, before, db, as } = useStackAtR3()
 type Persona = Parameters<Tenant['token']>[0]
-const as = async (t: Tenant, p: Persona, q: string, v: Record<string, unknown> = {}) => gql(url(), q, v, await t.token(p))
 const DAY = 86_400_000
 
 const CREATE = `mutation($d: ID!, $p: ID, $s: DateTime, $e: DateTime!, $r: String) {

@@ -5,19 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { env, setEnv } from '../../core/env'
 import { contextForUser } from '../../core/command'
 import { fileProposal } from '../../subgraphs/twins/domain/proposals'
-import { useStack, gql } from '../helpers/stack'
+import { gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 import { connect, runningRun, writeRecord } from './tools-helpers'
+import { useStackAtR3 } from './twin-helpers'
 
-const stack = useStack()
-const before = env()
-beforeAll(() => { setEnv({ ...before, RELEASE: 'R3' }) })
-afterAll(() => { setEnv(before) })
-
-const url = () => `${stack.current.gatewayUrl}/graphql`
-const db = () => stack.db.db
+const { stack, before, db, as } = useStackAtR3()
 type Persona = Parameters<Tenant['token']>[0]
-const as = async (t: Tenant, p: Persona, q: string, v: Record<string, unknown> = {}) => gql(url(), q, v, await t.token(p))
 const DAY = 86_400_000
 
 const DECIDE = `mutation($id: ID!, $decision: ProposalDecision!, $reason: String) { decideProposal(id: $id, decision: $decision, reason: $reason) { __typename

@@ -7,20 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { env, setEnv } from '../../core/env'
 import { runTwinCycle } from '../../subgraphs/twins/domain/twins'
 import { nextDigestSlot } from '../../subgraphs/twins/domain/inbox'
-import { useStack, gql } from '../helpers/stack'
+import { gql } from '../helpers/stack'
 import { addMember, createTenant, type Tenant } from '../helpers/factories'
 import { connect, runningRun } from './tools-helpers'
 import { recordingHarness, seedTwin } from './twin-helpers'
+import { useStackAtR3 } from './twin-helpers'
 
-const stack = useStack()
-const before = env()
-beforeAll(() => { setEnv({ ...before, RELEASE: 'R3' }) })
-afterAll(() => { setEnv(before) })
-
-const url = () => `${stack.current.gatewayUrl}/graphql`
-const db = () => stack.db.db
+const { stack, before, db, as } = useStackAtR3()
 type Persona = Parameters<Tenant['token']>[0]
-const as = async (t: Tenant, p: Persona, q: string, v: Record<string, unknown> = {}) => gql(url(), q, v, await t.token(p))
 const HOUR = 3_600_000
 
 const UPDATE = `mutation($id: ID!, $input: UpdateTwinInput!) { updateTwin(id: $id, input: $input) {

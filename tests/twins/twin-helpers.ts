@@ -1,6 +1,9 @@
 // Test helpers for twins: a twin with an approved trigger written directly (for job and run tests), a harness that
 // records what it was given, and waiting for a run to reach a status.
 import { createHash } from 'node:crypto'
+import { afterAll, beforeAll } from 'vitest'
+import { env, setEnv } from '../../core/env'
+import { gql, useStack } from '../helpers/stack'
 import type { Db } from '../../core/db'
 import type { RunContext, RunOutcome } from '../../subgraphs/twins/harness/interface'
 import { registerHarness } from '../../subgraphs/twins/harness/registry'
@@ -60,4 +63,18 @@ export async function waitForRun(db: Db, runId: string, statuses: string[], time
     if (Date.now() > until) throw new Error(`run ${runId} stayed ${run.status}, expected ${statuses.join('|')}`)
     await new Promise((r) => setTimeout(r, 50))
   }
+}
+
+/**
+ * The stack at release R3 (the twins, hand-off and delegation tests run there), the release configuration before it
+ * (`before`, to derive other settings from), and a gateway call as a tenant's persona.
+ */
+export function useStackAtR3() {
+  const stack = useStack()
+  const before = env()
+  beforeAll(() => { setEnv({ ...before, RELEASE: 'R3' }) })
+  afterAll(() => { setEnv(before) })
+  const url = () => `${stack.current.gatewayUrl}/graphql`
+  const as = async (t: Tenant, p: PersonaKey, q: string, v: Record<string, unknown> = {}) => gql(url(), q, v, await t.token(p))
+  return { stack, before, url, db: () => stack.db.db, as }
 }
