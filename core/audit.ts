@@ -4,6 +4,7 @@ import type { AuditEvent } from '../generated/prisma/client'
 import { asTx, type AnyTx, type Tx } from './db'
 import { inSavepoint } from './sql/plumbing'
 import { log } from './log'
+import { appendToChain, type AuditSubject } from './audit-chain'
 
 /** Audit actions that pause twins (twins document, Events). */
 export const PAUSE_ACTIONS = ['role_assignment.delete', 'user.deactivate'] as const
@@ -80,6 +81,11 @@ export interface AuditInput {
   delegatedFromUserId?: string | null
   signatureId?: string | null
   details?: Record<string, unknown>
+  /**
+   * The append-only rows this entry records beyond its signature (an approval, a record version): hashed with the
+   * entry in the organisation's chain (core/audit-chain.ts). A signature_id is a subject without being listed.
+   */
+  subjects?: readonly AuditSubject[]
 }
 
 /**
@@ -142,8 +148,14 @@ export function underDelegation<T>(fromUserId: string | null, f: () => Promise<T
   return fromUserId ? delegationScope.run({ fromUserId }, f) : f()
 }
 
+/** The subjects an entry's hash covers: its signature first, then those the writer names, each once. */
+function subjectsOf(input: AuditInput): AuditSubject[] {
+  const all: AuditSubject[] = [...(input.signatureId ? [{ table: 'signatures' as const, id: input.signatureId }] : []), ...(input.subjects ?? [])]
+  return all.filter((s, i) => all.findIndex((o) => o.table === s.table && o.id === s.id) === i)
+}
+
 /**
- * Writes one audit row in the caller's transaction, then runs each post-flush hook of its action in a savepoint:
+ * Writes one audit row in the caller's transaction, appends it to the organisation's hash chain, then runs each post-flush hook of its action in a savepoint:
  * a failing hook is rolled back to its savepoint and logged, and never fails or undoes the record write.
  */
 export async function recordAudit(anyTx: AnyTx, input: AuditInput): Promise<AuditEvent> {
@@ -163,8 +175,11 @@ export async function recordAudit(anyTx: AnyTx, input: AuditInput): Promise<Audi
       delegatedFromUserId: input.delegatedFromUserId ?? (input.signatureId ? null : delegationScope.getStore()?.fromUserId) ?? null,
       signatureId: input.signatureId ?? null,
       details: (input.actor.type === 'system' ? { ...input.details, system: input.actor.name } : input.details ?? {}) as object,
+      subjects: subjectsOf(input) as object,
     },
   })
+  // Chained in this transaction: the entry, and what it records, commit with their hash or not at all.
+  Object.assign(event, await appendToChain(tx, input.organizationId, event.id))
   for (const hook of hooksByAction.get(event.action) ?? []) {
     const err = await inSavepoint(tx, 'audit_hook', () => hook.run(tx, event))
     if (err) log.error('audit.hook_failed', { hook: hook.name, action: event.action, auditEventId: event.id, error: err })

@@ -47,7 +47,7 @@ export interface Write<A extends AuditAction> {
   readonly programId: string | null
   /** One audit row with the context's actor, in this write's organisation and program. */
   audit(action: A, target: { type: string; id: string }, details?: Record<string, unknown>,
-    extra?: Pick<AuditInput, 'programId' | 'batchId' | 'triggerId' | 'delegatedFromUserId' | 'signatureId'>): Promise<AuditEvent>
+    extra?: Pick<AuditInput, 'programId' | 'batchId' | 'triggerId' | 'delegatedFromUserId' | 'signatureId' | 'subjects'>): Promise<AuditEvent>
   /** Announced when the transaction commits, never before and never if it rolls back. */
   publish<C extends Channel>(channel: C, payload: Channels[C]): Promise<void>
   /** The job exists exactly when this write commits. */

@@ -49,7 +49,8 @@ export async function signTarget(w: Write<'signature.create' | 'approval.create'
   }) : null
   if (approval) {
     await w.audit('approval.create', input.approvalAuditTarget ?? { type: input.targetType, id: input.targetId },
-      { approval_id: approval.id, ...input.approval!.details }, signature ? { signatureId: signature.id } : {})
+      { approval_id: approval.id, ...input.approval!.details },
+      { ...(signature ? { signatureId: signature.id } : {}), subjects: [{ table: 'approvals', id: approval.id }] })
   }
   return { signature, approval }
 }

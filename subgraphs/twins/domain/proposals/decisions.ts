@@ -212,6 +212,9 @@ async function decide(
       ...(answer.reason ? { reason_code: answer.reason.code, reason: answer.reason.text } : {}),
       ...(input.decision === 'approve_with_edits' ? { edited: true } : {}),
       ...(answer.handoffId ? { handoff_id: answer.handoffId } : {}),
+      // The decision as answered (outcome, edits, reason, who and when), kept whole on the append-only, chained entry:
+      // run_interrupts.answer is a working copy; this is the record (issue 35).
+      decision: answer,
     })
     return viewProposal(w.tx, answered[0])
 }

@@ -251,7 +251,7 @@ export const forgetMemory = command({
   async run(w, _input, record) {
     const row = await transition(w.tx, memoryRecordStatus, 'forget', record, erased(new Date()))
     await eraseQuestionsOf(w.tx, record)
-    await w.audit('memory.forget', { type: 'memory_record', id: record.id }, { tier: record.tier, kind: record.kind })
+    await w.audit('memory.forget', { type: 'memory_record', id: record.id }, { tier: record.tier, kind: record.kind, content_hash: record.contentHash })
     return row
   },
 })

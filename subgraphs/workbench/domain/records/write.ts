@@ -220,7 +220,7 @@ const snapshotOf = (rows: ResolvedCitation[]) => rows.map((c) => ({ kind: c.kind
 /** The version row, the audit row and the announcement every change ends with. */
 async function finish(w: Write<AuditAction>, record: ProgramRecord, change: 'create' | 'update' | 'decide', action: AuditAction,
   citations: unknown, provenance: Provenance | undefined, extra: { outcome?: string; note?: string; from?: string } = {}) {
-  await w.tx.programRecordVersion.create({
+  const version = await w.tx.programRecordVersion.create({
     data: {
       organizationId: record.organizationId, recordId: record.id, version: record.version, change,
       title: record.title, body: record.body, status: record.status, fields: record.fields as Prisma.InputJsonValue,
@@ -239,7 +239,7 @@ async function finish(w: Write<AuditAction>, record: ProgramRecord, change: 'cre
       proposed_by_twin_id: provenance.proposedByTwinId ?? null, run_id: provenance.runId ?? null,
       ...(provenance.proposedByTwinId && provenance.workingAs ? { working_as: provenance.workingAs } : {}),
     } : {}),
-  }, { programId: record.programId })
+  }, { programId: record.programId, subjects: [{ table: 'program_record_versions', id: version.id }] })
   await w.publish('record_changed', { id: record.id, programId: record.programId, organizationId: record.organizationId, version: record.version })
   return record
 }

@@ -1,0 +1,121 @@
+// Owns the raw SQL of the per-organisation audit chain (core/audit-chain.ts): locking and moving an organisation's
+// chain head, reading rows as the chain hashes them (audit_chain_row: to_jsonb, timestamps in UTC), and the pages the
+// verifier and the export walk. Every function takes the organisation and binds it.
+import type { Db, Tx } from '../db'
+
+export interface LockedHead {
+  seq: bigint
+  head_hash: string
+  /** The audit row as the chain hashes it (JSON text of audit_chain_row). */
+  entry: string
+  /** [{ table, id, row }] for each subject the row names, in its order (JSON text). */
+  subjects: string
+}
+
+/**
+ * Locks the organisation's chain head (created at the first append) until the transaction ends, and reads the new
+ * audit row and its subjects as the chain hashes them, in one statement. Writers of one organisation queue on the
+ * head row; other organisations never wait.
+ */
+export async function lockHeadAndReadEntry(tx: Tx, organizationId: string, eventId: string): Promise<LockedHead> {
+  const rows = await tx.$queryRaw<LockedHead[]>`
+    WITH head AS (
+      INSERT INTO audit_chain_heads (organization_id) VALUES (${organizationId}::uuid)
+      ON CONFLICT (organization_id) DO UPDATE SET seq = audit_chain_heads.seq
+      RETURNING seq, head_hash)
+    SELECT head.seq, head.head_hash,
+      audit_chain_row('audit_events', e.id)::text AS entry,
+      (SELECT COALESCE(jsonb_agg(jsonb_build_object('table', s->>'table', 'id', s->>'id',
+          'row', audit_chain_row(s->>'table', (s->>'id')::uuid)) ORDER BY ord), '[]'::jsonb)
+        FROM jsonb_array_elements(e.subjects) WITH ORDINALITY AS x(s, ord))::text AS subjects
+    FROM head, audit_events e
+    WHERE e.id = ${eventId}::uuid AND e.organization_id = ${organizationId}::uuid`
+  if (rows.length !== 1) throw new Error(`audit chain: entry ${eventId} not found in its organisation`)
+  return rows[0]!
+}
+
+/** Sets the new entry's chain position (the one update the append-only trigger allows) and moves the head. */
+export async function setChainPosition(tx: Tx, organizationId: string, eventId: string, seq: bigint, prevHash: string, entryHash: string): Promise<void> {
+  await tx.$executeRaw`
+    WITH entry AS (
+      UPDATE audit_events SET chain_seq = ${seq}, prev_hash = ${prevHash}, entry_hash = ${entryHash}
+      WHERE id = ${eventId}::uuid AND organization_id = ${organizationId}::uuid RETURNING id)
+    UPDATE audit_chain_heads SET seq = ${seq}, head_hash = ${entryHash}, updated_at = now()
+    WHERE organization_id = ${organizationId}::uuid AND EXISTS (SELECT 1 FROM entry)`
+}
+
+export interface ChainRow {
+  id: string
+  chain_seq: bigint
+  prev_hash: string
+  entry_hash: string
+  created_at: Date
+  /** JSON text: the row as the chain hashes it, chain columns included (the hash leaves them out). */
+  entry: string
+  subjects: string
+}
+
+/**
+ * One page of the organisation's chain after `afterSeq`, in chain order, each row with its subjects as the chain
+ * hashes them. Runs `SET LOCAL timezone` in the caller's transaction so to_jsonb renders timestamps as the append did.
+ */
+export async function chainPage(tx: Tx, organizationId: string, afterSeq: bigint, limit: number): Promise<ChainRow[]> {
+  await tx.$executeRaw`SELECT set_config('timezone', 'UTC', true)`
+  return tx.$queryRaw<ChainRow[]>`
+    SELECT a.id, a.chain_seq, a.prev_hash, a.entry_hash, a.created_at, to_jsonb(a)::text AS entry,
+      CASE WHEN a.subjects = '[]'::jsonb THEN '[]' ELSE
+        (SELECT COALESCE(jsonb_agg(jsonb_build_object('table', s->>'table', 'id', s->>'id',
+            'row', audit_chain_row(s->>'table', (s->>'id')::uuid)) ORDER BY ord), '[]'::jsonb)
+          FROM jsonb_array_elements(a.subjects) WITH ORDINALITY AS x(s, ord))::text END AS subjects
+    FROM audit_events a
+    WHERE a.organization_id = ${organizationId}::uuid AND a.chain_seq > ${afterSeq}
+    ORDER BY a.chain_seq LIMIT ${limit}`
+}
+
+export interface HeadRow { seq: bigint; head_hash: string }
+
+/** The organisation's chain head, or null before its first chained entry. */
+export async function chainHead(db: Db | Tx, organizationId: string): Promise<HeadRow | null> {
+  const rows = await db.$queryRaw<HeadRow[]>`SELECT seq, head_hash FROM audit_chain_heads WHERE organization_id = ${organizationId}::uuid`
+  return rows[0] ?? null
+}
+
+/**
+ * The first audit row of the organisation written after the chain began (issue 35's migration) that holds no chain
+ * position: a row inserted around the write path. Rows written before the chain began are counted, not blamed.
+ */
+export async function unchainedEntries(db: Db | Tx, organizationId: string): Promise<{ first: { id: string; entry_seq: bigint } | null; legacy: bigint }> {
+  const rows = await db.$queryRaw<{ id: string | null; entry_seq: bigint | null; legacy: bigint }[]>`
+    SELECT (SELECT id FROM audit_events WHERE organization_id = ${organizationId}::uuid AND chain_seq IS NULL
+              AND entry_seq > audit_chain_legacy_last_entry_seq() ORDER BY entry_seq LIMIT 1) AS id,
+           (SELECT entry_seq FROM audit_events WHERE organization_id = ${organizationId}::uuid AND chain_seq IS NULL
+              AND entry_seq > audit_chain_legacy_last_entry_seq() ORDER BY entry_seq LIMIT 1) AS entry_seq,
+           (SELECT count(*) FROM audit_events WHERE organization_id = ${organizationId}::uuid AND chain_seq IS NULL
+              AND entry_seq <= audit_chain_legacy_last_entry_seq()) AS legacy`
+  const r = rows[0]!
+  return { first: r.id ? { id: r.id, entry_seq: r.entry_seq! } : null, legacy: r.legacy }
+}
+
+/** Records the outcome of a verification on the organisation's head row (what the console's trail line reads). */
+export async function recordVerification(db: Db | Tx, organizationId: string, v: { at: Date; seq: bigint; broken: { seq: bigint | null; entryId: string; reason: string } | null }): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO audit_chain_heads (organization_id, verified_at, verified_seq, broken_seq, broken_entry_id, broken_reason)
+    VALUES (${organizationId}::uuid, ${v.at}, ${v.seq}, ${v.broken?.seq ?? null}, ${v.broken?.entryId ?? null}, ${v.broken?.reason ?? null})
+    ON CONFLICT (organization_id) DO UPDATE SET verified_at = EXCLUDED.verified_at, verified_seq = EXCLUDED.verified_seq,
+      broken_seq = EXCLUDED.broken_seq, broken_entry_id = EXCLUDED.broken_entry_id, broken_reason = EXCLUDED.broken_reason`
+}
+
+export interface VerificationRow { verified_at: Date | null; verified_seq: bigint | null; broken_seq: bigint | null; broken_reason: string | null; seq: bigint }
+
+/** The last recorded verification of the organisation's chain. */
+export async function lastVerification(db: Db | Tx, organizationId: string): Promise<VerificationRow | null> {
+  const rows = await db.$queryRaw<VerificationRow[]>`
+    SELECT verified_at, verified_seq, broken_seq, broken_reason, seq FROM audit_chain_heads WHERE organization_id = ${organizationId}::uuid`
+  return rows[0] ?? null
+}
+
+/** Organisations that have a chain (the daily verification's list). */
+export async function chainedOrganisationsAcrossOrganisations(db: Db): Promise<string[]> {
+  const rows = await db.$queryRaw<{ organization_id: string }[]>`SELECT organization_id FROM audit_chain_heads ORDER BY organization_id`
+  return rows.map((r) => r.organization_id)
+}
