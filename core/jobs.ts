@@ -29,6 +29,8 @@ export const TaskPayloads = {
   launch_ids_sweep: cronTask({}),
   webhook_retention: cronTask({}),
   memory_expire: cronTask({}),
+  // The audit chain (issue 35): every organisation's chain verified daily; a break files an inbox item.
+  audit_verify: cronTask({}),
   // Persona twins (twins document, Worker jobs): one run; the 60 s schedule claim; the hourly watermark check; daily evaluation.
   twin_cycle: z.object({ runId: z.string().uuid() }).strict(),
   twin_schedule: cronTask({}),

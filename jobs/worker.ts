@@ -17,6 +17,7 @@ import { pollQms } from './tasks/poll_qms'
 import { reconcileQms } from './tasks/reconcile_qms'
 import { webhookRetention } from './tasks/webhook_retention'
 import { memoryExpire } from './tasks/memory_expire'
+import { auditVerify } from './tasks/audit_verify'
 import { twinCycle } from './tasks/twin_cycle'
 import { twinSchedule } from './tasks/twin_schedule'
 import { twinEventsReconcile } from './tasks/twin_events_reconcile'
@@ -48,6 +49,7 @@ export function createTaskList(deps: WorkerDeps): TaskList {
     launch_ids_sweep: launchIdsSweep(deps),
     webhook_retention: webhookRetention(deps),
     memory_expire: memoryExpire(deps),
+    audit_verify: auditVerify(deps),
     twin_cycle: twinCycle(deps),
     twin_schedule: twinSchedule(deps),
     twin_events_reconcile: twinEventsReconcile(deps),

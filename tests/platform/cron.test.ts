@@ -11,7 +11,7 @@ const items = parseCrontab(fs.readFileSync(CRONTAB, 'utf8'))
 
 describe('scheduled jobs (jobs/crontab)', () => {
   it('lists the specification cadences', () => {
-    expect(items.map((i) => i.task).sort()).toEqual(['delegation_expire', 'deliver_email', 'inbox_expire', 'launch_ids_sweep', 'literature_health', 'memory_expire', 'poll_qms', 'reconcile_qms', 'stage_readiness_refresh', 'twin_digest', 'twin_evaluate', 'twin_events_reconcile', 'twin_schedule', 'webhook_retention'])
+    expect(items.map((i) => i.task).sort()).toEqual(['audit_verify', 'delegation_expire', 'deliver_email', 'inbox_expire', 'launch_ids_sweep', 'literature_health', 'memory_expire', 'poll_qms', 'reconcile_qms', 'stage_readiness_refresh', 'twin_digest', 'twin_evaluate', 'twin_events_reconcile', 'twin_schedule', 'webhook_retention'])
   })
 
   it.each(items.map((i) => [i.task, i] as const))('%s runs to completion from its crontab entry, _cron stamp included', async (_task, item) => {
