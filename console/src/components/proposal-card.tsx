@@ -11,6 +11,7 @@ import { FIXED_PHRASES, TWINS } from '../copy'
 import { describeError, typedErrorMessage } from '../api/errors'
 import { formatDate, formatDateTime } from '../format'
 import { MemoryNotes } from './memory-notes'
+import { TrailLine } from './trail-line'
 import { Link } from '../router'
 
 export interface Decided {
@@ -116,6 +117,7 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
       ) : null}
 
       {decided ? <Outcome decided={decided} slug={item.program?.slug ?? null} /> : null}
+      {decided ? <TrailLine programId={item.program?.id} targetId={proposal?.id} /> : null}
       {!expired && item.memoryNotes?.length ? <MemoryNotes notes={item.memoryNotes} /> : null}
 
       {!decided && !expired && proposal?.status === 'open' ? (

@@ -9,6 +9,7 @@ import { describeError } from '../api/errors'
 import { formatDate, formatDateTime } from '../format'
 import { Link } from '../router'
 import { recordTypeName } from '../record-types'
+import { TrailLine } from '../components/trail-line'
 
 const CHANGE: Record<string, string> = { create: 'Created', update: 'Updated', decide: 'Decided' }
 const CITATION_KIND: Record<string, string> = {
@@ -89,6 +90,7 @@ export function RecordScreen({ slug, id }: { slug: string; id: string }) {
             </li>
           ))}
         </ol>
+        <TrailLine programId={record.program?.id} targetId={record.id} />
       </section>
 
       {record.footer ? <footer className="record-footer" data-testid="record-footer">{record.footer}</footer> : null}

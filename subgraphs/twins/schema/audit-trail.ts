@@ -20,19 +20,19 @@ export function addAuditTrail(builder: Builder) {
     fields: (t) => ({
       seq: t.int({ nullable: true, description: 'Its position in the chain (null for a row outside it).', resolve: (b) => (b.seq === null ? null : Number(b.seq)) }),
       entryId: t.id({ nullable: true, description: 'The audit entry (null when the entries at the end are gone).', resolve: (b) => b.entryId }),
-      reason: t.field({ type: Reason, resolve: (b) => b.reason }),
+      reason: t.field({ type: Reason, nullable: false, resolve: (b) => b.reason }),
     }),
   })
   const Verified = builder.objectRef<Verification>('AuditChainVerification').implement({
     description: "One verification of the organisation's audit chain, from its first entry.",
     fields: (t) => ({
-      verified: t.exposeBoolean('verified'),
-      entries: t.int({ description: 'Entries that verified (up to the first break).', resolve: (v) => v.entries }),
-      headSeq: t.int({ description: "The chain head's sequence number.", resolve: (v) => Number(v.headSeq) }),
-      headHash: t.string({ description: "The chain head's hash (sha256, hex); keep it to check a later export against.", resolve: (v) => v.headHash }),
-      beforeChain: t.int({ description: 'Audit rows written before the chain began: kept, never hashed.', resolve: (v) => v.beforeChain }),
+      verified: t.exposeBoolean('verified', { nullable: false }),
+      entries: t.int({ nullable: false, description: 'Entries that verified (up to the first break).', resolve: (v) => v.entries }),
+      headSeq: t.int({ nullable: false, description: "The chain head's sequence number.", resolve: (v) => Number(v.headSeq) }),
+      headHash: t.string({ nullable: false, description: "The chain head's hash (sha256, hex); keep it to check a later export against.", resolve: (v) => v.headHash }),
+      beforeChain: t.int({ nullable: false, description: 'Audit rows written before the chain began: kept, never hashed.', resolve: (v) => v.beforeChain }),
       firstBreak: t.field({ type: Break, nullable: true, resolve: (v) => v.firstBreak }),
-      verifiedAt: t.field({ type: 'DateTime', resolve: (v) => v.verifiedAt }),
+      verifiedAt: t.field({ type: 'DateTime', nullable: false, resolve: (v) => v.verifiedAt }),
     }),
   })
   const State = builder.enumType('AuditTrailState', {
@@ -45,14 +45,14 @@ export function addAuditTrail(builder: Builder) {
   const Trail = builder.objectRef<AuditTrail>('AuditTrail').implement({
     description: 'Whether the audit trail of one record or proposal verified, and when (the console\'s "Trail verified" line).',
     fields: (t) => ({
-      state: t.field({ type: State, resolve: (a) => a.state }),
+      state: t.field({ type: State, nullable: false, resolve: (a) => a.state }),
       verifiedAt: t.field({ type: 'DateTime', nullable: true, description: 'When the organisation\'s chain was last verified.', resolve: (a) => a.verifiedAt }),
       entrySeq: t.int({ nullable: true, description: 'The chain position of its latest audit entry.', resolve: (a) => a.entrySeq }),
     }),
   })
   builder.queryFields((t) => ({
     auditChainVerification: t.field({
-      type: Verified,
+      type: Verified, nullable: false,
       description: "Verifies the caller's organisation's audit chain now and names the first entry that does not verify (org.audit.read).",
       resolve: (_r, _a, ctx) => verifyMyOrganisationChain(ctx),
     }),
