@@ -25,6 +25,7 @@ const BENCHES: BenchModule[] = [
   { name: 'literature', file: 'literature.ts', fn: 'benchLiterature' },
   { name: 'handoffs', file: 'handoffs.ts', fn: 'benchHandoffs' },
   { name: 'console', file: 'console.ts', fn: 'benchConsole' },
+  { name: 'audit', file: 'audit.ts', fn: 'benchAudit' },
 ]
 
 type Outcome = { name: string; status: 'ok' | 'crashed' | 'absent'; seconds?: number; figures?: number; error?: string }

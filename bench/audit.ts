@@ -1,0 +1,125 @@
+// Audit chain benchmark (issue 35): what chaining costs a write, and how fast a chain verifies. Prints `name value`
+// lines; never asserts timings. Alone: `npx tsx bench/audit.ts`.
+//
+// (a) append: BENCH_AUDIT_WRITES (2,000) transactions of one audit row each, one after another, chained
+//     (recordAudit: insert, lock the organisation's head, hash, set the position) against the same row inserted
+//     unchained (the insert alone, what an audit write cost before the chain); then BENCH_AUDIT_WRITERS (8) writers at
+//     once, all in one organisation (they queue on its head) and each in its own (they never wait for each other).
+// (b) verify: BENCH_AUDIT_ENTRIES (1,000,000) chained entries of one organisation (loaded in bulk, hashed as the append
+//     hashes them), then verifyChain over all of them: entries per second.
+// Knobs (environment): BENCH_AUDIT_WRITES, BENCH_AUDIT_WRITERS, BENCH_AUDIT_ENTRIES.
+import { provisionBenchDatabase } from './database'
+import { knobs, out, percentile, quietLogs, runIfMain } from './figures'
+import { createPrisma, type Db } from '../core/db'
+import { recordAudit } from '../core/audit'
+import { entryHash, verifyChain } from '../core/audit-chain'
+import { createTenant, type Tenant } from '../tests/helpers/factories'
+
+const ms = (t0: number) => performance.now() - t0
+
+function auditOf(tenant: Tenant, i: number) {
+  return {
+    organizationId: tenant.organization.id, programId: tenant.program.id, action: 'program.update' as const,
+    actor: { type: 'user' as const, userId: tenant.users.program_lead.id }, target: { type: 'program', id: tenant.program.id },
+    details: { n: i, note: 'bench entry with a few words of detail', record_type: 'evidence.hypotheses' },
+  }
+}
+
+async function timeWrites(n: number, write: (i: number) => Promise<unknown>): Promise<number[]> {
+  const times: number[] = []
+  for (let i = 0; i < n; i++) { const t0 = performance.now(); await write(i); times.push(ms(t0)) }
+  return times
+}
+
+export async function benchAudit(): Promise<void> {
+  const k = knobs('BENCH_AUDIT', { WRITES: 2000, WRITERS: 8, ENTRIES: 1_000_000 })
+  const restoreLogs = quietLogs()
+  const database = await provisionBenchDatabase('audit')
+  const db: Db = createPrisma(database.url, k.WRITERS + 2)
+  try {
+    out('audit.setup.database', process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded')
+    const tenant = await createTenant(db, 'Bench')
+    const warm = Math.min(100, k.WRITES)
+    await timeWrites(warm, (i) => db.$transaction((tx) => recordAudit(tx, auditOf(tenant, i))))
+
+    // (a) one writer: chained against unchained
+    const plain = await timeWrites(k.WRITES, (i) => db.$transaction((tx) => tx.auditEvent.create({ data: {
+      organizationId: tenant.organization.id, programId: tenant.program.id, action: 'program.update', actorType: 'user',
+      actorUserId: tenant.users.program_lead.id, targetType: 'program', targetId: tenant.program.id, details: auditOf(tenant, i).details,
+    } })))
+    // Those rows are outside the chain by design; a second tenant keeps the chained figures clean.
+    const chainedTenant = await createTenant(db, 'Chained')
+    const chained = await timeWrites(k.WRITES, (i) => db.$transaction((tx) => recordAudit(tx, auditOf(chainedTenant, i))))
+    const p = (xs: number[], q: number) => percentile(xs, q).toFixed(2)
+    out('audit.append.writes', k.WRITES)
+    out('audit.append.unchained_p50_ms', p(plain, 50))
+    out('audit.append.unchained_p99_ms', p(plain, 99))
+    out('audit.append.chained_p50_ms', p(chained, 50))
+    out('audit.append.chained_p99_ms', p(chained, 99))
+    out('audit.append.cost_per_write_p50_ms', (percentile(chained, 50) - percentile(plain, 50)).toFixed(2))
+
+    // (a) many writers: one organisation (they queue on its head) against one organisation each
+    const tenants = [chainedTenant, ...await Promise.all(Array.from({ length: k.WRITERS - 1 }, (_, i) => createTenant(db, `Writer ${i}`)))]
+    const perWriter = Math.max(1, Math.floor(k.WRITES / k.WRITERS))
+    const parallel = async (pick: (w: number) => Tenant) => {
+      const t0 = performance.now()
+      await Promise.all(Array.from({ length: k.WRITERS }, (_, w) => timeWrites(perWriter, (i) => db.$transaction((tx) => recordAudit(tx, auditOf(pick(w), i))))))
+      return (k.WRITERS * perWriter) / (ms(t0) / 1000)
+    }
+    out('audit.append.writers', k.WRITERS)
+    out('audit.append.one_org_writes_per_s', (await parallel(() => chainedTenant)).toFixed(0))
+    out('audit.append.own_org_writes_per_s', (await parallel((w) => tenants[w]!)).toFixed(0))
+    const quick = await verifyChain(db, chainedTenant.organization.id, { record: false })
+    out('audit.append.chain_verified', quick.verified)
+
+    // (b) a long chain, loaded in bulk: rows inserted unchained, then each page hashed and positioned (the one
+    // update the append-only trigger allows), exactly as the append would have.
+    const big = await createTenant(db, 'Long chain')
+    const org = big.organization.id
+    const t0 = performance.now()
+    const BATCH = 20_000
+    for (let done = 0; done < k.ENTRIES; done += BATCH) {
+      const n = Math.min(BATCH, k.ENTRIES - done)
+      await db.$executeRaw`INSERT INTO audit_events (organization_id, program_id, action, actor_type, actor_user_id, target_type, target_id, details)
+        SELECT ${org}::uuid, ${big.program.id}::uuid, 'program.update', 'user', ${big.users.program_lead.id}::uuid, 'program_record', gen_random_uuid()::text,
+          jsonb_build_object('n', ${done}::int + g, 'record_type', 'evidence.hypotheses', 'version', g % 7)
+        FROM generate_series(1, ${n}::int) g`
+    }
+    let prev = ''
+    let seq = 0
+    for (;;) {
+      const rows = await db.$transaction(async (tx) => {
+        await tx.$executeRaw`SELECT set_config('timezone', 'UTC', true)`
+        return tx.$queryRaw<{ id: string; entry: string }[]>`SELECT id, to_jsonb(a)::text AS entry FROM audit_events a
+          WHERE organization_id = ${org}::uuid AND chain_seq IS NULL ORDER BY entry_seq LIMIT ${BATCH}`
+      })
+      if (!rows.length) break
+      const ids: string[] = []; const seqs: number[] = []; const prevs: string[] = []; const hashes: string[] = []
+      for (const r of rows) {
+        seq += 1
+        const hash = entryHash(seq, prev, JSON.parse(r.entry), [])
+        ids.push(r.id); seqs.push(seq); prevs.push(prev); hashes.push(hash)
+        prev = hash
+      }
+      await db.$executeRaw`UPDATE audit_events a SET chain_seq = v.seq, prev_hash = v.prev, entry_hash = v.hash
+        FROM unnest(${ids}::uuid[], ${seqs}::bigint[], ${prevs}::text[], ${hashes}::text[]) AS v(id, seq, prev, hash) WHERE a.id = v.id`
+    }
+    await db.$executeRaw`INSERT INTO audit_chain_heads (organization_id, seq, head_hash) VALUES (${org}::uuid, ${seq}, ${prev})
+      ON CONFLICT (organization_id) DO UPDATE SET seq = EXCLUDED.seq, head_hash = EXCLUDED.head_hash`
+    out('audit.verify.entries', seq)
+    out('audit.verify.load_s', (ms(t0) / 1000).toFixed(1))
+    const v0 = performance.now()
+    const v = await verifyChain(db, org, { record: false })
+    const seconds = ms(v0) / 1000
+    out('audit.verify.verified', v.verified)
+    out('audit.verify.seconds', seconds.toFixed(1))
+    out('audit.verify.entries_per_s', (v.entries / seconds).toFixed(0))
+    out('audit.verify.rss_mb', (process.memoryUsage().rss / 1048576).toFixed(0))
+  } finally {
+    await db.$disconnect()
+    await database.cleanup()
+    restoreLogs()
+  }
+}
+
+runIfMain(import.meta.url, benchAudit)
