@@ -31,6 +31,8 @@ export interface Provenance {
   proposalId?: string; proposedByUserId: string; proposedByTwinId?: string | null; runId?: string | null
   /** What the twin's run worked as when it filed (the proposal's proposer.workingAs): the record footer names it. */
   workingAs?: string | null
+  /** The decider's note on an approval with edits ('What you changed and why'), kept on the version it makes. */
+  note?: string | null
 }
 
 const ProvenanceSchema = z.object({
@@ -39,8 +41,10 @@ const ProvenanceSchema = z.object({
   proposedByTwinId: IdInput.nullish(),
   runId: IdInput.nullish(),
   workingAs: z.string().max(200).nullish(),
+  note: z.string().max(2000, 'at most 2000 characters').nullish(),
 })
-const Title = z.string().trim().min(1, 'a title is required').max(300, 'at most 300 characters')
+// A person's words are kept exactly (never trimmed or rewritten): a blank title is refused, any other is stored as given.
+const Title = z.string().max(300, 'at most 300 characters').refine((t) => t.trim().length > 0, 'a title is required')
 const Body = z.string().max(100_000, 'at most 100000 characters')
 const Fields = z.record(z.string(), z.unknown(), { error: 'an object of typed fields' })
 
@@ -76,7 +80,7 @@ export const UpdateInput = z.object({
 export const DecideInput = z.object({
   id: IdInput,
   outcome: z.string().min(1, 'required').max(64),
-  note: z.string().trim().max(2000, 'at most 2000 characters').optional(),
+  note: z.string().max(2000, 'at most 2000 characters').optional(),
   provenance: ProvenanceSchema.optional(),
 })
 
@@ -224,7 +228,7 @@ async function finish(w: Write<AuditAction>, record: ProgramRecord, change: 'cre
     data: {
       organizationId: record.organizationId, recordId: record.id, version: record.version, change,
       title: record.title, body: record.body, status: record.status, fields: record.fields as Prisma.InputJsonValue,
-      citations: citations as Prisma.InputJsonValue, outcome: extra.outcome ?? null, note: extra.note ?? null,
+      citations: citations as Prisma.InputJsonValue, outcome: extra.outcome ?? null, note: extra.note ?? provenance?.note ?? null,
       proposalId: provenance?.proposalId ?? null, proposedByUserId: provenance?.proposedByUserId ?? null,
       proposedByTwinId: provenance?.proposedByTwinId ?? null, runId: provenance?.runId ?? null,
       workingAs: provenance?.proposedByTwinId ? provenance.workingAs ?? null : null,
