@@ -4,6 +4,7 @@
 // type requires them, and audits, all in one transaction; refused, it leaves everything as it was.
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
+import { personText } from '../../../../core/person-text'
 import type { RunInterrupt } from '../../../../generated/prisma/client'
 import { command, type DomainContext, type Write } from '../../../../core/command'
 import { inAuditBatch, underDelegation, type AuditAction } from '../../../../core/audit'
@@ -53,19 +54,19 @@ export const APPROVAL_RULES: Readonly<Record<string, { target: ApprovalTargetTyp
 // they changed and why. A note alone is an edit too: the decision is approved_with_edits and the note is kept.
 const Edits = z.object({
   title: z.string().optional(),
-  body: z.string().max(100_000, 'at most 100000 characters').optional(),
-  draft: z.string().max(20_000, 'at most 20000 characters').optional(),
+  body: personText(100_000).optional(),
+  draft: personText(20_000).optional(),
   fields: z.record(z.string(), z.unknown()).optional(),
   citations: z.array(z.unknown()).optional(),
   outcome: z.string().optional(),
-  note: z.string().max(2000, 'at most 2000 characters').optional(),
+  note: personText(2000).optional(),
 }).strict()
 
 const DecideInput = z.object({
   id: IdInput,
   decision: z.enum(DECISIONS),
   edits: Edits.nullish(),
-  reason: z.string().max(2000, 'at most 2000 characters').nullish(),
+  reason: personText(2000).nullish(),
   reasonCode: z.enum(DECLINE_REASONS).nullish(),
   /** Set by decideBatch only: the batch this decision is an item of. */
   batchId: IdInput.nullish(),
@@ -263,7 +264,7 @@ const BatchInput = z.object({
     proposalId: IdInput,
     decision: z.enum(DECISIONS),
     edits: Edits.nullish(),
-    reason: z.string().max(2000, 'at most 2000 characters').nullish(),
+    reason: personText(2000).nullish(),
     reasonCode: z.enum(DECLINE_REASONS).nullish(),
   })).min(1, 'Select at least one proposal.').max(MAX_BATCH_APPROVAL_ITEMS, `A batch holds at most ${MAX_BATCH_APPROVAL_ITEMS} proposals, each selected explicitly.`)
     .refine((items) => new Set(items.map((i) => i.proposalId)).size === items.length, 'A proposal is selected twice.'),

@@ -4,6 +4,7 @@
 // change. applyRecordChange is the contract the decisions helper (twins subgraph) applies an approved proposal through,
 // inside its own write, as the deciding person.
 import { z } from 'zod'
+import { personText } from '../../../../core/person-text'
 import type { AuditAction } from '../../../../core/audit'
 import { command, type DomainContext, type Write } from '../../../../core/command'
 import type { TenantTx } from '../../../../core/db'
@@ -41,10 +42,10 @@ const ProvenanceSchema = z.object({
   proposedByTwinId: IdInput.nullish(),
   runId: IdInput.nullish(),
   workingAs: z.string().max(200).nullish(),
-  note: z.string().max(2000, 'at most 2000 characters').nullish(),
+  note: personText(2000).nullish(),
 })
 // A person's words are kept exactly (never trimmed or rewritten): a blank title is refused, any other is stored as given.
-const Title = z.string().max(300, 'at most 300 characters').refine((t) => t.trim().length > 0, 'a title is required')
+const Title = personText(300, 'a title is required')
 const Body = z.string().max(100_000, 'at most 100000 characters')
 const Fields = z.record(z.string(), z.unknown(), { error: 'an object of typed fields' })
 
@@ -80,7 +81,7 @@ export const UpdateInput = z.object({
 export const DecideInput = z.object({
   id: IdInput,
   outcome: z.string().min(1, 'required').max(64),
-  note: z.string().max(2000, 'at most 2000 characters').optional(),
+  note: personText(2000).optional(),
   provenance: ProvenanceSchema.optional(),
 })
 
