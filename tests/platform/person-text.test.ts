@@ -146,4 +146,44 @@ describe('settings, programs and procedures', () => {
       { i: { programId: t.program.id, documentNumber: 'LOC-7', documentType: 'local_sop', title: TEXT, text } })
     expect(d.createLocalSop).toMatchObject({ __typename: 'MutationCreateLocalSopSuccess', sop: { title: TEXT, versions: [{ text }] } })
   })
+
+  it('keeps the review and close comments and the reopen and supersede reasons of a stage gate exactly', async () => {
+    const t = await createTenant(db(), 'GateText')
+    const stages = await Promise.all(['discovery', 'preclinical'].map((key, position) =>
+      db().programStage.create({ data: { organizationId: t.organization.id, programId: t.program.id, key, name: key, position } })))
+    const rec = await finding(t)
+    await as(t, 'program_owner', `mutation($i: DecideRecordInput!) { decideRecord(input: $i) { ${ERR} } }`, { i: { id: rec, outcome: 'confirm' } })
+    const GATE = `${ERR} ... on StageGateMutationSuccess { gate { id status } }`
+    const opened = await as(t, 'program_lead', `mutation($i: OpenStageGateInput!) { openStageGate(input: $i) { ${GATE.replace('StageGateMutationSuccess', 'MutationOpenStageGateSuccess')} } }`,
+      { i: { programId: t.program.id, stageId: stages[0].id, nextStageId: stages[1].id, requiredRecords: [{ kind: 'decided_record', recordType: 'evidence.findings', recordId: rec }] } })
+    const id = opened.openStageGate.gate.id
+    const step = async (persona: PersonaKey, field: string, args: string, vars: Record<string, unknown>) => {
+      const success = `Mutation${field[0].toUpperCase()}${field.slice(1)}Success`
+      const d = await as(t, persona, `mutation($id: ID!, $text: String!) { ${field}(id: $id, ${args}) { ${GATE.replace('StageGateMutationSuccess', success)} } }`, { id, ...vars })
+      expect(d[field].__typename).toBe(success)
+      return d[field].gate
+    }
+    await as(t, 'program_lead', `mutation($id: ID!) { markStageGateReady(id: $id) { ${ERR} } }`, { id })
+    await step('quality_reviewer', 'reviewStageGate', 'signature: { meaning: review }, comment: $text', { text: TEXT })
+    await step('program_lead', 'reopenStageGate', 'reason: $text', { text: `${TEXT}(reopen)` })
+    const superseded = await as(t, 'program_lead', `mutation($id: ID!, $text: String!) { supersedeStageGate(id: $id, reason: $text) { ${ERR} ... on MutationSupersedeStageGateSuccess { gate { id } } } }`, { id, text: `${TEXT}(supersede)` })
+    const next = superseded.supersedeStageGate.gate.id
+    await as(t, 'program_lead', `mutation($id: ID!) { markStageGateReady(id: $id) { ${ERR} } }`, { id: next })
+    await as(t, 'quality_reviewer', `mutation($id: ID!) { reviewStageGate(id: $id, signature: { meaning: review }) { ${ERR} } }`, { id: next })
+    const closed = await as(t, 'program_owner', `mutation($id: ID!, $text: String!) { closeStageGate(id: $id, signature: { meaning: approval }, comment: $text) { ${ERR} } }`, { id: next, text: `${TEXT}(close)` })
+    expect(closed.closeStageGate.__typename).toBe('MutationCloseStageGateSuccess')
+
+    const details = async (action: string) => (await db().auditEvent.findFirstOrThrow({ where: { organizationId: t.organization.id, action } })).details
+    expect(await details('stage_gate.review')).toMatchObject({ comment: TEXT })
+    expect(await details('stage_gate.reopen')).toMatchObject({ reason: `${TEXT}(reopen)` })
+    expect(await details('stage_gate.supersede')).toMatchObject({ reason: `${TEXT}(supersede)` })
+    expect((await db().approval.findFirstOrThrow({ where: { targetType: 'stage_gate', targetId: next } })).comment).toBe(`${TEXT}(close)`)
+  })
+
+  it('keeps the name of a connection exactly', async () => {
+    const t = await createTenant(db(), 'ConnectionText')
+    const d = await as(t, 'program_owner', `mutation($i: CreateConnectionInput!) { createConnection(input: $i) { ${ERR} ... on MutationCreateConnectionSuccess { connection { name } } } }`,
+      { i: { programId: t.program.id, providerId: 'eln_provider', name: TEXT, scopeRules: { projectIds: ['p-1'] }, consent: true } })
+    expect(d.createConnection).toMatchObject({ __typename: 'MutationCreateConnectionSuccess', connection: { name: TEXT } })
+  })
 })
