@@ -25,6 +25,7 @@ const DECIDE = `mutation($id: ID!, $decision: ProposalDecision!, $edits: Proposa
     ... on Error { code message field }
   }
 }`
+const RECORD_DECISIONS = `query($id: ID!) { recordDecisions(recordId: $id) { id decision { outcome note reasonCode reason footer version approved { title } } } }`
 const RECORD = `query($id: ID!) { record(id: $id) { title body version history { version title body note proposalId footer } } }`
 
 /** A tenant with a finding written by the lead and a twin of the scientist proposing a new finding with a body. */
@@ -102,5 +103,19 @@ describe('decline', () => {
     expect(r.body.data.decideProposal.proposal.decision).toMatchObject({ outcome: 'declined', footer: w.footer, reasonCode: 'incorrect', reason, approved: null })
     const read = (await as(w.tenant, 'viewer', PROPOSAL, { id: filed.proposalId })).body.data.proposal
     expect(read.decision).toMatchObject({ footer: w.footer, reasonCode: 'incorrect', reason, proposed: { title: 'Hepatic signal at high dose', draft: DRAFT } })
+  })
+
+  it("lists a record's decisions on it, a decline of a change to it included, newest first, and to nobody outside its organisation", async () => {
+    const w = await world()
+    const approved = await w.propose({ kind: 'update', recordId: w.finding.recordId, title: 'Liver weight up at ≥30 mg/kg' }, [])
+    await as(w.tenant, 'scientist', DECIDE, { id: approved.proposalId, decision: 'APPROVE_WITH_EDITS', edits: { note: NOTE } })
+    const declined = await w.propose({ kind: 'update', recordId: w.finding.recordId, title: 'Liver weight down' }, [])
+    await as(w.tenant, 'scientist', DECIDE, { id: declined.proposalId, decision: 'DECLINE', reasonCode: 'incorrect', reason: 'Weights went <up>, not down & the table says so.' })
+    const listed = (await as(w.tenant, 'viewer', RECORD_DECISIONS, { id: w.finding.recordId })).body.data.recordDecisions
+    expect(listed.map((p: { id: string }) => p.id)).toEqual([declined.proposalId, approved.proposalId])
+    expect(listed[0].decision).toMatchObject({ outcome: 'declined', reasonCode: 'incorrect', reason: 'Weights went <up>, not down & the table says so.', footer: w.footer, approved: null })
+    expect(listed[1].decision).toMatchObject({ outcome: 'approved_with_edits', note: NOTE, version: 2, approved: { title: 'Liver weight up at ≥30 mg/kg' } })
+    const stranger = await createTenant(db(), 'Stranger')
+    expect((await as(stranger, 'program_owner', RECORD_DECISIONS, { id: w.finding.recordId })).body.data.recordDecisions).toEqual([])
   })
 })

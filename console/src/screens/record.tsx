@@ -9,6 +9,7 @@ import { describeError } from '../api/errors'
 import { formatDate, formatDateTime } from '../format'
 import { Link } from '../router'
 import { recordTypeName } from '../record-types'
+import { RecordDecisions } from '../components/decision-record'
 
 const CHANGE: Record<string, string> = { create: 'Created', update: 'Updated', decide: 'Decided' }
 const CITATION_KIND: Record<string, string> = {
@@ -90,6 +91,8 @@ export function RecordScreen({ slug, id }: { slug: string; id: string }) {
           ))}
         </ol>
       </section>
+
+      <RecordDecisions recordId={record.id ?? id} />
 
       {record.footer ? <footer className="record-footer" data-testid="record-footer">{record.footer}</footer> : null}
     </main>

@@ -5,7 +5,7 @@ import type { InboxItem } from '../../../generated/prisma/client'
 import type { DomainError } from '../../../core/errors'
 import { entityRef, result, type Builder, type SchemaTypes } from '../../shared/builder'
 import { DECISIONS, DECLINE_REASONS, decideBatch, decideProposal, type BatchItemResult, type BatchResult, type Decision } from '../domain/proposals'
-import { getDraft, getProposal, getProposals, type ProposalView } from '../domain/proposals'
+import { getDraft, getProposal, getProposals, getRecordDecisions, type ProposalView } from '../domain/proposals'
 import type { TwinsRefs } from './refs'
 import { addProposalLint } from './proposal-lint'
 
@@ -178,6 +178,12 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
       type: Proposal, nullable: true, description: 'One proposal of a program the caller is a member of; its card is computed now.',
       args: { id: t.arg.id({ required: true }) },
       resolve: (_r, { id }, ctx) => getProposal(ctx, String(id)),
+    }),
+    recordDecisions: t.field({
+      type: [Proposal],
+      description: 'The decided proposals on one record, newest first (at most 50): those whose change targets it, approved or declined, and the one whose approval created it. What the record page shows as its decisions.',
+      args: { recordId: t.arg.id({ required: true }), first: t.arg.int({ defaultValue: 20 }) },
+      resolve: (_r, { recordId, first }, ctx) => getRecordDecisions(ctx, String(recordId), first ?? 20),
     }),
   }))
   builder.mutationFields((t) => ({

@@ -346,6 +346,25 @@ export async function getProposals(ctx: Pick<DomainContext, 'session' | 'tdb'>, 
   }))
 }
 
+/**
+ * The decisions taken on one record, newest first: every decided proposal whose change targets it (an update or a
+ * status decision, approved or declined) or whose approval created it, under the same rule as getProposal (a member of
+ * its program in the caller's organisation). What the record page's decisions section reads, declines included.
+ */
+export async function getRecordDecisions(ctx: Pick<DomainContext, 'session' | 'tdb'>, recordId: string, first = 20): Promise<ProposalView[]> {
+  if (!isId(recordId)) return []
+  const rows = await ctx.tdb.runInterrupt.findMany({
+    where: {
+      kind: 'write_approval', answeredAt: { not: null },
+      OR: [{ question: { path: ['change', 'recordId'], equals: recordId } }, { answer: { path: ['recordId'], equals: recordId } }],
+    },
+    orderBy: [{ answeredAt: 'desc' }, { id: 'desc' }], take: Math.min(Math.max(first, 1), 50),
+  })
+  const visible = rows.filter((i) => isProposal(i) && ctx.session.programPersonas.has(asQuestion(i).programId))
+  const now = new Date()
+  return Promise.all(visible.map((i) => viewProposal(ctx.tdb, i, now)))
+}
+
 /** The draft artifact of a proposal. */
 export function getDraft(ctx: Pick<DomainContext, 'tdb'>, view: ProposalView) {
   return ctx.tdb.artifact.findFirst({ where: { id: view.question.draftArtifactId } })
