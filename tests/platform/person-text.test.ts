@@ -185,5 +185,8 @@ describe('settings, programs and procedures', () => {
     const d = await as(t, 'program_owner', `mutation($i: CreateConnectionInput!) { createConnection(input: $i) { ${ERR} ... on MutationCreateConnectionSuccess { connection { name } } } }`,
       { i: { programId: t.program.id, providerId: 'eln_provider', name: TEXT, scopeRules: { projectIds: ['p-1'] }, consent: true } })
     expect(d.createConnection).toMatchObject({ __typename: 'MutationCreateConnectionSuccess', connection: { name: TEXT } })
+    const renamed = await as(t, 'program_owner', `mutation($id: ID!, $i: UpdateConnectionInput!) { updateConnection(id: $id, input: $i) { ${ERR} ... on MutationUpdateConnectionSuccess { connection { name } } } }`,
+      { id: d.createConnection.connection.id ?? (await db().connection.findFirstOrThrow({ where: { organizationId: t.organization.id } })).id, i: { name: `${TEXT}v2` } })
+    expect(renamed.updateConnection).toMatchObject({ __typename: 'MutationUpdateConnectionSuccess', connection: { name: `${TEXT}v2` } })
   })
 })

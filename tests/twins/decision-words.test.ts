@@ -118,4 +118,14 @@ describe('decline', () => {
     const stranger = await createTenant(db(), 'Stranger')
     expect((await as(stranger, 'program_owner', RECORD_DECISIONS, { id: w.finding.recordId })).body.data.recordDecisions).toEqual([])
   })
+
+  it('keeps the reason of a decline in a batch exactly', async () => {
+    const w = await world()
+    const filed = await w.newFinding()
+    const reason = ' Duplicate of the TK finding: Cmax ≤ 2 µg/mL & AUC>100, dose <5 mg/kg. '
+    const r = await as(w.tenant, 'scientist', `mutation($items: [BatchDecisionInput!]!) { decideBatch(items: $items) { __typename ... on MutationDecideBatchSuccess { batch { items { proposal { decision { outcome reason footer } } error { code } } } } } }`,
+      { items: [{ proposalId: filed.proposalId, decision: 'DECLINE', reasonCode: 'duplicate', reason }] })
+    expect(r.body.data.decideBatch.batch.items[0]).toMatchObject({ error: null, proposal: { decision: { outcome: 'declined', reason, footer: w.footer } } })
+  })
 })
+
