@@ -52,7 +52,12 @@ export type ProposalEditsInput = {
   fields?: unknown;
   citations?: Array<unknown> | null | undefined;
   outcome?: string | null | undefined;
+  /** What you changed and why: kept exactly, on the decision and on the record version it makes. A note alone is an edit. */
   note?: string | null | undefined;
+  /** The draft's text as you approve it (kept beside the proposed text). */
+  draft?: string | null | undefined;
+  /** The record text as you approve it, laid over the change (not for a status decision). */
+  body?: string | null | undefined;
 };
 
 export type ProposalOutcome =

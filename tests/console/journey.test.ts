@@ -21,6 +21,8 @@ let browser: Browser
 let sofia: ConsolePerson
 let liam: ConsolePerson
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ?? '/tmp/console-screenshots'
+/** A reviewer's note in scientific notation: kept and shown exactly. */
+const NOTE = 'Conc <LLOQ at 24 h; dose <5 mg/kg & AUC>100 µg·h/mL; Cmax ≤ 2'
 
 beforeAll(async () => {
   const db = stack.db.db
@@ -36,14 +38,20 @@ afterAll(async () => {
   await browser?.close()
 })
 
-/** The twin of `persona` files one finding proposal over MCP, as a twin run does. */
-async function twinProposes(persona: 'scientist', title: string) {
+/**
+ * The twin of `persona` files one finding proposal over MCP, as a twin run does: a new finding (with `body` when
+ * given), or with `update`, a change of the title of its basis record.
+ */
+async function twinProposes(persona: 'scientist', title: string, opts: { body?: string; update?: boolean } = {}) {
   const run = await runningRun(stack.db.db, tenant, persona)
   const basis = await writeRecord(stack.db.db, tenant, persona, { recordType: 'evidence.findings', title: `Basis for ${title}`, fields: { kind: 'observation', species: 'rat' } })
   const client = await connect(stack.current.toolsUrl, run)
   try {
+    const change = opts.update
+      ? { kind: 'update', recordId: basis.id, title }
+      : { kind: 'create', title, fields: { kind: 'interpretation' }, ...(opts.body ? { body: opts.body } : {}) }
     const res = await client.call<{ proposalId: string; inboxItemId: string }>('evidence.propose_finding', {
-      change: { kind: 'create', title, fields: { kind: 'interpretation' } }, basisRecordIds: [basis.id], draft: `The twin's reading: ${title}.`,
+      change, basisRecordIds: [basis.id], draft: `The twin's reading: ${title}.`,
     }, { duty: 'blocker_scan' })
     expect(res.ok).toBe(true)
     return { basis, ...(res as { value: { proposalId: string; inboxItemId: string } }).value }
@@ -120,17 +128,71 @@ describe('the console journey', () => {
     expect(await plumbingIn(sofia.page)).toEqual([])
   })
 
-  it('approves with edits in an inline form, and the record carries the edited title', async () => {
-    await twinProposes('scientist', 'Liver weight change is dose related')
-    const card = sofia.page.getByTestId('proposal-card').filter({ hasText: 'Liver weight change is dose related' })
+  it('approves with a note only, and reads the note exactly on the card and on the record page', async () => {
+    const page = sofia.page
+    await twinProposes('scientist', 'Exposure is below the LLOQ late')
+    const card = page.getByTestId('proposal-card').filter({ hasText: 'Exposure is below the LLOQ late' })
     await card.waitFor({ timeout: 15_000 })
     await card.getByRole('button', { name: 'Approve with edits', exact: true }).click()
-    await card.getByLabel('Title', { exact: true }).fill('Liver weight change is dose related above 25 mg/kg')
+    await card.getByLabel('What you changed and why', { exact: true }).fill(NOTE)
     await card.getByRole('button', { name: 'Approve with these edits', exact: true }).click()
     await card.getByText('Approved with edits', { exact: true }).waitFor({ timeout: 10_000 })
-    const records = await gql(gateway(), '{ program(slug: "illustrative-program") { records(type: "evidence.findings", first: 20) { nodes { title footer } } } }', {}, await tenant.token('scientist'))
-    const written = records.body.data.program.records.nodes.find((r: { title: string }) => r.title === 'Liver weight change is dose related above 25 mg/kg')
-    expect(written.footer).toBe(await card.getByTestId('record-footer').innerText())
+    expect(await card.getByTestId('decision-note').innerText()).toBe(NOTE)
+    const footer = await card.getByTestId('record-footer').innerText()
+    await card.getByRole('link', { name: 'Open the record', exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: 'Exposure is below the LLOQ late' }).waitFor()
+    const decision = page.getByTestId('record-decision')
+    await decision.waitFor({ timeout: 10_000 })
+    expect(await decision.getByTestId('decision-note').innerText()).toBe(NOTE)
+    expect(await decision.locator('.record-footer').innerText()).toBe(footer)
+    expect(await page.getByTestId('record-version').first().innerText()).toContain(NOTE)
+    expect(await plumbingIn(page)).toEqual([])
+    await page.screenshot({ path: `${SCREENSHOTS}/record-decision-note-1440.png`, fullPage: true })
+    await page.goBack()
+    await page.getByRole('heading', { level: 3, name: FIXED_PHRASES.decisionsWaiting }).waitFor()
+  })
+
+  it('approves with an edited title, text and record text, and reads what was approved beside what was proposed on the card and on the record page', async () => {
+    const page = sofia.page
+    await twinProposes('scientist', 'Liver weight change is dose related', { body: 'Liver weights rose with dose.' })
+    const card = page.getByTestId('proposal-card').filter({ hasText: 'Liver weight change is dose related' })
+    await card.waitFor({ timeout: 15_000 })
+    await card.getByRole('button', { name: 'Approve with edits', exact: true }).click()
+    const title = 'Liver weight change is dose related at ≥25 mg/kg & above'
+    const text = "The twin's reading, corrected: weights rose where AUC>100 µg·h/mL, not at <5 mg/kg."
+    const body = 'Liver weights rose with dose (<b>not</b> at <5 mg/kg).'
+    await card.getByLabel('Title', { exact: true }).fill(title)
+    await card.getByLabel('Text', { exact: true }).fill(text)
+    await card.getByLabel('Record text', { exact: true }).fill(body)
+    await card.getByLabel('What you changed and why', { exact: true }).fill(NOTE)
+    await card.getByRole('button', { name: 'Approve with these edits', exact: true }).click()
+    await card.getByText('Approved with edits', { exact: true }).waitFor({ timeout: 10_000 })
+    // The card reads the approved title, and the approved text beside the proposed one, with the note.
+    const decided = page.getByTestId('proposal-card').filter({ has: page.getByRole('heading', { level: 4, name: title, exact: true }) })
+    await decided.waitFor()
+    expect(await decided.getByTestId('approved-title').innerText()).toBe(title)
+    expect(await decided.getByTestId('approved-text').innerText()).toBe(text)
+    expect(await decided.getByTestId('approved-record-text').innerText()).toBe(body)
+    await decided.getByText("The twin's reading: Liver weight change is dose related.", { exact: true }).waitFor()
+    expect(await decided.getByTestId('decision-note').innerText()).toBe(NOTE)
+    const records = await gql(gateway(), '{ program(slug: "illustrative-program") { records(type: "evidence.findings", first: 20) { nodes { title body footer } } } }', {}, await tenant.token('scientist'))
+    const written = records.body.data.program.records.nodes.find((r: { title: string }) => r.title === title)
+    expect(written).toMatchObject({ body, footer: await decided.getByTestId('record-footer').innerText() })
+    await page.screenshot({ path: `${SCREENSHOTS}/home-approved-with-edits-1440.png`, fullPage: true })
+
+    await decided.getByRole('link', { name: 'Open the record', exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor()
+    await page.getByText(body, { exact: true }).first().waitFor()
+    const decision = page.getByTestId('record-decision')
+    await decision.waitFor({ timeout: 10_000 })
+    expect(await decision.getByTestId('approved-title').innerText()).toBe(title)
+    expect(await decision.getByTestId('approved-text').innerText()).toBe(text)
+    await decision.getByText('Liver weight change is dose related', { exact: true }).first().waitFor()
+    expect(await decision.getByTestId('decision-note').innerText()).toBe(NOTE)
+    expect(await plumbingIn(page)).toEqual([])
+    await page.screenshot({ path: `${SCREENSHOTS}/record-approved-with-edits-1440.png`, fullPage: true })
+    await page.goBack()
+    await page.getByRole('heading', { level: 3, name: FIXED_PHRASES.decisionsWaiting }).waitFor()
   })
 
   it('declines a proposal with a reason using the keyboard alone, in an inline form', async () => {
@@ -153,6 +215,40 @@ describe('the console journey', () => {
     const decided = await gql(gateway(), '{ myInbox(first: 20, status: [done]) { nodes { title proposal { decision { outcome reasonCode reason } } } } }', {}, await tenant.token('scientist'))
     const item = decided.body.data.myInbox.nodes.find((n: { title: string }) => n.title.includes('Liver signal is an artefact'))
     expect(item.proposal.decision).toEqual({ outcome: 'declined', reasonCode: 'incorrect', reason: 'The weights were within the historical range.' })
+    // The card reads the record footer, the reason and the person's words.
+    expect(await card.getByTestId('record-footer').innerText()).toMatch(/^Proposed by Sofia Scientist's twin \(agent(, working as [^)]+)?\); decided by Sofia Scientist$/)
+    expect(await card.getByTestId('decline-reason-code').innerText()).toBe('Incorrect')
+    expect(await card.getByTestId('decline-reason').innerText()).toBe('The weights were within the historical range.')
+  })
+
+  it("declines a change to a record with a reason, and reads the footer and the person's words on the card and on the record page", async () => {
+    const page = sofia.page
+    const { basis } = await twinProposes('scientist', 'Liver weights are unchanged', { update: true })
+    const card = page.getByTestId('proposal-card').filter({ hasText: 'Liver weights are unchanged' })
+    await card.waitFor({ timeout: 15_000 })
+    await card.getByRole('button', { name: 'Decline', exact: true }).click()
+    await card.getByLabel('Reason', { exact: true }).selectOption('incomplete')
+    const words = 'Recovery group missing: ALT <3× ULN & AUC>100 only at day 28.'
+    await card.getByLabel('In your words', { exact: true }).fill(words)
+    await card.getByRole('button', { name: 'Decline', exact: true }).last().click()
+    await card.getByText('Declined', { exact: true }).waitFor({ timeout: 10_000 })
+    const footer = await card.getByTestId('record-footer').innerText()
+    expect(footer).toMatch(/^Proposed by Sofia Scientist's twin \(agent(, working as [^)]+)?\); decided by Sofia Scientist$/)
+    expect(await card.getByTestId('decline-reason-code').innerText()).toBe('Incomplete')
+    expect(await card.getByTestId('decline-reason').innerText()).toBe(words)
+
+    await page.goto(`${stack.current.gatewayUrl}/p/illustrative-program/records/${basis.id}`)
+    await page.getByRole('heading', { level: 1, name: 'Basis for Liver weights are unchanged' }).waitFor()
+    const decision = page.getByTestId('record-decision')
+    await decision.waitFor({ timeout: 10_000 })
+    await decision.getByText('Declined', { exact: true }).waitFor()
+    expect(await decision.getByTestId('decline-reason-code').innerText()).toBe('Incomplete')
+    expect(await decision.getByTestId('decline-reason').innerText()).toBe(words)
+    expect(await decision.locator('.record-footer').innerText()).toBe(footer)
+    expect(await plumbingIn(page)).toEqual([])
+    await page.screenshot({ path: `${SCREENSHOTS}/record-declined-1440.png`, fullPage: true })
+    await page.goBack()
+    await page.getByRole('heading', { level: 3, name: FIXED_PHRASES.decisionsWaiting }).waitFor()
   })
 
   it("moves a proposal that expires to 'Expired, nothing written' while the page is open", async () => {

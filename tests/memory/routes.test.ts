@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
 import { addMember, createTenant, type Tenant } from '../helpers/factories'
 import { KEEP, MY, FORGET, PROMOTE, OVERSIGHT, REMOVE, ERR, REC } from './helpers'
+import { contextForUser } from '../../core/command'
+import { buildMemoryBrief } from '../../subgraphs/workbench/domain/memory/recall'
 
 const stack = useStack()
 const url = () => `${stack.current.gatewayUrl}/graphql`
@@ -52,10 +54,15 @@ describe('keeping a note', () => {
     expect(await stack.db.db.memoryRecord.count({ where: { organizationId: t.organization.id } })).toBe(0)
   })
 
-  it('neutralises markup and links in a summary before storing it', async () => {
+  it("stores a person's summary exactly as written, markup and links included (shown as text), and neutralises them only in the brief", async () => {
     const t = await createTenant(stack.db.db, 'Neutral')
-    const kept = await keep(t, 'scientist', 'Prefers bullet lists<script>alert(1)</script> ![x](https://evil.example/p.png)')
-    expect(kept.record.summary).toBe('Prefers bullet lists')
+    const words = 'Prefers bullet lists<script>alert(1)</script> ![x](https://evil.example/p.png)'
+    const kept = await keep(t, 'scientist', words)
+    expect(kept.record.summary).toBe(words)
+    const ctx = await contextForUser(stack.db.db, t.users.scientist.id, t.organization.id)
+    const brief = await buildMemoryBrief(ctx, { programId: t.program.id, query: 'bullet lists' })
+    expect(brief.text).toContain('Prefers bullet lists')
+    expect(brief.text).not.toMatch(/<script|evil\.example/)
   })
 
   it('keeps an episodic note only about a record the person decided, and never text retrieved from a source', async () => {

@@ -96,7 +96,10 @@ describe('SOP review', () => {
     const SETROW = `mutation($input: SetSopCheckRowInput!) { setSopCheckRow(input: $input) { __typename ... on MutationSetSopCheckRowSuccess { row { outcome } } ${MUTATION_ERR} } }`
     const met = await gql(url(), SETROW, { input: { checkId: target.checkId, requirementId: check.rows[0].requirement.id, outcome: 'met', evidence: [{ kind: 'record', ref: 'eln_provider:entry:etr_qms_check' }] } }, qa)
     expect(met.body.data.setSopCheckRow.row.outcome).toBe('met')
-    await gql(url(), SETROW, { input: { checkId: target.checkId, requirementId: check.rows[1].requirement.id, outcome: 'not_met', note: 'no lot numbers' } }, qa)
+    // The reviewer's note is kept exactly (issue 34): scientific notation, spaces around it included.
+    const note = ' no lot numbers; stored at T >25 °C & RH <60 % (≤ 2 µm filter) '
+    await gql(url(), SETROW, { input: { checkId: target.checkId, requirementId: check.rows[1].requirement.id, outcome: 'not_met', note } }, qa)
+    expect((await db().sopCheckRow.findFirstOrThrow({ where: { checkId: target.checkId, requirementId: check.rows[1].requirement.id } })).note).toBe(note)
     const run = await gql(url(), `mutation($p: ID!, $input: SkillRunInput!) { runSkill(programId: $p, input: $input) { __typename ... on MutationRunSkillSuccess { skillResult { outputs tables } } ${MUTATION_ERR} } }`,
       { p: tenant.program.id, input: { skillKey: 'qa.check_readiness', inputs: { check_id: target.checkId } } }, qa)
     expect(run.body.errors).toBeUndefined()

@@ -160,7 +160,9 @@ describe('deciding', () => {
     expect((await db().runInterrupt.findUniqueOrThrow({ where: { id: filed.proposalId } })).answer).toBeNull()
 
     const r = await decide(w.tenant, 'program_lead', { id: filed.proposalId, decision: 'DECLINE', reason: 'The assay was not qualified.', reasonCode: 'incorrect' })
-    expect(r.body.data.decideProposal.proposal.decision).toMatchObject({ outcome: 'declined', reasonCode: 'incorrect', reason: 'The assay was not qualified.', footer: null, recordId: null })
+    expect(r.body.data.decideProposal.proposal.decision).toMatchObject({ outcome: 'declined', reasonCode: 'incorrect', reason: 'The assay was not qualified.', recordId: null,
+      // the specification's record footer applies to every decision, a decline too
+      footer: `Proposed by ${w.tenant.users.scientist.name}'s twin (agent); decided by ${w.tenant.users.program_lead.name}` })
     expect((await db().programRecord.findUniqueOrThrow({ where: { id: w.hypothesis.recordId } })).version).toBe(1)
     const audit = await db().auditEvent.findFirstOrThrow({ where: { action: 'proposal.decline', targetId: filed.proposalId } })
     expect(audit.details).toMatchObject({ reason_code: 'incorrect', reason: 'The assay was not qualified.' })

@@ -1,11 +1,13 @@
 // One proposal as the person decides it: the twin's draft marked as agent-generated, its basis, and approve, approve
 // with edits, or decline with a reason (inline forms, never a dialog). A stale proposal reads 'Changed since proposed'
-// and cannot be approved; an expired one reads 'Expired, nothing written'. Once decided, the record's footer.
+// and cannot be approved; an expired one reads 'Expired, nothing written'. Once decided, the record's footer (every
+// decision, a decline too), the approved title and text beside the proposed ones, the note and a decline's reason.
+// Approve with edits edits the title, the draft's text and the record text, and keeps a note given alone.
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react'
 import { useMutation, useQuery } from 'urql'
 import {
   BasisRecordDocument, DecideProposalDocument, RecordFooterDocument,
-  type DeclineReason, type InboxCardFragment, type ProposalDecision,
+  type DecisionRecordFragment, type DeclineReason, type InboxCardFragment, type ProposalDecision,
 } from '../generated/graphql'
 import { FIXED_PHRASES, TWINS } from '../copy'
 import { describeError, typedErrorMessage } from '../api/errors'
@@ -13,6 +15,7 @@ import { formatDate, formatDateTime } from '../format'
 import { MemoryNotes } from './memory-notes'
 import { TrailLine } from './trail-line'
 import { Link } from '../router'
+import { DECLINE_REASONS, DecisionDetails, OUTCOME } from './decision-record'
 
 export interface Decided {
   outcome: string
@@ -20,22 +23,12 @@ export interface Decided {
   recordId: string | null
   footer: string | null
   delegation: string | null
+  /** The decision as recorded: note, reason, what was proposed and what was approved. */
+  record: Partial<DecisionRecordFragment> | null
 }
 
-const OUTCOME: Record<string, string> = {
-  approved: 'Approved',
-  approved_with_edits: 'Approved with edits',
-  declined: 'Declined',
-}
-
-const DECLINE_REASONS: { value: DeclineReason; label: string }[] = [
-  { value: 'incorrect', label: 'Incorrect' },
-  { value: 'incomplete', label: 'Incomplete' },
-  { value: 'not_needed', label: 'Not needed' },
-  { value: 'duplicate', label: 'Duplicate' },
-  { value: 'out_of_scope', label: 'Out of scope' },
-  { value: 'other', label: 'Other' },
-]
+/** What the person gives with approve with edits (sent only where they changed something; a note alone is enough). */
+type Edits = { title?: string; draft?: string; body?: string; note?: string }
 
 type Panel = 'none' | 'edit' | 'decline'
 
@@ -56,8 +49,8 @@ export function delegatedTo(principal: string): string {
 }
 
 /** What a decided proposal's `decision` becomes on its card. */
-export function decidedFrom(d: { outcome?: string | null; decidedAt?: string | null; recordId?: string | null; footer?: string | null; delegation?: string | null } | null | undefined): Decided {
-  return { outcome: d?.outcome ?? '', decidedAt: d?.decidedAt ?? null, recordId: d?.recordId ?? null, footer: d?.footer ?? null, delegation: d?.delegation ?? null }
+export function decidedFrom(d: Partial<DecisionRecordFragment> | null | undefined): Decided {
+  return { outcome: d?.outcome ?? '', decidedAt: d?.decidedAt ?? null, recordId: d?.recordId ?? null, footer: d?.footer ?? null, delegation: d?.delegation ?? null, record: d ?? null }
 }
 
 export function ProposalCard({ item, decided, onDecided, select, children }: {
@@ -70,9 +63,12 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
   const [{ fetching }, decide] = useMutation(DecideProposalDocument)
   const expired = item.status === 'expired' || proposal?.status === 'expired'
   const stale = Boolean(proposal?.stale) && !expired
-  const title = proposal?.title ?? item.title
+  // Once approved, the card reads the title the person approved, not the one proposed.
+  const title = decided?.record?.approved?.title ?? proposal?.title ?? item.title
+  const proposedBody = typeof (proposal?.change as { body?: unknown } | null)?.body === 'string' ? (proposal!.change as { body: string }).body : null
+  const draftEdited = Boolean(decided?.record?.approved && decided.record.approved.draft !== decided.record.proposed?.draft)
 
-  const send = async (decision: ProposalDecision, extra: { edits?: { title?: string; note?: string }; reason?: string; reasonCode?: DeclineReason } = {}) => {
+  const send = async (decision: ProposalDecision, extra: { edits?: Edits; reason?: string; reasonCode?: DeclineReason } = {}) => {
     if (!proposal?.id) return
     setProblem('')
     const res = await decide({ id: proposal.id, decision, ...extra })
@@ -102,7 +98,7 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
       {stale ? <p className="flag" data-testid="stale">{TWINS.changedSinceProposed}</p> : null}
       {expired ? <p className="flag" data-testid="expired">{FIXED_PHRASES.expiredNothingWritten}</p> : null}
       {proposal?.createdAt ? <p className="muted">Filed {formatDateTime(proposal.createdAt)}</p> : null}
-      {proposal?.draft?.text ? (
+      {proposal?.draft?.text && !draftEdited ? (
         <div className="draft">
           <p className="draft-label">{FIXED_PHRASES.agentGeneratedDraft}</p>
           <p>{proposal.draft.text}</p>
@@ -127,7 +123,13 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
             <button type="button" className="secondary" disabled={fetching || stale} aria-expanded={panel === 'edit'} onClick={() => setPanel(panel === 'edit' ? 'none' : 'edit')}>Approve with edits</button>
             <button type="button" className="secondary" disabled={fetching} aria-expanded={panel === 'decline'} onClick={() => setPanel(panel === 'decline' ? 'none' : 'decline')}>Decline</button>
           </div>
-          {panel === 'edit' ? <EditForm initialTitle={title ?? ''} busy={fetching} onCancel={() => setPanel('none')} onSubmit={(edits) => void send('APPROVE_WITH_EDITS', { edits })} /> : null}
+          {panel === 'edit' ? (
+            <EditForm
+              initial={{ title: title ?? '', draft: proposal?.draft?.text ?? '', body: proposedBody }} busy={fetching} onCancel={() => setPanel('none')}
+              onNothing={() => setProblem('Change the title or the text, or say what you changed and why.')}
+              onSubmit={(edits) => void send('APPROVE_WITH_EDITS', { edits })}
+            />
+          ) : null}
           {panel === 'decline' ? <DeclineForm busy={fetching} onCancel={() => setPanel('none')} onSubmit={(reasonCode, reason) => void send('DECLINE', { reasonCode, reason })} /> : null}
         </>
       ) : null}
@@ -153,6 +155,7 @@ function Outcome({ decided, slug }: { decided: Decided; slug: string | null }) {
   return (
     <div className="outcome" role="status" tabIndex={-1} ref={ref}>
       <p><strong>{OUTCOME[decided.outcome] ?? 'Decided'}</strong>{decided.decidedAt ? ` on ${formatDate(decided.decidedAt)}` : ''}.</p>
+      {decided.record ? <DecisionDetails decision={decided.record} /> : null}
       {footer ? <footer className="record-footer" data-testid="record-footer">{footer}</footer> : null}
       {decided.delegation ? <p className="muted">{decided.delegation}</p> : null}
       {decided.recordId && slug ? <p><Link href={`/p/${encodeURIComponent(slug)}/records/${encodeURIComponent(decided.recordId)}`}>Open the record</Link></p> : null}
@@ -160,18 +163,38 @@ function Outcome({ decided, slug }: { decided: Decided; slug: string | null }) {
   )
 }
 
-function EditForm({ initialTitle, busy, onSubmit, onCancel }: { initialTitle: string; busy: boolean; onSubmit: (edits: { title?: string; note?: string }) => void; onCancel: () => void }) {
+function EditForm({ initial, busy, onSubmit, onNothing, onCancel }: {
+  initial: { title: string; draft: string; body: string | null }; busy: boolean; onSubmit: (edits: Edits) => void; onNothing: () => void; onCancel: () => void
+}) {
   const id = useId()
-  const [title, setTitle] = useState(initialTitle)
+  const [title, setTitle] = useState(initial.title)
+  const [draft, setDraft] = useState(initial.draft)
+  const [body, setBody] = useState(initial.body ?? '')
   const [note, setNote] = useState('')
   const submit = (e: FormEvent) => {
     e.preventDefault()
-    onSubmit({ ...(title.trim() && title !== initialTitle ? { title: title.trim() } : {}), ...(note.trim() ? { note: note.trim() } : {}) })
+    // Exactly what the person typed: nothing is trimmed; only what they changed is sent, and a note alone is an edit.
+    const edits: Edits = {
+      ...(title !== initial.title ? { title } : {}),
+      ...(draft !== initial.draft ? { draft } : {}),
+      ...(initial.body !== null && body !== initial.body ? { body } : {}),
+      ...(note.trim() ? { note } : {}),
+    }
+    if (Object.keys(edits).length === 0) return onNothing()
+    onSubmit(edits)
   }
   return (
     <form className="inline-form" onSubmit={submit} onKeyDown={(e) => { if (e.key === 'Escape') onCancel() }}>
       <label htmlFor={`${id}-title`}>Title</label>
       <input id={`${id}-title`} value={title} onChange={(e) => setTitle(e.target.value)} autoFocus />
+      <label htmlFor={`${id}-draft`}>Text</label>
+      <textarea id={`${id}-draft`} rows={4} value={draft} onChange={(e) => setDraft(e.target.value)} />
+      {initial.body !== null ? (
+        <>
+          <label htmlFor={`${id}-body`}>Record text</label>
+          <textarea id={`${id}-body`} rows={4} value={body} onChange={(e) => setBody(e.target.value)} />
+        </>
+      ) : null}
       <label htmlFor={`${id}-note`}>What you changed and why</label>
       <textarea id={`${id}-note`} rows={3} value={note} onChange={(e) => setNote(e.target.value)} />
       <div className="actions">
@@ -189,7 +212,7 @@ function DeclineForm({ busy, onSubmit, onCancel }: { busy: boolean; onSubmit: (c
   const ready = code !== '' && (code !== 'other' || reason.trim() !== '')
   const submit = (e: FormEvent) => {
     e.preventDefault()
-    if (ready) onSubmit(code as DeclineReason, reason.trim())
+    if (ready) onSubmit(code as DeclineReason, reason)
   }
   return (
     <form className="inline-form" onSubmit={submit} onKeyDown={(e) => { if (e.key === 'Escape') onCancel() }}>

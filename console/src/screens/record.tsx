@@ -10,6 +10,7 @@ import { formatDate, formatDateTime } from '../format'
 import { Link } from '../router'
 import { recordTypeName } from '../record-types'
 import { TrailLine } from '../components/trail-line'
+import { RecordDecisions } from '../components/decision-record'
 
 const CHANGE: Record<string, string> = { create: 'Created', update: 'Updated', decide: 'Decided' }
 const CITATION_KIND: Record<string, string> = {
@@ -92,6 +93,8 @@ export function RecordScreen({ slug, id }: { slug: string; id: string }) {
         </ol>
         <TrailLine programId={record.program?.id} targetId={record.id} />
       </section>
+
+      <RecordDecisions recordId={record.id ?? id} />
 
       {record.footer ? <footer className="record-footer" data-testid="record-footer">{record.footer}</footer> : null}
     </main>

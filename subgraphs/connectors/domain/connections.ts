@@ -2,6 +2,7 @@
 // credentials (encrypted, never returned), health check, sync request, disconnect, and the onboarding order (a) to (e).
 import { connectionPageRows, connectionPagesRows, lockProgramProviderConnection } from './sql'
 import { z } from 'zod'
+import { personText } from '../../../core/person-text'
 import type { Connection } from '../../../generated/prisma/client'
 import {
   ConnectionDisconnected, ConnectionExists, ConnectionNotReady, ConsentRequired, CredentialsMissing, InvalidTransition, NotFoundError, NotSupportedError,
@@ -39,7 +40,7 @@ const apiVersion = z.string().regex(/^v\d+(\.\d+)?$/, 'use the vendor form, e.g.
 export const CreateConnectionInput = z.object({
   programId: UUID,
   providerId: z.string(),
-  name: z.string().trim().min(1, 'a name is required').max(200),
+  name: personText(200, 'a name is required'),
   scopeRules: ScopeRulesInput,
   pollIntervalSeconds: z.number().int().min(60).max(86_400).nullish(),
   apiVersion: apiVersion.nullish(),
@@ -50,11 +51,11 @@ export const CreateConnectionInput = z.object({
 
 export const UpdateConnectionInput = z.object({
   id: UUID,
-  name: z.string().trim().min(1).max(200).nullish(),
+  name: personText(200, 'a name is required').nullish(),
   scopeRules: ScopeRulesInput.nullish(),
   pollIntervalSeconds: z.number().int().min(60).max(86_400).nullish(),
   apiVersion: apiVersion.nullish(),
-  apiVersionChangeReason: z.string().trim().min(1).max(1000).nullish(),
+  apiVersionChangeReason: personText(1000, 'say why the API version changes').nullish(),
   baseUrl: baseUrl.nullish(),
   appDefinitionId: z.string().trim().min(1).max(200).nullish(),
 })

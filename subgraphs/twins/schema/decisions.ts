@@ -5,7 +5,7 @@ import type { InboxItem } from '../../../generated/prisma/client'
 import type { DomainError } from '../../../core/errors'
 import { entityRef, result, type Builder, type SchemaTypes } from '../../shared/builder'
 import { DECISIONS, DECLINE_REASONS, decideBatch, decideProposal, type BatchItemResult, type BatchResult, type Decision } from '../domain/proposals'
-import { getDraft, getProposal, getProposals, type ProposalView } from '../domain/proposals'
+import { getDraft, getProposal, getProposals, getRecordDecisions, type ProposalView } from '../domain/proposals'
 import type { TwinsRefs } from './refs'
 import { addProposalLint } from './proposal-lint'
 
@@ -34,6 +34,14 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
       signedAt: t.field({ type: 'DateTime', resolve: (s) => s.signedAt }),
     }),
   })
+  const Content = builder.objectRef<{ title: string; draft: string; body: string | null }>('ProposalContent').implement({
+    description: 'What a proposal proposed, or what its decider approved: exactly as written.',
+    fields: (t) => ({
+      title: t.exposeString('title'),
+      draft: t.exposeString('draft', { description: "The draft's text (the twin's as proposed; the decider's as approved)." }),
+      body: t.exposeString('body', { nullable: true, description: 'The record text the change writes; null when it writes none.' }),
+    }),
+  })
   const DecisionInfo = builder.objectRef<ProposalView>('ProposalDecisionRecord').implement({
     description: 'How a proposal was decided. A decline reason is evaluation data: it rates the proposal, never a person.',
     fields: (t) => ({
@@ -43,11 +51,20 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
       decidedAt: t.field({ type: 'DateTime', resolve: (v) => new Date(v.answer!.decidedAt) }),
       reasonCode: t.string({ nullable: true, resolve: (v) => v.answer!.reason?.code ?? null }),
       reason: t.string({ nullable: true, resolve: (v) => v.answer!.reason?.text ?? null }),
-      edits: t.field({ type: 'JSON', nullable: true, resolve: (v) => v.answer!.edits ?? null }),
+      edits: t.field({ type: 'JSON', nullable: true, description: 'The edits exactly as the decider gave them (note included).', resolve: (v) => v.answer!.edits ?? null }),
+      note: t.string({ nullable: true, description: "The decider's note ('What you changed and why'), exactly as written.", resolve: (v) => v.answer!.note ?? null }),
+      proposed: t.field({
+        type: Content, nullable: true, description: 'What was proposed, recorded when deciding (null on decisions recorded before it was kept).',
+        resolve: (v) => v.answer!.proposed ?? null,
+      }),
+      approved: t.field({
+        type: Content, nullable: true, description: 'What was approved: the proposed content with the edits laid over it; null when declined.',
+        resolve: (v) => v.answer!.approved ?? null,
+      }),
       recordId: t.id({ nullable: true, resolve: (v) => v.answer!.recordId ?? null }),
       version: t.int({ nullable: true, resolve: (v) => v.answer!.version ?? null }),
       batchId: t.id({ nullable: true, resolve: (v) => v.answer!.batchId ?? null }),
-      footer: t.string({ nullable: true, description: "'Proposed by <Name>'s twin (agent, working as <workbench role or persona name>); decided by <Name>' for an approved twin proposal (without the working-as part when its run recorded no harness).", resolve: (v) => v.footer }),
+      footer: t.string({ nullable: true, description: "'Proposed by <Name>'s twin (agent, working as <workbench role or persona name>); decided by <Name>' for every decision on a twin's proposal, approved or declined (without the working-as part when its run recorded no harness).", resolve: (v) => v.footer }),
       delegation: t.string({
         nullable: true, description: "'Routed under delegation from <Name>; decided by <Name> in their own right.' when a delegate decided it (also the footer's last line).",
         resolve: (v) => v.delegation,
@@ -117,7 +134,10 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
   const Edits = builder.inputType('ProposalEditsInput', {
     description: 'What the decider changes before approving: laid over the proposed change.',
     fields: (t) => ({
-      title: t.string(), fields: t.field({ type: 'JSON' }), citations: t.field({ type: ['JSON'] }), outcome: t.string(), note: t.string(),
+      title: t.string(), fields: t.field({ type: 'JSON' }), citations: t.field({ type: ['JSON'] }), outcome: t.string(),
+      note: t.string({ description: "What you changed and why: kept exactly, on the decision and on the record version it makes. A note alone is an edit." }),
+      draft: t.string({ description: "The draft's text as you approve it (kept beside the proposed text)." }),
+      body: t.string({ description: 'The record text as you approve it, laid over the change (not for a status decision).' }),
     }),
   })
   const BatchItemInput = builder.inputType('BatchDecisionInput', {
@@ -150,7 +170,7 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
     fields: (t) => ({ batchId: t.exposeID('batchId'), items: t.field({ type: [BatchItem], resolve: (b) => b.items }) }),
   })
 
-  const clean = (e: { title?: string | null; fields?: unknown; citations?: unknown[] | null; outcome?: string | null; note?: string | null } | null | undefined) =>
+  const clean = (e: { title?: string | null; fields?: unknown; citations?: unknown[] | null; outcome?: string | null; note?: string | null; draft?: string | null; body?: string | null } | null | undefined) =>
     e ? Object.fromEntries(Object.entries(e).filter(([, v]) => v != null)) : e
 
   builder.queryFields((t) => ({
@@ -158,6 +178,12 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
       type: Proposal, nullable: true, description: 'One proposal of a program the caller is a member of; its card is computed now.',
       args: { id: t.arg.id({ required: true }) },
       resolve: (_r, { id }, ctx) => getProposal(ctx, String(id)),
+    }),
+    recordDecisions: t.field({
+      type: [Proposal],
+      description: 'The decided proposals on one record, newest first (at most 50): those whose change targets it, approved or declined, and the one whose approval created it. What the record page shows as its decisions.',
+      args: { recordId: t.arg.id({ required: true }), first: t.arg.int({ defaultValue: 20 }) },
+      resolve: (_r, { recordId, first }, ctx) => getRecordDecisions(ctx, String(recordId), first ?? 20),
     }),
   }))
   builder.mutationFields((t) => ({

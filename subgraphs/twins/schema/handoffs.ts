@@ -40,7 +40,7 @@ export function addHandoffs(builder: Builder, { ProgramRef, UserRef }: TwinsRefs
       to: t.field({ type: UserRef, nullable: true, resolve: (h) => (h.toUserId ? entityRef(h.toUserId) : null) }),
       linkedType: t.exposeString('linkedType'),
       linkedId: t.exposeString('linkedId'),
-      messageMd: t.string({ description: 'Redacted: no secrets, no reference to a record the recipients may not read, cleaned as outside text.', resolve: (h) => h.messageMd }),
+      messageMd: t.string({ description: 'Exactly as the sender wrote it, but for secrets and references to records the recipients may not read (each replaced by a bracketed label, counted in redactions).', resolve: (h) => h.messageMd }),
       redactions: t.field({ type: [RedactionRef], resolve: (h) => (h.redactions as unknown as Redaction[]) ?? [] }),
       threadId: t.id({ nullable: true, resolve: (h) => h.threadId }),
       proposalId: t.id({ nullable: true, description: 'The console.propose_handoff proposal its author approved.', resolve: (h) => h.proposalId }),

@@ -1,5 +1,6 @@
 // Owns people and programs: the caller's own view, program lookup, creation, membership and persona assignment.
 import { z } from 'zod'
+import { personText } from '../../../core/person-text'
 import { InvalidInput, LastOwner, NotAMember, NotAssigned, NotFoundError, SlugTaken, StageViaGate } from '../../../core/errors'
 import { assertCan, can } from '../../../core/session'
 import { command, type DomainContext, type Write } from '../../../core/command'
@@ -76,7 +77,7 @@ export async function listMembers(ctx: Ctx, programId: string, args: PageArgs = 
 const slugSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'use 2 to 63 lower-case letters, digits and hyphens')
 export const CreateProgramInput = z.object({
   slug: slugSchema,
-  name: z.string().trim().min(1, 'a name is required').max(200),
+  name: personText(200, 'a name is required'),
 })
 
 /** Creates a program; the creator becomes its program owner. Needs org.programs.create. */

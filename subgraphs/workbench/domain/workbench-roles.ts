@@ -4,6 +4,7 @@
 // the role ('Set by <Name> on <date>. Change'). A workbench role never grants a permission: nothing here is read by
 // core/permissions, and the persona bundle held through role assignments stays the only authority.
 import { z } from 'zod'
+import { personText } from '../../../core/person-text'
 import type { Actor } from '../../../core/audit'
 import { recordAudit } from '../../../core/audit'
 import { command, type DomainContext } from '../../../core/command'
@@ -159,7 +160,7 @@ export interface WorkbenchRoleAssignmentOut {
  */
 export const assignWorkbenchRole = command({
   permission: 'program.members.manage',
-  input: z.object({ programId: IdInput, userId: IdInput, workbenchRoleKey: RoleKey, reason: z.string().trim().max(500, 'at most 500 characters').nullish() }),
+  input: z.object({ programId: IdInput, userId: IdInput, workbenchRoleKey: RoleKey, reason: personText(500).nullish() }),
   load: (q, input, ctx) => getProgram(ctx, { id: input.programId }, q),
   program: (input) => input.programId,
   audit: ['workbench_role.assign'],

@@ -5,6 +5,7 @@
 // rows met or not met, and the skill input qa.check_readiness reads from them.
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
+import { personText } from '../../../../core/person-text'
 import { command, onId, type DomainContext, type Write } from '../../../../core/command'
 import { ConnectionDisconnected, InvalidInput, InvalidTransition, NotFoundError, SopExternal, UnsupportedApiVersion } from '../../../../core/errors'
 import { IdInput } from '../../../../core/ids'
@@ -130,7 +131,7 @@ export const createLocalSop = command({
     programId: IdInput,
     documentNumber: z.string().trim().min(1).max(100),
     documentType: z.string().trim().min(1).max(100),
-    title: z.string().trim().min(1).max(300),
+    title: personText(300, 'a title is required'),
     text: z.string().min(1, 'the SOP text is required').max(200_000),
   }),
   program: (i) => i.programId,
@@ -138,11 +139,13 @@ export const createLocalSop = command({
   async run(w, input) {
     const { organizationId, userId } = w.ctx.session
     const sop = await w.tx.sop.create({ data: { organizationId, programId: input.programId, origin: 'local', documentNumber: input.documentNumber, documentType: input.documentType, title: input.title, createdByUserId: userId } })
-    const clean = sanitiseOutsideText(input.text)
+    // A local SOP is a person's text: stored exactly (`pH <7 & T >25 °C` stays that). What the outside-text pass would
+    // neutralise is recorded in sanitiser_findings; an agent reads the text through the tool server, which cleans it.
+    const findings = sanitiseOutsideText(input.text).findings
     const version = await w.tx.sopVersion.create({
       data: {
         organizationId, programId: input.programId, sopId: sop.id, major: 1, minor: 0, externalVersionLabel: '1.0', lifecycleState: 'draft',
-        text: clean.text, textHash: sha256(clean.text), textSource: 'local', sanitiserFindings: clean.findings,
+        text: input.text, textHash: sha256(input.text), textSource: 'local', sanitiserFindings: findings,
       },
     })
     await w.audit('sop.create', { type: 'sop', id: sop.id }, { origin: 'local', document_number: input.documentNumber, document_type: input.documentType })
@@ -318,7 +321,7 @@ export async function checkForLaunch(w: Write<'sop_check.create'>, launch: { id:
 export const setCheckRow = command({
   permission: MANAGE,
   input: z.object({
-    checkId: IdInput, requirementId: IdInput, outcome: z.enum(['met', 'not_met']), note: z.string().trim().max(2000).nullish(),
+    checkId: IdInput, requirementId: IdInput, outcome: z.enum(['met', 'not_met']), note: personText(2000).nullish(),
     evidence: z.array(z.object({ kind: z.string().trim().min(1).max(100).nullish(), ref: z.string().trim().min(1).max(500) })).max(100).nullish(),
   }),
   load: async (q, { checkId, requirementId }) => {

@@ -4,6 +4,7 @@
 // end, the delegator's decision items go to the delegate, who decides in their own right under their own live
 // permissions. One hop only: routing never looks at the delegate's own delegations (and a chain cannot be created).
 import { z } from 'zod'
+import { personText } from '../../../../core/person-text'
 import type { Delegation } from '../../../../generated/prisma/client'
 import { command, onId, type DomainContext } from '../../../../core/command'
 import { systemActor, recordAudit } from '../../../../core/audit'
@@ -79,7 +80,7 @@ const CreateInput = z.object({
   programId: IdInput.nullish(),
   startsAt: z.coerce.date().nullish(),
   endsAt: z.coerce.date(),
-  reason: z.string().trim().max(2000).default(''),
+  reason: personText(2000).default(''),
 })
 
 /** Refused shapes, each delegation_invalid with the field it concerns and why (nothing is written). */

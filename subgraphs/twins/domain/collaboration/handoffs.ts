@@ -3,6 +3,7 @@
 // redaction, the party-scoped moves accept / decline / complete / withdraw through core/states (handoffStatus), the
 // hand-off inbox items and notifications, and the twin_handoff run an accepted hand-off starts for the recipient.
 import { z } from 'zod'
+import { personText } from '../../../../core/person-text'
 import type { HandoffRequest } from '../../../../generated/prisma/client'
 import { command, type DomainContext, type Write } from '../../../../core/command'
 import type { AuditAction } from '../../../../core/audit'
@@ -11,7 +12,6 @@ import { insertHandoffUnlessOpen, lockHandoff } from './sql'
 import { HandoffExists, InvalidInput, InvalidTransition, NotAParty, NotFoundError, ReasonRequired, SelfHandoff } from '../../../../core/errors'
 import { IdInput, isId } from '../../../../core/ids'
 import { TWINS } from '../../../../core/copy'
-import { sanitiseOutsideText } from '../../../../core/sanitiser'
 import { redactSecrets } from '../../../../core/redact'
 import { hasPermission, type PermissionKey } from '../../../../core/permissions'
 import { currentPersonaVersion } from '../../../../core/release'
@@ -42,9 +42,10 @@ type Ctx = Pick<DomainContext, 'session' | 'tdb'>
  *   in the tool server; a person's send meets it here;
  * - unreadable_record: a reference (a bare id) to a program record the recipients may not read: a record of another
  *   program, or of a type whose read key some recipient does not hold here;
- * - the outside-text sanitiser's findings (markup, invisible characters, links, delimiters, encoded runs, instruction
- *   -like lines): a hand-off's message reaches the recipient's twin, so it is cleaned as any outside text is.
  * The redacted text replaces each with a bracketed label; `redactions` counts per kind, never the removed text.
+ * Nothing else is changed: the message is a person's words (a twin's draft met the agent-text rules in the tool server
+ * and was approved as shown), so `Conc <LLOQ at 24 h; AUC>100 & Cmax ≤ 2 µg/mL` is stored exactly and shown as text.
+ * An agent that ever reads a message reads it through the tool server, whose outside-text pass cleans results.
  */
 export const REDACTED_RECORD = '[redacted: a record the recipient may not read]'
 const UUID_G = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi
@@ -52,7 +53,7 @@ const UUID_G = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b
 export interface Redaction { kind: string; count: number }
 
 /**
- * message_md as stored: sanitised as outside text, secrets redacted, and references to records the recipients may
+ * message_md as stored: exactly as written, but for secrets redacted and references to records the recipients may
  * not read redacted (each recipient's personas in the program are checked against the record type's read key).
  */
 export async function redactMessage(q: AnyTx, raw: string, opts: { organizationId: string; programId: string; recipients: string[] }): Promise<{ text: string; redactions: Redaction[] }> {
@@ -60,15 +61,10 @@ export async function redactMessage(q: AnyTx, raw: string, opts: { organizationI
   const redactions: Redaction[] = []
   const secrets = redactSecrets(raw)
   if (secrets.count) redactions.push({ kind: 'secret', count: secrets.count })
-  // Record ids are set aside before the outside-text pass (which takes long hex runs for encoded payloads), then put
-  // back: readable ones as they were, the others as a label.
-  const ids: string[] = []
-  const held = secrets.text.replace(UUID_G, (id) => `recordref${ids.push(id.toLowerCase()) - 1}x`)
-  const cleaned = sanitiseOutsideText(held, { mentions: true })
-  for (const f of cleaned.findings) redactions.push({ kind: f, count: 1 })
+  const ids = [...new Set((secrets.text.match(UUID_G) ?? []).map((id) => id.toLowerCase()))]
   let hidden = new Set<string>()
   if (ids.length) {
-    const records = await tx.programRecord.findMany({ where: { id: { in: [...new Set(ids)] }, organizationId: opts.organizationId }, select: { id: true, programId: true, recordType: true } })
+    const records = await tx.programRecord.findMany({ where: { id: { in: ids }, organizationId: opts.organizationId }, select: { id: true, programId: true, recordType: true } })
     const personas = await tx.roleAssignment.findMany({ where: { organizationId: opts.organizationId, programId: opts.programId, userId: { in: opts.recipients } }, select: { userId: true, personaKey: true } })
     const grantsOf = (userId: string) => ({ programPersonas: new Map([[opts.programId, personas.filter((p) => p.userId === userId).map((p) => p.personaKey)]]), orgPersonas: [] })
     const readable = (r: { programId: string; recordType: string }) => r.programId === opts.programId && opts.recipients.every((u) =>
@@ -76,12 +72,7 @@ export async function redactMessage(q: AnyTx, raw: string, opts: { organizationI
     hidden = new Set(records.filter((r) => !readable(r)).map((r) => r.id))
   }
   let count = 0
-  const text = cleaned.text.replace(/recordref(\d+)x/g, (m, i) => {
-    const id = ids[Number(i)]
-    if (id === undefined) return m
-    if (hidden.has(id)) { count++; return REDACTED_RECORD }
-    return id
-  })
+  const text = hidden.size ? secrets.text.replace(UUID_G, (id) => (hidden.has(id.toLowerCase()) ? (count++, REDACTED_RECORD) : id)) : secrets.text
   if (count) redactions.push({ kind: 'unreadable_record', count })
   return { text, redactions }
 }
@@ -137,7 +128,7 @@ export const HandoffDraft = z.object({
   kind: z.enum(HANDOFF_KINDS),
   linkedType: z.enum(LINKED_TYPES),
   linkedId: IdInput,
-  messageMd: z.string().trim().min(1, 'Say what you hand off and why.').max(20_000),
+  messageMd: personText(20_000, 'Say what you hand off and why.'),
   threadId: IdInput.nullish(),
 })
 export type HandoffDraft = z.output<typeof HandoffDraft>
@@ -281,7 +272,7 @@ async function startHandoffRun(tx: AnyTx, h: HandoffRequest, userId: string) {
 /** Decline: a recipient only, with a reason ('Declining needs a reason; it is stored as evaluation data.'). */
 export const declineHandoff = command({
   permission: 'program.handoffs.manage',
-  input: Move.extend({ reason: z.string().trim().max(2000).nullish() }),
+  input: Move.extend({ reason: personText(2000).nullish() }),
   load: loadHandoff,
   program: (_i, h) => h.programId,
   errors: [InvalidTransition, ReasonRequired, NotAParty],
@@ -291,7 +282,7 @@ export const declineHandoff = command({
     const me = w.ctx.session.userId
     if (!isRecipient(w.ctx.session, h) && h.decidedBy !== me) throw notParty(h, me, 'decline')
     if (h.status === 'declined' && h.decidedBy === me) return h // declined twice: the first outcome
-    if (!input.reason) throw new ReasonRequired(TWINS.declineNeedsReason, { field: 'reason' })
+    if (!input.reason?.trim()) throw new ReasonRequired(TWINS.declineNeedsReason, { field: 'reason' })
     const now = new Date()
     const declined = await transition(w.tx, handoffStatus, 'decline', h, { decidedBy: me, decidedAt: now, reason: input.reason, updatedAt: now })
     // evaluation data: the reason rates the hand-off, never a person

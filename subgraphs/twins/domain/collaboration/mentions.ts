@@ -4,6 +4,7 @@
 // message mention them. A mention files a `mention` inbox item (notified in-app) and is audited mention.create; it
 // never starts a run by itself: the mentioned person's 'Let my twin look at this' is the only way (a mention trigger).
 import { z } from 'zod'
+import { personText } from '../../../../core/person-text'
 import type { Thread } from '../../../../generated/prisma/client'
 import { command, type DomainContext } from '../../../../core/command'
 import { DutyUnavailable, InvalidInput, NotFoundError, TwinPaused } from '../../../../core/errors'
@@ -31,7 +32,7 @@ export const listMessages = (ctx: Ctx, threadId: string) =>
 /** A new private thread in a program (any person of it). */
 export const createThread = command({
   permission: 'program.handoffs.read',
-  input: z.object({ programId: IdInput, title: z.string().trim().min(1).max(300) }),
+  input: z.object({ programId: IdInput, title: personText(300, 'a title is required') }),
   program: (i) => i.programId,
   audit: [],
   run: (w, input) => w.tx.thread.create({ data: { organizationId: w.ctx.session.organizationId, programId: input.programId, createdByUserId: w.ctx.session.userId, title: input.title } }),
@@ -62,7 +63,7 @@ export const shareThread = command({
  */
 export const postMessage = command({
   permission: 'program.handoffs.read',
-  input: z.object({ threadId: IdInput, bodyMd: z.string().trim().min(1).max(20_000), mentions: z.array(IdInput).max(50).default([]) }),
+  input: z.object({ threadId: IdInput, bodyMd: personText(20_000, 'write a message'), mentions: z.array(IdInput).max(50).default([]) }),
   load: (q, input, ctx) => loadOwnThread(q, input.threadId, ctx),
   program: (_i, t) => t.programId,
   audit: ['mention.create'],

@@ -4,6 +4,7 @@
 // implementation (workbench domain/signatures.ts); close moves the program's stage in the same transaction, through
 // the database trigger programs_stage_via_gate, which refuses every other writer (see the migration and docs/console-developers.md, Stage gates).
 import { z } from 'zod'
+import { personText } from '../../../../core/person-text'
 import type { Program, ProgramStage, Signature, StageGate } from '../../../../generated/prisma/client'
 import { command, type DomainContext, type Write } from '../../../../core/command'
 import type { TenantTx } from '../../../../core/db'
@@ -220,7 +221,7 @@ export const markStageGateReady = command({
 /** Reopen: a ready or reviewed gate goes back to open (its review signature stays in the trail, no longer the gate's). */
 export const reopenStageGate = command({
   permission: 'progress.stages.manage',
-  input: GateId.extend({ reason: z.string().trim().min(1, 'say why the gate reopens').max(2000) }),
+  input: GateId.extend({ reason: personText(2000, 'say why the gate reopens') }),
   load: lockedGate,
   program: (_i, gate) => gate.programId,
   audit: ['stage_gate.reopen'],
@@ -246,7 +247,7 @@ const Signing = <M extends string>(meaning: M) => z.object({
  */
 export const reviewStageGate = command({
   permission: 'progress.stages.read',
-  input: GateId.extend({ signature: Signing('review'), comment: z.string().trim().max(2000).nullish() }),
+  input: GateId.extend({ signature: Signing('review'), comment: personText(2000).nullish() }),
   load: lockedGate,
   program: (_i, gate) => gate.programId,
   audit: ['stage_gate.review', 'signature.create'],
@@ -275,7 +276,7 @@ export const reviewStageGate = command({
  */
 export const closeStageGate = command({
   permission: 'progress.stages.approve',
-  input: GateId.extend({ signature: Signing('approval'), comment: z.string().trim().max(2000).nullish() }),
+  input: GateId.extend({ signature: Signing('approval'), comment: personText(2000).nullish() }),
   load: lockedGate,
   program: (_i, gate) => gate.programId,
   audit: ['stage_gate.close', 'signature.create', 'approval.create'],
@@ -318,7 +319,7 @@ async function moveStage(tx: TenantTx, gate: StageGate): Promise<Program> {
  */
 export const supersedeStageGate = command({
   permission: 'progress.stages.manage',
-  input: GateId.extend({ requiredRecords: RequirementsInput.optional(), nextStageId: IdInput.optional(), reason: z.string().trim().min(1, 'say why').max(2000) }),
+  input: GateId.extend({ requiredRecords: RequirementsInput.optional(), nextStageId: IdInput.optional(), reason: personText(2000, 'say why') }),
   load: lockedGate,
   program: (_i, gate) => gate.programId,
   audit: ['stage_gate.supersede', 'stage_gate.open'],

@@ -4,6 +4,7 @@
 // type requires them, and audits, all in one transaction; refused, it leaves everything as it was.
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
+import { personText } from '../../../../core/person-text'
 import type { RunInterrupt } from '../../../../generated/prisma/client'
 import { command, type DomainContext, type Write } from '../../../../core/command'
 import { inAuditBatch, underDelegation, type AuditAction } from '../../../../core/audit'
@@ -48,19 +49,24 @@ export const APPROVAL_RULES: Readonly<Record<string, { target: ApprovalTargetTyp
   'progress.open_items': { target: 'open_item', signed: false },
 }
 
+// What the decider gives, kept exactly as given (a person's words are data: never trimmed, stripped or rewritten).
+// `draft` is the draft's text as the decider approves it; `body` the record text laid over the change; `note` what
+// they changed and why. A note alone is an edit too: the decision is approved_with_edits and the note is kept.
 const Edits = z.object({
   title: z.string().optional(),
+  body: personText(100_000).optional(),
+  draft: personText(20_000).optional(),
   fields: z.record(z.string(), z.unknown()).optional(),
   citations: z.array(z.unknown()).optional(),
   outcome: z.string().optional(),
-  note: z.string().optional(),
+  note: personText(2000).optional(),
 }).strict()
 
 const DecideInput = z.object({
   id: IdInput,
   decision: z.enum(DECISIONS),
   edits: Edits.nullish(),
-  reason: z.string().trim().max(2000).nullish(),
+  reason: personText(2000).nullish(),
   reasonCode: z.enum(DECLINE_REASONS).nullish(),
   /** Set by decideBatch only: the batch this decision is an item of. */
   batchId: IdInput.nullish(),
@@ -75,15 +81,43 @@ async function loadProposal(q: TenantTx, id: string, ctx: Pick<DomainContext, 's
   return interrupt
 }
 
-/** The proposed change with the decider's edits laid over it, validated as a change (fields named edits.*). */
+/**
+ * The proposed change with the decider's edits laid over it, validated as a change (fields named edits.*). An edit
+ * the change cannot carry (a title or text on a status decision) is refused naming it, never dropped.
+ */
 function edited(change: RecordChange, edits: z.output<typeof Edits>, recordType: string): RecordChange {
   const merged: Record<string, unknown> = { ...change }
+  if (change.kind === 'decide') {
+    for (const key of ['title', 'body', 'fields', 'citations'] as const) {
+      if (edits[key] !== undefined) throw InvalidInput.of(`edits.${key}`, 'This proposal decides the record\'s status; edit its title, text or fields in a change of the record, not here.')
+    }
+  }
   if (edits.title !== undefined) merged.title = edits.title
+  if (edits.body !== undefined) merged.body = edits.body
   if (edits.fields !== undefined) merged.fields = { ...((change as { fields?: object }).fields ?? {}), ...edits.fields }
   if (edits.citations !== undefined) merged.citations = edits.citations
   if (edits.outcome !== undefined) merged.outcome = edits.outcome
-  if (edits.note !== undefined) merged.note = edits.note
+  if (edits.note !== undefined && change.kind === 'decide') merged.note = edits.note
   return parseChangeAt('edits', merged, recordType)
+}
+
+/** What a proposal proposed, or what its decider approved: the title, the draft's text and the record text. */
+export interface ProposalContent { title: string; draft: string; body: string | null }
+
+/** What the proposal proposed, as the decision records it beside what was approved. */
+async function proposedContent(w: Write<AuditAction> | Write<(typeof DECISION_AUDIT)[number]>, question: ReturnType<typeof asQuestion>): Promise<ProposalContent> {
+  const draft = await w.tx.artifact.findFirst({ where: { id: question.draftArtifactId }, select: { content: true } })
+  const body = 'body' in question.change && typeof question.change.body === 'string' ? question.change.body : null
+  return { title: question.title, draft: (draft?.content as { text?: string } | null)?.text ?? '', body }
+}
+
+/** What the decider approved: the proposed content with their title, draft and text edits over it. */
+function approvedContent(proposed: ProposalContent, edits: z.output<typeof Edits> | null | undefined): ProposalContent {
+  return {
+    title: edits?.title ?? proposed.title,
+    draft: edits?.draft ?? proposed.draft,
+    body: edits?.body ?? proposed.body,
+  }
 }
 
 /** Resolves every open inbox item of the proposal as done by the decider, and announces each to its owner. */
@@ -154,8 +188,9 @@ async function decide(
     const { session } = w.ctx
     const now = new Date()
     if (interrupt.expiresAt && interrupt.expiresAt <= now) throw new InvalidTransition('expired', OUTCOME[input.decision], FIXED_PHRASES.expiredNothingWritten)
-    if (input.decision === 'decline' && !input.reason) throw new ReasonRequired(TWINS.declineNeedsReason, { field: 'reason' })
-    if (input.decision === 'approve_with_edits' && !input.edits) throw InvalidInput.of('edits', 'Approving with edits needs the edits.')
+    if (input.decision === 'decline' && !input.reason?.trim()) throw new ReasonRequired(TWINS.declineNeedsReason, { field: 'reason' })
+    if (input.decision === 'approve_with_edits' && (!input.edits || Object.keys(input.edits).length === 0)) throw InvalidInput.of('edits', 'Approving with edits needs the edits: a changed title or text, or a note saying what you changed and why.')
+    if (input.decision !== 'approve_with_edits' && input.edits && Object.keys(input.edits).length) throw InvalidInput.of('edits', 'Edits are given with approve with edits; approve or decline takes none.')
     if (question.handoff && input.decision === 'approve_with_edits') throw InvalidInput.of('decision', 'A hand-off is sent as proposed or declined; send your own hand-off to change it.')
     const rule = APPROVAL_RULES[question.recordType]
     if (input.batchId && input.decision !== 'decline' && rule?.signed) {
@@ -168,10 +203,16 @@ async function decide(
     const basis = await currentBasis(w.tx, question)
     if (basis.hash !== question.basisHash) throw new StaleProposal(basis.hash, TWINS.changedSinceProposed)
 
+    // Written once, in the same write as the outcome: what was proposed, what was approved, the note and the reason,
+    // each exactly as given, so the difference can be read later without re-reading anything that may change.
+    const proposed = await proposedContent(w, question)
     const answer: ProposalAnswer = {
       outcome: OUTCOME[input.decision], decidedByUserId: session.userId, decidedByName: session.name, decidedAt: now.toISOString(),
       edits: input.edits ?? null, batchId: input.batchId ?? null,
       reason: input.decision === 'decline' ? { code: input.reasonCode ?? 'other', text: input.reason! } : null,
+      note: input.edits?.note ?? null,
+      proposed,
+      approved: input.decision === 'decline' ? null : approvedContent(proposed, input.edits),
       ...(delegation ? { delegatedFromUserId: delegation.userId, delegatedFromName: delegation.name } : {}),
     }
     if (question.handoff && input.decision === 'approve') {
@@ -186,6 +227,8 @@ async function decide(
         provenance: {
           proposalId: interrupt.id, proposedByUserId: question.proposer.userId, proposedByTwinId: question.proposer.twinId, runId: interrupt.runId,
           workingAs: question.proposer.workingAs ?? null,
+          // the decider's note is the version's note (a status decision carries it in the change already)
+          ...(input.edits?.note !== undefined && change.kind !== 'decide' ? { note: input.edits.note } : {}),
         },
       })
       Object.assign(answer, { recordId: applied.recordId, version: applied.version })
@@ -224,7 +267,7 @@ const BatchInput = z.object({
     proposalId: IdInput,
     decision: z.enum(DECISIONS),
     edits: Edits.nullish(),
-    reason: z.string().trim().max(2000).nullish(),
+    reason: personText(2000).nullish(),
     reasonCode: z.enum(DECLINE_REASONS).nullish(),
   })).min(1, 'Select at least one proposal.').max(MAX_BATCH_APPROVAL_ITEMS, `A batch holds at most ${MAX_BATCH_APPROVAL_ITEMS} proposals, each selected explicitly.`)
     .refine((items) => new Set(items.map((i) => i.proposalId)).size === items.length, 'A proposal is selected twice.'),

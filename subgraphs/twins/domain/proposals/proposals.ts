@@ -69,6 +69,11 @@ export interface ProposalAnswer {
   delegatedFromName?: string | null
   /** The hand-off an approved console.propose_handoff proposal sent. */
   handoffId?: string | null
+  /** The decider's note ('What you changed and why'), exactly as written; absent on decisions recorded before notes were kept. */
+  note?: string | null
+  /** What was proposed and what was approved (null when declined), recorded when deciding: the difference stays readable. */
+  proposed?: { title: string; draft: string; body: string | null } | null
+  approved?: { title: string; draft: string; body: string | null } | null
 }
 
 /** The hash of exactly these record versions: sha256 of canonical JSON of the (recordId, version) pairs sorted by id. */
@@ -290,9 +295,12 @@ export function workingAsOf(run: { harnessKey?: string | null; workbenchRoleKey?
 // Composed in core/footers.ts, the one place both a decided proposal's footer and a record version's footer are made.
 export { decisionFooter, type DecisionFooterParts } from '../../../../core/footers'
 
-/** The footer of a record decided from a twin's proposal; null for a declined one or a person's own proposal. */
+/**
+ * The footer of every decision on a twin's proposal, approved or declined (the specification's record footer applies to
+ * every decision); null while undecided and for a person's own proposal (no twin proposed it).
+ */
 export const footerOf = (q: ProposalQuestion, a: ProposalAnswer | null) =>
-  a && a.outcome !== 'declined' && q.proposer.twinId
+  a && q.proposer.twinId
     ? decisionFooter({ proposerName: q.proposer.name, workingAs: q.proposer.workingAs ?? null, decidedByName: a.decidedByName })
     : null
 
@@ -336,6 +344,25 @@ export async function getProposals(ctx: Pick<DomainContext, 'session' | 'tdb'>, 
     const interrupt = visible.get(id)
     return interrupt ? viewProposal(ctx.tdb, interrupt, now, versions) : null
   }))
+}
+
+/**
+ * The decisions taken on one record, newest first: every decided proposal whose change targets it (an update or a
+ * status decision, approved or declined) or whose approval created it, under the same rule as getProposal (a member of
+ * its program in the caller's organisation). What the record page's decisions section reads, declines included.
+ */
+export async function getRecordDecisions(ctx: Pick<DomainContext, 'session' | 'tdb'>, recordId: string, first = 20): Promise<ProposalView[]> {
+  if (!isId(recordId)) return []
+  const rows = await ctx.tdb.runInterrupt.findMany({
+    where: {
+      kind: 'write_approval', answeredAt: { not: null },
+      OR: [{ question: { path: ['change', 'recordId'], equals: recordId } }, { answer: { path: ['recordId'], equals: recordId } }],
+    },
+    orderBy: [{ answeredAt: 'desc' }, { id: 'desc' }], take: Math.min(Math.max(first, 1), 50),
+  })
+  const visible = rows.filter((i) => isProposal(i) && ctx.session.programPersonas.has(asQuestion(i).programId))
+  const now = new Date()
+  return Promise.all(visible.map((i) => viewProposal(ctx.tdb, i, now)))
 }
 
 /** The draft artifact of a proposal. */

@@ -4,6 +4,7 @@
 // pauses or retires any twin under program.twins.manage, with a reason.
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
+import { personText } from '../../../../core/person-text'
 import type { Prisma, TwinDefinition, TwinTrigger } from '../../../../generated/prisma/client'
 import { TRIGGERABLE_ACTIONS } from '../../../../core/audit'
 import { command, type DomainContext, type Write } from '../../../../core/command'
@@ -215,7 +216,7 @@ const own = (ctx: DomainContext, twin: TwinDefinition) => twin.userId === ctx.se
 /** POST P/twins/{twin_id}/pause: one's own twin (program.twins.use, reason user) or any twin (manage, reason given). */
 export const pauseTwinRoute = command({
   permission: 'program.twins.use', // and program.twins.manage for someone else's twin (checked in run: it depends on the caller)
-  input: z.object({ id: IdInput, reason: z.string().trim().max(500).optional() }),
+  input: z.object({ id: IdInput, reason: personText(500).optional() }),
   load: (q, input, ctx) => loadTwin(q, input.id, ctx),
   program: (_i, twin) => twin.programId,
   audit: ['twin.pause'],
@@ -224,7 +225,7 @@ export const pauseTwinRoute = command({
     const mine = own(w.ctx, twin)
     if (!mine) {
       assertCan(w.ctx.session, 'program.twins.manage', twin.programId)
-      if (!input.reason) throw new ReasonRequired("Give a reason for pausing someone else's twin.", { field: 'reason' })
+      if (!input.reason?.trim()) throw new ReasonRequired("Give a reason for pausing someone else's twin.", { field: 'reason' })
     }
     if (twin.status === 'retired') throw new NotFoundError('Twin', { field: 'twinId', message: 'This twin is retired.' })
     return pauseTwin(w.tx, twin, mine ? 'user' : 'manage', { actor: w.ctx.actor, pausedBy: w.ctx.session.userId, note: input.reason })
@@ -260,7 +261,7 @@ export const resumeTwin = command({
 /** Retires a twin: one's own (program.twins.use) or any (program.twins.manage, with a reason). Queued runs are cancelled. */
 export const retireTwin = command({
   permission: 'program.twins.use',
-  input: z.object({ id: IdInput, reason: z.string().trim().max(500).optional() }),
+  input: z.object({ id: IdInput, reason: personText(500).optional() }),
   load: (q, input, ctx) => loadTwin(q, input.id, ctx),
   program: (_i, twin) => twin.programId,
   audit: ['twin.retire'],
@@ -268,7 +269,7 @@ export const retireTwin = command({
   async run(w, input, twin) {
     if (!own(w.ctx, twin)) {
       assertCan(w.ctx.session, 'program.twins.manage', twin.programId)
-      if (!input.reason) throw new ReasonRequired("Give a reason for retiring someone else's twin.", { field: 'reason' })
+      if (!input.reason?.trim()) throw new ReasonRequired("Give a reason for retiring someone else's twin.", { field: 'reason' })
     }
     const now = clock.now()
     const retired = await transition(w.tx, twinStatus, 'retire', twin, { retiredAt: now, updatedAt: now })

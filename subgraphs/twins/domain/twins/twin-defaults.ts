@@ -3,6 +3,7 @@
 // own choices when creating their twin win; the defaults fill what they leave out. Existing twins are not changed
 // (each person configures their own twin, program.twins.use).
 import { z } from 'zod'
+import { personText } from '../../../../core/person-text'
 import type { Program } from '../../../../generated/prisma/client'
 import { command } from '../../../../core/command'
 import { InvalidInput, NotFoundError, ReasonRequired } from '../../../../core/errors'
@@ -36,7 +37,7 @@ export function twinDefaultsOf(settings: unknown): TwinDefaults {
  */
 export const setProgramTwinDefaults = command({
   permission: 'program.twins.manage',
-  input: z.object({ programId: IdInput, defaults: z.record(z.string(), z.unknown()), reason: z.string().trim().max(2000).nullish() }),
+  input: z.object({ programId: IdInput, defaults: z.record(z.string(), z.unknown()), reason: personText(2000).nullish() }),
   load: async (q, input) => {
     const program = await q.program.findFirst({ where: { id: input.programId } })
     if (!program) throw new NotFoundError('Program', { field: 'programId' })
@@ -46,7 +47,7 @@ export const setProgramTwinDefaults = command({
   audit: ['program.update'],
   errors: [ReasonRequired],
   async run(w, input, program): Promise<Program> {
-    if (!input.reason) throw new ReasonRequired('Give a reason for changing the program\'s twin defaults.', { field: 'reason' })
+    if (!input.reason?.trim()) throw new ReasonRequired('Give a reason for changing the program\'s twin defaults.', { field: 'reason' })
     const parsed = TwinDefaults.safeParse(input.defaults)
     if (!parsed.success) throw new InvalidInput(parsed.error.issues.map((i) => ({ field: ['defaults', ...i.path].join('.'), message: i.message })))
     const known = new Set(dutyKeys())

@@ -54,20 +54,26 @@ async function memberNames(tx: TenantTx, programId: string): Promise<string[]> {
  * Every check a note passes before it is stored, the first of the two sanitiser passes (the second is the brief):
  * summary through the sanitiser, pattern list, markup allow-list and tone lint; body refused on instructions; episodic
  * notes reference the person's own decision; no retrieved source text. Answers the note as it will be stored.
+ *
+ * `origin` decides what a check that would only neutralise does. A note the twin wrote (agent) is stored as the
+ * sanitiser leaves it. A note the person wrote (human) is their words: stored exactly as written (`Conc <LLOQ at
+ * 24 h; AUC>100 & Cmax ≤ 2 µg/mL` stays that), or refused whole with memory_note_refused and its reasons; never
+ * stored with different text. The brief's pass still neutralises it for the agent that reads it.
  */
-async function vetNote(tx: TenantTx, ctx: Pick<DomainContext, 'session'>, note: z.output<typeof MemoryNote>) {
+async function vetNote(tx: TenantTx, ctx: Pick<DomainContext, 'session'>, note: z.output<typeof MemoryNote>, origin: 'human' | 'agent' = 'agent') {
   const checked = checkMemorySummary(note.summary, { people: await memberNames(tx, note.programId) })
   if (!checked.ok) throw new MemoryNoteRefused(checked.reasons, { field: 'summary' })
+  const summary = origin === 'human' ? note.summary : checked.summary
   let body: string | null = null
   if (note.body) {
     const cleaned = sanitiseOutsideText(note.body)
     const refusing = cleaned.findings.filter((f) => REFUSING_BODY.has(f))
     if (refusing.length) throw new MemoryNoteRefused(refusing, { field: 'body' })
-    body = cleaned.text || null
+    body = (origin === 'human' ? note.body : cleaned.text) || null
   }
   if (note.kind === 'episodic') await assertOwnDecision(tx, note.programId, ctx.session.userId, note.sourceRef)
-  await assertNoSourceText(tx, ctx.session.organizationId, note.programId, [checked.summary, body ?? ''].join('\n'))
-  return { ...note, summary: checked.summary, body, hash: contentHash(checked.summary) }
+  await assertNoSourceText(tx, ctx.session.organizationId, note.programId, [summary, body ?? ''].join('\n'))
+  return { ...note, summary, body, hash: contentHash(summary) }
 }
 
 /** The tombstone: a note forgotten in this scope (same source_ref, or the same words) is never derived again. */
@@ -173,7 +179,7 @@ export const keepMemoryNote = command({
   audit: ['memory.keep'],
   errors: [MemoryNoteRefused],
   async run(w, input) {
-    return storeKept(w, await vetNote(w.tx, w.ctx, input), 'human', null)
+    return storeKept(w, await vetNote(w.tx, w.ctx, input, 'human'), 'human', null)
   },
 })
 
@@ -306,10 +312,13 @@ export const promoteMemory = command({
     const checked = checkMemorySummary(scrubbed.text)
     if (!checked.ok) throw new MemoryNoteRefused(checked.reasons, { field: 'summary' })
     const { organizationId, userId } = w.ctx.session
+    // A person's own note keeps their words (only the program's terms are scrubbed, counted in scrubbedTermsCount);
+    // a twin's note is kept as the sanitiser leaves it.
+    const summary = record.origin === 'human' ? scrubbed.text : checked.summary
     const copy = await w.tx.memoryRecord.create({
       data: {
-        organizationId, userId, programId: null, tier: 'person', kind: record.kind, summary: checked.summary, body: null,
-        origin: record.origin, status: 'kept', sourceRef: null, passageRefs: [], contentHash: contentHash(checked.summary),
+        organizationId, userId, programId: null, tier: 'person', kind: record.kind, summary, body: null,
+        origin: record.origin, status: 'kept', sourceRef: null, passageRefs: [], contentHash: contentHash(summary),
         promotedFromId: record.id, namespace: namespaceFor({ organizationId, userId, tier: 'person' }),
       },
     })
@@ -386,8 +395,8 @@ export const removeMemory = command({
       // the caller holds program.agent_memory.manage: what they lack is being the note's person, or owner or lead
       throw new NotAParty('This note is another person\'s: only they, a program owner or a program lead can remove it.', { field: 'recordId' })
     }
-    const reason = input.reason?.trim()
-    if (!reason) throw new ReasonRequired('Give the person a reason for removing their note.', { field: 'reason' })
+    const reason = input.reason
+    if (!reason?.trim()) throw new ReasonRequired('Give the person a reason for removing their note.', { field: 'reason' })
     const now = new Date()
     const row = await transition(w.tx, memoryRecordStatus, 'remove', record, { ...erased(now), removedByUserId: session.userId, removalReason: reason })
     await eraseQuestionsOf(w.tx, record)

@@ -4,6 +4,7 @@
 // change. applyRecordChange is the contract the decisions helper (twins subgraph) applies an approved proposal through,
 // inside its own write, as the deciding person.
 import { z } from 'zod'
+import { personText } from '../../../../core/person-text'
 import type { AuditAction } from '../../../../core/audit'
 import { command, type DomainContext, type Write } from '../../../../core/command'
 import type { TenantTx } from '../../../../core/db'
@@ -31,6 +32,8 @@ export interface Provenance {
   proposalId?: string; proposedByUserId: string; proposedByTwinId?: string | null; runId?: string | null
   /** What the twin's run worked as when it filed (the proposal's proposer.workingAs): the record footer names it. */
   workingAs?: string | null
+  /** The decider's note on an approval with edits ('What you changed and why'), kept on the version it makes. */
+  note?: string | null
 }
 
 const ProvenanceSchema = z.object({
@@ -39,8 +42,10 @@ const ProvenanceSchema = z.object({
   proposedByTwinId: IdInput.nullish(),
   runId: IdInput.nullish(),
   workingAs: z.string().max(200).nullish(),
+  note: personText(2000).nullish(),
 })
-const Title = z.string().trim().min(1, 'a title is required').max(300, 'at most 300 characters')
+// A person's words are kept exactly (never trimmed or rewritten): a blank title is refused, any other is stored as given.
+const Title = personText(300, 'a title is required')
 const Body = z.string().max(100_000, 'at most 100000 characters')
 const Fields = z.record(z.string(), z.unknown(), { error: 'an object of typed fields' })
 
@@ -76,7 +81,7 @@ export const UpdateInput = z.object({
 export const DecideInput = z.object({
   id: IdInput,
   outcome: z.string().min(1, 'required').max(64),
-  note: z.string().trim().max(2000, 'at most 2000 characters').optional(),
+  note: personText(2000).optional(),
   provenance: ProvenanceSchema.optional(),
 })
 
@@ -224,7 +229,7 @@ async function finish(w: Write<AuditAction>, record: ProgramRecord, change: 'cre
     data: {
       organizationId: record.organizationId, recordId: record.id, version: record.version, change,
       title: record.title, body: record.body, status: record.status, fields: record.fields as Prisma.InputJsonValue,
-      citations: citations as Prisma.InputJsonValue, outcome: extra.outcome ?? null, note: extra.note ?? null,
+      citations: citations as Prisma.InputJsonValue, outcome: extra.outcome ?? null, note: extra.note ?? provenance?.note ?? null,
       proposalId: provenance?.proposalId ?? null, proposedByUserId: provenance?.proposedByUserId ?? null,
       proposedByTwinId: provenance?.proposedByTwinId ?? null, runId: provenance?.runId ?? null,
       workingAs: provenance?.proposedByTwinId ? provenance.workingAs ?? null : null,
