@@ -138,7 +138,7 @@ describe('what the caller may do, asked before they try', () => {
         const updated = await call(t, persona, `mutation($i: UpdateRecordInput!) { updateRecord(input: $i) { ${ERR} } }`, { i: { id, title: `${recordType} for ${persona}, changed` } })
         const didUpdate = updated.body.data?.updateRecord?.__typename === 'MutationUpdateRecordSuccess'
         expect({ recordType, persona, update: asked.viewerCanUpdate }).toEqual({ recordType, persona, update: didUpdate })
-        if (!didUpdate) expect(updated.body.errors?.[0].extensions.code).toBe('FORBIDDEN')
+        if (!didUpdate) expect(updated.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN')
         // Every transition from the status: the ones offered succeed, the others are refused FORBIDDEN.
         const machineOutcomes = { 'evidence.hypotheses': ['support', 'refute', 'withdraw'], 'evidence.findings': ['confirm', 'retract'], 'plans.plans': ['approve', 'withdraw'], 'review.findings': ['resolve', 'dismiss'] }[recordType]
         expect(asked.viewerCanDecide).toBe(asked.viewerOutcomes.length > 0)
@@ -147,7 +147,7 @@ describe('what the caller may do, asked before they try', () => {
         const decided = await call(t, persona, `mutation($i: DecideRecordInput!) { decideRecord(input: $i) { ${ERR} } }`, { i: { id, outcome } })
         const didDecide = decided.body.data?.decideRecord?.__typename === 'MutationDecideRecordSuccess'
         expect({ recordType, persona, decide: asked.viewerOutcomes.includes(outcome) }).toEqual({ recordType, persona, decide: didDecide })
-        if (!didDecide) expect(decided.body.errors?.[0].extensions.code).toBe('FORBIDDEN')
+        if (!didDecide) expect(decided.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN')
         const after = (await call(t, persona, PERMS, { id })).body.data.record
         if (didDecide) expect(after.viewerOutcomes).not.toContain(outcome) // a decided record offers only what its new status allows
       }
@@ -180,7 +180,7 @@ describe('what the caller may do, asked before they try', () => {
       // The gate misses its milestones: a person who may mark it ready is told what is missing, anyone else FORBIDDEN.
       const r = await call(t, persona, `mutation($id: ID!) { markStageGateReady(id: $id) { ${ERR} } }`, { id: gateId })
       const allowed = r.body.data?.markStageGateReady?.__typename === 'GateIncomplete'
-      if (!allowed) expect(r.body.errors?.[0].extensions.code).toBe('FORBIDDEN')
+      if (!allowed) expect(r.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN')
       expect({ persona, markReady: asked.viewerCanMarkReady }).toEqual({ persona, markReady: allowed })
       expect(asked.viewerCannotReason === null).toBe(allowed)
     }
