@@ -111,7 +111,7 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
       {proposal?.basis?.length ? (
         <div className="basis">
           <p className="label">Based on</p>
-          <ul>{proposal.basis.map((b) => b.recordId ? <BasisLine key={b.recordId} id={b.recordId} version={b.version} /> : null)}</ul>
+          <ul>{proposal.basis.map((b) => b.recordId ? <BasisLine key={b.recordId} id={b.recordId} version={b.version} slug={item.program?.slug ?? null} /> : null)}</ul>
         </div>
       ) : null}
 
@@ -135,11 +135,13 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
   )
 }
 
-function BasisLine({ id, version }: { id: string; version: number | null }) {
+/** A basis line: the record's title as a link to its page (the version the twin read beside it). */
+function BasisLine({ id, version, slug }: { id: string; version: number | null; slug: string | null }) {
   const [{ data }] = useQuery({ query: BasisRecordDocument, variables: { id } })
   const r = data?.record
   if (!r) return <li className="muted">A record you cannot open</li>
-  return <li>{r.title}{version ? <span className="muted">, version {version}</span> : null}</li>
+  const title = slug ? <Link href={`/p/${encodeURIComponent(slug)}/records/${encodeURIComponent(id)}`}>{r.title}</Link> : r.title
+  return <li data-testid="basis-line">{title}{version ? <span className="muted">, version {version}</span> : null}</li>
 }
 
 function Outcome({ decided, slug }: { decided: Decided; slug: string | null }) {
