@@ -208,4 +208,21 @@ describe('actions shown per persona', () => {
       }
     }
   }, 480_000)
+
+  it("shows the scientist their twin's hypothesis proposal without decide buttons, saying why, and the owner the buttons", async () => {
+    const { fileProposal } = await import('../../subgraphs/twins/domain/proposals')
+    const lead = await asLead()
+    const hypothesis = await applyRecordChange(lead, { kind: 'create', programId: tenant.program.id, recordType: 'evidence.hypotheses', title: 'Target W drives the effect', fields: { confidence: 'low' } })
+    const run = await runningRun(db(), tenant, 'scientist')
+    const twin = await contextForUser(db(), tenant.users.scientist.id, tenant.organization.id, { twinId: run.twin.id })
+    await fileProposal(twin, { runId: run.run.id, change: { kind: 'update', recordId: hypothesis.recordId, fields: { confidence: 'high' } }, basisRecordIds: [hypothesis.recordId], draft: 'The assay supports it.', tool: 'evidence.propose_hypothesis_change' })
+    const page = await signedIn('Sofia Scientist')
+    await page.goto(`${base()}/p/${SLUG}/home`)
+    const card = page.getByTestId('proposal-card').filter({ has: page.getByRole('heading', { name: 'Target W drives the effect' }) })
+    await card.waitFor({ timeout: 15_000 })
+    await card.getByTestId('not-yours-to-decide').waitFor()
+    expect(await card.getByRole('button', { name: 'Approve', exact: true }).count()).toBe(0)
+    expect(await card.getByRole('button', { name: 'Decline' }).count()).toBe(0)
+    await check(page, 'proposal-not-yours-scientist', card.getByTestId('not-yours-to-decide'))
+  }, 180_000)
 })

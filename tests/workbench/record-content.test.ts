@@ -198,3 +198,36 @@ describe('what the caller may do, asked before they try', () => {
     }
   })
 })
+
+describe("a twin's proposal: viewerCanDecide", () => {
+  it('agrees with decideProposal for each persona: the twin\'s person where their keys allow, an approver, and nobody else', async () => {
+    const { contextForUser } = await import('../../core/command')
+    const { applyRecordChange } = await import('../../subgraphs/workbench/domain/records')
+    const { fileProposal } = await import('../../subgraphs/twins/domain/proposals')
+    const t = await createTenant(db(), 'Proposal')
+    const owner = await contextForUser(db(), t.users.program_owner.id, t.organization.id)
+    const deciders: string[] = []
+    for (const [recordType, fields, change] of [
+      ['evidence.hypotheses', { confidence: 'low' }, { confidence: 'high' }],
+      ['evidence.findings', { kind: 'observation' }, { species: 'rat' }],
+    ] as const) {
+      for (const persona of PROGRAM_PERSONA_KEYS) {
+        const record = await applyRecordChange(owner, { kind: 'create', programId: t.program.id, recordType, title: `${recordType} for ${persona}`, fields })
+        // The scientist's twin proposes; each persona is asked, then tries to decline.
+        const run = await db().agentRun.create({ data: { organizationId: t.organization.id, programId: t.program.id, kind: 'twin_cycle', status: 'running', twinId: crypto.randomUUID(), initiatedBy: 'user', startedByUserId: t.users.scientist.id } })
+        const twin = await contextForUser(db(), t.users.scientist.id, t.organization.id, { twinId: run.twinId! })
+        const filed = await fileProposal(twin, { runId: run.id, change: { kind: 'update', recordId: record.recordId, fields: change }, basisRecordIds: [record.recordId], draft: 'The new data say so.', tool: 'evidence.propose_hypothesis_change' })
+        const asked = (await call(t, persona, `query($id: ID!) { proposal(id: $id) { viewerCanDecide } }`, { id: filed.proposalId })).body.data?.proposal
+        const r = await call(t, persona, `mutation($id: ID!) { decideProposal(id: $id, decision: DECLINE, reasonCode: not_needed, reason: "Not now") { ${ERR} } }`, { id: filed.proposalId })
+        const decided = r.body.data?.decideProposal?.__typename === 'MutationDecideProposalSuccess'
+        expect({ recordType, persona, asked: asked?.viewerCanDecide ?? false }).toEqual({ recordType, persona, asked: decided })
+        if (decided) expect((await call(t, persona, `query($id: ID!) { proposal(id: $id) { viewerCanDecide } }`, { id: filed.proposalId })).body.data.proposal.viewerCanDecide).toBe(false)
+        if (decided) deciders.push(`${recordType} ${persona}`)
+      }
+    }
+    // The twin's person decides their finding; a hypothesis needs its approval key, which the owner and lead hold.
+    expect(deciders).toContain('evidence.findings scientist')
+    expect(deciders).toContain('evidence.hypotheses program_owner')
+    expect(deciders).not.toContain('evidence.findings viewer')
+  })
+})

@@ -38,6 +38,9 @@ const DECLINE_REASONS: { value: DeclineReason; label: string }[] = [
 
 type Panel = 'none' | 'edit' | 'decline'
 
+/** An open proposal the person may not decide (Proposal.viewerCanDecide false): said before they try, no buttons. */
+export const NOT_YOURS_TO_DECIDE = 'You can read this proposal. Deciding it needs an approval you do not hold in this program.'
+
 /** Selection for a batch approval: a checkbox on the card, labelled by its title. */
 export interface BatchSelect {
   checked: boolean
@@ -91,7 +94,7 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
   return (
     <article className={`card proposal${stale ? ' stale' : ''}${expired ? ' expired' : ''}`} aria-labelledby={headingId} data-testid="proposal-card">
       <h4 id={headingId}>{title}</h4>
-      {select && !decided && !expired && !stale && proposal?.status === 'open' ? (
+      {select && !decided && !expired && !stale && proposal?.status === 'open' && proposal.viewerCanDecide !== false ? (
         <label className="select-line">
           <input type="checkbox" aria-label={`Select for batch approval: ${title ?? ''}`} checked={select.checked} disabled={select.disabled} onChange={(e) => select.onChange(e.target.checked)} />
           <span aria-hidden="true">Select for batch approval</span>
@@ -118,7 +121,10 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
       {decided ? <Outcome decided={decided} slug={item.program?.slug ?? null} /> : null}
       {!expired && item.memoryNotes?.length ? <MemoryNotes notes={item.memoryNotes} /> : null}
 
-      {!decided && !expired && proposal?.status === 'open' ? (
+      {!decided && !expired && proposal?.status === 'open' && proposal.viewerCanDecide === false ? (
+        <p className="muted" data-testid="not-yours-to-decide">{NOT_YOURS_TO_DECIDE}</p>
+      ) : null}
+      {!decided && !expired && proposal?.status === 'open' && proposal.viewerCanDecide !== false ? (
         <>
           <div className="actions" role="group" aria-label={`Decide: ${title ?? ''}`}>
             <button type="button" disabled={fetching || stale} onClick={() => void send('APPROVE')}>Approve</button>
