@@ -209,7 +209,7 @@ describe('actions shown per persona', () => {
     }
   }, 480_000)
 
-  it("shows the scientist their twin's hypothesis proposal without decide buttons, saying why, and the owner the buttons", async () => {
+  it("shows the scientist their twin's hypothesis proposal without decide buttons, saying why", async () => {
     const { fileProposal } = await import('../../subgraphs/twins/domain/proposals')
     const lead = await asLead()
     const hypothesis = await applyRecordChange(lead, { kind: 'create', programId: tenant.program.id, recordType: 'evidence.hypotheses', title: 'Target W drives the effect', fields: { confidence: 'low' } })
