@@ -1,7 +1,8 @@
 // Console benchmark (issue 27): the bundle's size gzip against its budget; the role home from navigation to its four
 // regions rendered (median of 20 loads, in Chromium over the real stack); a decision filed by a twin (the tool call over
 // MCP) until its card is on screen (median and p99 of 50, measured from the tool call's answer: the commit precedes it);
-// and the console's request count for one role home load. Prints `name value` lines; never asserts timings.
+// and the console's request count for one role home load; for the record screens (a record's content, a record list,
+// filtered, Setup, the stage gates with the person's actions) the requests of one load and the time to content. Prints `name value` lines; never asserts timings.
 // Alone: `npx tsx bench/console.ts`. Knobs: BENCH_CONSOLE_LOADS (20), BENCH_CONSOLE_DECISIONS (50).
 import fs from 'node:fs'
 import path from 'node:path'
@@ -62,7 +63,8 @@ export async function benchConsole(): Promise<void> {
     const home = `${stack.gatewayUrl}/p/${ILLUSTRATIVE.program.slug ?? 'illustrative-program'}/home`
     const regionsRendered = () => page.waitForFunction(() => {
       const d = (globalThis as any).document
-      return d.querySelectorAll('main h2').length === 4 && (d.querySelector('[data-testid="inbox-empty"]') || d.querySelector('[data-testid="proposal-card"]'))
+      // At least the four regions (the twin panel adds a heading of its own).
+      return d.querySelectorAll('main h2').length >= 4 && (d.querySelector('[data-testid="inbox-empty"]') || d.querySelector('[data-testid="proposal-card"]'))
     }, undefined, { timeout: 30_000 })
 
     // One load's requests (after the bundle is cached, as a returning person's load).
@@ -87,6 +89,46 @@ export async function benchConsole(): Promise<void> {
     }
     out('console.home.loads', loads.length)
     out('console.home.median_ms', percentile(loads, 50).toFixed(0))
+
+    // The record screens (issue 34): a record with its content, a list of one record type (plain, and filtered by
+    // status and words), Setup and the stage gates with the actions the person may take. Per screen: every request of
+    // one load with the bundle cached, and navigation until its content is on screen (median of LOADS).
+    const slug = ILLUSTRATIVE.program.slug ?? 'illustrative-program'
+    const finding = await writeRecord(db, tenant, 'scientist', { recordType: 'evidence.findings', title: 'Bench finding with content', body: 'QTc +25 ms at 30 mg/kg.', fields: { kind: 'result', species: 'dog', dose_mg_per_kg: 30 } })
+    for (let i = 0; i < 45; i++) await writeRecord(db, tenant, 'scientist', { recordType: 'evidence.findings', title: `Bench listed finding ${i}`, fields: { kind: 'observation' } })
+    const screens: { name: string; url: string; ready: string }[] = [
+      { name: 'record', url: `/p/${slug}/records/${finding.id}`, ready: '[data-testid="record-fields"] dd, [data-testid="record-version"]' },
+      { name: 'record_list', url: `/p/${slug}/evidence?type=evidence.findings`, ready: '[data-testid="record-rows"] li' },
+      { name: 'record_list_filtered', url: `/p/${slug}/evidence?type=evidence.findings&status=draft&q=listed`, ready: '[data-testid="record-rows"] li' },
+      { name: 'setup', url: `/p/${slug}/setup`, ready: '[data-testid="program-setup"]' },
+      { name: 'stage_gates', url: `/p/${slug}/stage-gates`, ready: '[data-testid="gate-card"] [data-testid="gate-not-yours"], [data-testid="gate-card"] button' },
+    ]
+    for (const screen of screens) {
+      const url = `${stack.gatewayUrl}${screen.url}`
+      const ready = () => page.waitForSelector(screen.ready, { timeout: 30_000 })
+      await page.goto(url)
+      await ready()
+      const seen: string[] = []
+      const onScreenRequest = (r: { url(): string }) => seen.push(r.url())
+      page.on('request', onScreenRequest)
+      await page.goto(url)
+      await ready()
+      await page.waitForTimeout(500)
+      page.off('request', onScreenRequest)
+      out(`console.${screen.name}.requests`, seen.length)
+      out(`console.${screen.name}.graphql_requests`, seen.filter((u) => u.includes('/graphql')).length)
+      const times: number[] = []
+      for (let i = 0; i < k.LOADS; i++) {
+        const t0 = performance.now()
+        await page.goto(url)
+        await ready()
+        times.push(performance.now() - t0)
+      }
+      out(`console.${screen.name}.content_median_ms`, percentile(times, 50).toFixed(0))
+    }
+    // The decisions below arrive on the role home.
+    await page.goto(home)
+    await regionsRendered()
 
     const arrivals: number[] = []
     const run = await runningRun(db, tenant, 'scientist')

@@ -9,7 +9,7 @@ import { forOrganization, TenancyViolation, type Db, type TenantDb, type TenantT
 import { parseInput, InvalidInput, NotFoundError, type ErrorClass } from './errors'
 import type { PermissionKey } from './permissions'
 import { publish, type Channel, type Channels } from './pubsub'
-import { assertCan, loadSession, type Session } from './session'
+import { assertCan, can, loadSession, type Session } from './session'
 import { enqueue, type EnqueueOptions, type TaskName, type TaskPayload } from './jobs'
 
 /** Who acts in a domain write: a person, or a twin acting under a person. */
@@ -79,23 +79,33 @@ export interface CommandSpec<S extends z.ZodType, T, P, A extends AuditAction, R
 /** What a caller hands a write: the input's keys (a misspelt key does not compile), values checked by the schema. */
 export type RawInput<S extends z.ZodType> = { [K in keyof z.input<S>]?: unknown }
 
-export interface Command<S extends z.ZodType, R> {
+export interface Command<S extends z.ZodType, R, T = any> {
   (ctx: DomainContext, input: RawInput<S>, opts?: { within?: Write<AuditAction> }): Promise<R>
   /** Every refusal the write returns as a typed object: what its mutation's result union lists. */
   readonly errors: readonly ErrorClass[]
+  /**
+   * Whether the session passes this write's permission check on `target` (what `load` returns): the very check the
+   * write makes before it runs, so a client's `viewerCan…` field and the mutation never disagree. It does not try the
+   * write (a transition may still be refused by the row's state).
+   */
+  permits(session: Session, input: Partial<z.output<S>>, target: T): boolean
 }
 
 /** Declares a domain write; see the module comment. Call the result with a context and the raw input. */
 export function command<S extends z.ZodType, A extends AuditAction, R, T = undefined, P = undefined>(
   spec: CommandSpec<S, T, P, A, R>,
-): Command<S, R> {
+): Command<S, R, T> {
   const errors = [...new Set<ErrorClass>([InvalidInput, ...(spec.load ? [NotFoundError] : []), ...(spec.errors ?? [])])]
+  /** The key and program this write checks: one function for the write itself and for `permits`. */
+  const required = (input: z.output<S>, target: T) => ({
+    permission: typeof spec.permission === 'function' ? spec.permission(input, target) : spec.permission,
+    programId: spec.program(input, target),
+  })
   const run = async (ctx: DomainContext, raw: RawInput<S>, opts: { within?: Write<AuditAction> } = {}): Promise<R> => {
     const input = parseInput(spec.input, raw) as z.output<S>
     const q = opts.within?.tx ?? ctx.tdb
     const target = (spec.load ? await spec.load(q, input, ctx) : undefined) as T
-    const programId = spec.program(input, target)
-    const permission = typeof spec.permission === 'function' ? spec.permission(input, target) : spec.permission
+    const { permission, programId } = required(input, target)
     if (permission !== 'self') assertCan(ctx.session, permission, programId)
     const prepared = (spec.prepare ? await spec.prepare(ctx, input, target) : undefined) as P
     if (opts.within) return spec.run(bind(ctx, opts.within.tx, programId, opts.within.afterCommit), input, target, prepared)
@@ -104,7 +114,11 @@ export function command<S extends z.ZodType, A extends AuditAction, R, T = undef
     for (const f of after) await f()
     return result
   }
-  return Object.assign(run, { errors })
+  const permits = (session: Session, input: Partial<z.output<S>>, target: T): boolean => {
+    const { permission, programId } = required(input as z.output<S>, target)
+    return permission === 'self' || can(session, permission, programId)
+  }
+  return Object.assign(run, { errors, permits })
 }
 
 /** The same write called as (ctx, id, rest): for writes on one row named by its id. */

@@ -15,6 +15,8 @@ import { RecordScreen } from './screens/record'
 import { Handoffs } from './screens/handoffs'
 import { Skills } from './screens/skills'
 import { Shell } from './components/shell'
+import { AREAS, RecordListScreen } from './screens/record-list'
+import { ProgramSetup } from './screens/program-setup'
 
 export function App({ config }: { config: ConsoleConfig }) {
   const [token, setToken] = useState(loadToken)
@@ -48,6 +50,8 @@ export function App({ config }: { config: ConsoleConfig }) {
   else if ((params = match('/p/:slug/skills', pathname))) screen = <Skills slug={params.slug} />
   else if ((params = match('/p/:slug', pathname))) screen = <RoleHome slug={params.slug} />
   else if ((params = match('/p/:slug/stage-gates', pathname))) screen = <StageGates slug={params.slug} />
+  else if ((params = match('/p/:slug/setup', pathname))) screen = <ProgramSetup slug={params.slug} />
+  else if ((params = match('/p/:slug/:area', pathname)) && Object.hasOwn(AREAS, params.area)) screen = <RecordListScreen key={params.area} slug={params.slug} product={params.area} />
 
   return (
     <Provider value={api.client}>

@@ -6,3 +6,10 @@ export function recordTypeName(recordType: string | null | undefined): string {
   const words = resource.replace(/_/g, ' ')
   return `${product.charAt(0).toUpperCase()}${product.slice(1)}: ${words}`
 }
+
+/** The list of a program's records of one type (the rail's area screens): /p/<slug>/<product>?type=<key>. */
+export function recordListHref(slug: string, recordType: string, extra: Record<string, string> = {}): string {
+  const product = recordType.split('.')[0]
+  const q = new URLSearchParams({ type: recordType, ...extra })
+  return `/p/${encodeURIComponent(slug)}/${encodeURIComponent(product)}?${q.toString()}`
+}

@@ -32,6 +32,9 @@ type Edits = { title?: string; draft?: string; body?: string; note?: string }
 
 type Panel = 'none' | 'edit' | 'decline'
 
+/** An open proposal the person may not decide (Proposal.viewerCanDecide false): said before they try, no buttons. */
+export const NOT_YOURS_TO_DECIDE = 'You can read this proposal. Deciding it needs an approval you do not hold in this program.'
+
 /** Selection for a batch approval: a checkbox on the card, labelled by its title. */
 export interface BatchSelect {
   checked: boolean
@@ -88,7 +91,7 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
   return (
     <article className={`card proposal${stale ? ' stale' : ''}${expired ? ' expired' : ''}`} aria-labelledby={headingId} data-testid="proposal-card">
       <h4 id={headingId}>{title}</h4>
-      {select && !decided && !expired && !stale && proposal?.status === 'open' ? (
+      {select && !decided && !expired && !stale && proposal?.status === 'open' && proposal.viewerCanDecide !== false ? (
         <label className="select-line">
           <input type="checkbox" aria-label={`Select for batch approval: ${title ?? ''}`} checked={select.checked} disabled={select.disabled} onChange={(e) => select.onChange(e.target.checked)} />
           <span aria-hidden="true">Select for batch approval</span>
@@ -108,7 +111,7 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
       {proposal?.basis?.length ? (
         <div className="basis">
           <p className="label">Based on</p>
-          <ul>{proposal.basis.map((b) => b.recordId ? <BasisLine key={b.recordId} id={b.recordId} version={b.version} /> : null)}</ul>
+          <ul>{proposal.basis.map((b) => b.recordId ? <BasisLine key={b.recordId} id={b.recordId} version={b.version} slug={item.program?.slug ?? null} /> : null)}</ul>
         </div>
       ) : null}
 
@@ -116,7 +119,10 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
       {decided ? <TrailLine programId={item.program?.id} targetId={proposal?.id} /> : null}
       {!expired && item.memoryNotes?.length ? <MemoryNotes notes={item.memoryNotes} /> : null}
 
-      {!decided && !expired && proposal?.status === 'open' ? (
+      {!decided && !expired && proposal?.status === 'open' && proposal.viewerCanDecide === false ? (
+        <p className="muted" data-testid="not-yours-to-decide">{NOT_YOURS_TO_DECIDE}</p>
+      ) : null}
+      {!decided && !expired && proposal?.status === 'open' && proposal.viewerCanDecide !== false ? (
         <>
           <div className="actions" role="group" aria-label={`Decide: ${title ?? ''}`}>
             <button type="button" disabled={fetching || stale} onClick={() => void send('APPROVE')}>Approve</button>
@@ -139,11 +145,13 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
   )
 }
 
-function BasisLine({ id, version }: { id: string; version: number | null }) {
+/** A basis line: the record's title as a link to its page (the version the twin read beside it). */
+function BasisLine({ id, version, slug }: { id: string; version: number | null; slug: string | null }) {
   const [{ data }] = useQuery({ query: BasisRecordDocument, variables: { id } })
   const r = data?.record
   if (!r) return <li className="muted">A record you cannot open</li>
-  return <li>{r.title}{version ? <span className="muted">, version {version}</span> : null}</li>
+  const title = slug ? <Link href={`/p/${encodeURIComponent(slug)}/records/${encodeURIComponent(id)}`}>{r.title}</Link> : r.title
+  return <li data-testid="basis-line">{title}{version ? <span className="muted">, version {version}</span> : null}</li>
 }
 
 function Outcome({ decided, slug }: { decided: Decided; slug: string | null }) {

@@ -67,7 +67,7 @@ export function RoleHome({ slug }: { slug: string }) {
           <Link href={`/p/${encodeURIComponent(program.slug ?? slug)}/handoffs`}>Hand-offs and delegations</Link>
           <Link href={`/p/${encodeURIComponent(program.slug ?? slug)}/skills`}>Skills</Link>
         </p>
-        {home.rail ? <Rail rail={home.rail} /> : null}
+        {home.rail ? <Rail slug={program.slug ?? slug} rail={home.rail} /> : null}
         <WorkbenchRolePicker
           programId={program.id!}
           current={home.workbenchRole?.name ?? null}
@@ -79,13 +79,15 @@ export function RoleHome({ slug }: { slug: string }) {
 
       <TwinPanel slug={slug} programId={program.id!} />
       <div className="home-tools">
-        <button type="button" className="secondary" ref={opener} aria-expanded={remembers} aria-controls="memory-panel"
-          onClick={() => setRemembers(!remembers)}>
-          What your twin remembers
-        </button>
+        {program.viewerHasTwinMemory ? (
+          <button type="button" className="secondary" ref={opener} aria-expanded={remembers} aria-controls="memory-panel"
+            onClick={() => setRemembers(!remembers)}>
+            What your twin remembers
+          </button>
+        ) : null}
         <Link href={`/p/${slug}/stage-gates`} className="tool-link">Stage gates</Link>
       </div>
-      {remembers ? (
+      {remembers && program.viewerHasTwinMemory ? (
         <MemoryPanel programId={program.id!} rolePlural={plural(home.name ?? 'colleague')} onClose={() => setRemembers(false)} />
       ) : null}
 

@@ -1,6 +1,7 @@
 // The stage gates of a program (/p/<slug>/stage-gates): each gate's card with '<N> of <M> required records present'
 // moving live as records are decided (stageGateReadinessChanged; events are not durable, so the list is refetched),
-// mark ready, the review and the close signed with their meaning shown first, and the closed footer.
+// mark ready, the review and the close signed with their meaning shown first, and the closed footer. Each step is
+// offered only to whoever may take it (the gate's viewerCan… fields); anyone else reads whose step it is instead.
 import { useCallback, useEffect, useId, useState } from 'react'
 import { useMutation, useQuery, useSubscription } from 'urql'
 import {
@@ -130,15 +131,16 @@ function GateCard({ gate, onChanged }: { gate: GateCardFragment; onChanged: () =
         gate.footer ? <footer className="record-footer" data-testid="gate-footer">{gate.footer}{gate.closedAt ? <span className="muted">, {formatDate(gate.closedAt)}</span> : null}</footer> : null
       ) : (
         <div className="actions" role="group" aria-label={`Act on the gate: ${title}`}>
-          {gate.status === 'open' ? (
+          {gate.status === 'open' && gate.viewerCanMarkReady ? (
             <button type="button" disabled={busy} onClick={async () => { const res = await markReady({ id: gate.id! }); after(res, res.data?.markStageGateReady) }}>Mark ready for review</button>
           ) : null}
-          {gate.status === 'ready' ? (
+          {gate.status === 'ready' && gate.viewerCanReview ? (
             <button type="button" disabled={busy} aria-expanded={signing === 'review'} onClick={() => setSigning(signing === 'review' ? 'none' : 'review')}>Review and sign</button>
           ) : null}
-          {gate.status === 'reviewed' ? (
+          {gate.status === 'reviewed' && gate.viewerCanClose ? (
             <button type="button" disabled={busy} aria-expanded={signing === 'close'} onClick={() => setSigning(signing === 'close' ? 'none' : 'close')}>Close and sign</button>
           ) : null}
+          {gate.viewerCannotReason ? <p className="muted" data-testid="gate-not-yours">{gate.viewerCannotReason}</p> : null}
         </div>
       )}
 

@@ -4,7 +4,7 @@ import type { ObjectRef } from '@pothos/core'
 import type { InboxItem } from '../../../generated/prisma/client'
 import type { DomainError } from '../../../core/errors'
 import { entityRef, result, type Builder, type SchemaTypes } from '../../shared/builder'
-import { DECISIONS, DECLINE_REASONS, decideBatch, decideProposal, type BatchItemResult, type BatchResult, type Decision } from '../domain/proposals'
+import { DECISIONS, DECLINE_REASONS, decideBatch, decideProposal, viewerCanDecide, type BatchItemResult, type BatchResult, type Decision } from '../domain/proposals'
 import { getDraft, getProposal, getProposals, getRecordDecisions, type ProposalView } from '../domain/proposals'
 import type { TwinsRefs } from './refs'
 import { addProposalLint } from './proposal-lint'
@@ -92,6 +92,7 @@ export function addDecisions(builder: Builder, { ProgramRef, UserRef }: TwinsRef
       basis: t.field({ type: [BasisEntry], resolve: (v) => v.question.basis }),
       basisHash: t.string({ resolve: (v) => v.question.basisHash }),
       stale: t.boolean({ description: 'Computed now: a record of the basis changed since the proposal was filed.', resolve: (v) => v.stale }),
+      viewerCanDecide: t.boolean({ description: "Whether the caller may decide this proposal now: open, and decideProposal's own checks (its decide key, a hand-off's author, the twin's person, their delegate or an approver).", resolve: (v, _a, ctx) => viewerCanDecide(ctx, v) }),
       card: t.string({ nullable: true, description: "'Changed since proposed' while stale and open; 'Expired, nothing written' once expired.", resolve: (v) => v.card }),
       proposedBy: t.field({ type: UserRef, resolve: (v) => entityRef(v.question.proposer.userId) }),
       proposedByName: t.string({ resolve: (v) => v.question.proposer.name }),

@@ -73,6 +73,13 @@ export function addStageGates(builder: Builder, { ProgramRef, UserRef }: TwinsRe
   const sig = (ctx: { tdb: { signature: { findFirst(a: object): Promise<Signature | null> } } }, id: string | null) =>
     id ? ctx.tdb.signature.findFirst({ where: { id } }) : null
 
+  // The four viewer fields of one gate ask once (closing reads the review's signer).
+  const asked = new WeakMap<StageGate, Promise<gates.GateViewerActions>>()
+  const viewerActions = (ctx: Parameters<typeof gates.gateViewerActions>[0], g: StageGate) => {
+    let p = asked.get(g)
+    if (!p) asked.set(g, p = gates.gateViewerActions(ctx, g))
+    return p
+  }
   const Gate = builder.objectRef<StageGate>('StageGate')
   Gate.implement({
     description: 'A stage gate: the only writer of the program\'s current stage. open -> ready -> reviewed -> closed (reopen, supersede).',
@@ -97,6 +104,10 @@ export function addStageGates(builder: Builder, { ProgramRef, UserRef }: TwinsRe
       closeApprovalId: t.id({ nullable: true, resolve: (g) => g.closeApprovalId }),
       signatures: t.field({ type: [GateSignature], description: 'Every signature on this gate, oldest first (a reopened gate keeps its earlier review).', resolve: (g, _a, ctx) => gates.gateSignatures(ctx.tdb, g) }),
       closedAt: t.field({ type: 'DateTime', nullable: true, resolve: (g) => g.closedAt }),
+      viewerCanMarkReady: t.boolean({ description: "Whether the caller may mark this open gate ready (markStageGateReady's own check).", resolve: async (g, _a, ctx) => (await viewerActions(ctx, g)).markReady }),
+      viewerCanReview: t.boolean({ description: "Whether the caller may sign this ready gate's review (reviewStageGate's own checks).", resolve: async (g, _a, ctx) => (await viewerActions(ctx, g)).review }),
+      viewerCanClose: t.boolean({ description: "Whether the caller may close this reviewed gate (closeStageGate's own checks, same_signer included).", resolve: async (g, _a, ctx) => (await viewerActions(ctx, g)).close }),
+      viewerCannotReason: t.string({ nullable: true, description: "When the gate's next step is not the caller's to take: why, in words; null otherwise (and for a closed gate).", resolve: async (g, _a, ctx) => (await viewerActions(ctx, g)).reason }),
       footer: t.string({ nullable: true, description: "'Stage gate reviewed by <Name> (reviewed) and closed by <Name> (approved)' once closed by close (null otherwise).", resolve: (g, _a, ctx) => gates.gateFooter(ctx.tdb, g) }),
       supersedesId: t.id({ nullable: true, resolve: (g) => g.supersedesId }),
       supersedes: t.field({ type: Gate, nullable: true, resolve: (g, _a, ctx) => (g.supersedesId ? gates.getStageGate(ctx, g.supersedesId) : null) }),

@@ -16,6 +16,10 @@ import type { WorkbenchRefs } from './refs'
 const dateOf = (d: Date) => d.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })
 
 export function addMemory(builder: Builder, { ProgramRef }: WorkbenchRefs) {
+  builder.objectField(ProgramRef, 'viewerHasTwinMemory', (t) => t.boolean({
+    description: "Whether the caller has a twin whose memory they may open here (agentMemory's own check, program.agent_memory.read: every persona but viewer).",
+    resolve: (p, _a, ctx) => memory.viewerHasTwinMemory(ctx.session, p.id),
+  }))
   const Tier = builder.enumType('MemoryTier', { values: ['individual', 'person', 'role'] as const, description: 'individual: one person in one program; person: one person across programs; role: R5, reserved.' })
   const Kind = builder.enumType('MemoryKind', { values: [...new Set(Object.values(KINDS_BY_TIER).flat())] as readonly string[] })
   const Origin = builder.enumType('MemoryOrigin', { values: ['human', 'agent'] as const })

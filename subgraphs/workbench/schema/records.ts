@@ -33,10 +33,34 @@ export function addRecords(builder: Builder, { ProgramRef, UserRef }: WorkbenchR
       title: t.exposeString('title', { nullable: true }),
       sourceSystem: t.exposeString('sourceSystem', { nullable: true }),
       targetRef: t.exposeString('targetRef', { nullable: true }),
+      href: t.exposeString('href', { nullable: true, description: "Where a person can read what is cited: the source's own address, or a literature cluster's DOI or PubMed page; null when there is none." }),
+      place: t.exposeString('place', { nullable: true, description: "The locator in words: a document table ('table=0') reads 'Table 1'; another locator as written." }),
+      documentVersion: t.exposeInt('documentVersion', { nullable: true, description: 'For a document passage: the version of the document as mirrored now.' }),
     }),
   })
 
-  const Version = builder.objectRef<ProgramRecordVersion>('RecordVersion').implement({
+  const FieldValue = builder.objectRef<records.RecordFieldValue>('RecordFieldValue').implement({
+    description: "One typed field of a record as a screen shows it: its label and its value in words (a person's name, a linked record's title, a source's title).",
+    fields: (t) => ({
+      name: t.exposeString('name', { description: 'The field as create and update take it (snake_case).' }),
+      label: t.exposeString('label'),
+      kind: t.exposeString('kind', { description: 'text, enum, number, boolean, date (YYYY-MM-DD), url, tags, record, user or source' }),
+      value: t.exposeString('value', { nullable: true, description: 'In words; null when the field is empty.' }),
+      recordId: t.exposeID('recordId', { nullable: true, description: 'The program record a record field names, when the caller may read it.' }),
+      href: t.exposeString('href', { nullable: true, description: "A url field's address, or the address of the source a source field names." }),
+    }),
+  })
+
+  const ValueChange = builder.objectRef<records.RecordValueChange>('RecordValueChange').implement({
+    description: 'One thing a version changed, in words.',
+    fields: (t) => ({
+      label: t.exposeString('label', { description: 'Title, Status, Content, Citations or a field label.' }),
+      before: t.exposeString('before', { nullable: true }),
+      after: t.exposeString('after', { nullable: true }),
+    }),
+  })
+
+  const Version = builder.objectRef<ProgramRecordVersion & { recordType: string }>('RecordVersion').implement({
     description: 'One version of a record: a full snapshot and its provenance.',
     fields: (t) => ({
       version: t.exposeInt('version'),
@@ -54,6 +78,7 @@ export function addRecords(builder: Builder, { ProgramRef, UserRef }: WorkbenchR
       runId: t.exposeID('runId', { nullable: true }),
       decidedBy: t.field({ type: UserRef, nullable: true, description: 'The person who made or applied the change.', resolve: (v, _a, ctx) => ctx.loaders.user.load(v.decidedByUserId) }),
       createdAt: t.field({ type: 'DateTime', resolve: (v) => v.createdAt }),
+      changes: t.field({ type: [ValueChange], description: 'What this version changed from the one before it (empty for the first).', resolve: (v, _a, ctx) => records.versionChanges(ctx, v.recordType, v) }),
       footer: t.string({
         nullable: true,
         description: "'Proposed by <Name>'s twin (agent, working as <workbench role or persona name>); decided by <Name>' for a version applied from a twin's proposal (without the working-as part when its run recorded no harness), else null.",
@@ -78,7 +103,12 @@ export function addRecords(builder: Builder, { ProgramRef, UserRef }: WorkbenchR
       updatedBy: t.field({ type: UserRef, nullable: true, resolve: (r, _a, ctx) => ctx.loaders.user.load(r.updatedByUserId) }),
       createdAt: t.field({ type: 'DateTime', resolve: (r) => r.createdAt }),
       updatedAt: t.field({ type: 'DateTime', resolve: (r) => r.updatedAt }),
-      history: t.field({ type: [Version], description: 'Every version, newest first.', resolve: (r, _a, ctx) => records.recordHistory(ctx, r.id) }),
+      history: t.field({ type: [Version], description: 'Every version, newest first.', resolve: async (r, _a, ctx) => (await records.recordHistory(ctx, r.id)).map((v) => ({ ...v, recordType: r.recordType })) }),
+      statusLabel: t.string({ description: 'The status in words.', resolve: (r) => records.valueWords(r.status) }),
+      content: t.field({ type: [FieldValue], description: "The type's typed fields in order, each with its label and its value in words (empty ones with value null).", resolve: (r, _a, ctx) => records.recordContent(ctx, r) }),
+      viewerCanUpdate: t.boolean({ description: "Whether the caller may change the record (updateRecord's own permission check).", resolve: (r, _a, ctx) => records.viewerRecordPermissions(ctx.session, r).canUpdate }),
+      viewerCanDecide: t.boolean({ description: "Whether the caller may apply a transition to the record now (decideRecord's permission check, and a transition from its status).", resolve: (r, _a, ctx) => records.viewerRecordPermissions(ctx.session, r).outcomes.length > 0 }),
+      viewerOutcomes: t.stringList({ description: "The transitions (decideRecord's outcome) the caller may apply from the record's status; empty when they may not decide it.", resolve: (r, _a, ctx) => records.viewerRecordPermissions(ctx.session, r).outcomes }),
       citations: t.field({ type: [Citation], resolve: (r, _a, ctx) => records.recordCitations(ctx, r) }),
       source: t.field({ type: Source, nullable: true, description: 'The connector source the record came from, if any.', resolve: (r, _a, ctx) => records.recordSource(ctx, r) }),
       sourceSystem: t.string({ nullable: true, description: 'The source system of a record that came from a connector; null for one written here.', resolve: async (r, _a, ctx) => (await records.recordSource(ctx, r))?.sourceSystem ?? null }),
@@ -120,8 +150,33 @@ export function addRecords(builder: Builder, { ProgramRef, UserRef }: WorkbenchR
     t.field({
       type: Records,
       description: "The program's records, newest first; type (e.g. evidence.hypotheses) needs its .read key, without it every type the caller may read.",
-      args: { type: t.arg.string({ required: false }), status: t.arg.string({ required: false }), ...pageArgs(t.arg) },
-      resolve: (p, args, ctx) => records.listRecords(ctx, p.id, { recordType: args.type, status: args.status, first: args.first, after: args.after }),
+      args: {
+        type: t.arg.string({ required: false }), status: t.arg.string({ required: false }),
+        search: t.arg.string({ required: false, description: 'Words the title or the body contains (case-insensitive; at most 200 characters).' }),
+        ...pageArgs(t.arg),
+      },
+      resolve: (p, args, ctx) => records.listRecords(ctx, p.id, { recordType: args.type, status: args.status, search: args.search, first: args.first, after: args.after }),
+    }))
+
+  const StatusOption = builder.objectRef<{ key: string; label: string }>('RecordStatusOption').implement({
+    fields: (t) => ({ key: t.exposeString('key'), label: t.exposeString('label') }),
+  })
+  const TypeInfo = builder.objectRef<{ spec: records.RecordTypeSpec; programId: string }>('ProgramRecordType').implement({
+    description: 'A record type the caller may read in a program: what a list of its records offers.',
+    fields: (t) => ({
+      key: t.string({ resolve: (x) => x.spec.key }),
+      product: t.string({ description: 'evidence, plans, progress or review', resolve: (x) => x.spec.key.split('.')[0] }),
+      name: t.string({ description: "The type in words, e.g. 'Findings'.", resolve: (x) => records.valueWords(x.spec.key.split('.')[1]) }),
+      statuses: t.field({ type: [StatusOption], description: "The type's statuses, in its machine's order.", resolve: (x) => x.spec.machine.states.map((k) => ({ key: k, label: records.valueWords(k) })) }),
+      viewerCanCreate: t.boolean({ description: "Whether the caller may create one (createRecord's permission check).", resolve: (x, _a, ctx) => records.viewerCanCreate(ctx.session, x.programId, x.spec) }),
+    }),
+  })
+  builder.objectField(ProgramRef, 'recordTypes', (t) =>
+    t.field({
+      type: [TypeInfo],
+      description: 'The record types the caller may read in this program, in the catalogue order; product narrows them to one product.',
+      args: { product: t.arg.string({ required: false }) },
+      resolve: (p, args, ctx) => records.readableRecordTypes(ctx.session, p.id, args.product ?? null).map((spec) => ({ spec, programId: p.id })),
     }))
 
   builder.queryFields((t) => ({

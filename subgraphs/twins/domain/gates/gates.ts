@@ -241,6 +241,41 @@ const Signing = <M extends string>(meaning: M) => z.object({
   meaning: z.literal(meaning, { error: () => `this step is signed with the meaning ${meaning}` }),
 })
 
+/** Whether the session may sign a gate's review: review.stage_reviews.approve in its program (reviewStageGate's rule). */
+const mayReviewGate = (session: Session, gate: Pick<StageGate, 'programId'>) => can(session, 'review.stage_reviews.approve', gate.programId)
+
+/** The same person may not review and close a gate (closeStageGate's same_signer rule). */
+const signedTheReview = (session: Session, review: { signerUserId: string } | null) => review?.signerUserId === session.userId
+
+/** What the caller may do to a gate now, and when the next step is not theirs, why (in words, before they try). */
+export interface GateViewerActions { markReady: boolean; review: boolean; close: boolean; reason: string | null }
+
+/**
+ * The gate's next step as the caller may take it, asked of the same checks the commands make (Command.permits, then
+ * each command's own rule): mark ready (progress.stages.manage), review (review.stage_reviews.approve), close
+ * (progress.stages.approve, by someone other than the reviewer). A closed gate has no next step.
+ */
+export async function gateViewerActions(ctx: Pick<DomainContext, 'session' | 'tdb'>, gate: StageGate): Promise<GateViewerActions> {
+  const { session } = ctx
+  const none: GateViewerActions = { markReady: false, review: false, close: false, reason: null }
+  if (gate.status === 'open') {
+    return markStageGateReady.permits(session, { id: gate.id }, gate)
+      ? { ...none, markReady: true }
+      : { ...none, reason: 'Marking a gate ready for review is for the program lead, the owner or the manufacturing specialist.' }
+  }
+  if (gate.status === 'ready') {
+    return reviewStageGate.permits(session, { id: gate.id }, gate) && mayReviewGate(session, gate)
+      ? { ...none, review: true }
+      : { ...none, reason: 'Reviewing a gate is for a quality reviewer, the program lead or the owner.' }
+  }
+  if (gate.status === 'reviewed') {
+    if (!closeStageGate.permits(session, { id: gate.id }, gate)) return { ...none, reason: 'Closing a gate is for the program lead or the owner.' }
+    const review = gate.reviewSignatureId ? await ctx.tdb.signature.findFirst({ where: { id: gate.reviewSignatureId }, select: { signerUserId: true } }) : null
+    return signedTheReview(session, review) ? { ...none, reason: 'You signed the review of this gate; another person closes it.' } : { ...none, close: true }
+  }
+  return none
+}
+
 /**
  * POST .../review (signature): review.stage_reviews.approve (reviewer_role_required otherwise) and a signature with the
  * meaning review. The checks all come first; the signature is written only once the transition succeeded.
@@ -254,7 +289,7 @@ export const reviewStageGate = command({
   errors: [ReviewerRoleRequired, InvalidTransition],
   async run(w, input) {
     const gate = await relock(w, input.id)
-    if (!can(w.ctx.session, 'review.stage_reviews.approve', gate.programId)) {
+    if (!mayReviewGate(w.ctx.session, gate)) {
       throw new ReviewerRoleRequired('Reviewing a stage gate needs review.stage_reviews.approve (quality reviewer, program lead or owner).', { field: 'id' })
     }
     const now = new Date()
@@ -285,7 +320,7 @@ export const closeStageGate = command({
     const gate = await relock(w, input.id)
     if (gate.status !== 'reviewed') throw new InvalidTransition(gate.status, 'closed')
     const review = gate.reviewSignatureId ? await w.tx.signature.findFirst({ where: { id: gate.reviewSignatureId } }) : null
-    if (review?.signerUserId === w.ctx.session.userId) {
+    if (signedTheReview(w.ctx.session, review)) {
       throw new SameSigner('You signed the review of this gate; another person closes it.', { field: 'id' })
     }
     await lockProgram(w.tx, gate.organizationId, gate.programId)

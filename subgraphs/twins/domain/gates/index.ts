@@ -4,5 +4,6 @@
 export { computeReadinessForProgram, initialRequired, refreshStageReadiness, onProgramEventForGates, REQUIRED_RECORD_KINDS, asRequiredRecords, card } from './gate-readiness'
 export type { RequirementState } from './gate-readiness'
 export { seedIllustrativeGate } from './gate-seed'
-export { STAGE_GATE_STATUSES, gateCard, gateSignatures, gateFooter, getStageGate, stageGateBrief, listStageGates, openStageGate, markStageGateReady, reopenStageGate, reviewStageGate, closeStageGate, supersedeStageGate } from './gates'
+export { STAGE_GATE_STATUSES, gateCard, gateSignatures, gateFooter, getStageGate, stageGateBrief, listStageGates, openStageGate, markStageGateReady, reopenStageGate, reviewStageGate, closeStageGate, supersedeStageGate, gateViewerActions } from './gates'
+export type { GateViewerActions } from './gates'
 export { StageGateEvents } from './gate-events'

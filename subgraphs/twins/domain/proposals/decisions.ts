@@ -23,7 +23,7 @@ import { publish } from '../../../../core/pubsub'
 import { applyRecordChange, type RecordChange } from '../../../workbench/domain/records'
 import { signTarget } from '../../../workbench/domain/signatures'
 import { sendHandoff } from '../collaboration'
-import { assertMayDecide } from './proposal-deciders'
+import { assertMayDecide, mayDecide, mayDecideHandoff } from './proposal-deciders'
 import { canonicalJson } from '../skills'
 import {
   asQuestion, currentBasis, decideKeyOf, isProposal, parseChangeAt, viewProposal, type Outcome, type ProposalAnswer, type ProposalView,
@@ -150,7 +150,7 @@ export const decideProposal = command({
       return viewProposal(w.tx, interrupt)
     }
     // A hand-off goes out in its author's name: only the person the twin is bound to decides it (bound_user_only).
-    if (question.handoff && session.userId !== question.proposer.userId) {
+    if (!mayDecideHandoff(session, question)) {
       throw new BoundUserOnly('Only the person whose twin proposed this hand-off may send or decline it; it is never routed under delegation.', { field: 'id' })
     }
     // Who may decide a twin's proposal (proposal-deciders.ts): its person, their live delegate, or an approver of a type
@@ -161,6 +161,17 @@ export const decideProposal = command({
     return underDelegation(from, () => decide(w, input, interrupt, question, from ? { userId: from, name: fromName ?? '' } : null))
   },
 })
+
+/**
+ * Whether the caller may decide this proposal now (Proposal.viewerCanDecide): open, and the same checks decideProposal
+ * makes before it writes: its decide key (Command.permits), the hand-off's author rule and who may decide a twin's
+ * proposal (proposal-deciders.ts).
+ */
+export async function viewerCanDecide(ctx: Pick<DomainContext, 'session' | 'tdb'>, view: ProposalView): Promise<boolean> {
+  if (view.status !== 'open') return false
+  if (!decideProposal.permits(ctx.session, { id: view.id }, view.interrupt)) return false
+  return mayDecide(ctx.tdb as unknown as TenantTx, ctx.session, view.question)
+}
 
 const OUTCOME_WORDS: Record<Outcome, string> = { approved: 'approved', approved_with_edits: 'approved with edits', declined: 'declined' }
 

@@ -3,7 +3,7 @@
 // The contract other modules use.
 export { fileProposal, getDraft, getProposal, getProposals, getRecordDecisions, fileHandoffProposal, PROPOSAL_EXPIRY_HOURS, asQuestion, isProposal, decisionFooter, workingAsOf } from './proposals'
 export type { ProposalView } from './proposals'
-export { DECISIONS, DECLINE_REASONS, decideBatch, decideProposal } from './decisions'
+export { DECISIONS, DECLINE_REASONS, decideBatch, decideProposal, viewerCanDecide } from './decisions'
 export type { BatchItemResult, BatchResult, Decision } from './decisions'
 export { listReviewAuditReviews, produceReviewAuditReview, acceptReviewAuditReview } from './review-audit'
 export { homeTwin, roleDecisions } from './workbench-decisions'

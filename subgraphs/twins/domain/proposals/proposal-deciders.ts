@@ -41,3 +41,19 @@ export async function assertMayDecide(q: TenantTx, session: Session, question: P
     { field: 'id' },
   )
 }
+
+/** A hand-off goes out in its author's name: only the person the twin is bound to decides it (bound_user_only). */
+export const mayDecideHandoff = (session: Session, question: Pick<ProposalQuestion, 'proposer' | 'handoff'>) =>
+  !question.handoff || session.userId === question.proposer.userId
+
+/** assertMayDecide as a yes or no, for a client asking before the person tries (Proposal.viewerCanDecide). */
+export async function mayDecide(q: TenantTx, session: Session, question: Pick<ProposalQuestion, 'proposer' | 'recordType' | 'programId' | 'handoff'>): Promise<boolean> {
+  if (!mayDecideHandoff(session, question)) return false
+  try {
+    await assertMayDecide(q, session, question)
+    return true
+  } catch (e) {
+    if (e instanceof BoundUserOnly) return false
+    throw e
+  }
+}

@@ -7,7 +7,7 @@ import type { TenantTx } from '../../../../core/db'
 import { InvalidInput, InvalidTransition, KindNotPromotable, MemoryNoteRefused, NotAParty, NotFoundError, NotImplemented, ReasonRequired } from '../../../../core/errors'
 import { IdInput } from '../../../../core/ids'
 import { checkMemorySummary, sanitiseOutsideText, type Finding } from '../../../../core/sanitiser'
-import { assertCan, can } from '../../../../core/session'
+import { assertCan, can, type Session } from '../../../../core/session'
 import { transition } from '../../../../core/state-machine'
 import { memoryRecordStatus } from '../../../../core/states/memory'
 import type { MemoryKind, MemoryRecord } from '../../../../generated/prisma/client'
@@ -372,6 +372,13 @@ export const readProgramMemory = command({
     return mapPage(page, (nodes) => toOut({ session, tdb: w.tx as DomainContext['tdb'] }, nodes))
   },
 })
+
+/**
+ * Whether the caller has a twin memory in a program to open: readProgramMemory's own check for the caller's own
+ * records (program.agent_memory.read: every persona but viewer, who has no twin).
+ */
+export const viewerHasTwinMemory = (session: Session, programId: string) =>
+  readProgramMemory.permits(session, { programId }, { target: session.userId, other: false })
 
 /**
  * DELETE /programs/{program_id}/agent-memory/{record_id}: a tier-1 record of the program, by its owner, or by a

@@ -23,7 +23,12 @@ export async function findRecord(ctx: Ctx, id: string): Promise<ProgramRecord | 
   return record && readable(ctx, record) ? record : null
 }
 
-export interface ListArgs extends PageArgs { recordType?: string | null; status?: string | null }
+export interface ListArgs extends PageArgs {
+  recordType?: string | null; status?: string | null
+  /** Words the title or the body contains (case-insensitive, as written: no pattern characters). */
+  search?: string | null
+}
+const SEARCH_MAX = 200
 
 /**
  * A program's records, newest first, in cursor pages. With a type: its .read key is required (FORBIDDEN otherwise);
@@ -43,9 +48,15 @@ export async function listRecords(ctx: Ctx, programId: string, args: ListArgs = 
     const known = new Set(types.flatMap((k) => RECORD_TYPES[k].machine.states as readonly string[]))
     if (!known.has(args.status)) throw InvalidInput.of('status', `use one of ${[...known].join(', ')}`)
   }
+  const search = args.search?.trim() ?? ''
+  if (search.length > SEARCH_MAX) throw InvalidInput.of('search', `at most ${SEARCH_MAX} characters`)
+  // The keyset's own OR stays at the top level; the search's OR sits under AND.
+  // LIKE's own characters (%, _ and the backslash) are escaped: a person's words are searched for as written.
+  const literal = search.replace(/[\\%_]/g, (c) => `\\${c}`)
+  const matching = search ? { AND: [{ OR: [{ title: { contains: literal, mode: 'insensitive' as const } }, { body: { contains: literal, mode: 'insensitive' as const } }] }] } : {}
   return keysetPage(args, 'createdAt', (q) => ctx.tdb.programRecord.findMany({
     ...q,
-    where: { programId, recordType: types.length === 1 ? types[0] : { in: types }, ...(args.status != null ? { status: args.status } : {}), ...q.where },
+    where: { programId, recordType: types.length === 1 ? types[0] : { in: types }, ...(args.status != null ? { status: args.status } : {}), ...matching, ...q.where },
   }))
 }
 
@@ -67,8 +78,8 @@ function createLoaders(ctx: Ctx) {
       const by = new Map(rows.map((r) => [`${r.recordId}@${r.version}`, r]))
       return keys.map((k) => by.get(k) ?? null)
     }),
-    source: new DataLoader<string, { id: string; sourceSystem: string; sourceType: string; title: string; targetRef: string | null } | null>(async (ids) => {
-      const rows = await ctx.tdb.source.findMany({ where: { id: { in: [...ids] } }, select: { id: true, sourceSystem: true, sourceType: true, title: true, targetRef: true } })
+    source: new DataLoader<string, { id: string; sourceSystem: string; sourceType: string; title: string; targetRef: string | null; url: string | null } | null>(async (ids) => {
+      const rows = await ctx.tdb.source.findMany({ where: { id: { in: [...ids] } }, select: { id: true, sourceSystem: true, sourceType: true, title: true, targetRef: true, url: true } })
       const by = new Map(rows.map((r) => [r.id, r]))
       return ids.map((id) => by.get(id) ?? null)
     }),
@@ -80,7 +91,10 @@ function createLoaders(ctx: Ctx) {
     citations: new DataLoader<string, Citation[]>(async (recordIds) => {
       const rows = await ctx.tdb.recordCitation.findMany({
         where: { recordId: { in: [...recordIds] } }, orderBy: [{ recordId: 'asc' }, { position: 'asc' }],
-        include: { source: { select: { title: true, sourceSystem: true, targetRef: true } }, document: { select: { title: true, sourceSystem: true, targetRef: true } } },
+        include: {
+          source: { select: { title: true, sourceSystem: true, targetRef: true, url: true } },
+          document: { select: { title: true, sourceSystem: true, targetRef: true, version: true, source: { select: { url: true } } } },
+        },
       })
       // Literature clusters are the organisation's (what its literature searches found): their title, read in one query.
       const keys = [...new Set(rows.map((r) => r.clusterKey).filter((k): k is string => !!k))]
@@ -92,6 +106,9 @@ function createLoaders(ctx: Ctx) {
           kind: r.citedKind, ref: r.sourceId ?? r.documentId ?? r.clusterKey ?? '', locator: r.locator,
           title: target?.title ?? (r.clusterKey ? clusterTitle.get(r.clusterKey) ?? null : null), sourceSystem: target?.sourceSystem ?? (r.citedKind === 'literature_cluster' ? 'literature_search' : null),
           targetRef: target?.targetRef ?? null,
+          href: r.source?.url ?? r.document?.source.url ?? (r.clusterKey ? clusterHref(r.clusterKey) : null),
+          place: placeOf(r.locator),
+          documentVersion: r.document?.version ?? null,
         }
       }))
     }),
@@ -108,7 +125,31 @@ const loadersFor = (ctx: Ctx) => {
   return l
 }
 
-export interface Citation { kind: string; ref: string; locator: string | null; title: string | null; sourceSystem: string | null; targetRef: string | null }
+export interface Citation {
+  kind: string; ref: string; locator: string | null; title: string | null; sourceSystem: string | null; targetRef: string | null
+  /** Where a person can read what is cited: the source's own address, or a literature cluster's DOI or PubMed page. */
+  href: string | null
+  /** The locator in words: 'table=0' (the grammar of subgraphs/shared/citation-refs.ts) reads 'Table 1'. */
+  place: string | null
+  /** The version of a cited document as mirrored now. */
+  documentVersion: number | null
+}
+
+/** A literature cluster key's public page: a DOI at doi.org, a PubMed or PubMed Central id at NCBI; else none. */
+function clusterHref(key: string): string | null {
+  if (/^10\./.test(key)) return `https://doi.org/${key}`
+  const pmid = /^pmid:(\d+)$/i.exec(key)
+  if (pmid) return `https://pubmed.ncbi.nlm.nih.gov/${pmid[1]}/`
+  const pmc = /^pmcid:(PMC\d+)$/i.exec(key)
+  if (pmc) return `https://www.ncbi.nlm.nih.gov/pmc/articles/${pmc[1]}/`
+  return null
+}
+
+function placeOf(locator: string | null): string | null {
+  if (!locator) return null
+  const table = /^table=(\d{1,4})$/.exec(locator)
+  return table ? `Table ${Number(table[1]) + 1}` : locator
+}
 
 export const recordCitations = (ctx: Ctx, record: ProgramRecord) => loadersFor(ctx).citations.load(record.id)
 
@@ -147,5 +188,11 @@ export async function versionFooter(ctx: Ctx, v: ProgramRecordVersion | null): P
   const [proposer, decider] = await Promise.all([l.user.load(v.proposedByUserId), l.user.load(v.decidedByUserId)])
   return proposer && decider ? recordFooter(proposer.name, decider.name, v.workingAs) : null
 }
+
+/** The source loader, for the content of a record's source fields. */
+export const sourceById = (ctx: Ctx, id: string) => loadersFor(ctx).source.load(id)
+
+/** One version row of a record (the version before another, for what changed). */
+export const versionRow = (ctx: Ctx, recordId: string, version: number) => loadersFor(ctx).version.load(`${recordId}@${version}`)
 
 export const userName = async (ctx: Ctx, id: string | null) => (id ? (await loadersFor(ctx).user.load(id))?.name ?? null : null)

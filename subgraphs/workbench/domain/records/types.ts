@@ -28,7 +28,11 @@ export type FieldKind =
    */
   | { kind: 'source'; sourceType?: string }
 
-export type FieldSpec = FieldKind & { name: string; required?: boolean; description: string }
+type UnlabelledField = FieldKind & { name: string; required?: boolean; description: string; max?: number }
+export type FieldSpec = UnlabelledField & {
+  /** What a screen calls the field (FIELD_LABELS); the unit a number is in, when it has one. */
+  label: string; unit?: string
+}
 
 export interface RecordTypeSpec {
   key: RecordTypeKey
@@ -51,10 +55,41 @@ export const RECORD_TYPE_KEYS = [
 ] as const
 export type RecordTypeKey = (typeof RECORD_TYPE_KEYS)[number]
 
-const text = (name: string, description: string, extra: Partial<FieldSpec> = {}): FieldSpec => ({ kind: 'text', name, description, ...extra } as FieldSpec)
-const oneOf = (name: string, values: readonly string[], description: string, required = false): FieldSpec => ({ kind: 'enum', values, name, description, required })
-const date = (name: string, description: string, required = false): FieldSpec => ({ kind: 'date', name, description, required })
-const user = (name: string, description: string): FieldSpec => ({ kind: 'user', name, description })
+type Unlabelled = UnlabelledField
+const text = (name: string, description: string, extra: { max?: number; required?: boolean } = {}): Unlabelled => ({ kind: 'text', name, description, ...extra } as Unlabelled)
+const oneOf = (name: string, values: readonly string[], description: string, required = false): Unlabelled => ({ kind: 'enum', values, name, description, required })
+const date = (name: string, description: string, required = false): Unlabelled => ({ kind: 'date', name, description, required })
+const user = (name: string, description: string): Unlabelled => ({ kind: 'user', name, description })
+
+/**
+ * What a screen calls each field. The specification names the record types but none of their fields' labels (spec 001
+ * §Workbench roles lists types only), so these are plain words chosen here (docs/contributors.md, Decisions); '*' holds
+ * the labels shared by every type, a type's own entry overrides them.
+ */
+const FIELD_LABELS: Partial<Record<RecordTypeKey | '*', Record<string, string>>> = {
+  '*': {
+    rationale: 'Rationale', confidence: 'Confidence', target: 'Target or mechanism', kind: 'Kind of finding', species: 'Species',
+    dose_mg_per_kg: 'Dose', summary: 'Summary', owner_user_id: 'Owner', due_on: 'Due', answer: 'Answer', severity: 'Severity',
+    area: 'Area', blocks: 'What it blocks', source_id: 'Source', source_kind: 'Kind of source', citation: 'Citation', url: 'Where to read it',
+    eln_source_id: 'Notebook entry', objective: 'Objective', planned_start_on: 'Planned start', protocol_kind: 'Kind of protocol',
+    glp: 'Under GLP', plan_kind: 'Kind of plan', period_start_on: 'Period starts', period_end_on: 'Period ends', report_kind: 'Kind of report',
+    module: 'CTD module or section', tags: 'Tags', from_record_id: 'Record that depends', to_record_id: 'Depends on',
+    dependency_kind: 'Kind of dependency', priority: 'Priority', target_record_id: 'Record to approve', approver_user_id: 'Approver',
+    sop_reference: 'SOP clause', check: 'Check that raised it', classification: 'Classification', occurred_on: 'Occurred on',
+    capa_required: 'Corrective and preventive action required',
+  },
+  'progress.milestones': { owner_user_id: 'Owner' },
+  'evidence.questions': { owner_user_id: 'Who answers it', due_on: 'Answer needed by' },
+  'progress.open_items': { owner_user_id: 'Who closes it', due_on: 'Close by' },
+  'progress.approvals': { due_on: 'Needed by' },
+}
+
+/** A stored value or state key in words: 'oos_candidate' reads 'OOS candidate', 'at_risk' reads 'At risk'. */
+export function valueWords(value: string): string {
+  const ACRONYMS: Record<string, string> = { oos: 'OOS', ctd: 'CTD', cmc: 'CMC', sop: 'SOP', glp: 'GLP' }
+  const words = value.split('_').map((w) => ACRONYMS[w] ?? w).join(' ')
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
 const LEVELS = ['low', 'medium', 'high'] as const
 const SEVERITIES = ['minor', 'major', 'critical'] as const
 
@@ -62,8 +97,9 @@ const SEVERITIES = ['minor', 'major', 'critical'] as const
  * Types with an .approve key decide under it (audit <noun>.decision); the others move status under .manage and audit
  * the move as <noun>.update, so a twin's trigger on milestone.update or experiment.update sees every change.
  */
-function type(key: RecordTypeKey, graphqlType: string, noun: string, machine: Machine, fields: FieldSpec[],
+function type(key: RecordTypeKey, graphqlType: string, noun: string, machine: Machine, unlabelled: UnlabelledField[],
   opts: { approve?: PermissionKey; audit?: Partial<RecordTypeSpec['audit']> } = {}): RecordTypeSpec {
+  const fields = unlabelled.map((f) => ({ ...f, label: FIELD_LABELS[key]?.[f.name] ?? FIELD_LABELS['*']?.[f.name] ?? f.name, ...(f.kind === 'number' && f.name.endsWith('_mg_per_kg') ? { unit: 'mg/kg' } : {}) }) as FieldSpec)
   const permissions = { read: `${key}.read`, manage: `${key}.manage`, ...(opts.approve ? { approve: opts.approve } : {}) } as RecordTypeSpec['permissions']
   const audit = {
     create: `${noun}.create`, update: `${noun}.update`, decide: opts.approve ? `${noun}.decision` : `${noun}.update`, ...opts.audit,
