@@ -35,8 +35,13 @@ const badRequest = (message: string, status = 400, code = 'BAD_REQUEST') => new 
 const essence = (contentType: string) => contentType.split(';')[0].trim().toLowerCase()
 const isRecord = (o: unknown): o is Record<string, unknown> => !!o && typeof o === 'object' && !Array.isArray(o)
 
-/** Refuses a request a browser could send from another site without asking (no preflight): Apollo's rule and message. */
+/**
+ * Refuses a request a browser could send from another site without asking (no preflight): Apollo's rule and message,
+ * plus one exception: a request carrying an Authorization header is always preflighted by a browser (it is not a
+ * CORS-safelisted header), and the gateway reads no cookies, so such a request cannot be forged by another site.
+ */
 function preventCsrf(headers: http.IncomingHttpHeaders) {
+  if (typeof headers.authorization === 'string' && headers.authorization.length > 0) return
   const type = headers['content-type']
   if (type !== undefined && !SIMPLE_TYPES.includes(essence(type))) return
   if (PREFLIGHT_HEADERS.some((h) => typeof headers[h] === 'string' && headers[h]!.length > 0)) return
@@ -77,9 +82,16 @@ function requestOfSearch(url: string | undefined, contentType: string | undefine
   return { query: once('query') as string, operationName: once('operationName'), variables: json('variables'), extensions: json('extensions') }
 }
 
+/**
+ * Why a batched request (a JSON array of operations, BAD_REQUEST) is refused and what to send instead. Each operation runs through the edge's limits on its own; over
+ * keep-alive (or HTTP/2) separate requests cost little, and one document may ask for several root fields at once.
+ */
+export const BATCH_REFUSED = 'Batched requests (a JSON array of operations) are not accepted: send each operation as its own POST '
+  + 'to /graphql (turn off your client\'s batching, e.g. use HttpLink rather than BatchHttpLink), or ask for several root fields in one operation.'
+
 /** The request of a POST body: Apollo's checks and messages. */
 function requestOfBody(body: unknown): GraphQLRequest {
-  if (Array.isArray(body)) throw badRequest('Operation batching disabled.')
+  if (Array.isArray(body)) throw badRequest(BATCH_REFUSED)
   if (!isRecord(body) || Object.keys(body).length === 0) throw badRequest('POST body missing, invalid Content-Type, or JSON object has no keys.')
   if (body.query != null && typeof body.query !== 'string') throw badRequest('GraphQL queries must be strings.')
   if (typeof body.variables === 'string') throw badRequest('`variables` in a POST body should be provided as an object, not a recursively JSON-encoded string.')

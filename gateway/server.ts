@@ -36,6 +36,7 @@ import { drainableServer } from '../core/http-drain'
 import { consoleRouter } from './console-routes'
 import { devSignInRoutes } from './dev-sign-in'
 import { allowedOrigins, CorsPolicy } from './cors'
+import { authorizationOfConnectionParams, CONNECTION_INIT_SHAPE_REASON } from './connection-init'
 
 export { LIMITS } from './edge-limits'
 
@@ -191,12 +192,17 @@ export async function createGateway(opts: GatewayOptions) {
     errors.map((e) => e instanceof GraphQLError ? formatError(e.toJSON(), e) : e as GraphQLFormattedError)
   const asGraphQLError = (e: unknown) => e instanceof GraphQLError ? e
     : new GraphQLError('Unexpected error.', { originalError: e as Error, extensions: { code: 'INTERNAL_SERVER_ERROR' } })
-  const wsCleanup = useServer<{ authorization?: string }, { ctx?: GatewayContext; expiry?: NodeJS.Timeout }>({
+  const wsCleanup = useServer<Record<string, unknown>, { ctx?: GatewayContext; expiry?: NodeJS.Timeout }>({
     schema: () => bridge.schema,
     // connection_init carries the token (browsers cannot set headers on a WebSocket); refuse the socket without one.
     onConnect: async (ctx) => {
+      const authorization = authorizationOfConnectionParams(ctx.connectionParams)
+      if (authorization === undefined) {
+        ctx.extra.socket.close(CloseCode.Forbidden, CONNECTION_INIT_SHAPE_REASON)
+        return false
+      }
       try {
-        const identity = await identities.resolve(ctx.connectionParams?.authorization)
+        const identity = await identities.resolve(authorization)
         ctx.extra.ctx = { identity, socket: ctx.extra.socket }
         // A socket never outlives its token: closed at expiry, the client reconnects with a fresh one.
         const ms = Math.min(identity.expiresAt - Date.now(), 2 ** 31 - 1)
