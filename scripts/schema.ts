@@ -5,6 +5,7 @@ import { SCHEMA_DIR } from '../core/schema-files'
 import { buildSchemaArtifacts } from '../subgraphs/supergraph'
 import { GENERATED_FILE, generateClientTypes } from '../clients/console/codegen'
 import { CONSOLE_GENERATED_FILE, generateConsoleTypes } from '../console/codegen'
+import { writeClientPackage } from '../clients/generate'
 
 const files = buildSchemaArtifacts()
 await fs.mkdir(SCHEMA_DIR, { recursive: true })
@@ -17,3 +18,5 @@ await fs.writeFile(GENERATED_FILE, await generateClientTypes(files['supergraph.g
 console.log(`${path.relative(process.cwd(), GENERATED_FILE)} (typed client)`)
 await fs.writeFile(CONSOLE_GENERATED_FILE, await generateConsoleTypes(files['supergraph.graphql']))
 console.log(`${path.relative(process.cwd(), CONSOLE_GENERATED_FILE)} (the web console's typed documents)`)
+// The client package (clients/, @evidence-workspace/client): schema, types, typed documents, possibleTypes.
+for (const file of await writeClientPackage(files['supergraph.graphql'])) console.log(`${file} (the client package)`)
