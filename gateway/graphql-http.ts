@@ -13,6 +13,7 @@ import { asGraphQLError, formatErrors } from '../core/graphql-errors'
 import { checkDocumentSize, checkInputSize, formatEdgeError, parseLimited, type EdgeMode } from './edge-limits'
 import type { Federation, OperationRequest } from './federation'
 import type { SubgraphCallContext } from './subgraph-http'
+import { inSpan, nameOperationSpan, SpanKind } from '../core/tracing'
 
 export interface GraphQLRequest extends OperationRequest { extensions?: Record<string, unknown> }
 
@@ -163,6 +164,7 @@ export function createEdgePipeline(opts: EdgePipelineOptions) {
           : operations > 1 ? 'Must provide operation name if query contains multiple operations.' : 'Must provide an operation.'
         return answerWith([badRequest(message, 400, 'OPERATION_RESOLUTION_FAILURE')], 400)
       }
+      nameOperationSpan(planned.operation.operation, planned.operation.name?.value)
       if (method === 'GET' && planned.operation.operation !== 'query') {
         return { ...answerWith([badRequest(`GET requests only support query operations, not ${planned.operation.operation} operations`, 405)], 405), headers: { allow: 'POST' } }
       }
@@ -190,7 +192,7 @@ export function createEdgePipeline(opts: EdgePipelineOptions) {
     run,
     /** The answer as a plain result (graphql-ws, the REST shims). */
     async execute(request: GraphQLRequest, context: SubgraphCallContext): Promise<FormattedExecutionResult> {
-      const answer = await run(request, context)
+      const answer = await inSpan('GraphQL operation', SpanKind.SERVER, {}, () => run(request, context))
       return answer.raw !== undefined ? JSON.parse(answer.raw) : answer.result!
     },
 

@@ -37,6 +37,7 @@ import { consoleRouter } from './console-routes'
 import { devSignInRoutes } from './dev-sign-in'
 import { allowedOrigins, CorsPolicy } from './cors'
 import { authorizationOfConnectionParams, CONNECTION_INIT_SHAPE_REASON } from './connection-init'
+import { inServerSpan } from '../core/tracing'
 
 export { LIMITS } from './edge-limits'
 
@@ -111,7 +112,7 @@ export async function createGateway(opts: GatewayOptions) {
   const formatError = (formatted: GraphQLFormattedError, error: unknown) => formatEdgeError(formatted, error, mode)
 
   const supergraphSdl = opts.supergraphSdl ?? (await readSupergraph())
-  const dataSources = new Map(SUBGRAPH_NAMES.map((name) => [name as string, new SubgraphDataSource(opts.subgraphUrls[name])]))
+  const dataSources = new Map(SUBGRAPH_NAMES.map((name) => [name as string, new SubgraphDataSource(opts.subgraphUrls[name], name)]))
   const federation = new Federation(supergraphSdl, dataSources, opts.singleFetchPassThrough ?? true)
   const pipeline = createEdgePipeline({ federation, mode, limitRules, websocketPath: GRAPHQL_PATH })
   const bridge = new SubscriptionBridge<GatewayContext>({
@@ -149,7 +150,7 @@ export async function createGateway(opts: GatewayOptions) {
         res.writeHead(503, { 'content-type': 'application/json; charset=utf-8' }).end(body)
       })
       // logs and subgraph calls of this request carry its id
-      void withRequestId(requestId, () => pipeline.handle(req, res, async (r) => ({ identity: await identities.resolve(r.headers.authorization) })))
+      withRequestId(requestId, () => inServerSpan(req, res, GRAPHQL_PATH, () => pipeline.handle(req, res, async (r) => ({ identity: await identities.resolve(r.headers.authorization) }))))
     })
   })
   const drain = drainableServer(httpServer)
