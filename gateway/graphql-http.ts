@@ -5,7 +5,7 @@
 // about a sixth of the gateway's CPU under the console's load (issue 20 profile) for a pipeline this file holds whole.
 import type http from 'node:http'
 import Negotiator from 'negotiator'
-import { getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule, specifiedRules, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql'
+import { getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule, specifiedRules, type DocumentNode, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql'
 import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS, SERVICE_UNAVAILABLE, serviceUnavailable } from '../core/db-outage'
 import { BadRequest, readBody } from '../core/graphql-http'
 import { DocumentCache } from '../core/graphql-documents'
@@ -14,8 +14,13 @@ import { checkDocumentSize, checkInputSize, formatEdgeError, parseLimited, type 
 import type { Federation, OperationRequest } from './federation'
 import type { SubgraphCallContext } from './subgraph-http'
 import { inSpan, nameOperationSpan, SpanKind } from '../core/tracing'
+import { DOCUMENT_NOT_FOUND, OPERATION_NOT_REGISTERED, type TrustedDocuments } from './trusted-documents'
 
-export interface GraphQLRequest extends OperationRequest { extensions?: Record<string, unknown> }
+export interface GraphQLRequest extends OperationRequest {
+  extensions?: Record<string, unknown>
+  /** a registered operation's id (`sha256:<hex>`) sent instead of its document (./trusted-documents.ts) */
+  documentId?: string
+}
 
 /** An answer ready to send: status, headers and either a formatted result or a subgraph's data-only bytes. */
 export interface EdgeAnswer {
@@ -80,7 +85,7 @@ function requestOfSearch(url: string | undefined, contentType: string | undefine
     if (!isRecord(parsed)) throw badRequest(`The ${name} search parameter should contain a JSON-encoded object.`)
     return parsed
   }
-  return { query: once('query') as string, operationName: once('operationName'), variables: json('variables'), extensions: json('extensions') }
+  return { query: once('query') as string, operationName: once('operationName'), variables: json('variables'), extensions: json('extensions'), documentId: once('documentId') }
 }
 
 /**
@@ -100,7 +105,9 @@ function requestOfBody(body: unknown): GraphQLRequest {
   if (body.extensions != null && !isRecord(body.extensions)) throw badRequest('`extensions` in a POST body must be an object if provided.')
   if (body.variables != null && !isRecord(body.variables)) throw badRequest('`variables` in a POST body must be an object if provided.')
   if (body.operationName != null && typeof body.operationName !== 'string') throw badRequest('`operationName` in a POST body must be a string if provided.')
+  if (body.documentId != null && typeof body.documentId !== 'string') throw badRequest('`documentId` in a POST body must be a string if provided.')
   return {
+    documentId: (body.documentId as string | null) ?? undefined,
     query: body.query as string, operationName: (body.operationName as string | null) ?? undefined,
     variables: (body.variables as Record<string, unknown> | null) ?? undefined, extensions: (body.extensions as Record<string, unknown> | null) ?? undefined,
   }
@@ -116,7 +123,17 @@ export interface EdgePipelineOptions {
   limitRules: ValidationRule[]
   /** where graphql-ws listens: a subscription sent over HTTP is told to go there */
   websocketPath: string
+  /** the registered operations, runnable by their id */
+  trustedDocuments?: TrustedDocuments
+  /** run only registered operations (TRUSTED_DOCUMENTS_ONLY), except for callers `mayRunUnregistered` lets through */
+  trustedDocumentsOnly?: boolean
+  /** whether a caller may run an unregistered operation where only registered ones run (administrators' GraphiQL) */
+  mayRunUnregistered?: (context: SubgraphCallContext) => Promise<boolean>
 }
+
+/** Why an unregistered operation is refused where only registered ones run. */
+export const NOT_REGISTERED_MESSAGE = 'This service runs only registered operations (trusted documents): send an operation the console '
+  + 'registers, by its documentId or as its document; an organisation administrator may run others.'
 
 /** The code of a subscription sent over HTTP, which serves queries and mutations only. */
 export const SUBSCRIPTION_OVER_HTTP = 'SUBSCRIPTION_REQUIRES_WEBSOCKET'
@@ -141,10 +158,36 @@ export function createEdgePipeline(opts: EdgePipelineOptions) {
     return { status, headers, result }
   }
 
+  const trusted = opts.trustedDocuments
+
+  /** Null when the document may run for the caller; else the refusal (an unregistered operation where only registered ones run). */
+  async function registrationRefusal(document: DocumentNode, context: SubgraphCallContext): Promise<GraphQLError | null> {
+    if (!opts.trustedDocumentsOnly || trusted?.registered(document)) return null
+    if (await opts.mayRunUnregistered?.(context)) return null
+    return badRequest(NOT_REGISTERED_MESSAGE, 400, OPERATION_NOT_REGISTERED)
+  }
+
+  /** The document a request names by id (documentId, or a registered persistedQuery hash sent without its query). */
+  function namedDocument(request: GraphQLRequest): GraphQLRequest | GraphQLError | undefined {
+    if (typeof request.documentId === 'string') {
+      const query = trusted?.document(request.documentId)
+      return query ? { ...request, query } : badRequest(`No registered operation has the documentId ${request.documentId.slice(0, 80)}: send the operation's document in \`query\` instead.`, 400, DOCUMENT_NOT_FOUND)
+    }
+    const hash = (request.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined)?.sha256Hash
+    if (!request.query && typeof hash === 'string') {
+      const query = trusted?.document(hash)
+      if (query) return { ...request, query }
+    }
+    return undefined
+  }
+
   /** Runs one request for a caller whose context is known: everything after the HTTP layer. */
   async function run(request: GraphQLRequest, context: SubgraphCallContext, method: 'GET' | 'POST' = 'POST'): Promise<EdgeAnswer> {
     try {
-      if (request.extensions?.persistedQuery) {
+      const named = namedDocument(request)
+      if (named instanceof GraphQLError) return answerWith([named], 400)
+      if (named) request = named
+      else if (request.extensions?.persistedQuery) {
         // automatic persisted queries are not kept here: clients that try them send the whole document next
         return { ...answerWith([new GraphQLError('PersistedQueryNotSupported', { extensions: { code: 'PERSISTED_QUERY_NOT_SUPPORTED' } })], 200), headers: { 'cache-control': 'private, no-cache, must-revalidate' } }
       }
@@ -153,6 +196,8 @@ export function createEdgePipeline(opts: EdgePipelineOptions) {
       }
       const prepared = documents.prepare(request.query)
       if (prepared.errors) return answerWith(prepared.errors, 400)
+      const refusal = await registrationRefusal(prepared.document, context)
+      if (refusal) return answerWith([refusal], 400)
       if (getOperationAST(prepared.document, request.operationName)?.operation === 'subscription') {
         // the planner's executor cannot run one (a masked 500 before): say where subscriptions are served
         return answerWith([badRequest(`Subscriptions are not served over HTTP: open a WebSocket to ${opts.websocketPath} with the graphql-ws protocol (subprotocol graphql-transport-ws) and subscribe there.`, 400, SUBSCRIPTION_OVER_HTTP)], 400)
@@ -190,6 +235,7 @@ export function createEdgePipeline(opts: EdgePipelineOptions) {
   return {
     documents,
     run,
+    registrationRefusal,
     /** The answer as a plain result (graphql-ws, the REST shims). */
     async execute(request: GraphQLRequest, context: SubgraphCallContext): Promise<FormattedExecutionResult> {
       const answer = await inSpan('GraphQL operation', SpanKind.SERVER, {}, () => run(request, context))

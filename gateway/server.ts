@@ -38,6 +38,7 @@ import { devSignInRoutes } from './dev-sign-in'
 import { allowedOrigins, CorsPolicy } from './cors'
 import { authorizationOfConnectionParams, CONNECTION_INIT_SHAPE_REASON } from './connection-init'
 import { inServerSpan } from '../core/tracing'
+import { trustedDocumentOptions } from './trusted-documents'
 
 export { LIMITS } from './edge-limits'
 
@@ -91,6 +92,8 @@ export interface GatewayOptions {
   subscriptionLimits?: { perSocket: number; perUser: number }
   /** Browser origins allowed besides same-origin (default: CORS_ORIGINS, or the mode's default; ./cors.ts). */
   corsOrigins?: string[]
+  /** Run only registered operations (default TRUSTED_DOCUMENTS_ONLY; ./trusted-documents.ts). */
+  trustedDocumentsOnly?: boolean
 }
 
 /** Paths browsers never call: signed vendor webhooks (server to server) and the scrape endpoint (METRICS_ALLOW). */
@@ -114,7 +117,7 @@ export async function createGateway(opts: GatewayOptions) {
   const supergraphSdl = opts.supergraphSdl ?? (await readSupergraph())
   const dataSources = new Map(SUBGRAPH_NAMES.map((name) => [name as string, new SubgraphDataSource(opts.subgraphUrls[name], name)]))
   const federation = new Federation(supergraphSdl, dataSources, opts.singleFetchPassThrough ?? true)
-  const pipeline = createEdgePipeline({ federation, mode, limitRules, websocketPath: GRAPHQL_PATH })
+  const pipeline = createEdgePipeline({ federation, mode, limitRules, websocketPath: GRAPHQL_PATH, ...trustedDocumentOptions(opts.db, opts.trustedDocumentsOnly) })
   const bridge = new SubscriptionBridge<GatewayContext>({
     federation, dataSources,
     wsUrl: (name) => opts.subgraphUrls[name as SubgraphName].replace(/^http/, 'ws'),
@@ -230,6 +233,8 @@ export async function createGateway(opts: GatewayOptions) {
         return [asGraphQLError(e)]
       }
       sources.set(document, payload.query)
+      const unregistered = await pipeline.registrationRefusal(document, context)
+      if (unregistered) return [unregistered]
       if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {
         wsMetrics.started()
         const errors = validate(bridge.schema, document, wsRules)
