@@ -74,6 +74,13 @@ export const ENV_DOCS: Record<keyof Env, VariableDoc> = {
 export const RAW_VARIABLES: Record<string, VariableDoc & { default: string }> = {
   METRICS_ALLOW: { group: 'Logs, errors and metrics', default: '`127.0.0.0/8,::1/128`', meaning: 'addresses / CIDR ranges the gateway answers `/metrics` to (others get 404); read by the gateway' },
   WORKER_METRICS_PORT: { group: 'Logs, errors and metrics', default: 'unset: no listener', meaning: 'the worker\'s `/healthz`, `/readyz` and `/metrics` listener (on `HOST`); read by the worker' },
+  // OpenTelemetry's standard variables (core/tracing.ts; the SDK reads the others itself: see Observability, Traces)
+  OTEL_EXPORTER_OTLP_ENDPOINT: { group: 'Logs, errors and metrics', default: 'unset: no traces', meaning: 'the OTLP collector traces are exported to (`http://collector:4318`); set, every component loads the OpenTelemetry SDK and traces (see Observability); `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` likewise, for traces alone' },
+  OTEL_TRACES_EXPORTER: { group: 'Logs, errors and metrics', default: 'unset: `otlp` when an endpoint is set', meaning: '`otlp`, `console` or `zipkin` turn traces on; `none` turns them off' },
+  OTEL_SDK_DISABLED: { group: 'Logs, errors and metrics', default: 'unset', meaning: '`true`: no traces, whatever else is set' },
+  OTEL_SERVICE_NAME: { group: 'Logs, errors and metrics', default: 'the component: `gateway`, `connectors`, `workbench`, `twins`, `worker`; `evidence-workspace` for npm start', meaning: 'the service name on the traces' },
+  OTEL_METRICS_EXPORTER: { group: 'Logs, errors and metrics', default: '`none` (metrics are Prometheus\'s, `/metrics`)', meaning: 'OpenTelemetry metrics export, when traces are on' },
+  OTEL_LOGS_EXPORTER: { group: 'Logs, errors and metrics', default: '`none` (logs are JSON lines on stderr)', meaning: 'OpenTelemetry logs export, when traces are on' },
 }
 
 export const ENV_TABLE_START = '<!-- env-table:start -->'
