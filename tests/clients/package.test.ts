@@ -37,7 +37,9 @@ describe('the client package', () => {
   it('installs from its packed tarball into an empty project, where an example type-checks and runs against the gateway', { timeout: 240_000 }, async () => {
     const work = await fs.mkdtemp(path.join(os.tmpdir(), 'client-package-'))
     try {
-      const npm = (args: string[], cwd: string) => run('npm', args, { cwd, env: { ...process.env, npm_config_update_notifier: 'false' }, maxBuffer: 16 * 1024 * 1024 })
+      // this checkout's tools first on PATH: npm pack's prepack runs its tsc however the tests were started
+      const PATH = `${path.join(ROOT_DIR, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH ?? ''}`
+      const npm = (args: string[], cwd: string) => run('npm', args, { cwd, env: { ...process.env, PATH, npm_config_update_notifier: 'false' }, maxBuffer: 16 * 1024 * 1024 })
       // npm pack builds (prepack: tsc) and packs exactly the published files
       const { stdout } = await npm(['pack', '--json', '--pack-destination', work], CLIENT_PACKAGE_DIR)
       const packed = JSON.parse(stdout)[0] as { filename: string; files: { path: string }[] }
