@@ -9,7 +9,7 @@ import { GraphQLError } from 'graphql'
 import { INTERNAL_HEADER } from '../core/auth'
 import { serviceUnavailable } from '../core/db-outage'
 import { currentRequestId } from '../core/request-context'
-import { injectTraceHeaders, inSpan, SpanKind } from '../core/tracing'
+import { injectTraceHeaders, inSpan, SpanKind, tracingOn } from '../core/tracing'
 import type { DataSourceAnswer, DataSourceRequest, GraphQLDataSource } from './apollo-executor'
 import type { CallerIdentity } from './identity'
 
@@ -29,6 +29,7 @@ export interface SubgraphResponse {
  * on, the call is a CLIENT span (`subgraph <name>`) whose traceparent the subgraph continues.
  */
 export function postJson(url: string, headers: Record<string, string>, body: string, subgraph = 'subgraph'): Promise<SubgraphResponse> {
+  if (!tracingOn()) return send(url, headers, body) // the hot path: no closure, no copy of the headers
   return inSpan(`subgraph ${subgraph}`, SpanKind.CLIENT, { 'http.request.method': 'POST', 'server.address': url, 'graphql.subgraph': subgraph }, async (span) => {
     const res = await send(url, injectTraceHeaders({ ...headers }), body)
     span?.setAttribute('http.response.status_code', res.status)
