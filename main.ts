@@ -10,6 +10,7 @@ import { seedIllustrative } from './subgraphs/seed'
 import { mintDevToken } from './core/auth'
 import { log, markShuttingDown } from './core/log'
 import { installDomain } from './subgraphs/install'
+import { startTracing, stopTracing } from './core/tracing'
 
 type Stoppable = { name: string; stop: () => Promise<unknown> }
 
@@ -27,6 +28,8 @@ async function main() {
   setEnv(e)
   installDomain() // the stack and the worker below share this process
   const running: Stoppable[] = []
+  // traces when OTEL_* asks for them (core/tracing.ts); stopped last, after every part has flushed its spans
+  if (await startTracing('evidence-workspace')) running.push({ name: 'tracing', stop: stopTracing })
   let stopping = false
   // A stop after a failed start exits 1: exiting 0 there made a second npm start (ports taken) look like a success.
   const shutdown = async (signal: string, code = 0) => {

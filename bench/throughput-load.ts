@@ -7,6 +7,8 @@ import autocannon from 'autocannon'
 interface LoadSpec {
   url: string
   query: string
+  /** sent instead of the query when set: a registered operation's id (trusted documents) */
+  documentId?: string
   /** how many different bodies to cycle through: each carries a variable `nonce` the query ignores, so no two
    * requests in flight together are identical (in-flight de-duplication cannot merge them) */
   distinct: number
@@ -20,7 +22,7 @@ const spec = JSON.parse(process.argv[2]) as LoadSpec
 let graphqlErrors = 0
 let firstError: string | undefined
 let next = 0
-const bodies = Array.from({ length: spec.distinct }, (_, i) => JSON.stringify({ query: spec.query, variables: { nonce: i } }))
+const bodies = Array.from({ length: spec.distinct }, (_, i) => JSON.stringify(spec.documentId ? { documentId: spec.documentId, variables: { nonce: i } } : { query: spec.query, variables: { nonce: i } }))
 
 const instance = autocannon({
   url: spec.url,

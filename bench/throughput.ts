@@ -10,8 +10,14 @@
 // BENCH_THROUGHPUT_PROFILE (a folder: the components run with --cpu-prof and write their profiles there),
 // BENCH_THROUGHPUT_NODE_FLAGS (every component's node flags; core/component.ts SERVICE_NODE_FLAGS by default),
 // BENCH_THROUGHPUT_CALLERS (1: distinct people sending the requests in turn, each program lead with 50 inbox items;
-// many callers exercise the per-person caches as production does, one caller keeps every cache hot).
+// many callers exercise the per-person caches as production does, one caller keeps every cache hot),
+// BENCH_THROUGHPUT_TRACING (0; 1: every component exports its traces over OTLP/HTTP to a receiver this bench runs,
+// which reads and drops them, as a collector would take them: compare with 0, where no component loads the SDK),
+// BENCH_THROUGHPUT_TRUSTED_DOCUMENTS (off; `only`: the gateway runs only registered operations, the bench's queries
+// registered in a manifest of their own (TRUSTED_DOCUMENTS_MANIFESTS) and sent as documents; `id`: the same, each
+// request naming its operation by documentId instead of sending the document).
 import { spawn, type ChildProcess } from 'node:child_process'
+import http from 'node:http'
 import { readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -30,6 +36,8 @@ import { fileInboxItem } from '../subgraphs/twins/domain/inbox'
 import { readSessionStamp } from '../core/session'
 import { addMember, createProgram, createTenant, createUser } from '../tests/helpers/factories'
 import { mintDevToken } from '../core/auth'
+import { documentHash, manifestOf } from '../core/trusted-documents'
+import { writeFileSync } from 'node:fs'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 
@@ -47,6 +55,8 @@ export const THROUGHPUT_QUERIES = {
 }`,
 } as const
 type QueryName = keyof typeof THROUGHPUT_QUERIES
+/** A bench query as a named operation (a manifest holds one operation per entry): `{ … }` → `query Bench_<name> { … }`. */
+const namedQuery = (name: string, text: string) => `query Bench_${name} ${text}`
 
 /** What issue 20 measured on main before this work (2-core machine, concurrency 10). */
 const ISSUE_BEFORE: Partial<Record<QueryName, string>> = {
@@ -116,7 +126,7 @@ function cpuPerRequest(before: Cpu, after: Cpu, requests: number) {
   return { ...parts, total: Object.values(parts).reduce((a, b) => a + b, 0) }
 }
 
-function runLoad(spec: { url: string; query: string; distinct: number; headerSets: Record<string, string>[]; connections: number; seconds: number }): Promise<LoadResult> {
+function runLoad(spec: { url: string; query: string; documentId?: string; distinct: number; headerSets: Record<string, string>[]; connections: number; seconds: number }): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = tsxNode(path.resolve(HERE, '..'), path.join(HERE, 'throughput-load.ts'), [JSON.stringify(spec)], {})
     let stdout = ''
@@ -154,6 +164,16 @@ export async function benchThroughput(): Promise<void> {
   const concurrencies = list('CONCURRENCY', '10,50').map(Number)
   const root = path.resolve(process.env.BENCH_THROUGHPUT_ROOT || path.resolve(HERE, '..'))
   const profileDir = process.env.BENCH_THROUGHPUT_PROFILE ? path.resolve(process.env.BENCH_THROUGHPUT_PROFILE) : undefined
+  const tracing = process.env.BENCH_THROUGHPUT_TRACING === '1'
+  const trustedMode = process.env.BENCH_THROUGHPUT_TRUSTED_DOCUMENTS || 'off'
+  if (!['off', 'only', 'id'].includes(trustedMode)) throw new Error(`BENCH_THROUGHPUT_TRUSTED_DOCUMENTS: off, only or id, not ${trustedMode}`)
+  // an OTLP/HTTP receiver that reads every export and answers 200 (the collector's side, at no cost to the components)
+  const exported = { requests: 0, bytes: 0 }
+  const receiver = tracing ? http.createServer((req, res) => {
+    req.on('data', (c: Buffer) => { exported.bytes += c.length })
+    req.on('end', () => { exported.requests++; res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end() })
+  }) : undefined
+  if (receiver) await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
 
   const database = await provisionBenchDatabase('throughput')
   setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
@@ -191,6 +211,13 @@ export async function benchThroughput(): Promise<void> {
     const env: Record<string, string> = {
       DATABASE_URL: database.url, DATA_DIR: database.dataDir, NODE_ENV: 'development',
       ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+      ...(receiver ? { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as { port: number }).port}` } : {}),
+    }
+    if (trustedMode !== 'off') {
+      // the bench's queries registered as a client team would register theirs (each named, one manifest)
+      const manifest = path.join(database.dataDir, 'bench-trusted-documents.json')
+      writeFileSync(manifest, JSON.stringify(manifestOf(Object.entries(THROUGHPUT_QUERIES).map(([q, text]) => namedQuery(q, text)).join('\n'))))
+      Object.assign(env, { TRUSTED_DOCUMENTS_ONLY: 'true', TRUSTED_DOCUMENTS_MANIFESTS: manifest })
     }
     // one folder per component: tsx's loader thread writes a profile of its own beside the main thread's
     const flags = (name: string) => profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []
@@ -206,6 +233,8 @@ export async function benchThroughput(): Promise<void> {
     out('throughput.programs', PROGRAMS)
     out('throughput.callers', CALLERS)
     out('throughput.seconds', SECONDS)
+    out('throughput.tracing', tracing ? 'on' : 'off')
+    out('throughput.trusted_documents', trustedMode)
     for (const [q, n] of Object.entries(subgraphFetches(root))) out(`throughput.${q}.subgraph_fetches`, n)
     out('throughput.load_average_before', `"${loadAverage()}"`)
 
@@ -222,10 +251,12 @@ export async function benchThroughput(): Promise<void> {
       : bearers
     const headersFor = async (q: QueryName) => (await headerSetsFor(q))[0]
     const urlFor = (q: QueryName) => q === 'direct' ? twinsUrl : gatewayUrl
+    // where only registered operations run, the bench sends its queries as the operations it registered
+    const queryFor = (q: QueryName) => trustedMode !== 'off' && q !== 'direct' ? namedQuery(q, THROUGHPUT_QUERIES[q]) : THROUGHPUT_QUERIES[q]
 
     // Check each query once: the answer must have 50 items and no errors (the load generator counts errors too).
     for (const q of queries) {
-      const res = await fetch(urlFor(q), { method: 'POST', headers: { 'content-type': 'application/json', ...(await headersFor(q)) }, body: JSON.stringify({ query: THROUGHPUT_QUERIES[q], variables: { nonce: 0 } }) })
+      const res = await fetch(urlFor(q), { method: 'POST', headers: { 'content-type': 'application/json', ...(await headersFor(q)) }, body: JSON.stringify({ query: queryFor(q), variables: { nonce: 0 } }) })
       const body = await res.json() as any
       if (body.errors || body.data?.myInbox?.nodes?.length !== 50) throw new Error(`${q}: unexpected answer ${JSON.stringify(body).slice(0, 500)}`)
     }
@@ -237,7 +268,8 @@ export async function benchThroughput(): Promise<void> {
       for (const c of concurrencies) {
         for (const q of order) {
           // distinct: every request differs (a variable the query ignores), so no de-duplication could merge them
-          const spec = { url: urlFor(q), query: THROUGHPUT_QUERIES[q], distinct: 1000, headerSets: await headerSetsFor(q), connections: c }
+          const documentId = trustedMode === 'id' && q !== 'direct' ? `sha256:${documentHash(namedQuery(q, THROUGHPUT_QUERIES[q]))}` : undefined
+          const spec = { url: urlFor(q), query: queryFor(q), documentId, distinct: 1000, headerSets: await headerSetsFor(q), connections: c }
           await runLoad({ ...spec, seconds: WARMUP_SECONDS }) // warm-up: JIT, pools, plan and session caches
           const cpuBefore = await cpuSnapshot(writer, pids)
           const r = await runLoad({ ...spec, seconds: SECONDS })
@@ -279,6 +311,10 @@ export async function benchThroughput(): Promise<void> {
       }
     }
     out('throughput.load_average_after', `"${loadAverage()}"`)
+    if (receiver) {
+      out('throughput.tracing.export_requests', exported.requests)
+      out('throughput.tracing.exported_bytes', exported.bytes)
+    }
     console.log(`\n| query | concurrency | rps | mean ms | p50 ms | p99 ms | errors | CPU ms per request | rps the cores could serve | issue 20 before (c10) |\n|---|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}`)
     console.log('Target (issue 20): console at c10 >= 400 rps with p99 < 60 ms; gateway within 1.2x of direct (mean latency ratio; p50 printed too).')
   } finally {
@@ -289,6 +325,7 @@ export async function benchThroughput(): Promise<void> {
     })))
     await writer.$disconnect()
     await database.cleanup()
+    if (receiver) await new Promise((resolve) => receiver.close(resolve))
     restoreLogs()
   }
 }

@@ -6,6 +6,7 @@ import { exitOnStartFailure, reportStartFailure } from './start-failure'
 import { createPrisma, type Db } from './db'
 import { log, markShuttingDown } from './log'
 import { isDatabaseUnavailable } from './db-outage'
+import { startTracing, stopTracing } from './tracing'
 
 /**
  * Node flags every service process starts with (package.json's start scripts, the throughput bench). A young generation
@@ -28,6 +29,7 @@ export async function runComponent(name: string, start: (ctx: ComponentContext) 
     process.exit(1)
   }
   setEnv(e)
+  await startTracing(name) // when OTEL_* asks for traces (./tracing.ts)
   const database = await resolveDatabaseUrl().catch(exitOnStartFailure) // one sentence that says what to do
   const db = createPrisma(database.url)
   let running: RunningComponent | undefined
@@ -38,6 +40,7 @@ export async function runComponent(name: string, start: (ctx: ComponentContext) 
     markShuttingDown()
     log.info('component.stopping', { component: name, signal })
     await running?.stop().catch((err) => log.error('component.stop_failed', { component: name, error: err }))
+    await stopTracing().catch(() => {}) // the last spans are sent
     await db.$disconnect()
     await database.stop()
     process.exit(0)

@@ -45,6 +45,8 @@ export const ENV_DOCS: Record<keyof Env, VariableDoc> = {
   AUTH_ISSUER: { group: 'Identity and access', meaning: 'the `iss` callers\' tokens must carry; required in production (start-up stops without it)' },
   AUTH_AUDIENCE: { group: 'Identity and access', meaning: 'the `aud` callers\' tokens must carry' },
   RUN_TOKEN_TTL_SECONDS: { group: 'Identity and access', meaning: 'how long a twin run\'s token (worker to tool server) lives' },
+  TRUSTED_DOCUMENTS_ONLY: { group: 'Identity and access', meaning: 'the gateway runs only registered operations (trusted documents: the console\'s, registered by `npm run schema` in `console/src/generated/trusted-documents.json`, and those of `TRUSTED_DOCUMENTS_MANIFESTS`), over HTTP and graphql-ws; others answer 400 `OPERATION_NOT_REGISTERED`, except for a person holding `org.settings.update` (organisation owners and administrators: GraphiQL). See Trusted documents' },
+  TRUSTED_DOCUMENTS_MANIFESTS: { group: 'Identity and access', default: 'unset', meaning: 'more manifests of registered operations, comma-separated paths of JSON files `{ "<sha256 hex>": "<document>" }` (another client team\'s operations); the gateway refuses to start when one cannot be read' },
   CORS_ORIGINS: { group: 'Identity and access', default: 'unset: outside production `http://localhost`, `http://127.0.0.1` and `http://[::1]` on ports 3000, 5173, 4173, 8080 and `GATEWAY_PORT`; in production none', meaning: 'comma-separated exact browser origins (`https://console.example.org`, no path) allowed to call `/graphql` and the REST routes from another origin and to open graphql-ws sockets; when set it replaces the default in every mode. The gateway\'s own origin and `PUBLIC_URL` are always allowed' },
   CONNECTION_SECRET_KEY: { group: 'Identity and access', default: 'unset: a development key under `DATA_DIR/keys` (never in production)', meaning: 'AES-256-GCM key for connection credentials, 64 hex characters (`openssl rand -hex 32`); required in production' },
   TRUSTED_PROXIES: { group: 'Network policy', default: 'empty: the TCP peer is the client', meaning: 'addresses / CIDR ranges (IPv4 and IPv6) of proxies in front of the gateway whose `X-Forwarded-For` is believed. Set it to your load balancer\'s range, or every webhook delivery shares the balancer\'s address and its per-source limit' },
@@ -72,6 +74,13 @@ export const ENV_DOCS: Record<keyof Env, VariableDoc> = {
 export const RAW_VARIABLES: Record<string, VariableDoc & { default: string }> = {
   METRICS_ALLOW: { group: 'Logs, errors and metrics', default: '`127.0.0.0/8,::1/128`', meaning: 'addresses / CIDR ranges the gateway answers `/metrics` to (others get 404); read by the gateway' },
   WORKER_METRICS_PORT: { group: 'Logs, errors and metrics', default: 'unset: no listener', meaning: 'the worker\'s `/healthz`, `/readyz` and `/metrics` listener (on `HOST`); read by the worker' },
+  // OpenTelemetry's standard variables (core/tracing.ts; the SDK reads the others itself: see Observability, Traces)
+  OTEL_EXPORTER_OTLP_ENDPOINT: { group: 'Logs, errors and metrics', default: 'unset: no traces', meaning: 'the OTLP collector traces are exported to (`http://collector:4318`); set, every component loads the OpenTelemetry SDK and traces (see Observability); `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` likewise, for traces alone' },
+  OTEL_TRACES_EXPORTER: { group: 'Logs, errors and metrics', default: 'unset: `otlp` when an endpoint is set', meaning: '`otlp`, `console` or `zipkin` turn traces on; `none` turns them off' },
+  OTEL_SDK_DISABLED: { group: 'Logs, errors and metrics', default: 'unset', meaning: '`true`: no traces, whatever else is set' },
+  OTEL_SERVICE_NAME: { group: 'Logs, errors and metrics', default: 'the component: `gateway`, `connectors`, `workbench`, `twins`, `worker`; `evidence-workspace` for npm start', meaning: 'the service name on the traces' },
+  OTEL_METRICS_EXPORTER: { group: 'Logs, errors and metrics', default: '`none` (metrics are Prometheus\'s, `/metrics`)', meaning: 'OpenTelemetry metrics export, when traces are on' },
+  OTEL_LOGS_EXPORTER: { group: 'Logs, errors and metrics', default: '`none` (logs are JSON lines on stderr)', meaning: 'OpenTelemetry logs export, when traces are on' },
 }
 
 export const ENV_TABLE_START = '<!-- env-table:start -->'

@@ -80,6 +80,10 @@ export const EnvSchema = z.object({
   CORS_ORIGINS: origins,
   /** Developer opt-in: stack traces in GraphQL error responses (ignored in production). */
   GRAPHQL_STACK_TRACES: flag(false),
+  /** Run only registered operations (trusted documents: the console's manifest and TRUSTED_DOCUMENTS_MANIFESTS). */
+  TRUSTED_DOCUMENTS_ONLY: flag(false),
+  /** More trusted-document manifests (comma-separated JSON files of "<sha256 hex>": "<document>"), e.g. another client team's. */
+  TRUSTED_DOCUMENTS_MANIFESTS: z.string().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   // Tool server over MCP (issue 12): its port, where harnesses in other processes reach it, and the run-token lifetime.
   TOOLS_PORT: port(4004),

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import type { AnyTx } from './db'
 import { addGraphileJob } from './sql/plumbing'
 import { currentRequestId, JOB_REQUEST_ID_FIELD } from './request-context'
+import { currentTraceparent, JOB_TRACEPARENT_FIELD } from './tracing'
 
 /**
  * graphile-worker adds `_cron: { ts, backfilled }` to the payload of every job its crontab schedules (jobs/crontab).
@@ -72,6 +73,9 @@ export async function enqueue<T extends TaskName>(tx: AnyTx, task: T, payload: T
   // the request that enqueued the job: its id follows into the job's log lines (removed before the task parses it)
   const requestId = currentRequestId()
   if (requestId) valid[JOB_REQUEST_ID_FIELD] = requestId
+  // with tracing on, the job's run continues the trace of the request that enqueued it
+  const traceparent = currentTraceparent()
+  if (traceparent) valid[JOB_TRACEPARENT_FIELD] = traceparent
   await addGraphileJob(tx, {
     task, payload: valid, queueName: opts.queueName ?? null, runAt: opts.runAt ?? null, maxAttempts: opts.maxAttempts ?? null,
     jobKey: opts.jobKey ?? null, jobKeyMode: opts.jobKeyMode ?? 'replace', priority: opts.priority ?? null,

@@ -112,7 +112,7 @@ export class Federation {
     if (fetch) {
       const source = this.dataSources.get(fetch.serviceName)!
       const sent = Object.fromEntries((fetch.variableUsages ?? []).filter((v) => v in variables).map((v) => [v, variables[v]]))
-      const res = await postJson(source.url!, await subgraphHeaders(context), JSON.stringify({ query: fetch.operation, variables: sent, operationName: fetch.operationName }))
+      const res = await postJson(source.url!, await subgraphHeaders(context), JSON.stringify({ query: fetch.operation, variables: sent, operationName: fetch.operationName }), fetch.serviceName)
       if (res.status === 200 && res.headers[DATA_ONLY_HEADER] === '1') {
         this.passedThrough++
         return { raw: res.body }

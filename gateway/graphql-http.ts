@@ -5,7 +5,7 @@
 // about a sixth of the gateway's CPU under the console's load (issue 20 profile) for a pipeline this file holds whole.
 import type http from 'node:http'
 import Negotiator from 'negotiator'
-import { getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule, specifiedRules, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql'
+import { getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule, specifiedRules, type DocumentNode, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError, type ValidationRule } from 'graphql'
 import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS, SERVICE_UNAVAILABLE, serviceUnavailable } from '../core/db-outage'
 import { BadRequest, readBody } from '../core/graphql-http'
 import { DocumentCache } from '../core/graphql-documents'
@@ -13,8 +13,14 @@ import { asGraphQLError, formatErrors } from '../core/graphql-errors'
 import { checkDocumentSize, checkInputSize, formatEdgeError, parseLimited, type EdgeMode } from './edge-limits'
 import type { Federation, OperationRequest } from './federation'
 import type { SubgraphCallContext } from './subgraph-http'
+import { inSpan, nameOperationSpan, SpanKind } from '../core/tracing'
+import { DOCUMENT_NOT_FOUND, OPERATION_NOT_REGISTERED, type TrustedDocuments } from './trusted-documents'
 
-export interface GraphQLRequest extends OperationRequest { extensions?: Record<string, unknown> }
+export interface GraphQLRequest extends OperationRequest {
+  extensions?: Record<string, unknown>
+  /** a registered operation's id (`sha256:<hex>`) sent instead of its document (./trusted-documents.ts) */
+  documentId?: string
+}
 
 /** An answer ready to send: status, headers and either a formatted result or a subgraph's data-only bytes. */
 export interface EdgeAnswer {
@@ -35,8 +41,13 @@ const badRequest = (message: string, status = 400, code = 'BAD_REQUEST') => new 
 const essence = (contentType: string) => contentType.split(';')[0].trim().toLowerCase()
 const isRecord = (o: unknown): o is Record<string, unknown> => !!o && typeof o === 'object' && !Array.isArray(o)
 
-/** Refuses a request a browser could send from another site without asking (no preflight): Apollo's rule and message. */
+/**
+ * Refuses a request a browser could send from another site without asking (no preflight): Apollo's rule and message,
+ * plus one exception: a request carrying an Authorization header is always preflighted by a browser (it is not a
+ * CORS-safelisted header), and the gateway reads no cookies, so such a request cannot be forged by another site.
+ */
 function preventCsrf(headers: http.IncomingHttpHeaders) {
+  if (typeof headers.authorization === 'string' && headers.authorization.length > 0) return
   const type = headers['content-type']
   if (type !== undefined && !SIMPLE_TYPES.includes(essence(type))) return
   if (PREFLIGHT_HEADERS.some((h) => typeof headers[h] === 'string' && headers[h]!.length > 0)) return
@@ -74,12 +85,19 @@ function requestOfSearch(url: string | undefined, contentType: string | undefine
     if (!isRecord(parsed)) throw badRequest(`The ${name} search parameter should contain a JSON-encoded object.`)
     return parsed
   }
-  return { query: once('query') as string, operationName: once('operationName'), variables: json('variables'), extensions: json('extensions') }
+  return { query: once('query') as string, operationName: once('operationName'), variables: json('variables'), extensions: json('extensions'), documentId: once('documentId') }
 }
+
+/**
+ * Why a batched request (a JSON array of operations, BAD_REQUEST) is refused and what to send instead. Each operation runs through the edge's limits on its own; over
+ * keep-alive (or HTTP/2) separate requests cost little, and one document may ask for several root fields at once.
+ */
+export const BATCH_REFUSED = 'Batched requests (a JSON array of operations) are not accepted: send each operation as its own POST '
+  + 'to /graphql (turn off your client\'s batching, e.g. use HttpLink rather than BatchHttpLink), or ask for several root fields in one operation.'
 
 /** The request of a POST body: Apollo's checks and messages. */
 function requestOfBody(body: unknown): GraphQLRequest {
-  if (Array.isArray(body)) throw badRequest('Operation batching disabled.')
+  if (Array.isArray(body)) throw badRequest(BATCH_REFUSED)
   if (!isRecord(body) || Object.keys(body).length === 0) throw badRequest('POST body missing, invalid Content-Type, or JSON object has no keys.')
   if (body.query != null && typeof body.query !== 'string') throw badRequest('GraphQL queries must be strings.')
   if (typeof body.variables === 'string') throw badRequest('`variables` in a POST body should be provided as an object, not a recursively JSON-encoded string.')
@@ -87,7 +105,9 @@ function requestOfBody(body: unknown): GraphQLRequest {
   if (body.extensions != null && !isRecord(body.extensions)) throw badRequest('`extensions` in a POST body must be an object if provided.')
   if (body.variables != null && !isRecord(body.variables)) throw badRequest('`variables` in a POST body must be an object if provided.')
   if (body.operationName != null && typeof body.operationName !== 'string') throw badRequest('`operationName` in a POST body must be a string if provided.')
+  if (body.documentId != null && typeof body.documentId !== 'string') throw badRequest('`documentId` in a POST body must be a string if provided.')
   return {
+    documentId: (body.documentId as string | null) ?? undefined,
     query: body.query as string, operationName: (body.operationName as string | null) ?? undefined,
     variables: (body.variables as Record<string, unknown> | null) ?? undefined, extensions: (body.extensions as Record<string, unknown> | null) ?? undefined,
   }
@@ -103,7 +123,17 @@ export interface EdgePipelineOptions {
   limitRules: ValidationRule[]
   /** where graphql-ws listens: a subscription sent over HTTP is told to go there */
   websocketPath: string
+  /** the registered operations, runnable by their id */
+  trustedDocuments?: TrustedDocuments
+  /** run only registered operations (TRUSTED_DOCUMENTS_ONLY), except for callers `mayRunUnregistered` lets through */
+  trustedDocumentsOnly?: boolean
+  /** whether a caller may run an unregistered operation where only registered ones run (administrators' GraphiQL) */
+  mayRunUnregistered?: (context: SubgraphCallContext) => Promise<boolean>
 }
+
+/** Why an unregistered operation is refused where only registered ones run. */
+export const NOT_REGISTERED_MESSAGE = 'This service runs only registered operations (trusted documents): send an operation the console '
+  + 'registers, by its documentId or as its document; an organisation administrator may run others.'
 
 /** The code of a subscription sent over HTTP, which serves queries and mutations only. */
 export const SUBSCRIPTION_OVER_HTTP = 'SUBSCRIPTION_REQUIRES_WEBSOCKET'
@@ -128,10 +158,36 @@ export function createEdgePipeline(opts: EdgePipelineOptions) {
     return { status, headers, result }
   }
 
+  const trusted = opts.trustedDocuments
+
+  /** Null when the document may run for the caller; else the refusal (an unregistered operation where only registered ones run). */
+  async function registrationRefusal(document: DocumentNode, context: SubgraphCallContext): Promise<GraphQLError | null> {
+    if (!opts.trustedDocumentsOnly || trusted?.registered(document)) return null
+    if (await opts.mayRunUnregistered?.(context)) return null
+    return badRequest(NOT_REGISTERED_MESSAGE, 400, OPERATION_NOT_REGISTERED)
+  }
+
+  /** The document a request names by id (documentId, or a registered persistedQuery hash sent without its query). */
+  function namedDocument(request: GraphQLRequest): GraphQLRequest | GraphQLError | undefined {
+    if (typeof request.documentId === 'string') {
+      const query = trusted?.document(request.documentId)
+      return query ? { ...request, query } : badRequest(`No registered operation has the documentId ${request.documentId.slice(0, 80)}: send the operation's document in \`query\` instead.`, 400, DOCUMENT_NOT_FOUND)
+    }
+    const hash = (request.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined)?.sha256Hash
+    if (!request.query && typeof hash === 'string') {
+      const query = trusted?.document(hash)
+      if (query) return { ...request, query }
+    }
+    return undefined
+  }
+
   /** Runs one request for a caller whose context is known: everything after the HTTP layer. */
   async function run(request: GraphQLRequest, context: SubgraphCallContext, method: 'GET' | 'POST' = 'POST'): Promise<EdgeAnswer> {
     try {
-      if (request.extensions?.persistedQuery) {
+      const named = namedDocument(request)
+      if (named instanceof GraphQLError) return answerWith([named], 400)
+      if (named) request = named
+      else if (request.extensions?.persistedQuery) {
         // automatic persisted queries are not kept here: clients that try them send the whole document next
         return { ...answerWith([new GraphQLError('PersistedQueryNotSupported', { extensions: { code: 'PERSISTED_QUERY_NOT_SUPPORTED' } })], 200), headers: { 'cache-control': 'private, no-cache, must-revalidate' } }
       }
@@ -140,6 +196,8 @@ export function createEdgePipeline(opts: EdgePipelineOptions) {
       }
       const prepared = documents.prepare(request.query)
       if (prepared.errors) return answerWith(prepared.errors, 400)
+      const refusal = await registrationRefusal(prepared.document, context)
+      if (refusal) return answerWith([refusal], 400)
       if (getOperationAST(prepared.document, request.operationName)?.operation === 'subscription') {
         // the planner's executor cannot run one (a masked 500 before): say where subscriptions are served
         return answerWith([badRequest(`Subscriptions are not served over HTTP: open a WebSocket to ${opts.websocketPath} with the graphql-ws protocol (subprotocol graphql-transport-ws) and subscribe there.`, 400, SUBSCRIPTION_OVER_HTTP)], 400)
@@ -151,6 +209,7 @@ export function createEdgePipeline(opts: EdgePipelineOptions) {
           : operations > 1 ? 'Must provide operation name if query contains multiple operations.' : 'Must provide an operation.'
         return answerWith([badRequest(message, 400, 'OPERATION_RESOLUTION_FAILURE')], 400)
       }
+      nameOperationSpan(planned.operation.operation, planned.operation.name?.value)
       if (method === 'GET' && planned.operation.operation !== 'query') {
         return { ...answerWith([badRequest(`GET requests only support query operations, not ${planned.operation.operation} operations`, 405)], 405), headers: { allow: 'POST' } }
       }
@@ -176,9 +235,10 @@ export function createEdgePipeline(opts: EdgePipelineOptions) {
   return {
     documents,
     run,
+    registrationRefusal,
     /** The answer as a plain result (graphql-ws, the REST shims). */
     async execute(request: GraphQLRequest, context: SubgraphCallContext): Promise<FormattedExecutionResult> {
-      const answer = await run(request, context)
+      const answer = await inSpan('GraphQL operation', SpanKind.SERVER, {}, () => run(request, context))
       return answer.raw !== undefined ? JSON.parse(answer.raw) : answer.result!
     },
 

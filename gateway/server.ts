@@ -36,6 +36,9 @@ import { drainableServer } from '../core/http-drain'
 import { consoleRouter } from './console-routes'
 import { devSignInRoutes } from './dev-sign-in'
 import { allowedOrigins, CorsPolicy } from './cors'
+import { authorizationOfConnectionParams, CONNECTION_INIT_SHAPE_REASON } from './connection-init'
+import { inServerSpan } from '../core/tracing'
+import { trustedDocumentOptions } from './trusted-documents'
 
 export { LIMITS } from './edge-limits'
 
@@ -89,6 +92,8 @@ export interface GatewayOptions {
   subscriptionLimits?: { perSocket: number; perUser: number }
   /** Browser origins allowed besides same-origin (default: CORS_ORIGINS, or the mode's default; ./cors.ts). */
   corsOrigins?: string[]
+  /** Run only registered operations (default TRUSTED_DOCUMENTS_ONLY; ./trusted-documents.ts). */
+  trustedDocumentsOnly?: boolean
 }
 
 /** Paths browsers never call: signed vendor webhooks (server to server) and the scrape endpoint (METRICS_ALLOW). */
@@ -110,9 +115,9 @@ export async function createGateway(opts: GatewayOptions) {
   const formatError = (formatted: GraphQLFormattedError, error: unknown) => formatEdgeError(formatted, error, mode)
 
   const supergraphSdl = opts.supergraphSdl ?? (await readSupergraph())
-  const dataSources = new Map(SUBGRAPH_NAMES.map((name) => [name as string, new SubgraphDataSource(opts.subgraphUrls[name])]))
+  const dataSources = new Map(SUBGRAPH_NAMES.map((name) => [name as string, new SubgraphDataSource(opts.subgraphUrls[name], name)]))
   const federation = new Federation(supergraphSdl, dataSources, opts.singleFetchPassThrough ?? true)
-  const pipeline = createEdgePipeline({ federation, mode, limitRules, websocketPath: GRAPHQL_PATH })
+  const pipeline = createEdgePipeline({ federation, mode, limitRules, websocketPath: GRAPHQL_PATH, ...trustedDocumentOptions(opts.db, opts.trustedDocumentsOnly) })
   const bridge = new SubscriptionBridge<GatewayContext>({
     federation, dataSources,
     wsUrl: (name) => opts.subgraphUrls[name as SubgraphName].replace(/^http/, 'ws'),
@@ -148,7 +153,7 @@ export async function createGateway(opts: GatewayOptions) {
         res.writeHead(503, { 'content-type': 'application/json; charset=utf-8' }).end(body)
       })
       // logs and subgraph calls of this request carry its id
-      void withRequestId(requestId, () => pipeline.handle(req, res, async (r) => ({ identity: await identities.resolve(r.headers.authorization) })))
+      withRequestId(requestId, () => inServerSpan(req, res, GRAPHQL_PATH, () => pipeline.handle(req, res, async (r) => ({ identity: await identities.resolve(r.headers.authorization) }))))
     })
   })
   const drain = drainableServer(httpServer)
@@ -191,12 +196,17 @@ export async function createGateway(opts: GatewayOptions) {
     errors.map((e) => e instanceof GraphQLError ? formatError(e.toJSON(), e) : e as GraphQLFormattedError)
   const asGraphQLError = (e: unknown) => e instanceof GraphQLError ? e
     : new GraphQLError('Unexpected error.', { originalError: e as Error, extensions: { code: 'INTERNAL_SERVER_ERROR' } })
-  const wsCleanup = useServer<{ authorization?: string }, { ctx?: GatewayContext; expiry?: NodeJS.Timeout }>({
+  const wsCleanup = useServer<Record<string, unknown>, { ctx?: GatewayContext; expiry?: NodeJS.Timeout }>({
     schema: () => bridge.schema,
     // connection_init carries the token (browsers cannot set headers on a WebSocket); refuse the socket without one.
     onConnect: async (ctx) => {
+      const authorization = authorizationOfConnectionParams(ctx.connectionParams)
+      if (authorization === undefined) {
+        ctx.extra.socket.close(CloseCode.Forbidden, CONNECTION_INIT_SHAPE_REASON)
+        return false
+      }
       try {
-        const identity = await identities.resolve(ctx.connectionParams?.authorization)
+        const identity = await identities.resolve(authorization)
         ctx.extra.ctx = { identity, socket: ctx.extra.socket }
         // A socket never outlives its token: closed at expiry, the client reconnects with a fresh one.
         const ms = Math.min(identity.expiresAt - Date.now(), 2 ** 31 - 1)
@@ -223,6 +233,8 @@ export async function createGateway(opts: GatewayOptions) {
         return [asGraphQLError(e)]
       }
       sources.set(document, payload.query)
+      const unregistered = await pipeline.registrationRefusal(document, context)
+      if (unregistered) return [unregistered]
       if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {
         wsMetrics.started()
         const errors = validate(bridge.schema, document, wsRules)

@@ -9,6 +9,7 @@ import { GraphQLError } from 'graphql'
 import { INTERNAL_HEADER } from '../core/auth'
 import { serviceUnavailable } from '../core/db-outage'
 import { currentRequestId } from '../core/request-context'
+import { injectTraceHeaders, inSpan, SpanKind, tracingOn } from '../core/tracing'
 import type { DataSourceAnswer, DataSourceRequest, GraphQLDataSource } from './apollo-executor'
 import type { CallerIdentity } from './identity'
 
@@ -23,8 +24,20 @@ export interface SubgraphResponse {
   headers: http.IncomingHttpHeaders
 }
 
-/** POSTs a JSON body; resolves with the status, headers and whole body text (network failures reject). */
-export function postJson(url: string, headers: Record<string, string>, body: string): Promise<SubgraphResponse> {
+/**
+ * POSTs a JSON body; resolves with the status, headers and whole body text (network failures reject). With tracing
+ * on, the call is a CLIENT span (`subgraph <name>`) whose traceparent the subgraph continues.
+ */
+export function postJson(url: string, headers: Record<string, string>, body: string, subgraph = 'subgraph'): Promise<SubgraphResponse> {
+  if (!tracingOn()) return send(url, headers, body) // the hot path: no closure, no copy of the headers
+  return inSpan(`subgraph ${subgraph}`, SpanKind.CLIENT, { 'http.request.method': 'POST', 'server.address': url, 'graphql.subgraph': subgraph }, async (span) => {
+    const res = await send(url, injectTraceHeaders({ ...headers }), body)
+    span?.setAttribute('http.response.status_code', res.status)
+    return res
+  })
+}
+
+function send(url: string, headers: Record<string, string>, body: string): Promise<SubgraphResponse> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, {
       method: 'POST', agent,
@@ -53,12 +66,13 @@ export async function subgraphHeaders(context: SubgraphCallContext | undefined):
 
 /** Sends a plan's fetches to one subgraph over postJson, with the caller's identity as an internal token. */
 export class SubgraphDataSource implements GraphQLDataSource<SubgraphCallContext & Record<string, any>> {
-  constructor(readonly url: string) {}
+  /** `name`: the subgraph's name in the supergraph (its fetches' spans say it). */
+  constructor(readonly url: string, readonly name?: string) {}
 
   async process({ request, context }: DataSourceRequest): Promise<DataSourceAnswer> {
     const { query, variables, operationName, extensions } = request
     if (!query) throw new Error('Missing query')
-    return this.responseOf(await postJson(this.url, await subgraphHeaders(context as SubgraphCallContext), JSON.stringify({ query, variables, operationName, extensions })))
+    return this.responseOf(await postJson(this.url, await subgraphHeaders(context as SubgraphCallContext), JSON.stringify({ query, variables, operationName, extensions }), this.name))
   }
 
   /**

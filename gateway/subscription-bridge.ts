@@ -12,6 +12,7 @@ import { boundedQueue, SlowConsumerError } from '../core/pubsub'
 import { INTERRUPTED_MESSAGE, SUBSCRIPTION_INTERRUPTED } from '../core/subgraph-protocol'
 import { log } from '../core/log'
 import { boundedCache, type BoundedCache } from '../core/bounded-cache'
+import { inSpan, linkedRoot, SpanKind } from '../core/tracing'
 
 const EVENT_SOURCE = '__subscription_event__'
 /**
@@ -137,8 +138,17 @@ export class SubscriptionBridge<C extends object> {
     await Promise.all([...(pool?.values() ?? [])].map((c) => c.dispose()))
   }
 
-  /** graphql-ws `subscribe` implementation. */
-  async subscribe(args: ExecutionArgs): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
+  /**
+   * graphql-ws `subscribe` implementation. With tracing on, subscribing is a span (`subscribe <operation>`), and each
+   * event's fetches run in a trace of their own linked to it (`subscription event <operation>`).
+   */
+  subscribe(args: ExecutionArgs): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
+    const operation = args.operationName ?? getOperationAST(args.document, args.operationName)?.name?.value ?? 'anonymous'
+    return inSpan(`subscribe ${operation}`, SpanKind.SERVER, { 'graphql.operation.type': 'subscription', 'graphql.operation.name': operation },
+      () => this.subscribeTraced(args, operation))
+  }
+
+  private async subscribeTraced(args: ExecutionArgs, operation: string): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
     const st = this.state
     if (!st) return { errors: [new GraphQLError('Gateway not ready', { extensions: { code: 'SERVICE_UNAVAILABLE' } })] }
     const context = args.contextValue as C
@@ -200,7 +210,9 @@ export class SubscriptionBridge<C extends object> {
       unsubscribe()
     }
 
-    const executeEvent = async (event: ExecutionResult): Promise<ExecutionResult> => {
+    const eventTrace = linkedRoot()
+    const executeEvent = (event: ExecutionResult) => eventTrace.run(`subscription event ${operation}`, SpanKind.CONSUMER, { 'graphql.operation.name': operation }, () => executeEventUntraced(event))
+    const executeEventUntraced = async (event: ExecutionResult): Promise<ExecutionResult> => {
       if (!event.data) { // an upstream error event (e.g. permission lost): pass it on, wrapped
         return { errors: (event.errors ?? []).map((e: any) => new GraphQLError(e.message, { extensions: e.extensions })) }
       }

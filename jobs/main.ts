@@ -11,11 +11,13 @@ import { isDatabaseUnavailable } from '../core/db-outage'
 import { createTaskList, migrateWorkerSchema, startWorker } from './worker'
 import { startWorkerProbes } from './probes'
 import { installDomain } from '../subgraphs/install'
+import { startTracing, stopTracing } from '../core/tracing'
 
 let e
 try { e = parseEnv() } catch (err) { console.error((err as EnvError).message); process.exit(1) }
 setEnv(e)
 installDomain()
+await startTracing('worker') // when OTEL_* asks for traces (core/tracing.ts)
 // Background work yields to the servers sharing the host: a 202 to the vendor must not wait behind job processing.
 try { if (e.WORKER_NICE > 0) os.setPriority(Math.max(os.getPriority(), e.WORKER_NICE)) } catch { /* not permitted: run as is */ }
 const database = await resolveDatabaseUrl().catch(exitOnStartFailure)
@@ -45,4 +47,4 @@ const probes = process.env.WORKER_METRICS_PORT
   })
   : undefined
 const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })
-const stop = async () => { probes?.close(); await worker.stop(); await db.$disconnect(); await database.stop(); process.exit(0) }
+const stop = async () => { probes?.close(); await worker.stop(); await stopTracing().catch(() => {}); await db.$disconnect(); await database.stop(); process.exit(0) }

@@ -29,6 +29,7 @@ import { literatureHealth } from './tasks/literature_health'
 import { RECOVERY_INTERVAL_MS, WorkerLease, recoverJobsOfGoneWorkers, unlockJobsOfPools } from './leases'
 import { instrumentJobs } from './instrument'
 import { JOB_REQUEST_ID_FIELD, withRequestId } from '../core/request-context'
+import { contextOf, inSpan, JOB_TRACEPARENT_FIELD, SpanKind, tracingOn } from '../core/tracing'
 
 // What every task receives (jobs/tasks/deps.ts: the tasks import it from there, not from this module that lists them).
 export type { WorkerDeps } from './tasks/deps'
@@ -63,16 +64,24 @@ export function createTaskList(deps: WorkerDeps): TaskList {
   })
 }
 
-/** Each task runs under the request id of the request that enqueued it (or job-<id>), and never sees that field. */
+/**
+ * Each task runs under the request id of the request that enqueued it (or job-<id>), and with tracing on in a span
+ * (`job <task>`) continuing that request's trace; it never sees either field.
+ */
 function withRequestIds(tasks: TaskList): TaskList {
   return Object.fromEntries(Object.entries(tasks).map(([name, task]) => [name, (payload: unknown, helpers: Parameters<NonNullable<typeof task>>[1]) => {
     let requestId = `job-${helpers.job.id}`
-    if (payload && typeof payload === 'object' && JOB_REQUEST_ID_FIELD in payload) {
-      const { [JOB_REQUEST_ID_FIELD]: rid, ...rest } = payload as Record<string, unknown>
+    let traceparent: unknown
+    if (payload && typeof payload === 'object' && (JOB_REQUEST_ID_FIELD in payload || JOB_TRACEPARENT_FIELD in payload)) {
+      const { [JOB_REQUEST_ID_FIELD]: rid, [JOB_TRACEPARENT_FIELD]: tp, ...rest } = payload as Record<string, unknown>
       if (typeof rid === 'string') requestId = rid
+      traceparent = tp
       payload = rest
     }
-    return withRequestId(requestId, () => task!(payload, helpers))
+    const run = () => withRequestId(requestId, () => task!(payload, helpers))
+    if (!tracingOn()) return run()
+    return inSpan(`job ${name}`, SpanKind.CONSUMER, { 'job.task': name, 'job.id': helpers.job.id, 'job.attempt': helpers.job.attempts },
+      async () => { await run() }, typeof traceparent === 'string' ? contextOf({ traceparent }) : undefined)
   }]))
 }
 

@@ -4,7 +4,8 @@ import path from 'node:path'
 import { SCHEMA_DIR } from '../core/schema-files'
 import { buildSchemaArtifacts } from '../subgraphs/supergraph'
 import { GENERATED_FILE, generateClientTypes } from '../clients/console/codegen'
-import { CONSOLE_GENERATED_FILE, generateConsoleTypes } from '../console/codegen'
+import { CONSOLE_GENERATED_FILE, generateConsoleTypes, generateTrustedDocuments, TRUSTED_DOCUMENTS_FILE } from '../console/codegen'
+import { writeClientPackage } from '../clients/generate'
 
 const files = buildSchemaArtifacts()
 await fs.mkdir(SCHEMA_DIR, { recursive: true })
@@ -17,3 +18,8 @@ await fs.writeFile(GENERATED_FILE, await generateClientTypes(files['supergraph.g
 console.log(`${path.relative(process.cwd(), GENERATED_FILE)} (typed client)`)
 await fs.writeFile(CONSOLE_GENERATED_FILE, await generateConsoleTypes(files['supergraph.graphql']))
 console.log(`${path.relative(process.cwd(), CONSOLE_GENERATED_FILE)} (the web console's typed documents)`)
+// The console's operations registered as trusted documents (hash → document) for the gateway.
+await fs.writeFile(TRUSTED_DOCUMENTS_FILE, await generateTrustedDocuments())
+console.log(`${path.relative(process.cwd(), TRUSTED_DOCUMENTS_FILE)} (the console's trusted documents)`)
+// The client package (clients/, @evidence-workspace/client): schema, types, typed documents, possibleTypes.
+for (const file of await writeClientPackage(files['supergraph.graphql'])) console.log(`${file} (the client package)`)

@@ -22,6 +22,7 @@ import type { DocumentCache } from '../../core/graphql-documents'
 import { maskUnexpected } from '../../core/graphql-errors'
 import { SUBGRAPH_KEEP_ALIVE_MS } from '../../core/subgraph-protocol'
 import { drainableServer } from '../../core/http-drain'
+import { inServerSpan } from '../../core/tracing'
 
 export { maskUnexpected } from '../../core/graphql-errors'
 
@@ -93,8 +94,8 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
     if (!path || (req.method !== 'POST' && req.method !== 'GET')) return app(req, res)
     drain.track(res)
     // the gateway's request id follows into this request's log lines and the jobs it enqueues; one counter + histogram
-    measure(req, res, () => withRequestId(requestIdFrom(req.headers['x-request-id']), () =>
-      graphql.handle(req, res, (error) => log.error('subgraph.http_error', { subgraph: name, error }))))
+    measure(req, res, () => withRequestId(requestIdFrom(req.headers['x-request-id']), () => inServerSpan(req, res, `${name} /graphql`, () =>
+      graphql.handle(req, res, (error) => log.error('subgraph.http_error', { subgraph: name, error })))))
   })
   const drain = drainableServer(httpServer)
   // The gateway keeps sockets to a subgraph open between requests: the subgraph must not close an idle one first (Node's

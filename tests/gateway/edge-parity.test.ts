@@ -1,3 +1,4 @@
+import { CONNECTION_INIT_SHAPE_REASON } from '../../gateway/connection-init'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createClient, type Client } from 'graphql-ws'
 import WebSocket from 'ws'
@@ -292,7 +293,7 @@ describe('subscription limits', () => {
     }
     expect(await closeOf(expired)).toEqual({ code: 4401, reason: 'The bearer token has expired: reconnect with a fresh one.' })
     expect(await closeOf('garbage')).toEqual({ code: 4403, reason: 'The bearer token is not valid: send a valid one as authorization in connection_init.' })
-    expect(await closeOf(undefined)).toEqual({ code: 4403, reason: 'Authentication required: send a valid bearer token.' })
+    expect(await closeOf(undefined)).toEqual({ code: 4403, reason: CONNECTION_INIT_SHAPE_REASON })
   })
 
   it('closes a socket with 4401 when its bearer token expires, and the subscription receives nothing after', async () => {

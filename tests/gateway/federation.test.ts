@@ -1,3 +1,4 @@
+import { CONNECTION_INIT_SHAPE_REASON } from '../../gateway/connection-init'
 import { describe, expect, it } from 'vitest'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
@@ -88,7 +89,7 @@ describe('federated GraphQL edge', () => {
   })
 
   it('refuses a socket whose connection_init carries no valid token, closing it with 4403 and what to send', async () => {
-    for (const [token, reason] of [[undefined, 'Authentication required: send a valid bearer token.'], ['not-a-token', 'The bearer token is not valid: send a valid one as authorization in connection_init.']]) {
+    for (const [token, reason] of [[undefined, CONNECTION_INIT_SHAPE_REASON], ['not-a-token', 'The bearer token is not valid: send a valid one as authorization in connection_init.']]) {
       const closes: { code: number; reason: string }[] = []
       const client = wsClient(`${stack.current.gatewayUrl}/graphql`, token, { on: { closed: (e: any) => closes.push({ code: e.code, reason: e.reason }) } })
       const sub = collect(client, 'subscription { inboxChanged { id } }', 1)
