@@ -36,6 +36,7 @@ import { drainableServer } from '../core/http-drain'
 import { consoleRouter } from './console-routes'
 import { devSignInRoutes } from './dev-sign-in'
 import { allowedOrigins, CorsPolicy } from './cors'
+import { HostPolicy } from './host-check'
 
 export { LIMITS } from './edge-limits'
 
@@ -89,6 +90,8 @@ export interface GatewayOptions {
   subscriptionLimits?: { perSocket: number; perUser: number }
   /** Browser origins allowed besides same-origin (default: CORS_ORIGINS, or the mode's default; ./cors.ts). */
   corsOrigins?: string[]
+  /** Outside production, the Host names answered besides loopback (default: the hosts of PUBLIC_URL and CORS_ORIGINS; ./host-check.ts). */
+  publicUrl?: string
 }
 
 /** Paths browsers never call: signed vendor webhooks (server to server) and the scrape endpoint (METRICS_ALLOW). */
@@ -125,6 +128,7 @@ export async function createGateway(opts: GatewayOptions) {
   const e = env()
   const cors = new CorsPolicy(opts.corsOrigins ? new Set(opts.corsOrigins)
     : allowedOrigins({ configured: e.CORS_ORIGINS, production, publicUrl: e.PUBLIC_URL, gatewayPort: e.GATEWAY_PORT }))
+  const hosts = HostPolicy.forMode({ production, publicUrl: opts.publicUrl ?? e.PUBLIC_URL, corsOrigins: opts.corsOrigins ?? e.CORS_ORIGINS })
 
   const app = express()
   app.disable('x-powered-by')
@@ -135,6 +139,8 @@ export async function createGateway(opts: GatewayOptions) {
     res.setHeader('X-Content-Type-Options', 'nosniff')
     const graphql = req.url === '/graphql' || req.url?.startsWith('/graphql?')
     measure(req, res, () => {
+      // outside production, a name that is not loopback or configured is a rebound DNS name: nothing is served to it
+      if (hosts.refuse(req, res)) return
       // preflights and refused origins are answered here, before the GraphQL pipeline (which answers OPTIONS 405)
       if (!NO_CORS.test(req.url ?? '/') && cors.handle(req, res)) return
       if (!graphql) return app(req, res)
@@ -183,7 +189,8 @@ export async function createGateway(opts: GatewayOptions) {
   // send no Origin and are let through.
   const wsServer = attachWebSocketServer(httpServer, {
     path: GRAPHQL_PATH, maxPayload: 1024 * 1024,
-    verifyClient: ({ req }, done) => cors.allowsUpgrade(req) ? done(true) : done(false, 403, 'Origin not allowed'),
+    verifyClient: ({ req }, done) => !hosts.allows(req) ? done(false, 403, 'Host not allowed')
+      : cors.allowsUpgrade(req) ? done(true) : done(false, 403, 'Origin not allowed'),
   })
   const wsRules = [...specifiedRules, ...(production ? [NoSchemaIntrospectionCustomRule] : []), ...limitRules]
   const sources = new WeakMap<DocumentNode, string>()
