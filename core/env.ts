@@ -50,6 +50,14 @@ export const EnvSchema = z.object({
   AUTH_JWKS_URL: optionalUrl,
   AUTH_ISSUER: z.string().min(1).default('urn:evidence-workspace:dev'),
   AUTH_AUDIENCE: z.string().min(1).default('evidence-workspace'),
+  /** The console's OpenID Connect sign-in (docs/operators.md: identity provider): discovery from the issuer, this public client. */
+  OIDC_ISSUER: optionalUrl,
+  OIDC_CLIENT_ID: z.string().optional(),
+  OIDC_SCOPES: z.string().trim().min(1).default('openid email profile').refine((v) => v.split(/\s+/).includes('openid'), 'must include openid'),
+  /** Sent as `resource` (RFC 8707) on the authorization and token requests, for providers that issue the API's token only when asked. */
+  OIDC_AUDIENCE: z.string().optional(),
+  /** How recent the signer's authentication (the token's auth_time) must be for an electronic signature (21 CFR 11.200). */
+  SIGNATURE_AUTH_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
   CONNECTION_SECRET_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)').optional(),
   RELEASE: z.enum(RELEASES).default('R4'),
   /** The connector document's R1 gates have passed: connectors (providers) read preview instead of designed. */
