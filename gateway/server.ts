@@ -266,7 +266,13 @@ export async function createGateway(opts: GatewayOptions) {
   // The console's development sign-in exists only where this service mints tokens (never in production).
   if (!opts.production && !env().AUTH_JWKS_URL) app.use(devSignInRoutes(opts.db))
   // The web console last: its index.html answers any other GET asking for HTML (its client routes).
-  app.use(await consoleRouter({ dataDir: assetsDir, gatewayUrl: opts.consoleGatewayUrl ?? env().CONSOLE_GATEWAY_URL }))
+  app.use(await consoleRouter({
+    dataDir: assetsDir, gatewayUrl: opts.consoleGatewayUrl ?? env().CONSOLE_GATEWAY_URL,
+    signIn: e.OIDC_ISSUER && e.OIDC_CLIENT_ID
+      ? { issuer: e.OIDC_ISSUER, clientId: e.OIDC_CLIENT_ID, scopes: e.OIDC_SCOPES, ...(e.OIDC_AUDIENCE ? { audience: e.OIDC_AUDIENCE } : {}) }
+      : undefined,
+    signatureMaxAgeSeconds: e.SIGNATURE_AUTH_MAX_AGE_SECONDS,
+  }))
   // Errors of the REST routes (a body too large or not JSON): a GraphQL-shaped answer, no stack trace.
   app.use((err: any, _req: express.Request, res: express.Response, next: express.NextFunction) => {
     if (!err) return next()
