@@ -71,11 +71,14 @@ async function signInAtProvider(email: string) {
   await page.getByRole('button', { name: 'Sign-in' }).click()
 }
 
-const stored = () => page.evaluate(() => ({
-  session: JSON.parse(sessionStorage.getItem('console:session') ?? 'null') as { token: string; authTime: number; idToken?: string } | null,
-  local: Object.keys(localStorage),
-  cookies: document.cookie,
-}))
+const stored = () => page.evaluate(() => {
+  const w = globalThis as any
+  return {
+    session: JSON.parse(w.sessionStorage.getItem('console:session') ?? 'null') as { token: string; authTime: number; idToken?: string } | null,
+    local: Object.keys(w.localStorage),
+    cookies: String(w.document.cookie),
+  }
+})
 
 beforeAll(async () => {
   tenant = await createTenant(stack.db.db, 'Signin')
@@ -215,7 +218,7 @@ describe('signing in with the organisation\'s identity provider (production)', {
     await page.getByRole('button', { name: 'Yes, sign me out' }).click()
     await page.waitForURL((u) => u.origin === base && u.pathname === '/sign-in', { timeout: 20_000 })
     await page.getByRole('button', { name: 'Sign in with your organisation' }).waitFor()
-    expect(await page.evaluate(() => Object.keys(sessionStorage))).not.toContain('console:session')
+    expect(await page.evaluate(() => Object.keys((globalThis as any).sessionStorage))).not.toContain('console:session')
     // the provider's session is gone: signing in asks for the password again
     await page.getByRole('button', { name: 'Sign in with your organisation' }).click()
     await page.waitForURL((u) => u.origin === provider.issuer, { timeout: 20_000 })
