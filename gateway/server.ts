@@ -261,7 +261,8 @@ export async function createGateway(opts: GatewayOptions) {
   const assetsDir = opts.production ? opts.dataDir : path.join(ROOT_DIR, '.data')
   if (!opts.production) {
     const { graphiqlRouter } = await import('./graphiql/router')
-    app.use(await graphiqlRouter({ dataDir: assetsDir, endpoint: '/graphql' }))
+    // With an identity provider, GraphiQL signs in through the console's sign-in and comes back (one redirect URI).
+    app.use(await graphiqlRouter({ dataDir: assetsDir, endpoint: '/graphql', ...(e.OIDC_ISSUER && e.OIDC_CLIENT_ID ? { signInUrl: '/sign-in?next=/graphiql' } : {}) }))
   }
   // The console's development sign-in exists only where this service mints tokens (never in production).
   if (!opts.production && !env().AUTH_JWKS_URL) app.use(devSignInRoutes(opts.db))

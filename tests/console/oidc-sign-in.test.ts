@@ -9,7 +9,7 @@ import * as jose from 'jose'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
-import { launchChromium } from '../helpers/browser'
+import { launchChromium, openGraphiql, runGraphiqlOperation } from '../helpers/browser'
 import { startTestProvider, type TestProvider } from '../helpers/oidc-provider'
 import { createGateway, type Gateway } from '../../gateway/server'
 import { env, setEnv, type Env } from '../../core/env'
@@ -27,6 +27,9 @@ let gateId = ''
 let provider: TestProvider
 let gateway: Gateway
 let base = ''
+/** A development gateway beside the identity provider: GraphiQL is served there, the development sign-in is not. */
+let devGateway: Gateway
+let devBase = ''
 let browser: Browser
 let context: BrowserContext
 let page: Page
@@ -62,7 +65,8 @@ async function readyGate(t: Tenant): Promise<string> {
 }
 
 /** The provider's own sign-in page (its development interactions): any password. */
-async function signInAtProvider(email: string) {
+async function signInAtProvider(email: string, on: Page = page) {
+  const page = on
   await page.waitForURL((u) => u.origin === provider.issuer, { timeout: 20_000 }).catch(async (e) => {
     throw new Error(`${e}: at ${page.url()}: ${(await page.locator('body').innerText()).slice(0, 500)}`)
   })
@@ -84,9 +88,12 @@ beforeAll(async () => {
   tenant = await createTenant(stack.db.db, 'Signin')
   gateId = await readyGate(tenant)
   const port = await freePort()
+  const devPort = await freePort()
   const origin = `http://127.0.0.1:${port}`
+  const devOrigin = `http://127.0.0.1:${devPort}`
   provider = await startTestProvider({
-    clientId: CLIENT_ID, redirectUris: [`${origin}/sign-in/callback`], postLogoutRedirectUris: [`${origin}/sign-in`],
+    clientId: CLIENT_ID, redirectUris: [`${origin}/sign-in/callback`, `${devOrigin}/sign-in/callback`],
+    postLogoutRedirectUris: [`${origin}/sign-in`, `${devOrigin}/sign-in`],
     audience: env().AUTH_AUDIENCE, accessTokenTtlSeconds: ACCESS_TOKEN_TTL_S,
     people: Object.values(tenant.users).map((u) => ({ email: u.email, name: u.name })),
   })
@@ -99,6 +106,8 @@ beforeAll(async () => {
   resetAuthKeys()
   gateway = await createGateway({ db: stack.db.db, databaseUrl: stack.db.url, subgraphUrls: stack.current.subgraphUrls, production: true, dataDir: stack.db.dataDir })
   base = await gateway.listen(port, '127.0.0.1')
+  devGateway = await createGateway({ db: stack.db.db, databaseUrl: stack.db.url, subgraphUrls: stack.current.subgraphUrls, dataDir: stack.db.dataDir })
+  devBase = await devGateway.listen(devPort, '127.0.0.1')
   browser = await launchChromium()
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
   page = await context.newPage()
@@ -108,6 +117,7 @@ afterAll(async () => {
   await context?.close()
   await browser?.close()
   await gateway?.close()
+  await devGateway?.close()
   await provider?.close()
   if (previousEnv) setEnv(previousEnv)
   resetAuthKeys()
@@ -223,5 +233,24 @@ describe('signing in with the organisation\'s identity provider (production)', {
     await page.getByRole('button', { name: 'Sign in with your organisation' }).click()
     await page.waitForURL((u) => u.origin === provider.issuer, { timeout: 20_000 })
     await page.locator('input[name="password"]').waitFor()
+  })
+
+  it('signs GraphiQL in through the same sign-in, and runs an operation as the person', async () => {
+    const other = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    try {
+      const tab = await other.newPage()
+      expect((await fetch(`${devBase}/api/dev/people`)).status).toBe(404) // beside an identity provider: none
+      await openGraphiql(tab, `${devBase}/graphiql`)
+      await tab.getByRole('link', { name: 'Sign in with your organisation' }).click()
+      await tab.getByRole('button', { name: 'Sign in with your organisation' }).click()
+      await signInAtProvider(tenant.users.scientist.email, tab)
+      await tab.waitForURL((u) => u.origin === devBase && u.pathname === '/graphiql', { timeout: 20_000 })
+      await openGraphiql(tab, tab.url())
+      await tab.locator('[data-testid="token-status"][data-state="set"]').waitFor()
+      const result = await runGraphiqlOperation(tab, '{ me { user { id } } }', /"id"/)
+      expect(result).toContain(tenant.users.scientist.id)
+    } finally {
+      await other.close()
+    }
   })
 })
