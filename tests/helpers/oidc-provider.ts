@@ -20,6 +20,11 @@ export interface TestProviderOptions {
   /** People who may sign in: their login is their e-mail address. */
   people: { email: string; name: string }[]
   accessTokenTtlSeconds?: number
+  /**
+   * Issue refresh tokens to the console without offline_access (as many providers do for single-page applications
+   * when the client is configured so); oidc-provider otherwise asks for offline_access with prompt=consent.
+   */
+  refreshTokens?: boolean
 }
 
 export interface TestProvider extends AsyncDisposable {
@@ -86,7 +91,7 @@ export async function startTestProvider(opts: TestProviderOptions): Promise<Test
       await grant.save()
       return grant
     },
-    issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && (Boolean(opts.refreshTokens) || code.scopes.has('offline_access')),
     clientBasedCORS: (_ctx, origin, client) => client.redirectUris!.some((uri) => new URL(uri).origin === origin),
   }
   const provider = new Provider(issuer, configuration)
