@@ -1,7 +1,6 @@
 // Renewal in real Chromium against a real OpenID provider that issues refresh tokens: a minute before the access token
 // expires the console exchanges the refresh token for a new one, without leaving the page and without a new sign-in
 // (the person's auth_time stays that of their sign-in), and the gateway accepts the new token.
-import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as jose from 'jose'
 import type { Browser, Page } from 'playwright-core'
@@ -12,6 +11,7 @@ import { startTestProvider, type TestProvider } from '../helpers/oidc-provider'
 import { createGateway, type Gateway } from '../../gateway/server'
 import { env, setEnv, type Env } from '../../core/env'
 import { resetAuthKeys } from '../../core/auth'
+import { freePort } from '../../core/postgres'
 
 const stack = useStack()
 const CLIENT_ID = 'evidence-console'
@@ -26,10 +26,6 @@ let browser: Browser
 let page: Page
 let previousEnv: Env
 
-const freePort = () => new Promise<number>((resolve, reject) => {
-  const probe = net.createServer().once('error', reject)
-  probe.listen(0, '127.0.0.1', () => { const { port } = probe.address() as net.AddressInfo; probe.close(() => resolve(port)) })
-})
 const stored = () => page.evaluate(() => JSON.parse((globalThis as any).sessionStorage.getItem('console:session') ?? 'null') as { token: string; authTime: number; refreshToken?: string } | null)
 
 beforeAll(async () => {

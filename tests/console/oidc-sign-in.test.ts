@@ -3,7 +3,6 @@
 // only in the tab, offers to sign in again before it expires, asks the provider for a fresh sign-in before a signature
 // (prompt=login) and stores when it happened, and signs out at the provider too. The gateway runs in production mode:
 // the development sign-in does not exist there.
-import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as jose from 'jose'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
@@ -14,6 +13,7 @@ import { startTestProvider, type TestProvider } from '../helpers/oidc-provider'
 import { createGateway, type Gateway } from '../../gateway/server'
 import { env, setEnv, type Env } from '../../core/env'
 import { resetAuthKeys } from '../../core/auth'
+import { freePort } from '../../core/postgres'
 
 const stack = useStack()
 const CLIENT_ID = 'evidence-console'
@@ -35,10 +35,6 @@ let context: BrowserContext
 let page: Page
 let previousEnv: Env
 
-const freePort = () => new Promise<number>((resolve, reject) => {
-  const probe = net.createServer().once('error', reject)
-  probe.listen(0, '127.0.0.1', () => { const { port } = probe.address() as net.AddressInfo; probe.close(() => resolve(port)) })
-})
 
 async function call(token: string, query: string, variables: Record<string, unknown> = {}) {
   const r = await gql(`${stack.current.gatewayUrl}/graphql`, query, variables, token)

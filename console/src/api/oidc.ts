@@ -4,7 +4,7 @@
 // max_age), and sign-out that ends the provider's session where it offers end_session_endpoint.
 import * as oauth from 'oauth4webapi'
 import type { SignInSettings } from './config'
-import type { Session } from './session'
+import { unverifiedClaims, type Session } from './session'
 
 /** Where the provider sends the browser back: register exactly this (per console origin) at the provider. */
 export const CALLBACK_PATH = '/sign-in/callback'
@@ -85,12 +85,8 @@ function takeFlow(): Flow | null {
 
 /** The access token's auth_time where it is a JWT saying so (the gateway reads the same claim); else null. */
 function accessTokenAuthTime(token: string): number | null {
-  try {
-    const claims = JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) as { auth_time?: unknown }
-    return typeof claims.auth_time === 'number' ? claims.auth_time : null
-  } catch {
-    return null
-  }
+  const authTime = unverifiedClaims(token).auth_time
+  return typeof authTime === 'number' ? authTime : null
 }
 
 function sessionFrom(result: oauth.TokenEndpointResponse, previous?: Session): Session {

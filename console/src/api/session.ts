@@ -39,14 +39,18 @@ export function saveSession(session: Session | null): void {
   }
 }
 
+/** A JWT's claims, read without verifying (the gateway verifies); empty for anything else. */
+export function unverifiedClaims(token: string): { auth_time?: unknown; email?: unknown; exp?: unknown } {
+  try {
+    return JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>
+  } catch {
+    return {}
+  }
+}
+
 /** A development token's claims (this service minted it: auth_time, email, exp), read to know when it was made. */
 export function developmentSession(token: string): Session {
-  let claims: { auth_time?: unknown; email?: unknown; exp?: unknown } = {}
-  try {
-    claims = JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')))
-  } catch {
-    // not a JWT: the gateway will say so
-  }
+  const claims = unverifiedClaims(token)
   return {
     token, source: 'development',
     authTime: typeof claims.auth_time === 'number' ? claims.auth_time : null,
