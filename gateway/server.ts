@@ -90,7 +90,7 @@ export interface GatewayOptions {
   subscriptionLimits?: { perSocket: number; perUser: number }
   /** Browser origins allowed besides same-origin (default: CORS_ORIGINS, or the mode's default; ./cors.ts). */
   corsOrigins?: string[]
-  /** Outside production, the Host names answered besides loopback (default: the hosts of PUBLIC_URL and CORS_ORIGINS; ./host-check.ts). */
+  /** The public origin (default PUBLIC_URL): outside production its host is answered besides loopback and the CORS origins' hosts (./host-check.ts). */
   publicUrl?: string
 }
 
