@@ -111,7 +111,7 @@ export class EnvError extends Error {
 /** Parses the environment; throws EnvError naming every bad variable (not just the first). */
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
   const result = EnvSchema.safeParse(source)
-  const required = productionRequirements(source)
+  const required = [...productionRequirements(source), ...signInRequirements(source)]
   if (result.success && !required.length) return result.data
   const problems = result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)
   throw new EnvError([...problems, ...required])
@@ -128,6 +128,14 @@ function productionRequirements(source: Record<string, string | undefined>): str
   if (!source.AUTH_ISSUER) problems.push('AUTH_ISSUER: required in production: set it to the issuer (iss) of your identity provider\'s tokens.')
   if (!source.CONNECTION_SECRET_KEY) problems.push('CONNECTION_SECRET_KEY: required in production: 64 hex characters (openssl rand -hex 32) that encrypt connection secrets at rest.')
   return problems
+}
+
+/** The console's sign-in needs both the issuer and the client: one without the other would silently offer none. */
+function signInRequirements(source: Record<string, string | undefined>): string[] {
+  if (Boolean(source.OIDC_ISSUER) === Boolean(source.OIDC_CLIENT_ID)) return []
+  return [source.OIDC_ISSUER
+    ? 'OIDC_CLIENT_ID: required with OIDC_ISSUER: set it to the client id of the console registered at your identity provider.'
+    : 'OIDC_ISSUER: required with OIDC_CLIENT_ID: set it to your identity provider\'s issuer URL.']
 }
 
 let cached: Env | undefined

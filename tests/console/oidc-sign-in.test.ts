@@ -11,7 +11,7 @@ import { createTenant, type Tenant } from '../helpers/factories'
 import { launchChromium, openGraphiql, runGraphiqlOperation } from '../helpers/browser'
 import { startTestProvider, type TestProvider } from '../helpers/oidc-provider'
 import { createGateway, type Gateway } from '../../gateway/server'
-import { env, setEnv, type Env } from '../../core/env'
+import { env, EnvError, parseEnv, setEnv, type Env } from '../../core/env'
 import { resetAuthKeys } from '../../core/auth'
 import { freePort } from '../../core/postgres'
 
@@ -120,6 +120,14 @@ afterAll(async () => {
 })
 
 describe('signing in with the organisation\'s identity provider (production)', { timeout: 120_000 }, () => {
+  it('refuses to start with an issuer and no client id (or the reverse), naming what is missing', () => {
+    expect(() => parseEnv({ OIDC_ISSUER: 'https://id.example.org' })).toThrow(EnvError)
+    expect(() => parseEnv({ OIDC_ISSUER: 'https://id.example.org' })).toThrow(/OIDC_CLIENT_ID: required with OIDC_ISSUER/)
+    expect(() => parseEnv({ OIDC_CLIENT_ID: 'console' })).toThrow(/OIDC_ISSUER: required with OIDC_CLIENT_ID/)
+    expect(() => parseEnv({ OIDC_ISSUER: 'https://id.example.org', OIDC_CLIENT_ID: 'console', OIDC_SCOPES: 'email profile' })).toThrow(/OIDC_SCOPES: must include openid/)
+    expect(parseEnv({ OIDC_ISSUER: 'https://id.example.org', OIDC_CLIENT_ID: 'console' })).toMatchObject({ OIDC_SCOPES: 'openid email profile', SIGNATURE_AUTH_MAX_AGE_SECONDS: 300 })
+  })
+
   it('serves nothing of the development sign-in: no people list, no token minting, and a page offering the provider', async () => {
     expect((await fetch(`${base}/api/dev/people`)).status).toBe(404)
     expect((await fetch(`${base}/api/dev/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"owner@illustrative.example"}' })).status).toBe(404)
