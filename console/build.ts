@@ -16,7 +16,7 @@ const ENTRY = path.join(SRC, 'main.tsx')
 export const INDEX_TEMPLATE = path.join(CONSOLE_DIR, 'index.html')
 /** Files outside src/ that shape the bundle (core/copy.ts is imported by the bundle itself). */
 const EXTRA_SOURCES = [INDEX_TEMPLATE, fileURLToPath(import.meta.url), path.join(CONSOLE_DIR, '..', 'core', 'copy.ts')]
-const FINGERPRINT_PACKAGES = ['react', 'react-dom', 'urql', '@urql/core', 'wonka', 'graphql', 'graphql-ws', 'esbuild']
+const FINGERPRINT_PACKAGES = ['react', 'react-dom', 'urql', '@urql/core', 'wonka', 'graphql', 'graphql-ws', 'oauth4webapi', 'esbuild']
 
 export const CONSOLE_ASSET_FILES = ['app.js', 'app.css'] as const
 

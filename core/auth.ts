@@ -57,6 +57,8 @@ export function resetAuthKeys() {
 export interface CallerClaims {
   sub: string
   email?: string
+  /** When the person last authenticated at the identity provider (the token's `auth_time`, seconds since epoch). */
+  authTime?: number
 }
 
 /** Verifies a caller's `Authorization: Bearer <JWT>`; every failure is UNAUTHENTICATED without details. */
@@ -74,19 +76,25 @@ export async function verifyCallerToken(authorization: string | undefined | null
       payload = (await jose.jwtVerify(match[1], (await devKeyPair()).publicKey, { ...options, algorithms: [ALG] })).payload
     }
     if (!payload.sub) throw new Error('no subject')
-    return { sub: payload.sub, email: typeof payload.email === 'string' ? payload.email : undefined }
+    return {
+      sub: payload.sub, email: typeof payload.email === 'string' ? payload.email : undefined,
+      authTime: typeof payload.auth_time === 'number' && Number.isFinite(payload.auth_time) ? payload.auth_time : undefined,
+    }
   } catch (err) {
     const expired = err instanceof jose.errors.JWTExpired
     throw expired ? tokenExpired() : unauthenticated('The bearer token is not valid.')
   }
 }
 
-/** Mints a development token for a user (npm run token). Refused when an external identity provider is configured. */
-export async function mintDevToken(user: { id: string; email: string }, ttl = '12h'): Promise<string> {
+/**
+ * Mints a development token for a user (npm run token, the development sign-in). Refused when an external identity
+ * provider is configured. Its `auth_time` is when it was minted (the person chose to sign in), unless given.
+ */
+export async function mintDevToken(user: { id: string; email: string }, ttl = '12h', opts: { authTime?: Date } = {}): Promise<string> {
   const e = env()
   if (e.AUTH_JWKS_URL) throw new Error('AUTH_JWKS_URL is set: tokens come from your identity provider, not from this service.')
   const { privateKey, kid } = await devKeyPair()
-  return new jose.SignJWT({ email: user.email })
+  return new jose.SignJWT({ email: user.email, auth_time: Math.floor((opts.authTime ?? new Date()).getTime() / 1000) })
     .setProtectedHeader({ alg: ALG, kid })
     .setSubject(user.id)
     .setIssuer(e.AUTH_ISSUER)
@@ -106,6 +114,8 @@ export interface InternalTokenInput {
   sessionVersion?: number | null
   /** Only for tokens minted for one purpose (the REST edge); the gateway reuses a token across requests. */
   requestId?: string
+  /** When the caller authenticated (their token's auth_time, seconds since epoch): what a signature checks and stores. */
+  authTime?: number | null
 }
 
 export interface InternalIdentity {
@@ -115,6 +125,8 @@ export interface InternalIdentity {
   requestId: string
   /** When the token stops being valid (ms since epoch, clock tolerance included). */
   expiresAt: number
+  /** When the person authenticated (seconds since epoch), from their token's auth_time; null when it carried none. */
+  authTime: number | null
 }
 
 /** The short-lived token the gateway forwards to subgraphs in place of the caller's own token. */
@@ -124,6 +136,7 @@ export async function signInternalToken(identity: InternalTokenInput): Promise<s
     org: identity.organizationId,
     ...(typeof identity.sessionVersion === 'number' ? { sv: identity.sessionVersion } : {}),
     ...(identity.requestId ? { rid: identity.requestId } : {}),
+    ...(typeof identity.authTime === 'number' ? { at: identity.authTime } : {}),
   })
     .setProtectedHeader({ alg: ALG, kid })
     .setSubject(identity.userId)
@@ -150,6 +163,7 @@ export async function verifyInternalToken(token: string | undefined | null): Pro
       sessionVersion: typeof payload.sv === 'number' ? payload.sv : null,
       requestId: String(payload.rid ?? ''),
       expiresAt: (payload.exp! + CLOCK_TOLERANCE_S) * 1000,
+      authTime: typeof payload.at === 'number' ? payload.at : null,
     }
   } catch {
     throw unauthenticated('This service only answers the gateway.')

@@ -22,11 +22,21 @@ export interface DomainContext {
   /** The organisation-scoped client: the only way domain code reads and writes tenant rows. */
   tdb: TenantDb
   actor: PersonActor
+  /**
+   * Set when a person calls through the gateway: when they authenticated at the identity provider (their token's
+   * auth_time; null when it carried none). An electronic signature needs it recent (workbench domain/signatures.ts).
+   * Unset for jobs and seeds, which act without a sign-in of their own.
+   */
+  authentication?: Authentication
 }
 
-export function domainContext(db: Db, session: Session, opts: { twinId?: string } = {}): DomainContext {
+export interface Authentication {
+  authTime: Date | null
+}
+
+export function domainContext(db: Db, session: Session, opts: { twinId?: string; authentication?: Authentication } = {}): DomainContext {
   const actor: PersonActor = opts.twinId ? { type: 'twin', userId: session.userId, twinId: opts.twinId } : { type: 'user', userId: session.userId }
-  return { session, db, tdb: forOrganization(db, session.organizationId), actor }
+  return { session, db, tdb: forOrganization(db, session.organizationId), actor, ...(opts.authentication ? { authentication: opts.authentication } : {}) }
 }
 
 /**

@@ -50,6 +50,14 @@ export const EnvSchema = z.object({
   AUTH_JWKS_URL: optionalUrl,
   AUTH_ISSUER: z.string().min(1).default('urn:evidence-workspace:dev'),
   AUTH_AUDIENCE: z.string().min(1).default('evidence-workspace'),
+  /** The console's OpenID Connect sign-in (docs/operators.md: identity provider): discovery from the issuer, this public client. */
+  OIDC_ISSUER: optionalUrl,
+  OIDC_CLIENT_ID: z.string().optional(),
+  OIDC_SCOPES: z.string().trim().min(1).default('openid email profile').refine((v) => v.split(/\s+/).includes('openid'), 'must include openid'),
+  /** Sent as `resource` (RFC 8707) on the authorization and token requests, for providers that issue the API's token only when asked. */
+  OIDC_AUDIENCE: z.string().optional(),
+  /** How recent the signer's authentication (the token's auth_time) must be for an electronic signature (21 CFR 11.200). */
+  SIGNATURE_AUTH_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
   CONNECTION_SECRET_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)').optional(),
   RELEASE: z.enum(RELEASES).default('R4'),
   /** The connector document's R1 gates have passed: connectors (providers) read preview instead of designed. */
@@ -107,7 +115,7 @@ export class EnvError extends Error {
 /** Parses the environment; throws EnvError naming every bad variable (not just the first). */
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
   const result = EnvSchema.safeParse(source)
-  const required = productionRequirements(source)
+  const required = [...productionRequirements(source), ...signInRequirements(source)]
   if (result.success && !required.length) return result.data
   const problems = result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)
   throw new EnvError([...problems, ...required])
@@ -124,6 +132,14 @@ function productionRequirements(source: Record<string, string | undefined>): str
   if (!source.AUTH_ISSUER) problems.push('AUTH_ISSUER: required in production: set it to the issuer (iss) of your identity provider\'s tokens.')
   if (!source.CONNECTION_SECRET_KEY) problems.push('CONNECTION_SECRET_KEY: required in production: 64 hex characters (openssl rand -hex 32) that encrypt connection secrets at rest.')
   return problems
+}
+
+/** The console's sign-in needs both the issuer and the client: one without the other would silently offer none. */
+function signInRequirements(source: Record<string, string | undefined>): string[] {
+  if (Boolean(source.OIDC_ISSUER) === Boolean(source.OIDC_CLIENT_ID)) return []
+  return [source.OIDC_ISSUER
+    ? 'OIDC_CLIENT_ID: required with OIDC_ISSUER: set it to the client id of the console registered at your identity provider.'
+    : 'OIDC_ISSUER: required with OIDC_CLIENT_ID: set it to your identity provider\'s issuer URL.']
 }
 
 let cached: Env | undefined

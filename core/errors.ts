@@ -151,6 +151,8 @@ export const BaselineMissing = plain('baseline_missing')
 export const GateStageRestricted = plain('gate_stage_restricted')
 export const ReviewerRoleRequired = plain('reviewer_role_required')
 export const SameSigner = plain('same_signer')
+/** A signature whose signer's authentication (auth_time) is older than SIGNATURE_AUTH_MAX_AGE_SECONDS (21 CFR 11.200). */
+export const FreshSignInRequired = plain('fresh_sign_in_required')
 export const StageViaGate = plain('stage_via_gate')
 /** unit_required, unit_unsupported, unit_mismatch: `field` names the offending input, e.g. noael[0].dose.unit. */
 export const UnitRequired = plain('unit_required')
@@ -208,6 +210,7 @@ export const CORE_ERROR_CLASSES: readonly ErrorClass[] = [
   SkillFailed, SkillTimeout,
   MemoryNoteRefused,
   DecisionRequired, InboxLinkInvalid, InboxLinkUsed, InboxLinkExpired,
+  FreshSignInRequired,
 ]
 
 /** How to build the typed error of a code from its message and extra (what `new DomainError(code)` answers). */

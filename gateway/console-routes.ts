@@ -12,18 +12,32 @@ const NOT_CONSOLE = /^\/(graphql|graphiql|api|hooks|healthz|readyz|metrics|conso
 
 const HOST = /^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/i
 
+/** The console's OpenID Connect sign-in (OIDC_*): a public client, discovery from the issuer (docs/operators.md). */
+export interface ConsoleSignIn {
+  issuer: string
+  clientId: string
+  scopes: string
+  /** Sent as `resource` (RFC 8707) when set. */
+  audience?: string
+}
+
 export interface ConsoleRouterOptions {
   /** Where built assets are cached (<dataDir>/console/<fingerprint>/). */
   dataDir: string
   /** Another gateway the console talks to (CONSOLE_GATEWAY_URL); unset: the origin that served the page. */
   gatewayUrl?: string
+  /** Sign-in at the identity provider; unset: the development sign-in (outside production) or none. */
+  signIn?: ConsoleSignIn
+  /** How recent a sign-in must be for a signature (SIGNATURE_AUTH_MAX_AGE_SECONDS): the console steps up before it. */
+  signatureMaxAgeSeconds: number
 }
 
 /**
  * No inline script and no eval (script-src 'self'); styles only from the bundle's stylesheet; connect-src the page's
- * origin, its ws:/wss: twin for graphql-ws, and the remote gateway (http and ws) when one is configured; never framed.
+ * origin, its ws:/wss: twin for graphql-ws, the remote gateway (http and ws) when one is configured, and the identity
+ * provider's origin when the console signs people in there; never framed.
  */
-export function consoleContentSecurityPolicy(req: Request, gatewayUrl?: string): string {
+export function consoleContentSecurityPolicy(req: Request, gatewayUrl?: string, issuer?: string): string {
   const connect = new Set(["'self'"])
   const host = req.headers.host
   if (host && HOST.test(host)) {
@@ -35,6 +49,8 @@ export function consoleContentSecurityPolicy(req: Request, gatewayUrl?: string):
     connect.add(`${u.protocol}//${u.host}`)
     connect.add(`${u.protocol.replace(/^http/, 'ws')}//${u.host}`)
   }
+  // discovery, the token request and renewal go to the identity provider; its sign-in page is a navigation (no entry)
+  if (issuer) connect.add(new URL(issuer).origin)
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -59,7 +75,11 @@ export async function consoleRouter(opts: ConsoleRouterOptions): Promise<express
   const router = express.Router()
 
   router.get('/console-config.json', (_req, res) => {
-    res.set('Cache-Control', 'no-store').json({ gatewayUrl: gatewayUrl ?? '' })
+    res.set('Cache-Control', 'no-store').json({
+      gatewayUrl: gatewayUrl ?? '',
+      signIn: opts.signIn ?? null,
+      signatureMaxAgeSeconds: opts.signatureMaxAgeSeconds,
+    })
   })
 
   router.get('/console-assets/:fingerprint/:file', (req, res) => {
@@ -82,7 +102,7 @@ export async function consoleRouter(opts: ConsoleRouterOptions): Promise<express
     res.set({
       'Content-Type': 'text/html; charset=utf-8',
       'Cache-Control': 'no-store',
-      'Content-Security-Policy': consoleContentSecurityPolicy(req, gatewayUrl),
+      'Content-Security-Policy': consoleContentSecurityPolicy(req, gatewayUrl, opts.signIn?.issuer),
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
       'Cross-Origin-Opener-Policy': 'same-origin',

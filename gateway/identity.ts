@@ -17,6 +17,8 @@ export interface CallerIdentity {
   requestId: string
   /** When the caller's token expires (ms since epoch): a socket is closed then, and no internal token is minted after. */
   expiresAt: number
+  /** When the person authenticated at the identity provider (their token's auth_time, seconds), if it says. */
+  authTime: number | null
   /** The internal token for subgraph calls; refreshed before it expires (long-lived subscriptions). */
   internalToken(): Promise<string>
 }
@@ -75,12 +77,15 @@ export class IdentityResolver {
     return { claims, expiresAt }
   }
 
-  /** One internal token per person, organisation and session version, reused across requests until near expiry. */
-  private internalTokenFor(userId: string, organizationId: string, sessionVersion: number): Promise<string> {
-    const key = `${userId}|${organizationId}|${sessionVersion}`
+  /**
+   * One internal token per person, organisation, session version and authentication time (a fresh sign-in for a
+   * signature is a new one), reused across requests until near expiry.
+   */
+  private internalTokenFor(userId: string, organizationId: string, sessionVersion: number, authTime: number | null): Promise<string> {
+    const key = `${userId}|${organizationId}|${sessionVersion}|${authTime ?? ''}`
     const hit = this.internalTokens.get(key)
     if (hit) return hit
-    const token = signInternalToken({ userId, organizationId, sessionVersion })
+    const token = signInternalToken({ userId, organizationId, sessionVersion, authTime })
     this.internalTokens.set(key, token)
     token.catch(() => { if (this.internalTokens.peek(key) === token) this.internalTokens.delete(key) })
     return token
@@ -96,11 +101,12 @@ export class IdentityResolver {
     const stamp = userId ? await this.stamps.read(userId) : null
     if (!stamp || !stamp.active) throw unauthenticated('Your account is not active in this service.')
     const requestId = randomUUID()
+    const authTime = claims.authTime ?? null
     return {
-      userId: stamp.userId, organizationId: stamp.organizationId, requestId, expiresAt,
+      userId: stamp.userId, organizationId: stamp.organizationId, requestId, expiresAt, authTime,
       internalToken: async () => {
         if (Date.now() >= expiresAt) throw tokenExpired()
-        return this.internalTokenFor(stamp.userId, stamp.organizationId, stamp.version)
+        return this.internalTokenFor(stamp.userId, stamp.organizationId, stamp.version, authTime)
       },
     }
   }

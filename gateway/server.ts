@@ -39,6 +39,7 @@ import { allowedOrigins, CorsPolicy } from './cors'
 import { authorizationOfConnectionParams, CONNECTION_INIT_SHAPE_REASON } from './connection-init'
 import { inServerSpan } from '../core/tracing'
 import { trustedDocumentOptions } from './trusted-documents'
+import { HostPolicy } from './host-check'
 
 export { LIMITS } from './edge-limits'
 
@@ -94,6 +95,8 @@ export interface GatewayOptions {
   corsOrigins?: string[]
   /** Run only registered operations (default TRUSTED_DOCUMENTS_ONLY; ./trusted-documents.ts). */
   trustedDocumentsOnly?: boolean
+  /** The public origin (default PUBLIC_URL): outside production its host is answered besides loopback and the CORS origins' hosts (./host-check.ts). */
+  publicUrl?: string
 }
 
 /** Paths browsers never call: signed vendor webhooks (server to server) and the scrape endpoint (METRICS_ALLOW). */
@@ -130,6 +133,7 @@ export async function createGateway(opts: GatewayOptions) {
   const e = env()
   const cors = new CorsPolicy(opts.corsOrigins ? new Set(opts.corsOrigins)
     : allowedOrigins({ configured: e.CORS_ORIGINS, production, publicUrl: e.PUBLIC_URL, gatewayPort: e.GATEWAY_PORT }))
+  const hosts = HostPolicy.forMode({ production, publicUrl: opts.publicUrl ?? e.PUBLIC_URL, corsOrigins: opts.corsOrigins ?? e.CORS_ORIGINS })
 
   const app = express()
   app.disable('x-powered-by')
@@ -140,6 +144,8 @@ export async function createGateway(opts: GatewayOptions) {
     res.setHeader('X-Content-Type-Options', 'nosniff')
     const graphql = req.url === '/graphql' || req.url?.startsWith('/graphql?')
     measure(req, res, () => {
+      // outside production, a name that is not loopback or configured is a rebound DNS name: nothing is served to it
+      if (hosts.refuse(req, res)) return
       // preflights and refused origins are answered here, before the GraphQL pipeline (which answers OPTIONS 405)
       if (!NO_CORS.test(req.url ?? '/') && cors.handle(req, res)) return
       if (!graphql) return app(req, res)
@@ -188,7 +194,8 @@ export async function createGateway(opts: GatewayOptions) {
   // send no Origin and are let through.
   const wsServer = attachWebSocketServer(httpServer, {
     path: GRAPHQL_PATH, maxPayload: 1024 * 1024,
-    verifyClient: ({ req }, done) => cors.allowsUpgrade(req) ? done(true) : done(false, 403, 'Origin not allowed'),
+    verifyClient: ({ req }, done) => !hosts.allows(req) ? done(false, 403, 'Host not allowed')
+      : cors.allowsUpgrade(req) ? done(true) : done(false, 403, 'Origin not allowed'),
   })
   const wsRules = [...specifiedRules, ...(production ? [NoSchemaIntrospectionCustomRule] : []), ...limitRules]
   const sources = new WeakMap<DocumentNode, string>()
@@ -266,12 +273,19 @@ export async function createGateway(opts: GatewayOptions) {
   const assetsDir = opts.production ? opts.dataDir : path.join(ROOT_DIR, '.data')
   if (!opts.production) {
     const { graphiqlRouter } = await import('./graphiql/router')
-    app.use(await graphiqlRouter({ dataDir: assetsDir, endpoint: '/graphql' }))
+    // With an identity provider, GraphiQL signs in through the console's sign-in and comes back (one redirect URI).
+    app.use(await graphiqlRouter({ dataDir: assetsDir, endpoint: '/graphql', ...(e.OIDC_ISSUER && e.OIDC_CLIENT_ID ? { signInUrl: '/sign-in?next=/graphiql' } : {}) }))
   }
   // The console's development sign-in exists only where this service mints tokens (never in production).
   if (!opts.production && !env().AUTH_JWKS_URL) app.use(devSignInRoutes(opts.db))
   // The web console last: its index.html answers any other GET asking for HTML (its client routes).
-  app.use(await consoleRouter({ dataDir: assetsDir, gatewayUrl: opts.consoleGatewayUrl ?? env().CONSOLE_GATEWAY_URL }))
+  app.use(await consoleRouter({
+    dataDir: assetsDir, gatewayUrl: opts.consoleGatewayUrl ?? env().CONSOLE_GATEWAY_URL,
+    signIn: e.OIDC_ISSUER && e.OIDC_CLIENT_ID
+      ? { issuer: e.OIDC_ISSUER, clientId: e.OIDC_CLIENT_ID, scopes: e.OIDC_SCOPES, ...(e.OIDC_AUDIENCE ? { audience: e.OIDC_AUDIENCE } : {}) }
+      : undefined,
+    signatureMaxAgeSeconds: e.SIGNATURE_AUTH_MAX_AGE_SECONDS,
+  }))
   // Errors of the REST routes (a body too large or not JSON): a GraphQL-shaped answer, no stack trace.
   app.use((err: any, _req: express.Request, res: express.Response, next: express.NextFunction) => {
     if (!err) return next()

@@ -205,6 +205,7 @@ export type DecideProposalMutation = { __typename: 'Mutation', decideProposal:
     | { __typename: 'BoundUserOnly', code: string, message: string, field: string | null }
     | { __typename: 'HandoffExists', code: string, message: string, field: string | null }
     | { __typename: 'SelfHandoff', code: string, message: string, field: string | null }
+    | { __typename: 'FreshSignInRequired', code: string, message: string, field: string | null }
     | { __typename: 'MutationDecideProposalSuccess', proposal: { __typename: 'Proposal', id: string | null, status: ProposalStatus | null, card: string | null, decision: { __typename: 'ProposalDecisionRecord', outcome: ProposalOutcome | null, decidedByName: string | null, footer: string | null, signature: { __typename: 'ProposalSignature', printedName: string | null, signedAt: string | null, meaning: string | null } | null } | null } }
    | null };
 

@@ -79,6 +79,7 @@ export const ERROR_CATALOGUE = {
     source: { type: 'String', description: 'The source whose budget is exhausted.' },
     retryAfterSeconds: { type: 'Int', description: 'When to try again, in seconds.' },
   }),
+  fresh_sign_in_required: s('FreshSignInRequired', 401, 'ours', 'An electronic signature needs a fresh sign-in: sign in again, then sign.'),
   egress_refused: s('EgressRefused', 422, 'ours', 'The address is private or reserved, which connections may not reach.', {
     host: { type: 'String', description: 'The host name or address that was refused.' },
   }),

@@ -1,7 +1,9 @@
 // Browser entry for the development GraphiQL page: GraphiQL 5 + graphql-ws subscriptions, bundled by
 // gateway/graphiql/build.ts with everything from node_modules (no CDN, no request leaves the page's origin).
 // A token bar above GraphiQL takes the caller's bearer token (sessionStorage only) and sends it as
-// `Authorization: Bearer <token>` on HTTP requests and as `{ authorization }` in graphql-ws connection_init.
+// `Authorization: Bearer <token>` on HTTP requests and as `{ authorization }` in graphql-ws connection_init. With an
+// identity provider, "Sign in with your organisation" goes through the console's sign-in and back here; the console's
+// token in this tab is used until another is pasted.
 import 'graphiql/style.css'
 import './app.css'
 import React, { useCallback, useEffect, useMemo, useRef, useState } from 'react'
@@ -44,6 +46,19 @@ const TOKEN_KEY = 'graphiql:bearer-token'
 function loadToken() {
   try {
     return sessionStorage.getItem(TOKEN_KEY) || ''
+  } catch {
+    return ''
+  }
+}
+
+/**
+ * The console's session in this tab (console/src/api/session.ts), when the person signed in at the identity provider
+ * through the console's sign-in (cfg.signInUrl, which comes back here): its access token, used until one is pasted.
+ */
+function consoleToken() {
+  try {
+    const session = JSON.parse(sessionStorage.getItem('console:session') || 'null')
+    return session && typeof session.token === 'string' ? session.token : ''
   } catch {
     return ''
   }
@@ -114,6 +129,9 @@ function TokenBar({ token, onApply }) {
       },
       'Clear',
     ),
+    cfg.signInUrl
+      ? React.createElement('a', { href: cfg.signInUrl, className: 'gw-sign-in' }, 'Sign in with your organisation')
+      : null,
     React.createElement(
       'span',
       { className: 'gw-token-status', 'data-state': token ? 'set' : 'unset', 'data-testid': 'token-status' },
@@ -147,7 +165,7 @@ function socketForSubscriptions(toolkitFetcher) {
 }
 
 function App() {
-  const [token, setToken] = useState(loadToken)
+  const [token, setToken] = useState(() => loadToken() || consoleToken())
   const applyToken = useCallback((next) => {
     saveToken(next)
     setToken(next)

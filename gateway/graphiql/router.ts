@@ -15,6 +15,11 @@ export interface GraphiqlRouterOptions {
   defaultQuery?: string
   /** Introspect before a token is pasted (only if the endpoint allows anonymous introspection). Default false. */
   introspectWithoutToken?: boolean
+  /**
+   * Where a person signs in at the identity provider and comes back to GraphiQL (the console's sign-in with
+   * `next=/graphiql`, OIDC_*); unset: only a pasted token.
+   */
+  signInUrl?: string
 }
 
 /** The page's configuration, read by app.jsx from a JSON data block (window.__GRAPHIQL__). */
@@ -22,6 +27,7 @@ export interface GraphiqlPageConfig {
   endpoint: string
   defaultQuery?: string
   introspectWithoutToken?: boolean
+  signInUrl?: string
 }
 
 const HOST = /^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/i
@@ -95,6 +101,7 @@ export async function graphiqlRouter(opts: GraphiqlRouterOptions): Promise<expre
   const config: GraphiqlPageConfig = { endpoint }
   if (opts.defaultQuery !== undefined) config.defaultQuery = opts.defaultQuery
   if (opts.introspectWithoutToken) config.introspectWithoutToken = true
+  if (opts.signInUrl) config.signInUrl = opts.signInUrl
   const allowed = new Set<string>(GRAPHIQL_ASSET_FILES)
 
   const router = express.Router()

@@ -1,7 +1,7 @@
 // Owns what every subgraph resolver receives: the caller's session, the organisation-scoped database, loaders.
 import DataLoader from 'dataloader'
 import type { Db, TenantDb } from '../../core/db'
-import { domainContext, type DomainContext } from '../../core/command'
+import { domainContext, type Authentication, type DomainContext } from '../../core/command'
 import type { Session } from '../../core/session'
 import type { Program, User } from '../../generated/prisma/client'
 import { rowsByIds } from './sql'
@@ -58,8 +58,8 @@ function freshLoaders(db: Db, tdb: TenantDb, organizationId: string): Pick<Graph
   return { loaders: createLoaders(db, tdb, organizationId), loader }
 }
 
-export function createContext(db: Db, session: Session, requestId: string): GraphQLContext {
-  const ctx = domainContext(db, session)
+export function createContext(db: Db, session: Session, requestId: string, authentication?: Authentication): GraphQLContext {
+  const ctx = domainContext(db, session, { authentication })
   return { ...ctx, requestId, ...freshLoaders(db, ctx.tdb, session.organizationId) }
 }
 

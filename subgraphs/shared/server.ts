@@ -45,7 +45,8 @@ const formatWsError = (e: GraphQLError): GraphQLFormattedError => maskUnexpected
 async function contextFor(db: Db, sessions: SessionCache, token: string | undefined | null, requestId?: string): Promise<GraphQLContext> {
   const identity = await sessions.identity(token)
   const session = await sessions.session(identity.userId, identity.sessionVersion)
-  return createContext(db, session, requestId || identity.requestId || randomUUID())
+  return createContext(db, session, requestId || identity.requestId || randomUUID(),
+    { authTime: identity.authTime === null ? null : new Date(identity.authTime * 1000) })
 }
 
 const REQUEST_ID = /^[\w-]{1,64}$/

@@ -85,11 +85,11 @@ describe('the console page', () => {
 
   it('tells the page which gateway to talk to: its own origin unless one is configured', async () => {
     const res = await fetch(`${url()}/console-config.json`)
-    expect(await res.json()).toEqual({ gatewayUrl: '' })
+    expect(await res.json()).toEqual({ gatewayUrl: '', signIn: null, signatureMaxAgeSeconds: 300 })
     const remote = await createGateway({ db: stack.db.db, subgraphUrls: stack.current.subgraphUrls, dataDir: stack.db.dataDir, consoleGatewayUrl: 'https://api.example.org' })
     try {
       const base = await remote.listen(0, '127.0.0.1')
-      expect(await (await fetch(`${base}/console-config.json`)).json()).toEqual({ gatewayUrl: 'https://api.example.org' })
+      expect(await (await fetch(`${base}/console-config.json`)).json()).toEqual({ gatewayUrl: 'https://api.example.org', signIn: null, signatureMaxAgeSeconds: 300 })
       const csp = (await fetch(`${base}/`, { headers: html })).headers.get('content-security-policy') ?? ''
       expect(csp).toMatch(/connect-src 'self' ws:\/\/127\.0\.0\.1:\d+ wss:\/\/127\.0\.0\.1:\d+ https:\/\/api\.example\.org wss:\/\/api\.example\.org;/)
     } finally {

@@ -13,9 +13,12 @@ async function codeOf(p: Promise<unknown>) {
 }
 
 describe('caller tokens', () => {
-  it('accepts a development token signed by the local key', async () => {
+  it('accepts a development token signed by the local key, which says its person authenticated when it was minted', async () => {
+    const before = Math.floor(Date.now() / 1000)
     const claims = await verifyCallerToken(`Bearer ${await mintDevToken(user)}`)
-    expect(claims).toEqual({ sub: user.id, email: user.email })
+    expect(claims).toEqual({ sub: user.id, email: user.email, authTime: expect.any(Number) })
+    expect(claims.authTime).toBeGreaterThanOrEqual(before)
+    expect(claims.authTime).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000))
   })
 
   it('refuses an expired token with UNAUTHENTICATED and says it expired', async () => {

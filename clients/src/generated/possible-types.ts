@@ -18,6 +18,7 @@ export const possibleTypes: Record<string, string[]> = {
     "DutyUnavailable",
     "EgressRefused",
     "EvidenceQueryBudgetExhausted",
+    "FreshSignInRequired",
     "GateIncomplete",
     "GateStageRestricted",
     "HandoffExists",
@@ -73,6 +74,7 @@ export const possibleTypes: Record<string, string[]> = {
     "NotFound"
   ],
   "MutationAcceptRequirementSetResult": [
+    "FreshSignInRequired",
     "InvalidInput",
     "InvalidTransition",
     "MutationAcceptRequirementSetSuccess",
@@ -98,6 +100,7 @@ export const possibleTypes: Record<string, string[]> = {
     "NotFound"
   ],
   "MutationApproveSopResult": [
+    "FreshSignInRequired",
     "InvalidInput",
     "InvalidTransition",
     "MutationApproveSopSuccess",
@@ -126,6 +129,7 @@ export const possibleTypes: Record<string, string[]> = {
     "NotSupported"
   ],
   "MutationCloseStageGateResult": [
+    "FreshSignInRequired",
     "GateStageRestricted",
     "InvalidInput",
     "InvalidTransition",
@@ -216,6 +220,7 @@ export const possibleTypes: Record<string, string[]> = {
   ],
   "MutationDecideProposalResult": [
     "BoundUserOnly",
+    "FreshSignInRequired",
     "HandoffExists",
     "InvalidInput",
     "InvalidTransition",
@@ -385,6 +390,7 @@ export const possibleTypes: Record<string, string[]> = {
     "ReasonRequired"
   ],
   "MutationReviewStageGateResult": [
+    "FreshSignInRequired",
     "InvalidInput",
     "InvalidTransition",
     "MutationReviewStageGateSuccess",

@@ -814,6 +814,14 @@ export type ExperimentRecord = ProgramRecord & {
   plannedStartOn?: Maybe<Scalars['String']['output']>;
 };
 
+/** An electronic signature needs a fresh sign-in: sign in again, then sign. (code fresh_sign_in_required, HTTP 401) */
+export type FreshSignInRequired = Error & {
+  __typename?: 'FreshSignInRequired';
+  code: Scalars['String']['output'];
+  message: Scalars['String']['output'];
+  field?: Maybe<Scalars['String']['output']>;
+};
+
 /** A evidence.gaps record (read evidence.gaps.read, write evidence.gaps.manage; statuses open, closed, accepted). */
 export type GapRecord = ProgramRecord & {
   __typename?: 'GapRecord';
@@ -2137,7 +2145,7 @@ export type MutationAcceptHandoffSuccess = {
   handoff: Handoff;
 };
 
-export type MutationAcceptRequirementSetResult = InvalidInput | NotFound | InvalidTransition | MutationAcceptRequirementSetSuccess;
+export type MutationAcceptRequirementSetResult = InvalidInput | NotFound | InvalidTransition | FreshSignInRequired | MutationAcceptRequirementSetSuccess;
 
 export type MutationAcceptRequirementSetSuccess = {
   __typename?: 'MutationAcceptRequirementSetSuccess';
@@ -2165,7 +2173,7 @@ export type MutationAnswerMemoryNoteSuccess = {
   answer: MemoryNoteAnswer;
 };
 
-export type MutationApproveSopResult = InvalidInput | NotFound | SopExternal | InvalidTransition | MutationApproveSopSuccess;
+export type MutationApproveSopResult = InvalidInput | NotFound | SopExternal | InvalidTransition | FreshSignInRequired | MutationApproveSopSuccess;
 
 export type MutationApproveSopSuccess = {
   __typename?: 'MutationApproveSopSuccess';
@@ -2193,7 +2201,7 @@ export type MutationCheckConnectionHealthSuccess = {
   connection: Connection;
 };
 
-export type MutationCloseStageGateResult = InvalidInput | NotFound | SameSigner | GateStageRestricted | InvalidTransition | MutationCloseStageGateSuccess;
+export type MutationCloseStageGateResult = InvalidInput | NotFound | SameSigner | GateStageRestricted | InvalidTransition | FreshSignInRequired | MutationCloseStageGateSuccess;
 
 export type MutationCloseStageGateSuccess = {
   __typename?: 'MutationCloseStageGateSuccess';
@@ -2298,7 +2306,7 @@ export type MutationDecideBatchSuccess = {
   batch: BatchDecision;
 };
 
-export type MutationDecideProposalResult = InvalidInput | NotFound | StaleProposal | ReasonRequired | InvalidTransition | BoundUserOnly | HandoffExists | SelfHandoff | MutationDecideProposalSuccess;
+export type MutationDecideProposalResult = InvalidInput | NotFound | StaleProposal | ReasonRequired | InvalidTransition | BoundUserOnly | HandoffExists | SelfHandoff | FreshSignInRequired | MutationDecideProposalSuccess;
 
 export type MutationDecideProposalSuccess = {
   __typename?: 'MutationDecideProposalSuccess';
@@ -2482,7 +2490,7 @@ export type MutationRetireTwinSuccess = {
   twin: Twin;
 };
 
-export type MutationReviewStageGateResult = InvalidInput | NotFound | ReviewerRoleRequired | InvalidTransition | MutationReviewStageGateSuccess;
+export type MutationReviewStageGateResult = InvalidInput | NotFound | ReviewerRoleRequired | InvalidTransition | FreshSignInRequired | MutationReviewStageGateSuccess;
 
 export type MutationReviewStageGateSuccess = {
   __typename?: 'MutationReviewStageGateSuccess';
@@ -3718,6 +3726,8 @@ export type RecordSignature = {
   printedName?: Maybe<Scalars['String']['output']>;
   signedAt?: Maybe<Scalars['DateTime']['output']>;
   meaning?: Maybe<SignatureMeaning>;
+  /** When the signer authenticated for this signature (a fresh sign-in at the identity provider, 21 CFR 11.200); null for signatures made without one (seeds) and before it was recorded. */
+  authenticatedAt?: Maybe<Scalars['DateTime']['output']>;
   signer?: Maybe<User>;
   /** The line printed with the record: "<printed name>, <ISO date and time>, <meaning>". */
   manifestation?: Maybe<Scalars['String']['output']>;
@@ -4366,6 +4376,8 @@ export type StageGateSignature = {
   signedAt?: Maybe<Scalars['DateTime']['output']>;
   meaning?: Maybe<Scalars['String']['output']>;
   signer?: Maybe<User>;
+  /** When the signer authenticated for this signature (a fresh sign-in at the identity provider, 21 CFR 11.200); null for signatures made without one (seeds) and before it was recorded. */
+  authenticatedAt?: Maybe<Scalars['DateTime']['output']>;
   /** "<printed name>, <ISO date and time>, <meaning>". */
   manifestation?: Maybe<Scalars['String']['output']>;
 };

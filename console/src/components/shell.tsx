@@ -1,18 +1,18 @@
-// The frame around every signed-in screen: a skip link, the person's name, sign out.
+// The frame around every signed-in screen: a skip link, the person's name, sign out; once the sign-in has ended, sign in again.
 import type { ReactNode } from 'react'
 import { useQuery } from 'urql'
 import { MeDocument } from '../generated/graphql'
 import { Link } from '../router'
 import { isSignedOut } from '../api/errors'
 
-export function Shell({ children, onSignOut }: { children: ReactNode; onSignOut: () => void }) {
+export function Shell({ children, onSignOut, onSignInAgain = onSignOut }: { children: ReactNode; onSignOut: () => void; onSignInAgain?: () => void }) {
   const [{ data, error }] = useQuery({ query: MeDocument })
   const me = data?.me
   if (isSignedOut(error)) {
     return (
       <main id="main" className="page">
         <h1>Your sign-in has ended</h1>
-        <p><button type="button" onClick={onSignOut}>Sign in again</button></p>
+        <p><button type="button" onClick={onSignInAgain}>Sign in again</button></p>
       </main>
     )
   }

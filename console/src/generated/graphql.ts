@@ -289,6 +289,7 @@ export type ReviewStageGateMutation = { __typename: 'Mutation', reviewStageGate:
     | { __typename: 'NotFound', code: string, message: string, field: string | null }
     | { __typename: 'ReviewerRoleRequired', code: string, message: string, field: string | null }
     | { __typename: 'InvalidTransition', code: string, message: string, field: string | null }
+    | { __typename: 'FreshSignInRequired', code: string, message: string, field: string | null }
     | { __typename: 'MutationReviewStageGateSuccess', gate: { __typename: 'StageGate', id: string | null, version: number | null, status: StageGateStatus | null, present: number | null, total: number | null, readyAt: string | null, closedAt: string | null, footer: string | null, viewerCanMarkReady: boolean | null, viewerCanReview: boolean | null, viewerCanClose: boolean | null, viewerCannotReason: string | null, stage: { __typename: 'StageGateStage', id: string | null, name: string | null } | null, nextStage: { __typename: 'StageGateStage', id: string | null, name: string | null } | null, requiredRecords: Array<{ __typename: 'RequiredRecord', key: string | null, kind: RequiredRecordKind | null, label: string | null, present: boolean | null, recordType: string | null, recordId: string | null, min: number | null, skillKey: string | null }> | null, reviewSignature: { __typename: 'StageGateSignature', printedName: string | null, signedAt: string | null, meaning: string | null } | null, closeSignature: { __typename: 'StageGateSignature', printedName: string | null, signedAt: string | null, meaning: string | null } | null } }
    | null };
 
@@ -304,6 +305,7 @@ export type CloseStageGateMutation = { __typename: 'Mutation', closeStageGate:
     | { __typename: 'SameSigner', code: string, message: string, field: string | null }
     | { __typename: 'GateStageRestricted', code: string, message: string, field: string | null }
     | { __typename: 'InvalidTransition', code: string, message: string, field: string | null }
+    | { __typename: 'FreshSignInRequired', code: string, message: string, field: string | null }
     | { __typename: 'MutationCloseStageGateSuccess', gate: { __typename: 'StageGate', id: string | null, version: number | null, status: StageGateStatus | null, present: number | null, total: number | null, readyAt: string | null, closedAt: string | null, footer: string | null, viewerCanMarkReady: boolean | null, viewerCanReview: boolean | null, viewerCanClose: boolean | null, viewerCannotReason: string | null, stage: { __typename: 'StageGateStage', id: string | null, name: string | null } | null, nextStage: { __typename: 'StageGateStage', id: string | null, name: string | null } | null, requiredRecords: Array<{ __typename: 'RequiredRecord', key: string | null, kind: RequiredRecordKind | null, label: string | null, present: boolean | null, recordType: string | null, recordId: string | null, min: number | null, skillKey: string | null }> | null, reviewSignature: { __typename: 'StageGateSignature', printedName: string | null, signedAt: string | null, meaning: string | null } | null, closeSignature: { __typename: 'StageGateSignature', printedName: string | null, signedAt: string | null, meaning: string | null } | null } }
    | null };
 
@@ -458,6 +460,7 @@ export type DecideProposalMutation = { __typename: 'Mutation', decideProposal:
     | { __typename: 'BoundUserOnly', code: string, message: string, field: string | null }
     | { __typename: 'HandoffExists', code: string, message: string, field: string | null }
     | { __typename: 'SelfHandoff', code: string, message: string, field: string | null }
+    | { __typename: 'FreshSignInRequired', code: string, message: string, field: string | null }
     | { __typename: 'MutationDecideProposalSuccess', proposal: { __typename: 'Proposal', id: string | null, status: ProposalStatus | null, stale: boolean | null, decision: { __typename: 'ProposalDecisionRecord', outcome: ProposalOutcome | null, decidedByName: string | null, decidedAt: string | null, footer: string | null, delegation: string | null, recordId: string | null, version: number | null, note: string | null, reasonCode: string | null, reason: string | null, proposed: { __typename: 'ProposalContent', title: string | null, draft: string | null, body: string | null } | null, approved: { __typename: 'ProposalContent', title: string | null, draft: string | null, body: string | null } | null } | null } }
    | null };
 

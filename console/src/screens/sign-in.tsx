@@ -1,20 +1,24 @@
-// Sign in. In development (no identity provider) the gateway lists the illustrative people and mints a token for the
-// one chosen; elsewhere those routes answer 404 and the page offers to paste an access token from the identity
-// provider until the authorization-code sign-in is wired (docs/operators.md: identity provider and console sign-in).
-import { useEffect, useState, type FormEvent } from 'react'
+// Sign in. With an identity provider configured (OIDC_ISSUER, OIDC_CLIENT_ID) the page sends the person there
+// (authorization code with PKCE: api/oidc.ts) and /sign-in/callback completes it; in development without one the
+// gateway lists the illustrative people and mints a token for the one chosen. Production without an identity provider
+// has no sign-in here (docs/operators.md: identity provider and console sign-in).
+import { useEffect, useRef, useState } from 'react'
 import type { ConsoleConfig } from '../api/config'
 import { devSignIn, listDevPeople, type DevPerson } from '../api/dev-sign-in'
+import { beginSignIn, completeSignIn } from '../api/oidc'
+import { developmentSession, type Session } from '../api/session'
 
-export function SignIn({ config, onSignedIn }: { config: ConsoleConfig; onSignedIn: (token: string) => void }) {
+type OnSignedIn = (session: Session, returnTo?: string) => void
+
+export function SignIn({ config, next, onSignedIn }: { config: ConsoleConfig; next: string; onSignedIn: OnSignedIn }) {
   const [people, setPeople] = useState<DevPerson[] | null | undefined>(undefined)
   const [problem, setProblem] = useState('')
   const [busy, setBusy] = useState('')
-  const [pasted, setPasted] = useState('')
 
   useEffect(() => {
     listDevPeople(config).then(setPeople, () => {
       setPeople(null)
-      setProblem('The service cannot be reached. Check your connection and try again.')
+      if (!config.signIn) setProblem('The service cannot be reached. Check your connection and try again.')
     })
   }, [config])
 
@@ -22,7 +26,7 @@ export function SignIn({ config, onSignedIn }: { config: ConsoleConfig; onSigned
     setBusy(email)
     setProblem('')
     try {
-      onSignedIn(await devSignIn(config, email))
+      onSignedIn(developmentSession(await devSignIn(config, email)), next)
     } catch {
       setProblem('Signing in did not work. Try again.')
     } finally {
@@ -30,17 +34,29 @@ export function SignIn({ config, onSignedIn }: { config: ConsoleConfig; onSigned
     }
   }
 
-  const submitToken = (e: FormEvent) => {
-    e.preventDefault()
-    const token = pasted.trim().replace(/^Bearer\s+/i, '')
-    if (token) onSignedIn(token)
+  const withProvider = async () => {
+    setBusy('provider')
+    setProblem('')
+    try {
+      await beginSignIn(config.signIn!, { returnTo: next })
+    } catch {
+      setProblem('Your organisation\'s sign-in cannot be reached. Try again in a moment.')
+      setBusy('')
+    }
   }
 
   return (
     <main id="main" className="page narrow">
       <h1>Sign in</h1>
       {problem ? <p role="alert" className="problem">{problem}</p> : null}
-      {people === undefined ? <p role="status">Loading…</p> : null}
+      {config.signIn ? (
+        <section aria-labelledby="provider-heading">
+          <h2 id="provider-heading">Sign in with your organisation</h2>
+          <p>Your organisation signs you in; you come back here afterwards.</p>
+          <button type="button" disabled={Boolean(busy)} onClick={() => void withProvider()}>Sign in with your organisation</button>
+        </section>
+      ) : null}
+      {people === undefined && !config.signIn ? <p role="status">Loading…</p> : null}
       {people ? (
         <section aria-labelledby="people-heading">
           <h2 id="people-heading">Choose a person from the illustrative program</h2>
@@ -57,17 +73,35 @@ export function SignIn({ config, onSignedIn }: { config: ConsoleConfig; onSigned
           </ul>
         </section>
       ) : null}
-      {people === null ? (
-        <section aria-labelledby="token-heading">
-          <h2 id="token-heading">Sign in with your organisation</h2>
-          <p>Your organisation signs you in. Paste the access token your identity provider gave you.</p>
-          <form onSubmit={submitToken} className="stack">
-            <label htmlFor="token">Access token</label>
-            <input id="token" type="password" autoComplete="off" value={pasted} onChange={(e) => setPasted(e.target.value)} />
-            <button type="submit" disabled={!pasted.trim()}>Sign in</button>
-          </form>
-        </section>
+      {people === null && !config.signIn && !problem ? (
+        <p data-testid="no-sign-in">Signing in is not set up for this workspace yet. Ask your administrator to connect your organisation's sign-in.</p>
       ) : null}
+    </main>
+  )
+}
+
+/** /sign-in/callback: the identity provider sent the browser back with a code; exchange it (state, nonce, PKCE checked). */
+export function SignInCallback({ config, onSignedIn }: { config: ConsoleConfig; onSignedIn: OnSignedIn }) {
+  const [problem, setProblem] = useState('')
+  const started = useRef(false)
+  useEffect(() => {
+    if (started.current) return
+    started.current = true
+    if (!config.signIn) {
+      setProblem('Signing in with your organisation is not set up here.')
+      return
+    }
+    completeSignIn(config.signIn, new URL(location.href)).then(
+      ({ session, returnTo }) => onSignedIn(session, returnTo),
+      () => setProblem('Signing in did not finish. Try again.'),
+    )
+  }, [config, onSignedIn])
+  return (
+    <main id="main" className="page narrow">
+      <h1>Sign in</h1>
+      {problem
+        ? <><p role="alert" className="problem">{problem}</p><p><a href="/sign-in">Sign in again</a></p></>
+        : <p role="status">Signing you in…</p>}
     </main>
   )
 }

@@ -1,7 +1,8 @@
 // The stage gates of a program (/p/<slug>/stage-gates): each gate's card with '<N> of <M> required records present'
 // moving live as records are decided (stageGateReadinessChanged; events are not durable, so the list is refetched),
-// mark ready, the review and the close signed with their meaning shown first, and the closed footer. Each step is
-// offered only to whoever may take it (the gate's viewerCan… fields); anyone else reads whose step it is instead.
+// mark ready, the review and the close signed with their meaning shown first (after a fresh sign-in where the last one
+// is too old: api/auth.tsx), and the closed footer. Each step is offered only to whoever may take it (the gate's
+// viewerCan… fields); anyone else reads whose step it is instead.
 import { useCallback, useEffect, useId, useState } from 'react'
 import { useMutation, useQuery, useSubscription } from 'urql'
 import {
@@ -11,6 +12,7 @@ import {
 import { requiredRecordsPresent } from '../copy'
 import { describeError, typedErrorMessage } from '../api/errors'
 import { RECONNECTED_EVENT } from '../api/client'
+import { takePendingSignature, useSignatureStepUp } from '../api/auth'
 import { formatDate, formatDateTime } from '../format'
 import { Link } from '../router'
 
@@ -90,8 +92,11 @@ type Signing = 'none' | 'review' | 'close'
 
 function GateCard({ gate, onChanged }: { gate: GateCardFragment; onChanged: () => void }) {
   const headingId = useId()
-  const [signing, setSigning] = useState<Signing>('none')
+  // back from a fresh sign-in at the identity provider: the form the person was signing is open again
+  const [resumed] = useState(() => takePendingSignature(`gate:${gate.id}:review`) ?? takePendingSignature(`gate:${gate.id}:close`))
+  const [signing, setSigning] = useState<Signing>(resumed ? (resumed.key.endsWith(':review') ? 'review' : 'close') : 'none')
   const [problem, setProblem] = useState<string[]>([])
+  const [refusedAsStale, setRefusedAsStale] = useState(false)
   const [{ fetching: marking }, markReady] = useMutation(MarkStageGateReadyDocument)
   const [{ fetching: reviewing }, review] = useMutation(ReviewStageGateDocument)
   const [{ fetching: closing }, close] = useMutation(CloseStageGateDocument)
@@ -106,6 +111,8 @@ function GateCard({ gate, onChanged }: { gate: GateCardFragment; onChanged: () =
       setProblem([])
       return onChanged()
     }
+    // the service found the sign-in too old (clocks differ, or the form stayed open): the form asks for a fresh one
+    if (out?.__typename === 'FreshSignInRequired') return setRefusedAsStale(true)
     setProblem([typedErrorMessage(out), ...(out?.missing ?? [])])
   }
 
@@ -150,6 +157,10 @@ function GateCard({ gate, onChanged }: { gate: GateCardFragment; onChanged: () =
             ? 'Your signature means: reviewed. You confirm that you reviewed the required records of this gate.'
             : `Your signature means: approved. You approve closing this gate and moving the program to ${gate.nextStage?.name ?? 'the next stage'}.`}
           action={signing === 'review' ? 'Sign the review' : 'Sign and close'}
+          intent={`gate:${gate.id}:${signing}`}
+          resumed={resumed?.key === `gate:${gate.id}:${signing}` ? resumed : null}
+          refusedAsStale={refusedAsStale}
+          onSteppedUp={() => setRefusedAsStale(false)}
           busy={busy}
           onCancel={() => setSigning('none')}
           onSign={async (comment) => {
@@ -163,17 +174,61 @@ function GateCard({ gate, onChanged }: { gate: GateCardFragment; onChanged: () =
   )
 }
 
-/** The signature's meaning, shown before the person signs, in an inline form (Escape cancels; never a dialog). */
-function SignForm({ meaning, action, busy, onSign, onCancel }: { meaning: string; action: string; busy: boolean; onSign: (comment: string) => void; onCancel: () => void }) {
+interface SignFormProps {
+  meaning: string
+  action: string
+  /** Which signature this is (`gate:<id>:review`), kept while the page goes to the identity provider and back. */
+  intent: string
+  resumed: { comment: string } | null
+  /** The service refused the signature for an old sign-in. */
+  refusedAsStale: boolean
+  onSteppedUp: () => void
+  busy: boolean
+  onSign: (comment: string) => void
+  onCancel: () => void
+}
+
+/**
+ * The signature's meaning, shown before the person signs, in an inline form (Escape cancels; never a dialog). A
+ * signature needs a recent sign-in (21 CFR 11.200): when the last one is too old the form asks for a fresh one first
+ * (the identity provider's sign-in, or in development the person's confirmation), then offers to sign.
+ */
+function SignForm({ meaning, action, intent, resumed, refusedAsStale, onSteppedUp, busy, onSign, onCancel }: SignFormProps) {
   const id = useId()
-  const [comment, setComment] = useState('')
+  const [comment, setComment] = useState(resumed?.comment ?? '')
+  const [stepping, setStepping] = useState(false)
+  const [stepProblem, setStepProblem] = useState('')
+  const signIn = useSignatureStepUp()
+  const needsStepUp = refusedAsStale || !signIn.fresh
+  const stepUp = async () => {
+    setStepping(true)
+    setStepProblem('')
+    try {
+      await signIn.stepUp({ key: intent, comment: comment.trim() })
+      onSteppedUp()
+    } catch {
+      setStepProblem('Signing in again did not work. Try again.')
+    } finally {
+      setStepping(false)
+    }
+  }
   return (
-    <form className="inline-form" onSubmit={(e) => { e.preventDefault(); onSign(comment.trim()) }} onKeyDown={(e) => { if (e.key === 'Escape') onCancel() }}>
+    <form className="inline-form" data-testid="sign-form" onSubmit={(e) => { e.preventDefault(); if (!needsStepUp) onSign(comment.trim()) }} onKeyDown={(e) => { if (e.key === 'Escape') onCancel() }}>
       <p id={`${id}-meaning`} data-testid="signature-meaning"><strong>{meaning}</strong></p>
       <label htmlFor={`${id}-comment`}>Comment (optional)</label>
       <textarea id={`${id}-comment`} rows={2} value={comment} onChange={(e) => setComment(e.target.value)} autoFocus />
+      {needsStepUp ? (
+        <p id={`${id}-fresh`} data-testid="fresh-sign-in">
+          {signIn.mode === 'provider'
+            ? 'A signature needs a fresh sign-in: your organisation asks for your password again, then you sign here.'
+            : 'A signature needs you to confirm who you are. Development has no identity provider, so confirming signs you in again.'}
+        </p>
+      ) : resumed ? <p role="status">You signed in again. {action} to finish.</p> : null}
+      {stepProblem ? <p role="alert" className="problem">{stepProblem}</p> : null}
       <div className="actions">
-        <button type="submit" disabled={busy} aria-describedby={`${id}-meaning`}>{action}</button>
+        {needsStepUp
+          ? <button type="button" disabled={busy || stepping} aria-describedby={`${id}-fresh`} onClick={() => void stepUp()}>{signIn.mode === 'provider' ? 'Sign in again to sign' : 'Confirm it is me'}</button>
+          : <button type="submit" disabled={busy} aria-describedby={`${id}-meaning`}>{action}</button>}
         <button type="button" className="quiet" onClick={onCancel}>Cancel</button>
       </div>
     </form>

@@ -51,6 +51,7 @@ export function addStageGates(builder: Builder, { ProgramRef, UserRef }: TwinsRe
       signedAt: t.field({ type: 'DateTime', resolve: (s) => s.signedAt }),
       meaning: t.exposeString('meaning'),
       signer: t.field({ type: UserRef, resolve: (s) => entityRef(s.signerUserId) }),
+      authenticatedAt: t.field({ type: 'DateTime', nullable: true, description: 'When the signer authenticated for this signature (a fresh sign-in at the identity provider, 21 CFR 11.200); null for signatures made without one (seeds) and before it was recorded.', resolve: (s) => s.authenticatedAt }),
       manifestation: t.string({ description: '"<printed name>, <ISO date and time>, <meaning>".', resolve: (s) => manifestation(s) }),
     }),
   })

@@ -4,6 +4,8 @@
 import type { Signature } from '../../../generated/prisma/client'
 import type { DomainContext, Write } from '../../../core/command'
 import type { ApprovalTargetType, SignatureTargetType } from '../../../core/kinds'
+import { FreshSignInRequired } from '../../../core/errors'
+import { env } from '../../../core/env'
 
 export type SignatureMeaning = 'review' | 'approval' | 'responsibility' | 'authorship'
 
@@ -55,15 +57,37 @@ export async function signTarget(w: Write<'signature.create' | 'approval.create'
   return { signature, approval }
 }
 
+/**
+ * When the signer authenticated, for a signature made now: a person calling through the gateway must have signed in
+ * at the identity provider within SIGNATURE_AUTH_MAX_AGE_SECONDS (their token's auth_time), as 21 CFR 11.200 expects
+ * of a signature made in a session; the console asks the provider for a fresh sign-in (prompt=login, max_age) first.
+ * Code acting without a sign-in of its own (seeds, jobs) signs with no authentication time.
+ */
+export function signerAuthentication(ctx: Pick<DomainContext, 'authentication'>, now = new Date()): Date | null {
+  if (!ctx.authentication) return null
+  const at = ctx.authentication.authTime
+  const maxAgeMs = env().SIGNATURE_AUTH_MAX_AGE_SECONDS * 1000
+  // a few seconds of clock difference between the identity provider and this service are not a stale sign-in
+  if (!at || now.getTime() - at.getTime() > maxAgeMs || at.getTime() - now.getTime() > 30_000) {
+    throw new FreshSignInRequired(`An electronic signature needs a sign-in within the last ${Math.round(maxAgeMs / 1000)} seconds: sign in again, then sign.`)
+  }
+  return at
+}
+
 /** Signs `target` as the session's person with `meaning`, in the caller's transaction, and audits signature.create. */
 export async function sign(w: Write<'signature.create'>, input: { programId: string | null; meaning: SignatureMeaning; targetType: string; targetId: string; signedAt?: Date }): Promise<Signature> {
   const { session } = w.ctx
+  const signedAt = input.signedAt ?? new Date()
+  const authenticatedAt = signerAuthentication(w.ctx, signedAt)
   const signature = await w.tx.signature.create({
     data: {
       organizationId: session.organizationId, programId: input.programId, signerUserId: session.userId, printedName: session.name,
-      signedAt: input.signedAt ?? new Date(), meaning: input.meaning, targetType: input.targetType, targetId: input.targetId,
+      signedAt, authenticatedAt, meaning: input.meaning, targetType: input.targetType, targetId: input.targetId,
     },
   })
-  await w.audit('signature.create', { type: 'signature', id: signature.id }, { meaning: input.meaning, target_type: input.targetType, target_id: input.targetId }, { signatureId: signature.id })
+  await w.audit('signature.create', { type: 'signature', id: signature.id }, {
+    meaning: input.meaning, target_type: input.targetType, target_id: input.targetId,
+    ...(authenticatedAt ? { authenticated_at: authenticatedAt.toISOString() } : {}),
+  }, { signatureId: signature.id })
   return signature
 }

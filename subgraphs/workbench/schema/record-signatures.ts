@@ -15,6 +15,7 @@ export function addRecordSignatures(builder: Builder, { UserRef }: WorkbenchRefs
       printedName: t.exposeString('printedName'),
       signedAt: t.field({ type: 'DateTime', resolve: (s) => s.signedAt }),
       meaning: t.field({ type: Meaning, resolve: (s) => s.meaning }),
+      authenticatedAt: t.field({ type: 'DateTime', nullable: true, description: 'When the signer authenticated for this signature (a fresh sign-in at the identity provider, 21 CFR 11.200); null for signatures made without one (seeds) and before it was recorded.', resolve: (s) => s.authenticatedAt }),
       signer: t.field({ type: UserRef, nullable: true, resolve: (s, _a, ctx) => ctx.loaders.user.load(s.signerUserId) }),
       manifestation: t.string({
         description: 'The line printed with the record: "<printed name>, <ISO date and time>, <meaning>".',

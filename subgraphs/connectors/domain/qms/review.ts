@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import { personText } from '../../../../core/person-text'
 import { command, onId, type DomainContext, type Write } from '../../../../core/command'
-import { ConnectionDisconnected, InvalidInput, InvalidTransition, NotFoundError, SopExternal, UnsupportedApiVersion } from '../../../../core/errors'
+import { ConnectionDisconnected, FreshSignInRequired, InvalidInput, InvalidTransition, NotFoundError, SopExternal, UnsupportedApiVersion } from '../../../../core/errors'
 import { IdInput } from '../../../../core/ids'
 import { sanitiseOutsideText } from '../../../../core/sanitiser'
 import { assertCan } from '../../../../core/session'
@@ -167,7 +167,7 @@ export const approveSop = onId(command({
     return sop
   },
   program: (_i, sop) => sop.programId,
-  errors: [SopExternal, InvalidTransition],
+  errors: [SopExternal, InvalidTransition, FreshSignInRequired],
   audit: ['sop.approve', 'sop_version.update', 'signature.create'],
   async run(w, _input, sop) {
     if (sop.origin !== 'local') throw new SopExternal('This SOP is managed in the connected QMS; approve it there. For a connector SOP the binding decision is accepting its requirement set.', { field: 'id' })
@@ -239,7 +239,7 @@ export const acceptRequirementSet = onId(command({
     return r
   },
   program: (_i, r) => r.programId,
-  errors: [InvalidTransition],
+  errors: [InvalidTransition, FreshSignInRequired],
   audit: ['requirement_set.accept', 'signature.create'],
   async run(w, _input, r) {
     const v = r.sopVersion

@@ -10,7 +10,7 @@ import { command, type DomainContext, type Write } from '../../../../core/comman
 import type { TenantTx } from '../../../../core/db'
 import { asClosingGate, lockGate, lockProgram } from './sql'
 import {
-  GateIncomplete, GateStageRestricted, InvalidTransition, NotFoundError, ReviewerRoleRequired, SameSigner,
+  FreshSignInRequired, GateIncomplete, GateStageRestricted, InvalidTransition, NotFoundError, ReviewerRoleRequired, SameSigner,
 } from '../../../../core/errors'
 import { IdInput } from '../../../../core/ids'
 import { gateClosedBy } from '../../../../core/copy'
@@ -286,7 +286,7 @@ export const reviewStageGate = command({
   load: lockedGate,
   program: (_i, gate) => gate.programId,
   audit: ['stage_gate.review', 'signature.create'],
-  errors: [ReviewerRoleRequired, InvalidTransition],
+  errors: [ReviewerRoleRequired, InvalidTransition, FreshSignInRequired],
   async run(w, input) {
     const gate = await relock(w, input.id)
     if (!mayReviewGate(w.ctx.session, gate)) {
@@ -315,7 +315,7 @@ export const closeStageGate = command({
   load: lockedGate,
   program: (_i, gate) => gate.programId,
   audit: ['stage_gate.close', 'signature.create', 'approval.create'],
-  errors: [SameSigner, GateStageRestricted, InvalidTransition],
+  errors: [SameSigner, GateStageRestricted, InvalidTransition, FreshSignInRequired],
   async run(w, input) {
     const gate = await relock(w, input.id)
     if (gate.status !== 'reviewed') throw new InvalidTransition(gate.status, 'closed')

@@ -11,7 +11,7 @@ import { inAuditBatch, underDelegation, type AuditAction } from '../../../../cor
 import type { TenantTx } from '../../../../core/db'
 import { lockBasisRecords, lockProposal } from './sql'
 import {
-  BatchItemForbidden, BoundUserOnly, DomainError, HandoffExists, InvalidInput, InvalidTransition, NotFoundError, ReasonRequired, SelfHandoff,
+  BatchItemForbidden, BoundUserOnly, DomainError, FreshSignInRequired, HandoffExists, InvalidInput, InvalidTransition, NotFoundError, ReasonRequired, SelfHandoff,
   StaleProposal, isGraphQLError, parseInput,
 } from '../../../../core/errors'
 import { IdInput } from '../../../../core/ids'
@@ -135,7 +135,7 @@ export const decideProposal = command({
   load: (q, input, ctx) => loadProposal(q, input.id, ctx),
   permission: (_i, interrupt) => decideKeyOf(asQuestion(interrupt)),
   program: (_i, interrupt) => asQuestion(interrupt).programId,
-  errors: [StaleProposal, ReasonRequired, InvalidTransition, BoundUserOnly, HandoffExists, SelfHandoff],
+  errors: [StaleProposal, ReasonRequired, InvalidTransition, BoundUserOnly, HandoffExists, SelfHandoff, FreshSignInRequired],
   audit: DECISION_AUDIT,
   async run(w, input, loaded): Promise<ProposalView> {
     const { session } = w.ctx

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "signatures" ADD COLUMN     "authenticated_at" TIMESTAMPTZ(3);
