@@ -17,6 +17,7 @@ import { startStack } from '../../services'
 import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
 import { SUBSCRIPTION_INTERRUPTED } from '../../subgraphs/shared/live-topic'
 import { gql, wsClient, collect, waitFor } from '../helpers/stack'
+import { launchChromium } from '../helpers/browser'
 import { createTenant, type Tenant } from '../helpers/factories'
 
 let dataDir: string
@@ -96,6 +97,19 @@ describe('a PostgreSQL outage of 10 seconds', () => {
     })
     expect(hook.status).toBe(503)
     expect(Number(hook.headers.get('retry-after'))).toBeGreaterThan(0)
+    // the REST routes answer the same outage code, never a 500 (the console's sign-in lists its people here)
+    const people = await fetch(`${stack.gatewayUrl}/api/dev/people`)
+    expect(people.status).toBe(503)
+    expect(Number(people.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(((await people.json()) as any).errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE')
+    // and the console's sign-in says so in words, not "check your connection"
+    const browser = await launchChromium()
+    try {
+      const page = await browser.newPage()
+      await page.goto(`${stack.gatewayUrl}/sign-in`)
+      await expect(page.getByRole('alert').textContent({ timeout: 20_000 })).resolves.toMatch(/^The service is unavailable/)
+      expect(await page.getByText(/Check your connection/).count()).toBe(0)
+    } finally { await browser.close() }
     // readiness says so too; liveness does not (nothing needs a restart)
     expect((await fetch(`${stack.gatewayUrl}/readyz`)).status).toBe(503)
     expect((await fetch(`${stack.gatewayUrl}/healthz`)).status).toBe(200)

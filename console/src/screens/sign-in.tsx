@@ -3,7 +3,8 @@
 // provider until the authorization-code sign-in is wired (docs/operators.md: identity provider and console sign-in).
 import { useEffect, useState, type FormEvent } from 'react'
 import type { ConsoleConfig } from '../api/config'
-import { devSignIn, listDevPeople, type DevPerson } from '../api/dev-sign-in'
+import { devSignIn, listDevPeople, ServiceUnavailable, type DevPerson } from '../api/dev-sign-in'
+import { SERVICE_UNAVAILABLE_SENTENCE } from '../api/errors'
 
 export function SignIn({ config, onSignedIn }: { config: ConsoleConfig; onSignedIn: (token: string) => void }) {
   const [people, setPeople] = useState<DevPerson[] | null | undefined>(undefined)
@@ -12,9 +13,9 @@ export function SignIn({ config, onSignedIn }: { config: ConsoleConfig; onSigned
   const [pasted, setPasted] = useState('')
 
   useEffect(() => {
-    listDevPeople(config).then(setPeople, () => {
+    listDevPeople(config).then(setPeople, (e) => {
       setPeople(null)
-      setProblem('The service cannot be reached. Check your connection and try again.')
+      setProblem(e instanceof ServiceUnavailable ? SERVICE_UNAVAILABLE_SENTENCE : 'The service cannot be reached. Check your connection and try again.')
     })
   }, [config])
 
