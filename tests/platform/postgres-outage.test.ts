@@ -18,6 +18,7 @@ import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
 import { SUBSCRIPTION_INTERRUPTED } from '../../subgraphs/shared/live-topic'
 import { gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
+import { mintRunToken } from '../../subgraphs/twins/tools/run-tokens'
 import { createTenant, type Tenant } from '../helpers/factories'
 
 let dataDir: string
@@ -102,6 +103,18 @@ describe('a PostgreSQL outage of 10 seconds', () => {
     expect(people.status).toBe(503)
     expect(Number(people.headers.get('retry-after'))).toBeGreaterThan(0)
     expect(((await people.json()) as any).errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE')
+    // a run token signed as the worker would (its signature is checked before the run is read from the database)
+    const runId = crypto.randomUUID()
+    const runToken = await mintRunToken({ runId, twinId: crypto.randomUUID(), userId: t.users.scientist.id, organizationId: t.organization.id })
+    for (const [what, res] of [
+      ['the inbox REST route', await fetch(`${stack.gatewayUrl}/me/brief`, { headers: { authorization: `Bearer ${token}` } })],
+      ['the tool server', await fetch(`${stack.toolsUrl}/runs/${runId}/mcp`, {
+        method: 'POST', headers: { authorization: `Bearer ${runToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}',
+      })],
+    ] as const) {
+      expect([what, res.status]).toEqual([what, 503])
+      expect(JSON.stringify(await res.json())).toMatch(/service_unavailable/i)
+    }
     // and the console's sign-in says so in words, not "check your connection"
     const browser = await launchChromium()
     try {

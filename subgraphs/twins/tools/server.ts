@@ -16,6 +16,7 @@ import { toolJsonSchema } from './tool'
 import { HARNESS_PROMPT_DESCRIPTION, HARNESS_PROMPT_NAME, runPrompt } from './prompt'
 import { readCappedBody } from '../../../core/capped-body'
 import { drainableServer } from '../../../core/http-drain'
+import { isDatabaseUnavailable, OUTAGE_MESSAGE, OUTAGE_RETRY_AFTER_SECONDS, SERVICE_UNAVAILABLE } from '../../../core/db-outage'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** A class B skill is awaited for up to 120 s; the request may take a little longer than that. */
@@ -105,6 +106,7 @@ export function createToolServer(db: Db): ToolServer {
     } catch (e) {
       if (e instanceof RunTokenRefused) return refuse(res, e)
       if ((e as { extensions?: { code?: string } })?.extensions?.code === 'UNAUTHENTICATED') return answer(res, 401, 'UNAUTHENTICATED', (e as Error).message)
+      if (isDatabaseUnavailable(e)) return answer(res, 503, SERVICE_UNAVAILABLE, OUTAGE_MESSAGE, { retryAfterSeconds: OUTAGE_RETRY_AFTER_SECONDS })
       const reference = randomUUID()
       log.error('tools.auth_failed', { reference, error: e })
       return answer(res, 500, 'internal', `Unexpected error (reference ${reference}).`)
