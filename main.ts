@@ -46,8 +46,9 @@ async function main() {
   try {
     const database = await resolveDatabaseUrl()
     running.push({ name: 'postgres', stop: database.stop })
-    // Helper commands in another terminal (npm run -s token, npm run seed) find this database without any variable.
-    running.push({ name: 'running-service record', stop: await recordRunningService(database.url) })
+    // Helper commands in another terminal (npm run -s token, npm run seed) find this database without any variable
+    // (development only: production has no development tokens and no illustrative seed to apply).
+    if (e.NODE_ENV !== 'production') running.push({ name: 'running-service record', stop: await recordRunningService(database.url) })
     const applied = await prepareDatabase(database.url)
     if (applied.length) log.info('migrations.applied', { names: applied })
     const db = createPrisma(database.url)
