@@ -1,7 +1,7 @@
 // npm start: the whole service in one process for the demo: PostgreSQL (embedded unless DATABASE_URL), migrations,
 // the illustrative seed, the fake vendors, the three subgraphs, the gateway and the worker. Ctrl-C stops it all.
 import { parseEnv, setEnv, EnvError, type Env } from './core/env'
-import { resolveDatabaseUrl } from './core/postgres'
+import { recordRunningService, resolveDatabaseUrl } from './core/postgres'
 import { reportStartFailure } from './core/start-failure'
 import { createPrisma } from './core/db'
 import { prepareDatabase } from './jobs/prepare-database'
@@ -49,6 +49,9 @@ async function main() {
   try {
     const database = await resolveDatabaseUrl()
     running.push({ name: 'postgres', stop: database.stop })
+    // Helper commands in another terminal (npm run -s token, npm run seed) find this database without any variable
+    // (development only: production has no development tokens and no illustrative seed to apply).
+    if (e.NODE_ENV !== 'production') running.push({ name: 'running-service record', stop: await recordRunningService(database.url) })
     const applied = await prepareDatabase(database.url)
     if (applied.length) log.info('migrations.applied', { names: applied })
     const db = createPrisma(database.url)
@@ -61,7 +64,8 @@ async function main() {
     const services = await startServices({ db, databaseUrl: database.url, seed, startDemos })
     running.push(...services.stoppables)
 
-    const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })
+    // Outside production a finished job is a debug line: the banner below and its token stay on screen.
+    const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY, jobSuccessLog: e.NODE_ENV === 'production' ? 'info' : 'debug' })
     running.push({ name: 'worker', stop: () => worker.stop() })
 
     // A token is printed only where this service mints them: never in production, never beside an identity provider.
@@ -76,7 +80,7 @@ async function main() {
         `Development token for ${seed.users.program_owner.email} (program owner; valid 12 h):`,
         await mintDevToken(seed.users.program_owner),
         '',
-        'Other users: npm run token -- --user <email>   Stop: Ctrl-C',
+        'Other users: npm run -s token -- --user <email>   Stop: Ctrl-C',
       ] : ['Tokens come from your identity provider (AUTH_JWKS_URL).   Stop: Ctrl-C']),
       '',
     ].join('\n'))

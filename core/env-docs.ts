@@ -63,6 +63,7 @@ export const ENV_DOCS: Record<keyof Env, VariableDoc> = {
   PLATFORM_SECRETS_FILE: { group: 'Vendors and connectors', default: 'unset', meaning: 'a JSON file keyed by platform secret path; the literature connector reads `evidence-workspace/<NODE_ENV>/providers/literature_search` from it (see Pointing connections at real vendors)' },
   WORKER_CONCURRENCY: { group: 'Jobs and mail', meaning: 'graphile-worker concurrency per worker process' },
   WORKER_NICE: { group: 'Jobs and mail', meaning: 'the worker process\'s nice value, so job processing on a shared host yields CPU to the webhook ingress (0 keeps normal priority)' },
+  SHUTDOWN_GRACE_SECONDS: { group: 'Jobs and mail', meaning: 'on SIGTERM or SIGINT, how long every component lets the work in flight finish: the worker\'s running jobs (then released, so another worker runs them at once) and the requests of the gateway, subgraphs and tool server (then cut); keep it below your orchestrator\'s kill timeout (Kubernetes: 30 s)' },
   SMTP_URL: { group: 'Jobs and mail', default: 'unset: e-mail is held in the outbox', meaning: 'e-mailed notifications are sent over this SMTP server' },
   MAIL_FROM: { group: 'Jobs and mail', meaning: 'the sender of e-mailed notifications' },
   RELEASE: { group: 'Release', meaning: 'the release the service runs as (persona version, kind sets)' },

@@ -68,6 +68,11 @@ export const EnvSchema = z.object({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** The worker process's nice value: on a host shared with the servers it yields CPU to the webhook ingress. */
   WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /**
+   * How long a component given SIGTERM or SIGINT lets the work in flight finish (a job, a request) before it releases
+   * or cuts it; below Kubernetes' default 30 s termination grace, so the process exits 0 before it is killed.
+   */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(20),
   FAKE_NOTEBOOK_PORT: port(8190),
   /** Per attempt, for calls to the notebook vendor (token, entries, canvases). */
   NOTEBOOK_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),

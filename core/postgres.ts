@@ -6,7 +6,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { env } from './env'
+import { env, setEnv, ROOT_DIR } from './env'
 import { log } from './log'
 import { StartFailure, portInUseSentence } from './start-failure'
 
@@ -66,9 +66,26 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     password = randomBytes(18).toString('base64url')
     await fs.writeFile(passwordFile, password + '\n', { mode: 0o600 })
   }
-  const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/postgres`
+  const urlOn = (port: number) => `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`
+  const url = urlOn(opts.port)
   const runtime = await serverRuntime(opts.binaries)
   const databaseDir = await databaseDirFor(opts.dataDir, runtime)
+
+  // A server already running on this folder is used where it listens, whatever port this process was given: a helper
+  // command (npm run token) started with another EMBEDDED_PG_PORT once removed the live server's postmaster.pid below,
+  // and PostgreSQL, finding its lock file gone, shut itself down under the running service.
+  const live = await livePostmaster(databaseDir)
+  if (live) {
+    const liveUrl = urlOn(live.port)
+    if (await canConnect(liveUrl)) {
+      const orphan = await orphanedPostmaster(databaseDir)
+      log.info('postgres.reuse', { port: live.port, dataDir: databaseDir, adopted: Boolean(orphan), asked: opts.port })
+      // A server left by a killed run (its parent is gone) is adopted and stopped with us; one that belongs to a
+      // running process (npm start, a component) is only shared.
+      return { url: liveUrl, embedded: true, stop: orphan ? () => stopPid(orphan, live.port) : async () => {} }
+    }
+    throw new EmbeddedPostgresUnavailable(`The embedded PostgreSQL of ${opts.dataDir} is already running (pid ${live.pid}, port ${live.port}) but does not answer this folder's password: stop the process that started it, or set DATABASE_URL.`)
+  }
 
   if (await portInUse(opts.port)) {
     if (await canConnect(url)) {
@@ -84,7 +101,8 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
 
   const initialised = await fs.stat(path.join(databaseDir, 'PG_VERSION')).then(() => true, () => false)
   if (!initialised) await initdb(databaseDir, password, runtime)
-  // A stale postmaster.pid from a killed run blocks start-up; nothing listens on the port, so it is stale.
+  // A stale postmaster.pid from a killed run blocks start-up. It is stale: no live postmaster holds it (checked above);
+  // a live server's lock file is never removed.
   await fs.rm(path.join(databaseDir, 'postmaster.pid'), { force: true })
   const server = await spawnDetached(databaseDir, opts.port, runtime)
   log.info('postgres.embedded_started', { port: opts.port, dataDir: databaseDir, created: !initialised })
@@ -209,6 +227,22 @@ async function postmasterAlive(databaseDir: string): Promise<boolean> {
   }
 }
 
+/**
+ * The postmaster that holds `databaseDir` now, read from its postmaster.pid (line 1 the pid, line 4 the port): a live
+ * process that is a PostgreSQL server. Null when there is no such file or its process is gone (a stale file).
+ */
+async function livePostmaster(databaseDir: string): Promise<{ pid: number; port: number } | null> {
+  const lines = (await fs.readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')
+  const pid = Number(lines[0])
+  const port = Number(lines[3])
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return null
+  try { process.kill(pid, 0) } catch (e) { if ((e as NodeJS.ErrnoException).code !== 'EPERM') return null }
+  // A pid reused by another program after a reboot is not the server.
+  const command = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => null)
+  if (command !== null && !command.includes('postgres')) return null
+  return { pid, port }
+}
+
 /** Whether `user` can enter and write `dir` (every folder above it included). */
 function reachable(dir: string, user: { uid: number; gid: number }): boolean {
   return spawnSync('test', ['-x', dir, '-a', '-w', dir], { uid: user.uid, gid: user.gid, cwd: '/', stdio: 'ignore' }).status === 0
@@ -259,12 +293,58 @@ async function stopPid(pid: number, port: number) {
   for (let i = 0; i < 100 && (await portInUse(port)); i++) await new Promise((r) => setTimeout(r, 100))
 }
 
+/** How often a stopped embedded server is started again before the process gives up and exits 1 (its supervisor's turn). */
+export const EMBEDDED_RESTART_ATTEMPTS = 5
+
 /**
  * Runs the embedded server in its own process group: Ctrl-C in a terminal reaches only Node, which then stops
  * the worker and the servers in order and PostgreSQL last. Any exit of this process stops it too; only a
  * SIGKILL leaves it running, and the next start then reuses it (see above).
+ * A server that stops on its own (killed, crashed, out of memory) is started again on the same folder and port, with
+ * back-off; the components' pools reconnect and answer 503 SERVICE_UNAVAILABLE meanwhile. When it cannot be started
+ * again EMBEDDED_RESTART_ATTEMPTS times in a row, the process exits 1, so its supervisor restarts the whole service.
  */
 async function spawnDetached(databaseDir: string, port: number, runtime: ServerRuntime) {
+  let stopping = false
+  let child = await spawnServer(databaseDir, port, runtime)
+  const onExit = () => { if (child.exitCode === null) child.kill('SIGINT') }
+  process.on('exit', onExit)
+  const restart = async () => {
+    log.error('postgres.embedded_stopped', { port, dataDir: databaseDir, code: child.exitCode, signal: child.signalCode, note: 'starting it again' })
+    for (let attempt = 1; attempt <= EMBEDDED_RESTART_ATTEMPTS && !stopping; attempt++) {
+      await new Promise((r) => setTimeout(r, Math.min(500 * 2 ** (attempt - 1), 5_000)))
+      if (stopping) return
+      try {
+        // Its lock file is stale (the server is gone) unless another process took the folder meanwhile: then use that.
+        if (await livePostmaster(databaseDir)) { log.warn('postgres.embedded_taken_over', { port, dataDir: databaseDir }); return }
+        await fs.rm(path.join(databaseDir, 'postmaster.pid'), { force: true })
+        child = await spawnServer(databaseDir, port, runtime)
+        child.once('exit', () => { if (!stopping) void restart() })
+        log.info('postgres.embedded_restarted', { port, dataDir: databaseDir, attempt })
+        return
+      } catch (error) {
+        log.warn('postgres.embedded_restart_failed', { port, attempt, message: (error as Error).message.slice(0, 500) })
+      }
+    }
+    if (stopping) return
+    log.error('postgres.embedded_unrecoverable', { port, dataDir: databaseDir, note: 'exiting 1 so a supervisor restarts the service' })
+    console.error(`The embedded PostgreSQL in ${databaseDir} stopped and could not be started again: the service exits so its supervisor restarts it (see docs/operators.md).`)
+    process.exit(1)
+  }
+  child.once('exit', () => { if (!stopping) void restart() })
+  return {
+    stop: () => new Promise<void>((resolve) => {
+      stopping = true
+      process.off('exit', onExit)
+      if (child.exitCode !== null || child.signalCode !== null) return resolve()
+      child.once('exit', () => resolve())
+      child.kill('SIGINT') // fast shutdown: roll back open transactions, checkpoint, exit
+    }),
+  }
+}
+
+/** Starts the server process and resolves once it accepts connections. */
+async function spawnServer(databaseDir: string, port: number, runtime: ServerRuntime) {
   const user = runtime.user
   const child = spawn(path.join(runtime.native, 'bin', 'postgres'), ['-D', databaseDir, '-p', String(port)], {
     ...(user ? { uid: user.uid, gid: user.gid, cwd: '/' } : {}), env: { ...process.env, LC_MESSAGES: 'C' },
@@ -280,23 +360,51 @@ async function spawnDetached(databaseDir: string, port: number, runtime: ServerR
   })
   child.stderr!.removeAllListeners('data')
   child.stderr!.resume() // keep draining its log so it never blocks on a full pipe
-  const onExit = () => { if (child.exitCode === null) child.kill('SIGINT') }
-  process.on('exit', onExit)
-  return {
-    stop: () => new Promise<void>((resolve) => {
-      process.off('exit', onExit)
-      if (child.exitCode !== null || child.signalCode !== null) return resolve()
-      child.once('exit', () => resolve())
-      child.kill('SIGINT') // fast shutdown: roll back open transactions, checkpoint, exit
-    }),
+  return child
+}
+
+/**
+ * DATABASE_URL when set; otherwise the embedded server. A helper command (`{ helper: true }`: npm run token, npm run
+ * seed) given neither DATABASE_URL nor DATA_DIR uses the database of the `npm start` running from this checkout,
+ * whichever it is (its DATABASE_URL, its embedded server): nothing to repeat in another terminal.
+ */
+export async function resolveDatabaseUrl(opts: { helper?: boolean } = {}): Promise<DatabaseHandle> {
+  const e = env()
+  if (e.DATABASE_URL) return { url: e.DATABASE_URL, embedded: false, stop: async () => {} }
+  if (opts.helper && !process.env.DATA_DIR) {
+    const running = await runningService()
+    if (running) {
+      setEnv({ ...e, DATA_DIR: running.dataDir }) // its keys too: a token minted here is one that service accepts
+      return { url: running.url, embedded: false, stop: async () => {} }
+    }
+  }
+  return startEmbeddedPostgres({ dataDir: e.DATA_DIR, port: e.EMBEDDED_PG_PORT })
+}
+
+/** Where `npm start` records the database it runs on (mode 600, beside the embedded server's password file). */
+const RUNNING_SERVICE_FILE = path.join(ROOT_DIR, '.data', 'running-service.json')
+
+/** npm start: records its database and data folder for the helper commands of this checkout; the answer removes it. */
+export async function recordRunningService(url: string): Promise<() => Promise<void>> {
+  await fs.mkdir(path.dirname(RUNNING_SERVICE_FILE), { recursive: true })
+  await fs.writeFile(RUNNING_SERVICE_FILE, JSON.stringify({ pid: process.pid, url, dataDir: path.resolve(env().DATA_DIR) }) + '\n', { mode: 0o600 })
+  return async () => {
+    const current = await fs.readFile(RUNNING_SERVICE_FILE, 'utf8').catch(() => '')
+    if (current.includes(`"pid":${process.pid},`)) await fs.rm(RUNNING_SERVICE_FILE, { force: true })
   }
 }
 
-/** DATABASE_URL when set; otherwise the embedded server. */
-export async function resolveDatabaseUrl(): Promise<DatabaseHandle> {
-  const e = env()
-  if (e.DATABASE_URL) return { url: e.DATABASE_URL, embedded: false, stop: async () => {} }
-  return startEmbeddedPostgres({ dataDir: e.DATA_DIR, port: e.EMBEDDED_PG_PORT })
+/** The database and data folder of a running `npm start` of this checkout, if it is alive and its database answers. */
+async function runningService(): Promise<{ url: string; dataDir: string } | null> {
+  try {
+    const { pid, url, dataDir } = JSON.parse(await fs.readFile(RUNNING_SERVICE_FILE, 'utf8')) as { pid: number; url: string; dataDir: string }
+    process.kill(pid, 0)
+    if (!(await canConnect(url))) return null
+    log.info('postgres.running_service_used', { pid })
+    return { url, dataDir }
+  } catch {
+    return null
+  }
 }
 
 /** A URL for another database on the same server. */

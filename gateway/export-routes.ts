@@ -5,6 +5,7 @@
 // {"error":{"code","message"}} with the catalogue's HTTP status; a failure mid-stream ends the body with a final
 // {"error":…} line, so a client never mistakes a cut-off export for a complete one (a complete one ends with
 // {"end":true,"rows":N}).
+import { OUTAGE_RETRY_AFTER_SECONDS, SERVICE_UNAVAILABLE } from '../core/db-outage'
 import express from 'express'
 import { GraphQLError } from 'graphql'
 import { log } from '../core/log'
@@ -26,7 +27,8 @@ export function exportRestRoutes(opts: { execute: ExecuteAs }) {
         if (err) {
           const code = String(err.extensions?.code ?? 'INTERNAL_SERVER_ERROR')
           if (!res.headersSent) {
-            const status = code === 'UNAUTHENTICATED' ? 401 : code === 'FORBIDDEN' ? 403 : 500
+            if (code === SERVICE_UNAVAILABLE) res.set('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS)) // the database is gone
+            const status = code === 'UNAUTHENTICATED' ? 401 : code === 'FORBIDDEN' ? 403 : code === SERVICE_UNAVAILABLE ? 503 : 500
             return void res.status(status).json({ error: { code: code.toLowerCase(), message: err.message } })
           }
           res.end(`${JSON.stringify({ error: { code: code.toLowerCase(), message: err.message } })}\n`)

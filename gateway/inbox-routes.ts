@@ -2,6 +2,7 @@
 // run the GraphQL operations (Query.myBrief, Mutation.resolveInboxItem) through the gateway's own pipeline; a resolve
 // carrying a signed link (?link=…, from an e-mail or a phone, no bearer) is forwarded to the twins subgraph, which
 // checks the link. Errors use {"error":{"code","message"}} with the catalogue's HTTP status.
+import { isDatabaseUnavailable, OUTAGE_MESSAGE, OUTAGE_RETRY_AFTER_SECONDS, SERVICE_UNAVAILABLE } from '../core/db-outage'
 import express, { type Request, type Response } from 'express'
 import { GraphQLError } from 'graphql'
 import { ERROR_CATALOGUE, isErrorCode } from '../core/errors'
@@ -22,6 +23,11 @@ const BRIEF = `query($programId: ID) { myBrief(programId: $programId) {
 const RESOLVE = `mutation($id: ID!) { resolveInboxItem(id: $id) {
   __typename ... on MutationResolveInboxItemSuccess { item { id kind status doneAt } } ... on Error { code message field } } }`
 
+/** The database is gone: 503 with Retry-After and the outage code, as /graphql answers (never a 400 or 500). */
+function outage(res: Response) {
+  res.status(503).set('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS)).json(errorBody(SERVICE_UNAVAILABLE.toLowerCase(), OUTAGE_MESSAGE))
+}
+
 /** The status and body of a GraphQL answer run for a REST route. */
 function restAnswer(res: Response, r: Awaited<ReturnType<ExecuteAs>>, pick: (data: Record<string, any>) => unknown) {
   const err = r.errors?.[0]
@@ -30,6 +36,7 @@ function restAnswer(res: Response, r: Awaited<ReturnType<ExecuteAs>>, pick: (dat
     const errorCode = err.extensions?.errorCode
     if (isErrorCode(errorCode)) return void res.status(ERROR_CATALOGUE[errorCode].status).json(errorBody(errorCode, err.message))
     const code = String(err.extensions?.code ?? 'INTERNAL_SERVER_ERROR')
+    if (code === SERVICE_UNAVAILABLE) return void outage(res)
     const status = code === 'UNAUTHENTICATED' ? 401 : code === 'FORBIDDEN' ? 403 : code === 'INTERNAL_SERVER_ERROR' ? 500 : 400
     return void res.status(status).json(errorBody(code.toLowerCase(), err.message))
   }
@@ -43,6 +50,7 @@ async function run(res: Response, execute: ExecuteAs, req: Request, query: strin
     restAnswer(res, await execute(req.headers.authorization, query, variables), pick)
   } catch (e) {
     if (e instanceof GraphQLError && e.extensions?.code === 'UNAUTHENTICATED') return void res.status(401).json(errorBody('unauthenticated', e.message))
+    if (isDatabaseUnavailable(e)) return void outage(res)
     log.error('inbox_rest.failed', { error: e })
     res.status(500).json(errorBody('internal_server_error', 'Unexpected error.'))
   }

@@ -17,7 +17,7 @@ import type { Db } from '../core/db'
 import { databaseAnswers } from '../core/sql/plumbing'
 import { env, ROOT_DIR } from '../core/env'
 import { isTokenExpired, tokenExpired } from '../core/errors'
-import { isDatabaseUnavailable } from '../core/db-outage'
+import { formattedServiceUnavailable, isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS } from '../core/db-outage'
 import { log } from '../core/log'
 import { IdentityResolver, type CallerIdentity } from './identity'
 import { SubscriptionBridge } from './subscription-bridge'
@@ -289,6 +289,11 @@ export async function createGateway(opts: GatewayOptions) {
   // Errors of the REST routes (a body too large or not JSON): a GraphQL-shaped answer, no stack trace.
   app.use((err: any, _req: express.Request, res: express.Response, next: express.NextFunction) => {
     if (!err) return next()
+    // The database is gone (stopped, restarting): the outage answer /graphql gives, not a 500 (the console says the
+    // service is unavailable, a client retries after Retry-After).
+    if (isDatabaseUnavailable(err)) {
+      return void res.status(503).set('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS)).json({ errors: [formattedServiceUnavailable()] })
+    }
     const status = err.status ?? err.statusCode ?? 500
     if (status >= 500) log.error('gateway.http_error', { error: err })
     res.status(status).json({ errors: [{ message: status === 413 ? 'The request body is larger than 1 MB.' : status === 400 ? 'The request body is not valid JSON.' : 'Unexpected error.', extensions: { code: status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 400 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR' } }] })
@@ -309,7 +314,7 @@ export async function createGateway(opts: GatewayOptions) {
     },
     async close() {
       await wsCleanup.dispose()
-      await drain.close() // requests in flight finish (up to DRAIN_MS), then every socket goes
+      await drain.close() // requests in flight finish (up to SHUTDOWN_GRACE_SECONDS), then every socket goes
       await identities.close()
       await identityPool?.end()
     },

@@ -10,9 +10,17 @@ const requestIdOf = (payload: unknown) => {
   return typeof v === 'string' ? v : undefined
 }
 
-export function instrumentJobs(events: WorkerEvents) {
+/**
+ * `successes: 'debug'` (npm start outside production) logs a finished job at debug: a line per job pushed the start
+ * banner and its token off the terminal within minutes; failures are always logged, metrics always counted.
+ */
+export function instrumentJobs(events: WorkerEvents, opts: { successes?: 'info' | 'debug' } = {}) {
+  const successLevel = opts.successes ?? 'info'
   const started = new Map<string, bigint>()
-  events.on('job:start', ({ job }) => { started.set(job.id, process.hrtime.bigint()) })
+  events.on('job:start', ({ job }) => {
+    started.set(job.id, process.hrtime.bigint())
+    log.debug('job.started', { task: job.task_identifier, jobId: job.id, attempt: job.attempts })
+  })
   const finish = (job: { id: string; task_identifier: string; payload: unknown; attempts: number }, outcome: 'success' | 'error', error?: unknown) => {
     const t = started.get(job.id)
     started.delete(job.id)
@@ -20,7 +28,7 @@ export function instrumentJobs(events: WorkerEvents) {
     jobs.inc({ task: job.task_identifier, outcome })
     jobDuration.observe({ task: job.task_identifier }, seconds)
     const fields = { task: job.task_identifier, jobId: job.id, attempt: job.attempts, ms: Math.round(seconds * 1000), requestId: requestIdOf(job.payload) }
-    if (outcome === 'success') log.info('job.done', fields)
+    if (outcome === 'success') log[successLevel]('job.done', fields)
     else log.warn('job.failed', { ...fields, message: error instanceof Error ? error.message : String(error) })
   }
   events.on('job:success', ({ job }) => finish(job, 'success'))

@@ -1,14 +1,15 @@
-// The worker as its own process (production scales it separately): `tsx jobs/main.ts` runs until SIGTERM;
+// The worker as its own process (production scales it separately): `tsx jobs/main.ts` runs until SIGTERM or SIGINT
+// (then: no new job, the running ones finish within SHUTDOWN_GRACE_SECONDS or are released, exit 0);
 // `--once` runs every job that is due now and exits.
 import os from 'node:os'
 import { runOnce } from 'graphile-worker'
 import { parseEnv, setEnv, EnvError } from '../core/env'
 import { resolveDatabaseUrl } from '../core/postgres'
 import { reportStartFailure, exitOnStartFailure } from '../core/start-failure'
-import { createPrisma } from '../core/db'
-import { log } from '../core/log'
+import { createPrisma, type Db } from '../core/db'
+import { log, markShuttingDown } from '../core/log'
 import { isDatabaseUnavailable } from '../core/db-outage'
-import { createTaskList, migrateWorkerSchema, startWorker } from './worker'
+import { createTaskList, migrateWorkerSchema, startWorker, type WorkerHandle } from './worker'
 import { startWorkerProbes } from './probes'
 import { installDomain } from '../subgraphs/install'
 import { startTracing, stopTracing } from '../core/tracing'
@@ -20,8 +21,28 @@ installDomain()
 await startTracing('worker') // when OTEL_* asks for traces (core/tracing.ts)
 // Background work yields to the servers sharing the host: a 202 to the vendor must not wait behind job processing.
 try { if (e.WORKER_NICE > 0) os.setPriority(Math.max(os.getPriority(), e.WORKER_NICE)) } catch { /* not permitted: run as is */ }
-const database = await resolveDatabaseUrl().catch(exitOnStartFailure)
-const db = createPrisma(database.url)
+// graphile-worker's own signal handling is off (noHandleSignals: it fails the running jobs after a few seconds). These
+// handlers are bound before anything starts, so a signal at any moment ends in an orderly exit 0, and a rolling
+// deploy never kills a job mid-run: no new job, the running ones finish within SHUTDOWN_GRACE_SECONDS or are released.
+const running: { worker?: WorkerHandle; probes?: { close(): void }; db?: Db; database?: { stop(): Promise<void> } } = {}
+let stopping = false
+const stop = async (signal: string) => {
+  if (stopping) return
+  stopping = true
+  markShuttingDown()
+  log.info('worker.stopping', { signal, graceSeconds: e.SHUTDOWN_GRACE_SECONDS })
+  running.probes?.close()
+  await running.worker?.stop()
+  await stopTracing().catch(() => {})
+  await running.db?.$disconnect()
+  await running.database?.stop()
+  log.info('worker.stopped', { signal })
+  process.exit(0)
+}
+process.on('SIGTERM', () => void stop('SIGTERM'))
+process.on('SIGINT', () => void stop('SIGINT'))
+const database = running.database = await resolveDatabaseUrl().catch(exitOnStartFailure)
+const db = running.db = createPrisma(database.url)
 await migrateWorkerSchema(database.url)
 if (process.argv.includes('--once')) {
   await runOnce({ connectionString: database.url, taskList: createTaskList({ db, databaseUrl: database.url }), noHandleSignals: true })
@@ -46,5 +67,7 @@ const probes = process.env.WORKER_METRICS_PORT
     process.exit(1)
   })
   : undefined
+if (!stopping) running.probes = probes
 const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })
-const stop = async () => { probes?.close(); await worker.stop(); await stopTracing().catch(() => {}); await db.$disconnect(); await database.stop(); process.exit(0) }
+if (stopping) await worker.stop() // the signal came while it started: stop() did not see it
+else running.worker = worker

@@ -6,6 +6,7 @@ import pg from 'pg'
 import { EventEmitter } from 'node:events'
 import { Logger, run, runMigrations, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker'
 import { log } from '../core/log'
+import { env } from '../core/env'
 import { deliverEmail } from './tasks/deliver_email'
 import { inboxExpire } from './tasks/inbox_expire'
 import { skillLibraryJob } from './tasks/skill_library_job'
@@ -107,7 +108,11 @@ const quietLogger = new Logger(() => (level, message) => {
 
 /** What startWorker answers: the running worker, whose graphile-worker runner may be replaced after an outage. */
 export interface WorkerHandle {
-  stop(): Promise<void>
+  /**
+   * Stops taking jobs and lets the running ones finish for up to the grace period (SHUTDOWN_GRACE_SECONDS unless
+   * given); jobs still running then are released (unlocked, no attempt used up), so another worker runs them at once.
+   */
+  stop(opts?: { graceMs?: number }): Promise<void>
   /** Settles when the worker stops for good (stop() was called). */
   promise: Promise<void>
   /** Runners started so far (1 unless an outage made one give up). */
@@ -120,7 +125,7 @@ export interface WorkerHandle {
  * process once the database answers again: the jobs the dead pool held are unlocked first (they run again; tasks are
  * idempotent), and its lease rows go. Nothing needs a process restart.
  */
-export async function startWorker(deps: WorkerDeps, opts: { concurrency?: number; crontab?: boolean } = {}): Promise<WorkerHandle> {
+export async function startWorker(deps: WorkerDeps, opts: { concurrency?: number; crontab?: boolean; jobSuccessLog?: 'info' | 'debug' } = {}): Promise<WorkerHandle> {
   const concurrency = opts.concurrency ?? 4
   const pgPool = guardedPool(deps.databaseUrl, concurrency + 2)
   // Jobs locked by worker processes that are gone (or pools that stopped heartbeating) run again within about a minute,
@@ -145,7 +150,7 @@ export async function startWorker(deps: WorkerDeps, opts: { concurrency?: number
       pools.push(workerPool.id)
       void lease.register(workerPool.id).catch((error) => log.warn('worker.lease_register_failed', { error }))
     })
-    instrumentJobs(events)
+    instrumentJobs(events, { successes: opts.jobSuccessLog })
     const runner = await run({
       events,
       pgPool,
@@ -216,14 +221,28 @@ export async function startWorker(deps: WorkerDeps, opts: { concurrency?: number
   return {
     promise,
     get generations() { return generations },
-    async stop() {
+    async stop({ graceMs = env().SHUTDOWN_GRACE_SECONDS * 1000 } = {}) {
       if (stopping) return promise
       stopping = true
       clearInterval(recovery)
-      // graceful: graphile-worker lets running jobs finish (and writes their completions) before it resolves
-      await current?.stop().catch((error) => log.warn('worker.stop_failed', { error }))
+      const runner = current
+      if (runner) {
+        // graceful: graphile-worker stops fetching, hands back the jobs it holds but has not started, lets the running
+        // ones finish and writes their completions before it resolves; it never gives up on a job by itself.
+        const stopped = runner.stop().then(() => true, (error) => { log.warn('worker.stop_failed', { error }); return true })
+        let timer: NodeJS.Timeout | undefined
+        const inTime = await Promise.race([stopped, new Promise<false>((r) => { timer = setTimeout(() => r(false), graceMs) })])
+        clearTimeout(timer)
+        if (!inTime) {
+          const pools = poolsOf.get(runner) ?? []
+          log.warn('worker.grace_period_over', { graceMs, note: 'the jobs still running are released: another worker runs them again at once' })
+          lease.retire(pools)
+          await unlockJobsOfPools(pgPool, pools).catch((error) => log.warn('worker.release_failed', { error }))
+        }
+      }
       await lease.release()
-      await pgPool.end()
+      // A runner still inside a job may hold a client: the pool is not waited for beyond a moment.
+      await Promise.race([pgPool.end().catch(() => {}), new Promise((r) => setTimeout(r, 2_000).unref())])
       finished()
     },
   }

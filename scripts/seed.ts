@@ -8,7 +8,7 @@ import { seedIllustrative } from '../subgraphs/seed'
 import { exitOnStartFailure } from '../core/start-failure'
 
 try { setEnv(parseEnv()) } catch (e) { console.error((e as EnvError).message); process.exit(1) }
-const database = await resolveDatabaseUrl().catch(exitOnStartFailure)
+const database = await resolveDatabaseUrl({ helper: true }).catch(exitOnStartFailure)
 const db = createPrisma(database.url, 2)
 try {
   await prepareDatabase(database.url)

@@ -39,7 +39,7 @@ if (!values.user) {
   console.error(USAGE)
   process.exit(2)
 }
-const handle = await resolveDatabaseUrl().catch(exitOnStartFailure)
+const handle = await resolveDatabaseUrl({ helper: true }).catch(exitOnStartFailure)
 const db = createPrisma(handle.url, 1)
 let code = 0
 try {

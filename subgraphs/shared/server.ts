@@ -161,7 +161,7 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
     },
     async close() {
       await wsCleanup.dispose()
-      await drain.close() // requests in flight finish (up to DRAIN_MS), then every socket goes
+      await drain.close() // requests in flight finish (up to SHUTDOWN_GRACE_SECONDS), then every socket goes
     },
   }
   return server

@@ -6,6 +6,7 @@ import path from 'node:path'
 import pg from 'pg'
 import { ROOT_DIR } from '../../core/env'
 import { freePort, removeEmbeddedData, startEmbeddedPostgres } from '../../core/postgres'
+import { waitFor } from '../helpers/stack'
 
 const ping = async (url: string) => {
   const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 })
@@ -34,6 +35,45 @@ describe('embedded PostgreSQL', () => {
       await removeEmbeddedData(dataDir)
     }
   }, 60_000)
+
+  it('a second start on the same data folder with another port uses the running server and leaves its files alone', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ew-embedded-second-'))
+    const port = await freePort()
+    try {
+      const first = await startEmbeddedPostgres({ dataDir, port })
+      const pidFile = path.join(await fs.realpath(path.join(dataDir, 'postgres')), 'postmaster.pid')
+      const lockBefore = await fs.readFile(pidFile, 'utf8')
+      // What `npm run token` with another EMBEDDED_PG_PORT did: it removed the live server's postmaster.pid and started
+      // a second server on the same files; the first then shut itself down.
+      const second = await startEmbeddedPostgres({ dataDir, port: await freePort() })
+      expect(second.url).toBe(first.url)
+      expect(await fs.readFile(pidFile, 'utf8')).toBe(lockBefore)
+      await second.stop()
+      expect(await ping(first.url)).toBe(true)
+      expect(await fs.readFile(pidFile, 'utf8')).toBe(lockBefore)
+      await first.stop()
+    } finally {
+      await removeEmbeddedData(dataDir)
+    }
+  }, 60_000)
+
+  it('starts the embedded server again when it stops under the running service', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ew-embedded-restart-'))
+    const port = await freePort()
+    try {
+      const server = await startEmbeddedPostgres({ dataDir, port })
+      const pidFile = path.join(await fs.realpath(path.join(dataDir, 'postgres')), 'postmaster.pid')
+      const pid = Number((await fs.readFile(pidFile, 'utf8')).split('\n')[0])
+      process.kill(pid, 'SIGQUIT') // an immediate shutdown, as after a crash or a kill by hand
+      await waitFor(async () => !(await ping(server.url)), 10_000, 'the server to stop')
+      await waitFor(() => ping(server.url), 30_000, 'the server to be started again')
+      expect(Number((await fs.readFile(pidFile, 'utf8')).split('\n')[0])).not.toBe(pid)
+      await server.stop()
+      expect(await ping(server.url)).toBe(false)
+    } finally {
+      await removeEmbeddedData(dataDir)
+    }
+  }, 90_000)
 
   it('starts afresh after the data folder was removed by hand (rm -rf .data), also as root where the data lives outside it', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'ew-embedded-removed-'))

@@ -17,6 +17,8 @@ import { startStack } from '../../services'
 import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
 import { SUBSCRIPTION_INTERRUPTED } from '../../subgraphs/shared/live-topic'
 import { gql, wsClient, collect, waitFor } from '../helpers/stack'
+import { launchChromium } from '../helpers/browser'
+import { mintRunToken } from '../../subgraphs/twins/tools/run-tokens'
 import { createTenant, type Tenant } from '../helpers/factories'
 
 let dataDir: string
@@ -96,6 +98,31 @@ describe('a PostgreSQL outage of 10 seconds', () => {
     })
     expect(hook.status).toBe(503)
     expect(Number(hook.headers.get('retry-after'))).toBeGreaterThan(0)
+    // the REST routes answer the same outage code, never a 500 (the console's sign-in lists its people here)
+    const people = await fetch(`${stack.gatewayUrl}/api/dev/people`)
+    expect(people.status).toBe(503)
+    expect(Number(people.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(((await people.json()) as any).errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE')
+    // a run token signed as the worker would (its signature is checked before the run is read from the database)
+    const runId = crypto.randomUUID()
+    const runToken = await mintRunToken({ runId, twinId: crypto.randomUUID(), userId: t.users.scientist.id, organizationId: t.organization.id })
+    for (const [what, res] of [
+      ['the inbox REST route', await fetch(`${stack.gatewayUrl}/me/brief`, { headers: { authorization: `Bearer ${token}` } })],
+      ['the tool server', await fetch(`${stack.toolsUrl}/runs/${runId}/mcp`, {
+        method: 'POST', headers: { authorization: `Bearer ${runToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}',
+      })],
+    ] as const) {
+      expect([what, res.status]).toEqual([what, 503])
+      expect(JSON.stringify(await res.json())).toMatch(/service_unavailable/i)
+    }
+    // and the console's sign-in says so in words, not "check your connection"
+    const browser = await launchChromium()
+    try {
+      const page = await browser.newPage()
+      await page.goto(`${stack.gatewayUrl}/sign-in`)
+      await expect(page.getByRole('alert').textContent({ timeout: 20_000 })).resolves.toMatch(/^The service is unavailable/)
+      expect(await page.getByText(/Check your connection/).count()).toBe(0)
+    } finally { await browser.close() }
     // readiness says so too; liveness does not (nothing needs a restart)
     expect((await fetch(`${stack.gatewayUrl}/readyz`)).status).toBe(503)
     expect((await fetch(`${stack.gatewayUrl}/healthz`)).status).toBe(200)

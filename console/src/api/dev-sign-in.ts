@@ -2,6 +2,11 @@
 // routes exist only in development without an identity provider; a 404 means the identity provider signs people in.
 import type { ConsoleConfig } from './config'
 
+/** The gateway answered 503: the service is there but cannot serve (its database is stopped or restarting). */
+export class ServiceUnavailable extends Error {
+  constructor() { super('service unavailable') }
+}
+
 export interface DevPerson {
   email: string
   name: string
@@ -13,6 +18,7 @@ export interface DevPerson {
 export async function listDevPeople(config: ConsoleConfig): Promise<DevPerson[] | null> {
   const res = await fetch(`${config.gatewayUrl}/api/dev/people`, { headers: { accept: 'application/json' } })
   if (res.status === 404) return null
+  if (res.status === 503) throw new ServiceUnavailable()
   if (!res.ok) throw new Error('people unavailable')
   return ((await res.json()) as { people: DevPerson[] }).people
 }

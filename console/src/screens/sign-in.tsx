@@ -4,7 +4,8 @@
 // has no sign-in here (docs/operators.md: identity provider and console sign-in).
 import { useEffect, useRef, useState } from 'react'
 import type { ConsoleConfig } from '../api/config'
-import { devSignIn, listDevPeople, type DevPerson } from '../api/dev-sign-in'
+import { devSignIn, listDevPeople, ServiceUnavailable, type DevPerson } from '../api/dev-sign-in'
+import { SERVICE_UNAVAILABLE_SENTENCE } from '../api/errors'
 import { beginSignIn, completeSignIn } from '../api/oidc'
 import { developmentSession, type Session } from '../api/session'
 
@@ -16,9 +17,9 @@ export function SignIn({ config, next, onSignedIn }: { config: ConsoleConfig; ne
   const [busy, setBusy] = useState('')
 
   useEffect(() => {
-    listDevPeople(config).then(setPeople, () => {
+    listDevPeople(config).then(setPeople, (e) => {
       setPeople(null)
-      if (!config.signIn) setProblem('The service cannot be reached. Check your connection and try again.')
+      if (!config.signIn) setProblem(e instanceof ServiceUnavailable ? SERVICE_UNAVAILABLE_SENTENCE : 'The service cannot be reached. Check your connection and try again.')
     })
   }, [config])
 

@@ -15,6 +15,8 @@ import { RunTokenRefused } from './run-tokens'
 import { toolJsonSchema } from './tool'
 import { HARNESS_PROMPT_DESCRIPTION, HARNESS_PROMPT_NAME, runPrompt } from './prompt'
 import { readCappedBody } from '../../../core/capped-body'
+import { drainableServer } from '../../../core/http-drain'
+import { isDatabaseUnavailable, OUTAGE_MESSAGE, OUTAGE_RETRY_AFTER_SECONDS, SERVICE_UNAVAILABLE } from '../../../core/db-outage'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** A class B skill is awaited for up to 120 s; the request may take a little longer than that. */
@@ -88,6 +90,7 @@ function mcpServerFor(session: RunSession): Server {
 
 export function createToolServer(db: Db): ToolServer {
   const httpServer = http.createServer(async (req, res) => {
+    drain.track(res)
     res.setHeader('x-content-type-options', 'nosniff')
     const url = new URL(req.url ?? '/', 'http://tools')
     if (url.pathname === '/healthz') return answer(res, 200, 'ok', 'ok')
@@ -103,6 +106,7 @@ export function createToolServer(db: Db): ToolServer {
     } catch (e) {
       if (e instanceof RunTokenRefused) return refuse(res, e)
       if ((e as { extensions?: { code?: string } })?.extensions?.code === 'UNAUTHENTICATED') return answer(res, 401, 'UNAUTHENTICATED', (e as Error).message)
+      if (isDatabaseUnavailable(e)) return answer(res, 503, SERVICE_UNAVAILABLE, OUTAGE_MESSAGE, { retryAfterSeconds: OUTAGE_RETRY_AFTER_SECONDS })
       const reference = randomUUID()
       log.error('tools.auth_failed', { reference, error: e })
       return answer(res, 500, 'internal', `Unexpected error (reference ${reference}).`)
@@ -123,6 +127,9 @@ export function createToolServer(db: Db): ToolServer {
       answer(res, 500, 'internal', `Unexpected error (reference ${reference}).`)
     }
   })
+  // A stop (SIGTERM, a rolling deploy) lets the tool calls in flight finish: cut mid-call, a twin's write would be lost
+  // to its harness although it committed.
+  const drain = drainableServer(httpServer)
   httpServer.requestTimeout = REQUEST_TIMEOUT_MS
   httpServer.headersTimeout = 30_000
   const self: ToolServer = {
@@ -136,7 +143,7 @@ export function createToolServer(db: Db): ToolServer {
         resolve(self.url)
       })
     }),
-    close: () => new Promise((resolve) => { httpServer.closeAllConnections?.(); httpServer.close(() => resolve()) }),
+    close: () => drain.close(),
   }
   return self
 }

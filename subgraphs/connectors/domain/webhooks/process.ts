@@ -22,7 +22,6 @@ import { budgetExhausted } from '../../../../core/copy'
 import { RateLimited, VendorAuthFailed, VendorNotFound } from '../adapters/errors'
 import { connectorRuntime } from '../runtime'
 import { markConnectionFailing } from '../sql'
-import { deliveryHeadAcrossOrganisations } from './sql'
 import { AlreadyProcessed, markDeliveryProcessed, noteDeliveryAttempt, postponeDelivery, waitingDeliveries } from './deliveries'
 
 export type ProcessOutcome =
@@ -32,24 +31,22 @@ export type ProcessOutcome =
 
 export async function processDelivery(db: Db, deliveryRowId: string): Promise<ProcessOutcome> {
   if (await coalesceDelivery(db, deliveryRowId)) return { status: 'processed', result: 'coalesced' }
-  // While this process knows the connection's budget refuses, a delivery waits without loading anything more.
-  const head = await deliveryHeadAcrossOrganisations(db, deliveryRowId)
-  if (!head) return { status: 'skipped', reason: 'no_such_delivery' }
-  if (head.processed) return { status: 'skipped', reason: 'already_processed' }
-  const refusal = head.connection_id && head.outcome === 'enqueued' ? connectorRuntime.knownRefusal(head.connection_id) : 0
-  if (refusal > 0) {
-    await postponeDelivery(db, { id: deliveryRowId, connectionId: head.connection_id! }, budgetExhausted(head.provider_id, refusal), new Date(Date.now() + refusal * 1000))
-    return { status: 'rescheduled', retryAfterSeconds: refusal }
-  }
+  // The row is read once: what is decided below (processed already, postponed, disconnected) is about that one read.
   const delivery = await db.webhookDelivery.findUnique({ where: { id: deliveryRowId } })
   if (!delivery) return { status: 'skipped', reason: 'no_such_delivery' }
   if (delivery.processedAt) return { status: 'skipped', reason: 'already_processed' }
   if (delivery.outcome !== 'enqueued' || !delivery.connectionId) return { status: 'skipped', reason: 'not_enqueued' }
+  // While this process knows the connection's budget refuses, a delivery waits without loading anything more.
+  const refusal = connectorRuntime.knownRefusal(delivery.connectionId)
+  if (refusal > 0) {
+    await postponeDelivery(db, { id: delivery.id, connectionId: delivery.connectionId }, budgetExhausted(delivery.providerId, refusal), new Date(Date.now() + refusal * 1000))
+    return { status: 'rescheduled', retryAfterSeconds: refusal }
+  }
   const connection = await db.connection.findUnique({ where: { id: delivery.connectionId } })
   const adapter = connection && adapterFor(connection.providerId)
   if (!connection || !adapter || connection.status !== 'active') {
-    await db.$transaction((tx) => markDeliveryProcessed(tx, delivery.id, 'connection_disconnected')).catch(() => {})
-    return { status: 'processed', result: 'connection_disconnected' }
+    // A mark that cannot be written fails the job (graphile-worker retries it): never "processed" with the row unmarked.
+    return markTerminal(db, delivery.id, 'connection_disconnected')
   }
   const ctx = connectorRuntime.context(db, connection)
   try {
@@ -59,11 +56,9 @@ export async function processDelivery(db: Db, deliveryRowId: string): Promise<Pr
     if (e instanceof AlreadyProcessed) return { status: 'skipped', reason: 'already_processed' }
     if (e instanceof VendorNotFound) {
       // Terminal like an entry's 404 (canvas events read the canvas first): recorded, never retried for hours.
-      await db.$transaction((tx) => markDeliveryProcessed(tx, delivery.id, 'not_found')).catch((err) => {
-        if (!(err instanceof AlreadyProcessed)) throw err
-      })
+      const outcome = await markTerminal(db, delivery.id, 'not_found')
       log.info('connector.delivery_not_found', { deliveryId: delivery.id, connectionId: connection.id, eventType: delivery.eventType })
-      return { status: 'processed', result: 'not_found' }
+      return outcome
     }
     if (e instanceof RateLimited) {
       if (isVendorRateLimit(e)) await ctx.budget.backOff(e.retryAfterSeconds)
@@ -74,12 +69,30 @@ export async function processDelivery(db: Db, deliveryRowId: string): Promise<Pr
     }
     const message = failureText(e)
     log.warn('connector.delivery_attempt_failed', { deliveryId: delivery.id, connectionId: connection.id, error: message })
-    await noteDeliveryAttempt(db, delivery.id, message).catch(() => {})
-    if (e instanceof VendorAuthFailed) await markConnectionFailing(db, connection.organizationId, connection.id, e.message).catch(() => {})
+    // The attempt fails either way (graphile-worker retries it); a note that cannot be written is said, not hidden.
+    await noteDeliveryAttempt(db, delivery.id, message).catch((error) => log.warn('connector.delivery_note_failed', { deliveryId: delivery.id, error }))
+    if (e instanceof VendorAuthFailed) {
+      await markConnectionFailing(db, connection.organizationId, connection.id, e.message)
+        .catch((error) => log.warn('connector.health_note_failed', { connectionId: connection.id, error }))
+    }
     throw e
   } finally {
     await ctx.budget.flush()
   }
+}
+
+/**
+ * Marks a delivery processed with a terminal result that writes nothing else. A second run finding it marked changes
+ * nothing; any other failure of the mark propagates, so the job fails and is retried instead of completing unmarked.
+ */
+async function markTerminal(db: Db, deliveryRowId: string, result: string): Promise<ProcessOutcome> {
+  try {
+    await db.$transaction((tx) => markDeliveryProcessed(tx, deliveryRowId, result))
+  } catch (e) {
+    if (e instanceof AlreadyProcessed) return { status: 'skipped', reason: 'already_processed' }
+    throw e
+  }
+  return { status: 'processed', result }
 }
 
 /**

@@ -148,13 +148,6 @@ export function sweepSourceCountersAcrossOrganisations(db: Db, olderThanSeconds:
 // ---------------------------------------------------------------------------------------------------------------
 // Processing (the worker, handed a delivery's or a connection's id by its job)
 
-/** The few fields the worker checks before loading a delivery. */
-export async function deliveryHeadAcrossOrganisations(db: Db, rowId: string) {
-  const [head] = await db.$queryRaw<{ connection_id: string | null; provider_id: string; processed: boolean; outcome: string }[]>`
-    SELECT connection_id, provider_id, processed_at IS NOT NULL AS processed, outcome::text AS outcome FROM webhook_deliveries WHERE id = ${rowId}::uuid`
-  return head ?? null
-}
-
 /** Marks a delivery processed, only once: the number of rows marked (0 when it was already). */
 export function markProcessedAcrossOrganisations(anyTx: AnyTx, rowId: string, result: string): Promise<number> {
   return asTx(anyTx).$executeRaw`
