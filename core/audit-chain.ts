@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import type { Db, Tx } from './db'
 import {
-  chainHead, chainPage, lastVerification, lockHeadAndReadEntry, recordVerification, setChainPosition, unchainedEntries,
+  chainHead, chainPage, lastVerification, lockHeadAndReadEntries, recordVerification, setChainPositions, unchainedEntries,
 } from './sql/audit-chain'
 
 /** Version of the hashed document's shape; in every hashed document as `v`. */
@@ -41,16 +41,29 @@ export function entryHash(seq: number, prevHash: string, entry: Record<string, u
 export interface ChainPosition { chainSeq: bigint; prevHash: string; entryHash: string }
 
 /**
- * Appends the audit row `eventId` (written in `tx` a moment ago) to its organisation's chain: locks the head until
- * the transaction ends, hashes the row with its subjects, and sets its position. Same transaction as the change, so
- * the entry and what it records commit or roll back together.
+ * Appends the audit rows `eventIds` of one organisation (written in `tx`, in that order of insertion) to its chain:
+ * locks the head until the transaction ends, hashes each row with its subjects, and sets their positions, in two
+ * statements however many rows. Same transaction as the change, so the entries and what they record commit or roll
+ * back together. Answers each row's position by id.
  */
-export async function appendToChain(tx: Tx, organizationId: string, eventId: string): Promise<ChainPosition> {
-  const locked = await lockHeadAndReadEntry(tx, organizationId, eventId)
-  const seq = locked.seq + 1n
-  const hash = entryHash(Number(seq), locked.head_hash, JSON.parse(locked.entry), JSON.parse(locked.subjects))
-  await setChainPosition(tx, organizationId, eventId, seq, locked.head_hash, hash)
-  return { chainSeq: seq, prevHash: locked.head_hash, entryHash: hash }
+export async function appendToChain(tx: Tx, organizationId: string, eventIds: string[]): Promise<Map<string, ChainPosition>> {
+  const positions = new Map<string, ChainPosition>()
+  if (!eventIds.length) return positions
+  const rows = await lockHeadAndReadEntries(tx, organizationId, eventIds)
+  // A row written inside a savepoint that was rolled back since (a failed audit hook) is gone, and stays unchained.
+  if (!rows.length) return positions
+  let seq = rows[0]!.seq
+  let prev = rows[0]!.head_hash
+  const p = { ids: [] as string[], seqs: [] as bigint[], prevs: [] as string[], hashes: [] as string[] }
+  for (const r of rows) {
+    seq += 1n
+    const hash = entryHash(Number(seq), prev, JSON.parse(r.entry), JSON.parse(r.subjects))
+    p.ids.push(r.id); p.seqs.push(seq); p.prevs.push(prev); p.hashes.push(hash)
+    positions.set(r.id, { chainSeq: seq, prevHash: prev, entryHash: hash })
+    prev = hash
+  }
+  await setChainPositions(tx, organizationId, p)
+  return positions
 }
 
 /** Why an entry does not verify. */

@@ -148,6 +148,31 @@ export function underDelegation<T>(fromUserId: string | null, f: () => Promise<T
   return fromUserId ? delegationScope.run({ fromUserId }, f) : f()
 }
 
+// Transactions whose audit rows are chained at their end (chainAtEnd), with the rows waiting.
+const chainPending = new WeakMap<object, { organizationId: string; id: string }[]>()
+
+/**
+ * Runs `f` in `tx` (a write's transaction) and chains the audit rows it recorded once it is done, in two statements
+ * for all of them: the organisation's chain head is locked for the end of the write only, so concurrent writers of
+ * one organisation wait for each other's last moments, not for each other's whole writes. A transaction already
+ * chaining at its end (a write joining its caller's) leaves it to the outermost.
+ */
+export async function chainAtEnd<T>(anyTx: AnyTx, f: () => Promise<T>): Promise<T> {
+  const tx = asTx(anyTx)
+  if (chainPending.has(tx)) return f()
+  const pending: { organizationId: string; id: string }[] = []
+  chainPending.set(tx, pending)
+  try {
+    const result = await f()
+    for (const organizationId of new Set(pending.map((p) => p.organizationId))) {
+      await appendToChain(tx, organizationId, pending.filter((p) => p.organizationId === organizationId).map((p) => p.id))
+    }
+    return result
+  } finally {
+    chainPending.delete(tx)
+  }
+}
+
 /** The subjects an entry's hash covers: its signature first, then those the writer names, each once. */
 function subjectsOf(input: AuditInput): AuditSubject[] {
   const all: AuditSubject[] = [...(input.signatureId ? [{ table: 'signatures' as const, id: input.signatureId }] : []), ...(input.subjects ?? [])]
@@ -178,8 +203,11 @@ export async function recordAudit(anyTx: AnyTx, input: AuditInput): Promise<Audi
       subjects: subjectsOf(input) as object,
     },
   })
-  // Chained in this transaction: the entry, and what it records, commit with their hash or not at all.
-  Object.assign(event, await appendToChain(tx, input.organizationId, event.id))
+  // Chained in this transaction: the entry, and what it records, commit with their hash or not at all. Inside a
+  // command (chainAtEnd), at the end of its transaction with the write's other entries; otherwise at once.
+  const pending = chainPending.get(tx)
+  if (pending) pending.push({ organizationId: event.organizationId, id: event.id })
+  else Object.assign(event, (await appendToChain(tx, input.organizationId, [event.id])).get(event.id))
   for (const hook of hooksByAction.get(event.action) ?? []) {
     const err = await inSavepoint(tx, 'audit_hook', () => hook.run(tx, event))
     if (err) log.error('audit.hook_failed', { hook: hook.name, action: event.action, auditEventId: event.id, error: err })

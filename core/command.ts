@@ -4,7 +4,7 @@
 // publishes and job enqueues in that same transaction. Also owns the DomainContext jobs and twins build for a person.
 import type { z } from 'zod'
 import type { AuditEvent } from '../generated/prisma/client'
-import { recordAudit, type Actor, type AuditAction, type AuditInput } from './audit'
+import { chainAtEnd, recordAudit, type Actor, type AuditAction, type AuditInput } from './audit'
 import { forOrganization, TenancyViolation, type Db, type TenantDb, type TenantTx } from './db'
 import { parseInput, InvalidInput, NotFoundError, type ErrorClass } from './errors'
 import type { PermissionKey } from './permissions'
@@ -120,7 +120,7 @@ export function command<S extends z.ZodType, A extends AuditAction, R, T = undef
     const prepared = (spec.prepare ? await spec.prepare(ctx, input, target) : undefined) as P
     if (opts.within) return spec.run(bind(ctx, opts.within.tx, programId, opts.within.afterCommit), input, target, prepared)
     const after: (() => unknown)[] = []
-    const result = await ctx.tdb.$transaction((tx) => spec.run(bind(ctx, tx, programId, (f) => after.push(f)), input, target, prepared))
+    const result = await ctx.tdb.$transaction((tx) => chainAtEnd(tx, () => spec.run(bind(ctx, tx, programId, (f) => after.push(f)), input, target, prepared)))
     for (const f of after) await f()
     return result
   }

@@ -3,9 +3,10 @@
 // verifier and the export walk. Every function takes the organisation and binds it.
 import type { Db, Tx } from '../db'
 
-export interface LockedHead {
+export interface LockedEntry {
   seq: bigint
   head_hash: string
+  id: string
   /** The audit row as the chain hashes it (JSON text of audit_chain_row). */
   entry: string
   /** [{ table, id, row }] for each subject the row names, in its order (JSON text). */
@@ -14,34 +15,38 @@ export interface LockedHead {
 
 /**
  * Locks the organisation's chain head (created at the first append) until the transaction ends, and reads the new
- * audit row and its subjects as the chain hashes them, in one statement. Writers of one organisation queue on the
- * head row; other organisations never wait.
+ * audit rows `eventIds` and their subjects as the chain hashes them, in insertion order, in one statement (a row
+ * rolled back since, with a savepoint, is simply not there). Writers of
+ * one organisation queue on the head row; other organisations never wait.
  */
-export async function lockHeadAndReadEntry(tx: Tx, organizationId: string, eventId: string): Promise<LockedHead> {
-  const rows = await tx.$queryRaw<LockedHead[]>`
+export async function lockHeadAndReadEntries(tx: Tx, organizationId: string, eventIds: string[]): Promise<LockedEntry[]> {
+  const rows = await tx.$queryRaw<LockedEntry[]>`
     WITH head AS (
       INSERT INTO audit_chain_heads (organization_id) VALUES (${organizationId}::uuid)
       ON CONFLICT (organization_id) DO UPDATE SET seq = audit_chain_heads.seq
       RETURNING seq, head_hash)
-    SELECT head.seq, head.head_hash,
+    SELECT head.seq, head.head_hash, e.id,
       audit_chain_row('audit_events', e.id)::text AS entry,
-      (SELECT COALESCE(jsonb_agg(jsonb_build_object('table', s->>'table', 'id', s->>'id',
-          'row', audit_chain_row(s->>'table', (s->>'id')::uuid)) ORDER BY ord), '[]'::jsonb)
-        FROM jsonb_array_elements(e.subjects) WITH ORDINALITY AS x(s, ord))::text AS subjects
+      CASE WHEN e.subjects = '[]'::jsonb THEN '[]' ELSE
+        (SELECT COALESCE(jsonb_agg(jsonb_build_object('table', s->>'table', 'id', s->>'id',
+            'row', audit_chain_row(s->>'table', (s->>'id')::uuid)) ORDER BY ord), '[]'::jsonb)
+          FROM jsonb_array_elements(e.subjects) WITH ORDINALITY AS x(s, ord))::text END AS subjects
     FROM head, audit_events e
-    WHERE e.id = ${eventId}::uuid AND e.organization_id = ${organizationId}::uuid`
-  if (rows.length !== 1) throw new Error(`audit chain: entry ${eventId} not found in its organisation`)
-  return rows[0]!
+    WHERE e.id = ANY(${eventIds}::uuid[]) AND e.organization_id = ${organizationId}::uuid
+    ORDER BY e.entry_seq`
+  return rows
 }
 
-/** Sets the new entry's chain position (the one update the append-only trigger allows) and moves the head. */
-export async function setChainPosition(tx: Tx, organizationId: string, eventId: string, seq: bigint, prevHash: string, entryHash: string): Promise<void> {
+/** Sets the new entries' chain positions (the one update the append-only trigger allows) and moves the head. */
+export async function setChainPositions(tx: Tx, organizationId: string, p: { ids: string[]; seqs: bigint[]; prevs: string[]; hashes: string[] }): Promise<void> {
+  const last = p.ids.length - 1
   await tx.$executeRaw`
-    WITH entry AS (
-      UPDATE audit_events SET chain_seq = ${seq}, prev_hash = ${prevHash}, entry_hash = ${entryHash}
-      WHERE id = ${eventId}::uuid AND organization_id = ${organizationId}::uuid RETURNING id)
-    UPDATE audit_chain_heads SET seq = ${seq}, head_hash = ${entryHash}, updated_at = now()
-    WHERE organization_id = ${organizationId}::uuid AND EXISTS (SELECT 1 FROM entry)`
+    WITH entries AS (
+      UPDATE audit_events a SET chain_seq = v.seq, prev_hash = v.prev, entry_hash = v.hash
+      FROM unnest(${p.ids}::uuid[], ${p.seqs}::bigint[], ${p.prevs}::text[], ${p.hashes}::text[]) AS v(id, seq, prev, hash)
+      WHERE a.id = v.id AND a.organization_id = ${organizationId}::uuid RETURNING a.id)
+    UPDATE audit_chain_heads SET seq = ${p.seqs[last]!}, head_hash = ${p.hashes[last]!}, updated_at = now()
+    WHERE organization_id = ${organizationId}::uuid AND (SELECT count(*) FROM entries) = ${p.ids.length}`
 }
 
 export interface ChainRow {

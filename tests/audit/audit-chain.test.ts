@@ -116,6 +116,19 @@ describe('the hash chain', () => {
     expect((await verifyChain(db(), other.organization.id)).verified).toBe(true)
   })
 
+  it('chains the entries of concurrent writes through the write path (chained at the end of each write) in one unbroken order', async () => {
+    const tenant = await createTenant(db(), 'Writes')
+    const lead = await contextForUser(db(), tenant.users.program_lead.id, tenant.organization.id)
+    await Promise.all(Array.from({ length: 12 }, (_, i) =>
+      createRecord(lead, { programId: tenant.program.id, recordType: 'evidence.questions', title: `Question ${i}` })))
+    const rows = await db().auditEvent.findMany({ where: { organizationId: tenant.organization.id }, orderBy: { chainSeq: 'asc' } })
+    expect(rows).toHaveLength(12)
+    expect(rows.map((r) => Number(r.chainSeq))).toEqual(rows.map((_, i) => i + 1))
+    rows.forEach((r, i) => expect(r.prevHash).toBe(i === 0 ? '' : rows[i - 1]!.entryHash))
+    expect(rows.every((r) => (r.subjects as { table: string }[])[0]?.table === 'program_record_versions')).toBe(true)
+    expect(await verifyChain(db(), tenant.organization.id)).toMatchObject({ verified: true, entries: 12 })
+  })
+
   it('names exactly the entry whose content was changed in SQL with the trigger disabled, in npm run audit:verify', async () => {
     const tenant = await createTenant(db(), 'Tampered')
     for (let i = 0; i < 4; i++) await audit(tenant, { details: { n: i } })
