@@ -22,7 +22,7 @@ export function TwinPanel({ slug, programId }: { slug: string; programId: string
   const headingId = useId()
   const [{ data, error }, refetch] = useQuery({ query: TwinPanelDocument, variables: { slug }, requestPolicy: 'cache-and-network' })
   const [problem, setProblem] = useState('')
-  const [lastRun, setLastRun] = useState<{ id: string; status: string; footer: string | null } | null>(null)
+  const [lastRun, setLastRun] = useState<{ id: string; status: string; footer: string | null; summary: string | null } | null>(null)
   const [{ fetching: pausing }, pause] = useMutation(PauseTwinDocument)
   const [{ fetching: resuming }, resume] = useMutation(ResumeTwinDocument)
   const [{ fetching: starting }, runNow] = useMutation(RunTwinNowDocument)
@@ -33,7 +33,7 @@ export function TwinPanel({ slug, programId }: { slug: string; programId: string
   useSubscription({ query: TwinRunUpdatedDocument, variables: { programId }, pause: !twin?.id }, (_prev, event) => {
     const run = event.twinRunUpdated
     if (run?.id && run.twin?.id === twin?.id) {
-      setLastRun((r) => (r && r.id === run.id ? { id: run.id, status: run.status ?? r.status, footer: run.footer ?? r.footer } : r))
+      setLastRun((r) => (r && r.id === run.id ? { id: run.id, status: run.status ?? r.status, footer: run.footer ?? r.footer, summary: run.summary ?? r.summary } : r))
       reload()
     }
     return event
@@ -50,7 +50,7 @@ export function TwinPanel({ slug, programId }: { slug: string; programId: string
       const res = await runNow({ id: twin.id })
       const out = res.data?.runTwinNow
       if (res.error) return setProblem(describeError(res.error) ?? '')
-      if (out?.__typename === 'MutationRunTwinNowSuccess') return setLastRun({ id: out.run.id!, status: out.run.status ?? 'queued', footer: out.run.footer ?? null })
+      if (out?.__typename === 'MutationRunTwinNowSuccess') return setLastRun({ id: out.run.id!, status: out.run.status ?? 'queued', footer: out.run.footer ?? null, summary: out.run.summary ?? null })
       return setProblem(typedErrorMessage(out))
     }
     const res = what === 'pause' ? await pause({ id: twin.id }) : await resume({ id: twin.id })
@@ -94,6 +94,7 @@ export function TwinPanel({ slug, programId }: { slug: string; programId: string
             {RUN_STATUS[lastRun.status] ?? 'Started'}{lastRun.footer ? `: ${withReadableDates(lastRun.footer)}` : ''}
           </p>
         ) : null}
+        {lastRun?.summary ? <p role="status" data-testid="twin-run-summary">{lastRun.summary}</p> : null}
         <h3>Standing plan</h3>
         {(twin.triggers ?? []).length ? (
           <ul className="lines" data-testid="standing-plan">
