@@ -12,6 +12,7 @@ import { describeError, typedErrorMessage } from '../api/errors'
 import { formatDate, formatDateTime } from '../format'
 import { MemoryNotes } from './memory-notes'
 import { Link } from '../router'
+import { DraftText } from './draft-text'
 
 export interface Decided {
   outcome: string
@@ -104,7 +105,7 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
       {proposal?.draft?.text ? (
         <div className="draft">
           <p className="draft-label">{FIXED_PHRASES.agentGeneratedDraft}</p>
-          <p>{proposal.draft.text}</p>
+          <DraftText text={proposal.draft.text} slug={item.program?.slug ?? null} />
         </div>
       ) : null}
       {proposal?.uncitedInterpretations ? <AssertionLint uncited={proposal.uncitedInterpretations} /> : null}

@@ -14,6 +14,7 @@ import { addHandoffs } from './handoffs'
 import type { TwinRunEvents } from '../domain/twins'
 import type { StageGateEvents } from '../domain/gates'
 import { addStageGates } from './gates'
+import { addOversight } from './oversight'
 
 export type { TwinsRefs } from './refs'
 
@@ -30,5 +31,6 @@ export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents
   addWorkbenchHome(builder, { InboxItemRef: inbox.InboxItemRef, TwinRef })
   addStageGates(builder, refs, deps)
   addHandoffs(builder, refs)
+  addOversight(builder, refs)
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }
