@@ -213,7 +213,7 @@ function DeclineForm({ busy, onSubmit, onCancel }: { busy: boolean; onSubmit: (c
  * listed for the person to weigh (the lint flags; it never refuses the proposal).
  */
 function AssertionLint({ uncited }: { uncited: readonly string[] }) {
-  if (uncited.length === 0) return <p className="muted" data-testid="assertion-lint">Assertion lint: every interpretation is cited.</p>
+  if (uncited.length === 0) return <p className="muted" data-testid="assertion-lint">Citation check: every interpretation is cited.</p>
   return (
     <div className="assertion-lint" data-testid="assertion-lint">
       <p className="flag">Uncited interpretations: {uncited.length}</p>

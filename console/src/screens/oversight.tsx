@@ -47,7 +47,7 @@ export function Oversight({ slug }: { slug: string }) {
       <main id="main" className="page">
         {crumbs}
         <h1>Oversight</h1>
-        <p data-testid="oversight-not-permitted">Oversight is for the program's owner, lead and quality reviewer. Your role in this program does not include it.</p>
+        <p data-testid="oversight-not-permitted">Oversight is for the program's owner, lead and quality reviewer; you take part in this program as someone else.</p>
       </main>
     )
   }
@@ -174,7 +174,7 @@ function BoardPart({ items }: { items: BoardRow[] }) {
         <ul className="lines">
           {items.map((b) => (
             <li key={`${b.kind}-${b.id}`}>
-              <span className="label">{BOARD_KIND[b.kind ?? ''] ?? 'Item'}</span> {b.title}
+              <span className="label">{BOARD_KIND[b.kind ?? ''] ?? 'Item'}</span> {b.kind === 'twin' ? `${personaName(b.personaKey)}'s twin` : b.title}
               <span className="muted">
                 {' '}— {b.user?.name ?? personaName(b.personaKey)}{b.status ? `, ${BOARD_STATUS[b.status] ?? b.status.replace(/_/g, ' ')}` : ''}
                 {b.dueAt ? `, due ${formatDateTime(b.dueAt)}` : ''}
