@@ -130,7 +130,7 @@ function TwinCard({ twin, manage, mine, onChanged }: { twin: TwinRow; manage: bo
       <p data-testid="oversight-twin-status">{STATUS[twin.status ?? ''] ?? 'Unknown'}{twin.status === 'paused' ? (twin.pausedReason === 'manage' ? ', by a manager' : twin.pausedReason === 'budget' ? ', its budget is used up' : twin.pausedReason === 'user' ? `, by ${mine ? 'you' : who}` : '') : ''}.</p>
       <dl className="facts">
         <div><dt>Duties</dt><dd>{(twin.duties ?? []).map(dutyName).join(', ') || 'none'}</dd></div>
-        <div><dt>Tool call budget</dt><dd>{twin.budgetToolCallsMonth ?? 0} a month</dd></div>
+        <div><dt>Tool call budget</dt><dd>{(twin.budgetToolCallsMonth ?? 0).toLocaleString('en-GB')} calls a month</dd></div>
         <div><dt>Spending budget</dt><dd>{twin.budgetUsdMonth == null ? 'none set' : `US$${twin.budgetUsdMonth} a month`}</dd></div>
         <div><dt>Proposals wait</dt><dd>{count(twin.expiryHours, 'hour')} before they expire</dd></div>
       </dl>
