@@ -147,6 +147,9 @@ export async function benchConsole(): Promise<void> {
       await lead.close()
     }
 
+    // Back on the role home, where a twin's decision arrives.
+    await page.goto(home)
+    await regionsRendered()
     const arrivals: number[] = []
     const run = await runningRun(db, tenant, 'scientist')
     const client = await connect(stack.toolsUrl, run)

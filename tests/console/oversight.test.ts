@@ -2,7 +2,7 @@
 // role home and sees every part (twins with their evaluation and configuration, the board, decision metrics, QA
 // summaries, twin defaults), pauses someone's twin with a reason and saves the defaults; a quality reviewer sees the
 // parts program.twins.read and program.audit.read give, with no pause and no defaults; a scientist is offered no link
-// and reads why. Each screen passes the web checks at 1440 and 390 px (errors, axe, plumbing words, no sideways scroll).
+// and reads why. The skill results with the NCA plot join the same screenshot set. Each screen passes the web checks at 1440 and 390 px (errors, axe, plumbing words, no sideways scroll).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { useStack } from '../helpers/stack'
@@ -110,5 +110,23 @@ describe('the oversight screen', { timeout: 120_000 }, () => {
     await page.getByTestId('oversight-not-permitted').waitFor()
     expect(await page.getByRole('heading', { level: 2 }).count()).toBe(0)
     await checkScreen(page, 'oversight-scientist', { primaryAction: page.getByRole('link', { name: PROGRAM.name }) })
+  })
+})
+
+describe('the skill results in the screenshot set', { timeout: 120_000 }, () => {
+  it('passes the web checks with a dose projection and an NCA result (plot and parameters) on screen', async () => {
+    const page = await signedIn('Sofia Scientist')
+    await page.goto(`${base()}/p/${PROGRAM.slug}/skills`)
+    const dose = page.getByTestId('dose-form')
+    await dose.getByLabel('Dose', { exact: true }).fill('50')
+    await dose.getByLabel('Where this NOAEL comes from').fill('tox-report:rat#noael')
+    await dose.getByRole('button', { name: 'Project the dose' }).click()
+    await page.getByRole('region', { name: 'First-in-human dose projection' }).getByTestId('skill-result').waitFor()
+    const nca = page.getByTestId('nca-form')
+    await nca.getByLabel(/^Concentrations/).fill(['Time (h),Concentration (mg/L)', '0,0.74', '0.25,2.84', '0.57,6.57', '1.12,10.5', '2.02,9.66', '3.82,8.58', '5.1,8.36', '7.03,7.47', '9.05,6.89', '12.12,5.94', '24.37,3.28'].join('\n'))
+    await nca.getByLabel('Dose at time zero').fill('320')
+    await nca.getByRole('button', { name: 'Extract the parameters' }).click()
+    await page.getByTestId('nca-plot-log').waitFor()
+    await checkScreen(page, 'skills-results-with-plot', { primaryAction: nca.getByRole('button', { name: 'Extract the parameters' }) })
   })
 })
