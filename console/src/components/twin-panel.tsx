@@ -9,10 +9,8 @@ import { FIXED_PHRASES, TWINS } from '../copy'
 import { describeError, typedErrorMessage } from '../api/errors'
 import { RECONNECTED_EVENT } from '../api/client'
 import { formatDate, formatDateTime, formatTime, withReadableDates } from '../format'
+import { dutyName } from '../duty-names'
 
-/** Names people read for a duty (the catalogue's keys are not words). */
-const DUTY: Record<string, string> = { blocker_scan: 'Blocker scan', pre_read: 'Pre-read' }
-const dutyName = (key: string | null | undefined) => (key && DUTY[key]) ?? (key ? key.replace(/[_.]+/g, ' ').replace(/^./, (c) => c.toUpperCase()) : 'A duty')
 
 const RUN_STATUS: Record<string, string> = {
   queued: 'Waiting to start', running: 'Running', interrupted: 'Waiting for you', succeeded: 'Finished', failed: 'Stopped with a problem', cancelled: 'Cancelled',

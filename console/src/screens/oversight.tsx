@@ -8,19 +8,13 @@ import { MeDocument, OversightAccessDocument, OversightDocument, PauseTwinWithRe
 import { describeError, typedErrorMessage } from '../api/errors'
 import { Link } from '../router'
 import { formatDate, formatDateTime } from '../format'
+import { dutyName } from '../duty-names'
 
 const PERSONA: Record<string, string> = {
   program_owner: 'Program owner', program_lead: 'Program lead', scientist: 'Scientist', quality_reviewer: 'Quality reviewer',
   manufacturing_specialist: 'Manufacturing specialist', viewer: 'Viewer',
 }
-/** Names people read for a duty (the catalogue's keys are not words). */
-export const DUTY_NAMES: Record<string, string> = {
-  blocker_scan: 'Blocker scan', pre_read: 'Pre-read', sar_refresh: 'SAR table refresh', study_gate_check: 'Study gate check',
-  twin_literature_watch: 'Literature watch', twin_handoff: 'Hand-off pre-read', qa_check_triage: 'QA check triage',
-  qa_deviation_followup: 'QA deviation follow-up', qa_oos_intake: 'QA OOS intake', qa_assertion_audit: 'QA assertion audit',
-}
 const personaName = (key: string | null | undefined) => (key && PERSONA[key]) ?? 'Member'
-const dutyName = (key: string) => DUTY_NAMES[key] ?? key.replace(/[_.]+/g, ' ').replace(/^./, (c) => c.toUpperCase())
 const STATUS: Record<string, string> = { active: 'Active', paused: 'Paused', retired: 'Retired' }
 const BOARD_KIND: Record<string, string> = { decision: 'Decision waiting', handoff: 'Hand-off', twin: 'Twin' }
 const BOARD_STATUS: Record<string, string> = { open: 'open', snoozed: 'snoozed', sent: 'sent', accepted: 'accepted', active: 'active', paused: 'paused', retired: 'retired' }
