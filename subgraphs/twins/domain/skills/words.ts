@@ -81,7 +81,10 @@ const keyWords = (key: string) => key.replace(/[_.]+/g, ' ').trim()
 
 /** A skill's option keys inside a text ('linear_up_log_down trapezoidal') as words; other text kept as it is. */
 export function keysAsWords(text: string): string {
-  return text.replace(/\b[a-z0-9]+(?:_[a-z0-9]+)+\b/g, (key) => VALUE_WORDS[key] ?? key.replace(/_/g, ' '))
+  return text
+    .replace(/\blambda_z\b/g, 'λz')
+    .replace(/\b(AUCinf|AUMCinf|MRTinf)_obs\b/g, '$1 (observed)')
+    .replace(/\b[a-z0-9]+(?:_[a-z0-9]+)+\b/g, (key) => VALUE_WORDS[key] ?? key.replace(/_/g, ' '))
 }
 
 /** The label in words of an output or an intermediate value: 'mrsd' reads 'Maximum recommended starting dose'. */
