@@ -2,7 +2,9 @@
 // regions rendered (median of 20 loads, in Chromium over the real stack); a decision filed by a twin (the tool call over
 // MCP) until its card is on screen (median and p99 of 50, measured from the tool call's answer: the commit precedes it);
 // and the console's request count for one role home load; for the record screens (a record's content, a record list,
-// filtered, Setup, the stage gates with the person's actions) the requests of one load and the time to content. Prints `name value` lines; never asserts timings.
+// filtered, Setup, the stage gates with the person's actions) the requests of one load and the time to content; the
+// oversight screen (as the lead) to all its parts and the NCA result (plot and table) after a pasted table, with their
+// request counts. Prints `name value` lines; never asserts timings.
 // Alone: `npx tsx bench/console.ts`. Knobs: BENCH_CONSOLE_LOADS (20), BENCH_CONSOLE_DECISIONS (50).
 import fs from 'node:fs'
 import path from 'node:path'
@@ -130,6 +132,66 @@ export async function benchConsole(): Promise<void> {
     await page.goto(home)
     await regionsRendered()
 
+    // The skills screen: an NCA extraction from a pasted table until its plot and table are on screen.
+    const skills = `${stack.gatewayUrl}/p/${ILLUSTRATIVE.program.slug ?? 'illustrative-program'}/skills`
+    const pasted = ['Time (h)\tConcentration (mg/L)', '0\t0.74', '0.25\t2.84', '0.57\t6.57', '1.12\t10.5', '2.02\t9.66', '3.82\t8.58', '5.1\t8.36', '7.03\t7.47', '9.05\t6.89', '12.12\t5.94', '24.37\t3.28'].join('\n')
+    const ncaTimes: number[] = []
+    let ncaRequests = 0
+    for (let i = 0; i < Math.max(3, Math.round(k.LOADS / 4)); i++) {
+      await page.goto(skills)
+      const form = page.getByTestId('nca-form')
+      await form.getByLabel(/^Concentrations/).fill(pasted)
+      await form.getByLabel('Dose at time zero').fill('320')
+      const seen: string[] = []
+      const count = (r: { url(): string }) => seen.push(r.url())
+      page.on('request', count)
+      const t0 = performance.now()
+      await form.getByRole('button', { name: 'Extract the parameters' }).click()
+      await page.getByTestId('nca-plot-log').waitFor({ timeout: 30_000 })
+      await page.getByTestId('nca-parameters').waitFor({ timeout: 30_000 })
+      ncaTimes.push(performance.now() - t0)
+      page.off('request', count)
+      ncaRequests = seen.length
+    }
+    out('console.skills_nca.runs', ncaTimes.length)
+    out('console.skills_nca.median_ms', percentile(ncaTimes, 50).toFixed(0))
+    out('console.skills_nca.requests', ncaRequests)
+
+    // The oversight screen, as the program lead: navigation until every part is on screen.
+    const lead = await openConsoleAs(browser, stack.gatewayUrl, ILLUSTRATIVE.users.find((u) => u.persona === 'program_lead')!.name)
+    try {
+      const oversight = `${stack.gatewayUrl}/p/${ILLUSTRATIVE.program.slug ?? 'illustrative-program'}/oversight`
+      const allParts = () => lead.page.waitForFunction(() => {
+        const d = (globalThis as any).document
+        return d.querySelectorAll('main h2').length === 5 && d.querySelector('[data-testid="oversight-twin"]')
+      }, undefined, { timeout: 30_000 })
+      await lead.page.goto(oversight)
+      await allParts()
+      const seen: string[] = []
+      const count = (r: { url(): string }) => seen.push(r.url())
+      lead.page.on('request', count)
+      await lead.page.goto(oversight)
+      await allParts()
+      await lead.page.waitForTimeout(500)
+      lead.page.off('request', count)
+      out('console.oversight.requests', seen.length)
+      out('console.oversight.graphql_requests', seen.filter((u) => u.includes('/graphql')).length)
+      const times: number[] = []
+      for (let i = 0; i < k.LOADS; i++) {
+        const t0 = performance.now()
+        await lead.page.goto(oversight)
+        await allParts()
+        times.push(performance.now() - t0)
+      }
+      out('console.oversight.loads', times.length)
+      out('console.oversight.median_ms', percentile(times, 50).toFixed(0))
+    } finally {
+      await lead.close()
+    }
+
+    // Back on the role home, where a twin's decision arrives.
+    await page.goto(home)
+    await regionsRendered()
     const arrivals: number[] = []
     const run = await runningRun(db, tenant, 'scientist')
     const client = await connect(stack.toolsUrl, run)

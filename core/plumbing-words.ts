@@ -49,6 +49,10 @@ export const PLUMBING_WORDS: readonly PlumbingWord[] = [
   { name: 'JSON', pattern: /\bJSON\b/i, why: 'a data format' },
   { name: 'UUID', pattern: /\bUUIDs?\b/i, why: 'an identifier format' },
   { name: 'UUID-shaped id', pattern: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/i, why: 'a raw identifier' },
+  // Developers' words and the skills' keys (issue 34, item 9): people read 'citation check', 'Maximum recommended
+  // starting dose', 'first-in-human dose projection'. Lower case only: 'FIH' and 'HED' are how scientists write them.
+  { name: 'lint', pattern: /\blint(?:s|ed|er|ing)?\b/i, why: "a developer's word for a check" },
+  { name: 'skill key', pattern: /(?<![\w.-])(?:fih|mrsd|hed|nca|cl f|vz f|auclast|aucinf obs|lambda z)(?![\w-])/, why: "a skill's key or output key instead of its words" },
   // Time as the machine writes it; people read '26 November 2026, 10:00'.
   { name: 'unformatted timestamp', pattern: /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/, why: 'an ISO 8601 or database timestamp' },
   { name: 'unformatted date', pattern: /(?<![\w-])\d{4}-\d{2}-\d{2}(?![\w-])/, why: 'an ISO 8601 date' },

@@ -18,6 +18,7 @@ import { StageGates } from './screens/stage-gates'
 import { RecordScreen } from './screens/record'
 import { Handoffs } from './screens/handoffs'
 import { Skills } from './screens/skills'
+import { Oversight } from './screens/oversight'
 import { Shell } from './components/shell'
 import { AREAS, RecordListScreen } from './screens/record-list'
 import { ProgramSetup } from './screens/program-setup'
@@ -94,6 +95,7 @@ export function App({ config }: { config: ConsoleConfig }) {
   else if ((params = match('/p/:slug/records/:id', pathname))) screen = <RecordScreen slug={params.slug} id={params.id} />
   else if ((params = match('/p/:slug/handoffs', pathname))) screen = <Handoffs slug={params.slug} />
   else if ((params = match('/p/:slug/skills', pathname))) screen = <Skills slug={params.slug} />
+  else if ((params = match('/p/:slug/oversight', pathname))) screen = <Oversight slug={params.slug} />
   else if ((params = match('/p/:slug', pathname))) screen = <RoleHome slug={params.slug} />
   else if ((params = match('/p/:slug/stage-gates', pathname))) screen = <StageGates slug={params.slug} />
   else if ((params = match('/p/:slug/setup', pathname))) screen = <ProgramSetup slug={params.slug} />

@@ -51,6 +51,6 @@ describe('the decision card', () => {
     expect(flagged).toContain('Uncited interpretations: 1')
     expect(flagged).toContain('This suggests hepatocellular injury.')
     expect(flagged).not.toContain('ALT rose twofold')
-    expect(await card('Kidney weight').getByTestId('assertion-lint').innerText()).toBe('Assertion lint: every interpretation is cited.')
+    expect(await card('Kidney weight').getByTestId('assertion-lint').innerText()).toBe('Citation check: every interpretation is cited.')
   }, 120_000)
 })

@@ -2,7 +2,7 @@
 // runs until you resume.'), resume and run now by the keyboard, the standing plan it runs under; a viewer has no twin.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
-import { useStack } from '../helpers/stack'
+import { useStack, startTestWorker } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
 import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, scrollsHorizontally, type ConsolePerson } from '../helpers/console'
 import type { Tenant } from '../helpers/factories'
@@ -17,6 +17,7 @@ let tenant: Tenant
 let browser: Browser
 let sofia: ConsolePerson
 let vera: ConsolePerson
+let worker: Awaited<ReturnType<typeof startTestWorker>> | undefined
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ?? '/tmp/console-screenshots'
 const today = () => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric' }).format(new Date())
 
@@ -29,6 +30,7 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
+  await worker?.close()
   await sofia?.close()
   await vera?.close()
   await browser?.close()
@@ -80,6 +82,25 @@ describe('the twin panel', { timeout: 60_000 }, () => {
     expect(run.initiatedBy).toBe('user')
     expect(await line.innerText()).toMatch(/standing plan/)
     expect(await line.innerText()).not.toMatch(/Requested by/)
+    expect(await plumbingIn(sofia.page)).toEqual([])
+  })
+
+  it('says, after a second "Run now", that the proposal on the same basis is already waiting, and files no second one', async () => {
+    worker = await startTestWorker(stack.db)
+    const twinId = (await twinOf()).id
+    const question = 'What unblocks No GLP safety pharmacology core battery yet (illustrative)?'
+    const waiting = () => stack.db.db.inboxItem.count({ where: { userId: tenant.users.scientist.id, kind: 'decision', status: 'open', title: question } })
+    const summary = panel().getByTestId('twin-run-summary')
+    await panel().getByRole('button', { name: 'Run now', exact: true }).click()
+    await expect.poll(() => summary.count(), { timeout: 45_000 }).toBe(1)
+    expect(await waiting()).toBe(1)
+    await panel().getByRole('button', { name: 'Run now', exact: true }).click()
+    await expect.poll(async () => (await summary.count()) ? summary.innerText() : '', { timeout: 45_000 })
+      .toBe(`Filed no new proposal. Already waiting for your decision, so not filed again: “${question}”.`)
+    expect(await waiting()).toBe(1)
+    const runs = await stack.db.db.agentRun.findMany({ where: { twinId, initiatedBy: 'user', status: 'succeeded' } })
+    expect(runs.length).toBeGreaterThanOrEqual(2)
+    await sofia.page.screenshot({ path: `${SCREENSHOTS}/twin-run-already-waiting-1440.png`, fullPage: true })
     expect(await plumbingIn(sofia.page)).toEqual([])
   })
 

@@ -2884,6 +2884,8 @@ export type Program = {
   currentStage?: Maybe<StageGateStage>;
   /** The program's stages in order (empty where stage gates may not be read). */
   stagePlan?: Maybe<Array<StageGateStage>>;
+  /** What the caller may see and do on the oversight screen of this program. */
+  oversight?: Maybe<ProgramOversight>;
   /** The personas the caller holds in this program. */
   myPersonas?: Maybe<Array<Scalars['String']['output']>>;
   /** evidence_query_budget, twin_defaults, escalation_days, gate_critical_milestone_tag */
@@ -2966,6 +2968,19 @@ export type ProgramMemberEdge = {
   /** Opaque; pass it as `after` to read what follows this node. */
   cursor?: Maybe<Scalars['String']['output']>;
   node?: Maybe<ProgramMember>;
+};
+
+/** What the caller may see and do on the oversight screen of a program, from the permissions each part checks. */
+export type ProgramOversight = {
+  __typename?: 'ProgramOversight';
+  /** program.twins.read: the program board, every twin with its evaluations and runs. */
+  viewerCanReadTwins?: Maybe<Scalars['Boolean']['output']>;
+  /** program.twins.manage: pausing someone's twin (with a reason) and the program's twin defaults (duties, budgets, expiry). */
+  viewerCanManageTwins?: Maybe<Scalars['Boolean']['output']>;
+  /** program.audit.read: decision metrics per persona and the QA oversight summaries. */
+  viewerCanReadAudit?: Maybe<Scalars['Boolean']['output']>;
+  /** Any of the above: the console offers the oversight screen. */
+  viewerCanOversee?: Maybe<Scalars['Boolean']['output']>;
 };
 
 /** A program record of one of the workbench record types (recordType is its permission resource). */
@@ -4032,6 +4047,16 @@ export type Skill = {
   release?: Maybe<Scalars['String']['output']>;
 };
 
+/** One intermediate value of 'How this was computed', in words. */
+export type SkillComputedStep = {
+  __typename?: 'SkillComputedStep';
+  label?: Maybe<Scalars['String']['output']>;
+  /** The value (6 significant figures), 'none given' for a value left out */
+  text?: Maybe<Scalars['String']['output']>;
+  unit?: Maybe<Scalars['String']['output']>;
+  note?: Maybe<Scalars['String']['output']>;
+};
+
 /** The skill could not complete; nothing was stored. (code skill_failed, HTTP 500) */
 export type SkillFailed = Error & {
   __typename?: 'SkillFailed';
@@ -4047,6 +4072,12 @@ export type SkillOutputValue = {
   unitUcum?: Maybe<Scalars['String']['output']>;
   unitDisplay?: Maybe<Scalars['String']['output']>;
   display?: Maybe<Scalars['String']['output']>;
+  /** The output in words ('Maximum recommended starting dose' for mrsd) */
+  label?: Maybe<Scalars['String']['output']>;
+  /** The value as people read it, without its unit (the display's rounding); 'none given' for a value left out */
+  text?: Maybe<Scalars['String']['output']>;
+  /** The unit as people write it ('h·mg/L'); null for a pure number (never '1') */
+  unit?: Maybe<Scalars['String']['output']>;
 };
 
 export type SkillReference = {
@@ -4084,6 +4115,10 @@ export type SkillResult = {
   /** 'How this was computed': intermediate values and rules applied */
   howComputed?: Maybe<Scalars['JSON']['output']>;
   tables?: Maybe<Scalars['JSON']['output']>;
+  /** 'How this was computed': every intermediate value in words, in order */
+  steps?: Maybe<Array<SkillComputedStep>>;
+  /** 'How this was computed': the rules applied, the skills' option keys as words */
+  rulesApplied?: Maybe<Array<Scalars['String']['output']>>;
   createdAt?: Maybe<Scalars['DateTime']['output']>;
 };
 
@@ -4648,6 +4683,8 @@ export type TwinRun = {
   outcome?: Maybe<Scalars['JSON']['output']>;
   /** 'started by <schedule|event|hand-off|the person>, under <Name>'s standing plan (approved <date>, plan <hash prefix>)' */
   footer?: Maybe<Scalars['String']['output']>;
+  /** What a finished run did, in words: 'Filed 1 proposal for your decision.', and the proposals it did not file again because one of the same kind on the same basis is still waiting ('Already waiting for your decision, so not filed again: “<title>”.'). Null until it has succeeded. */
+  summary?: Maybe<Scalars['String']['output']>;
   createdAt?: Maybe<Scalars['DateTime']['output']>;
   startedAt?: Maybe<Scalars['DateTime']['output']>;
   finishedAt?: Maybe<Scalars['DateTime']['output']>;

@@ -16,6 +16,7 @@ import { MemoryNotes } from './memory-notes'
 import { TrailLine } from './trail-line'
 import { Link } from '../router'
 import { DECLINE_REASONS, DecisionDetails, OUTCOME } from './decision-record'
+import { DraftText } from './draft-text'
 
 export interface Decided {
   outcome: string
@@ -104,7 +105,7 @@ export function ProposalCard({ item, decided, onDecided, select, children }: {
       {proposal?.draft?.text && !draftEdited ? (
         <div className="draft">
           <p className="draft-label">{FIXED_PHRASES.agentGeneratedDraft}</p>
-          <p>{proposal.draft.text}</p>
+          <DraftText text={proposal.draft.text} slug={item.program?.slug ?? null} />
         </div>
       ) : null}
       {proposal?.uncitedInterpretations ? <AssertionLint uncited={proposal.uncitedInterpretations} /> : null}
@@ -245,7 +246,7 @@ function DeclineForm({ busy, onSubmit, onCancel }: { busy: boolean; onSubmit: (c
  * listed for the person to weigh (the lint flags; it never refuses the proposal).
  */
 function AssertionLint({ uncited }: { uncited: readonly string[] }) {
-  if (uncited.length === 0) return <p className="muted" data-testid="assertion-lint">Assertion lint: every interpretation is cited.</p>
+  if (uncited.length === 0) return <p className="muted" data-testid="assertion-lint">Citation check: every interpretation is cited.</p>
   return (
     <div className="assertion-lint" data-testid="assertion-lint">
       <p className="flag">Uncited interpretations: {uncited.length}</p>

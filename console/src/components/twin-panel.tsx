@@ -9,10 +9,8 @@ import { FIXED_PHRASES, TWINS } from '../copy'
 import { describeError, typedErrorMessage } from '../api/errors'
 import { RECONNECTED_EVENT } from '../api/client'
 import { formatDate, formatDateTime, formatTime, withReadableDates } from '../format'
+import { dutyName } from '../duty-names'
 
-/** Names people read for a duty (the catalogue's keys are not words). */
-const DUTY: Record<string, string> = { blocker_scan: 'Blocker scan', pre_read: 'Pre-read' }
-const dutyName = (key: string | null | undefined) => (key && DUTY[key]) ?? (key ? key.replace(/[_.]+/g, ' ').replace(/^./, (c) => c.toUpperCase()) : 'A duty')
 
 const RUN_STATUS: Record<string, string> = {
   queued: 'Waiting to start', running: 'Running', interrupted: 'Waiting for you', succeeded: 'Finished', failed: 'Stopped with a problem', cancelled: 'Cancelled',
@@ -22,7 +20,7 @@ export function TwinPanel({ slug, programId }: { slug: string; programId: string
   const headingId = useId()
   const [{ data, error }, refetch] = useQuery({ query: TwinPanelDocument, variables: { slug }, requestPolicy: 'cache-and-network' })
   const [problem, setProblem] = useState('')
-  const [lastRun, setLastRun] = useState<{ id: string; status: string; footer: string | null } | null>(null)
+  const [lastRun, setLastRun] = useState<{ id: string; status: string; footer: string | null; summary: string | null } | null>(null)
   const [{ fetching: pausing }, pause] = useMutation(PauseTwinDocument)
   const [{ fetching: resuming }, resume] = useMutation(ResumeTwinDocument)
   const [{ fetching: starting }, runNow] = useMutation(RunTwinNowDocument)
@@ -33,7 +31,7 @@ export function TwinPanel({ slug, programId }: { slug: string; programId: string
   useSubscription({ query: TwinRunUpdatedDocument, variables: { programId }, pause: !twin?.id }, (_prev, event) => {
     const run = event.twinRunUpdated
     if (run?.id && run.twin?.id === twin?.id) {
-      setLastRun((r) => (r && r.id === run.id ? { id: run.id, status: run.status ?? r.status, footer: run.footer ?? r.footer } : r))
+      setLastRun((r) => (r && r.id === run.id ? { id: run.id, status: run.status ?? r.status, footer: run.footer ?? r.footer, summary: run.summary ?? r.summary } : r))
       reload()
     }
     return event
@@ -50,7 +48,7 @@ export function TwinPanel({ slug, programId }: { slug: string; programId: string
       const res = await runNow({ id: twin.id })
       const out = res.data?.runTwinNow
       if (res.error) return setProblem(describeError(res.error) ?? '')
-      if (out?.__typename === 'MutationRunTwinNowSuccess') return setLastRun({ id: out.run.id!, status: out.run.status ?? 'queued', footer: out.run.footer ?? null })
+      if (out?.__typename === 'MutationRunTwinNowSuccess') return setLastRun({ id: out.run.id!, status: out.run.status ?? 'queued', footer: out.run.footer ?? null, summary: out.run.summary ?? null })
       return setProblem(typedErrorMessage(out))
     }
     const res = what === 'pause' ? await pause({ id: twin.id }) : await resume({ id: twin.id })
@@ -94,6 +92,7 @@ export function TwinPanel({ slug, programId }: { slug: string; programId: string
             {RUN_STATUS[lastRun.status] ?? 'Started'}{lastRun.footer ? `: ${withReadableDates(lastRun.footer)}` : ''}
           </p>
         ) : null}
+        {lastRun?.summary ? <p role="status" data-testid="twin-run-summary">{lastRun.summary}</p> : null}
         <h3>Standing plan</h3>
         {(twin.triggers ?? []).length ? (
           <ul className="lines" data-testid="standing-plan">

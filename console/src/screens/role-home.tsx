@@ -66,6 +66,7 @@ export function RoleHome({ slug }: { slug: string }) {
         <p className="home-links">
           <Link href={`/p/${encodeURIComponent(program.slug ?? slug)}/handoffs`}>Hand-offs and delegations</Link>
           <Link href={`/p/${encodeURIComponent(program.slug ?? slug)}/skills`}>Skills</Link>
+          {program.oversight?.viewerCanOversee ? <Link href={`/p/${encodeURIComponent(program.slug ?? slug)}/oversight`}>Oversight</Link> : null}
         </p>
         {home.rail ? <Rail slug={program.slug ?? slug} rail={home.rail} /> : null}
         <WorkbenchRolePicker

@@ -9,6 +9,7 @@ import { SKILLS } from '../copy'
 import { describeError, typedErrorMessage } from '../api/errors'
 import { Link } from '../router'
 import { withReadableDates } from '../format'
+import { NcaPlots, profilePoints } from '../components/nca-plot'
 
 const SPECIES: { key: string; label: string }[] = [
   { key: 'rat', label: 'Rat' }, { key: 'mouse', label: 'Mouse' }, { key: 'dog', label: 'Dog' },
@@ -21,8 +22,24 @@ const NCA_ROUTES: { key: string; label: string }[] = [
 
 type Problems = { byField: Record<string, string>; form: string }
 
+/**
+ * A skill's refusal in the words of the form: the field named as the form labels it, never a path, a type name or
+ * 'received null' ('Enter the dose of NOAEL 1 as a number.'). `labelOf` names a field path as the form does.
+ */
+export function inFormWords(field: string, message: string, labelOf: (field: string) => string | undefined): string {
+  const label = labelOf(field)
+  const text = message.replace(/^[\w.[\]]+:\s*/, '')
+  if (label && /received (null|NaN|undefined)|expected number|Invalid input: expected (int|number)/i.test(text)) return `Enter the ${label} as a number.`
+  if (label && /expected string, received (null|undefined)|Too small: expected string/i.test(text)) return `Enter the ${label}.`
+  const atLeast = /Too small: expected array to have >=\s*(\d+) items/i.exec(text)
+  if (atLeast && field === 'rows') return `Enter at least ${atLeast[1]} samples, one per line: the time, then the concentration.`
+  if (atLeast && label) return `Give at least ${atLeast[1]}: ${label}.`
+  if (label && /^Invalid (input|option)/i.test(text)) return `Check the ${label}: it is not one the skill accepts.`
+  return text.replace(/\b[a-z0-9]+(?:_[a-z0-9]+)+\b/g, (k) => k.replace(/_/g, ' '))
+}
+
 /** Runs a skill and sorts its refusal: a field's error (its path inside the inputs) or one for the whole form. */
-function useRunSkill(programId: string) {
+function useRunSkill(programId: string, labelOf: (field: string) => string | undefined) {
   const [state, run] = useMutation(RunSkillDocument)
   const [problems, setProblems] = useState<Problems>({ byField: {}, form: '' })
   const [result, setResult] = useState<any>(null)
@@ -35,14 +52,15 @@ function useRunSkill(programId: string) {
     setResult(null)
     const byField: Record<string, string> = {}
     if (out?.__typename === 'InvalidInput') {
-      for (const i of out.issues) byField[inputPath(i.field)] = i.message ?? ''
+      for (const i of out.issues) byField[inputPath(i.field)] = inFormWords(inputPath(i.field), i.message ?? '', labelOf)
       return setProblems({ byField, form: out.issues.some((i) => !i.field) ? out.message : '' })
     }
     const field = out && 'field' in out ? inputPath(out.field ?? null) : ''
-    if (field) return setProblems({ byField: { [field]: typedErrorMessage(out) }, form: '' })
+    if (field) return setProblems({ byField: { [field]: inFormWords(field, typedErrorMessage(out), labelOf) }, form: '' })
     setProblems({ byField: {}, form: typedErrorMessage(out) })
   }
-  return { busy: state.fetching, problems, result, submit }
+  const refuse = (byField: Record<string, string>) => { setResult(null); setProblems({ byField, form: '' }) }
+  return { busy: state.fetching, problems, result, submit, refuse }
 }
 
 /**
@@ -91,9 +109,19 @@ function Field({ label, error, children, id }: { label: string; error?: string; 
 
 interface NoaelRow { species: string; value: string; unit: string; citation: string }
 
+/** The dose form's fields as its labels name them. */
+function doseFieldLabel(field: string): string | undefined {
+  const m = /^noael\[(\d+)\]\.(.+)$/.exec(field)
+  if (m) {
+    const part = { species: 'species', 'dose.value': 'dose', dose: 'dose', 'dose.unit': 'dose unit', citation: 'source' }[m[2]]
+    return part ? `${part} of NOAEL ${Number(m[1]) + 1}` : undefined
+  }
+  return { route: 'intended clinical route', noael: 'NOAEL' }[field]
+}
+
 function DoseProjection({ programId }: { programId: string }) {
   const id = useId()
-  const skill = useRunSkill(programId)
+  const skill = useRunSkill(programId, doseFieldLabel)
   const [rows, setRows] = useState<NoaelRow[]>([{ species: 'rat', value: '', unit: 'mg/kg', citation: '' }])
   const [route, setRoute] = useState('oral')
   const set = (i: number, patch: Partial<NoaelRow>) => setRows((r) => r.map((row, j) => (j === i ? { ...row, ...patch } : row)))
@@ -150,9 +178,42 @@ function DoseProjection({ programId }: { programId: string }) {
   )
 }
 
+/** The NCA form's fields as its labels name them. */
+function ncaFieldLabel(field: string): string | undefined {
+  const row = /^rows\[(\d+)\]\.(time|conc)$/.exec(field)
+  if (row) return `${row[2] === 'time' ? 'time' : 'concentration'} of sample ${Number(row[1]) + 1}`
+  return ({ rows: 'concentrations', time_unit: 'time unit', conc_unit: 'concentration unit', dose: 'dose at time zero', 'dose.value': 'dose at time zero', 'dose.unit': 'dose unit', route: 'route', citation: 'source of the table' } as Record<string, string>)[field]
+}
+
+const BLQ = /^(blq|bql|<\s*lloq|<\s*loq|below lloq|nd)$/i
+
+/**
+ * Concentrations as typed or pasted from a spreadsheet: one sample a line, the time then the concentration, separated
+ * by a tab, a comma, a semicolon or spaces; a header row is allowed (a first line whose cells are not numbers); an
+ * empty line is skipped; 'BLQ' (or BQL, <LLOQ) marks a sample below the limit of quantification. A cell that is not a
+ * number is refused in words, with its line.
+ */
+export function parseConcentrations(text: string): { rows: { time: number; conc: number | null; blq?: true }[] } | { problem: string } {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean)
+  const sep = lines.some((l) => l.includes('\t')) ? /\t/ : lines.some((l) => l.includes(',')) ? /\s*,\s*/ : lines.some((l) => l.includes(';')) ? /\s*;\s*/ : /\s+/
+  const number = (cell: string) => (cell.trim() !== '' && Number.isFinite(Number(cell.trim())) ? Number(cell.trim()) : null)
+  const rows: { time: number; conc: number | null; blq?: true }[] = []
+  for (const [i, line] of lines.entries()) {
+    const [t = '', c = ''] = line.split(sep).map((x) => x.trim())
+    if (i === 0 && number(t) === null && number(c) === null && !BLQ.test(c)) continue // a header row
+    const time = number(t)
+    if (time === null) return { problem: `Line ${i + 1}: the time “${t}” is not a number. Enter the time, then the concentration.` }
+    if (BLQ.test(c)) { rows.push({ time, conc: null, blq: true }); continue }
+    const conc = number(c)
+    if (conc === null) return { problem: c ? `Line ${i + 1}: the concentration “${c}” is not a number (write BLQ for a sample below the limit).` : `Line ${i + 1}: no concentration after the time ${t}.` }
+    rows.push({ time, conc })
+  }
+  return { rows }
+}
+
 function NcaExtraction({ programId }: { programId: string }) {
   const id = useId()
-  const skill = useRunSkill(programId)
+  const skill = useRunSkill(programId, ncaFieldLabel)
   const [table, setTable] = useState('')
   const [timeUnit, setTimeUnit] = useState('h')
   const [concUnit, setConcUnit] = useState('mg/L')
@@ -162,12 +223,10 @@ function NcaExtraction({ programId }: { programId: string }) {
   const [citation, setCitation] = useState('')
   const submit = (e: FormEvent) => {
     e.preventDefault()
-    const rows = table.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => {
-      const [t, c] = l.split(/[\s,;]+/)
-      return { time: Number(t), conc: c === undefined || c === '' ? null : Number(c) }
-    })
+    const parsed = parseConcentrations(table)
+    if ('problem' in parsed) return skill.refuse({ rows: parsed.problem })
     void skill.submit('tox.pk_parameter_extraction', {
-      rows, time_unit: timeUnit.trim(), conc_unit: concUnit.trim(), route,
+      rows: parsed.rows, time_unit: timeUnit.trim(), conc_unit: concUnit.trim(), route,
       dose: { value: dose.trim() === '' ? null : Number(dose), unit: doseUnit.trim() },
       ...(citation.trim() ? { citation: citation.trim() } : {}),
     })
@@ -177,7 +236,7 @@ function NcaExtraction({ programId }: { programId: string }) {
     <section aria-labelledby={`${id}-h`} className="region">
       <h2 id={`${id}-h`}>Pharmacokinetic parameters (NCA)</h2>
       <form className="stack" onSubmit={submit} data-testid="nca-form">
-        <Field id={`${id}-rows`} label="Concentrations: one line per sample, time then concentration" error={err.rows}>
+        <Field id={`${id}-rows`} label="Concentrations: one line per sample, the time then the concentration (paste from a spreadsheet: tab or comma separated, a header row allowed)" error={err.rows}>
           {(d) => <textarea id={`${id}-rows`} aria-describedby={d} rows={6} value={table} onChange={(e) => setTable(e.target.value)} />}
         </Field>
         <div className="unit-row">
@@ -214,51 +273,49 @@ function NcaExtraction({ programId }: { programId: string }) {
   )
 }
 
-const NUMBER = new Intl.NumberFormat('en-GB', { maximumSignificantDigits: 6 })
+interface OutputInWords { name: string; label: string; text: string; unit?: string | null }
 
-/** A value for people: numbers to 6 significant figures, a missing value as 'none', never a raw empty word. */
-function shown(value: unknown, unit?: string | null): string {
-  if (value === null || value === undefined || (typeof value === 'number' && Number.isNaN(value))) return 'none'
-  const text = typeof value === 'number' ? NUMBER.format(value) : typeof value === 'boolean' ? (value ? 'yes' : 'no') : keyAsWords(String(value))
-  return unit ? `${text} ${unit}` : text
-}
-
-/**
- * A method key in a value or a note ('linear_up_log_down trapezoidal') reads as words ('linear up log down
- * trapezoidal'): the skills name their options by key, and people read words.
- */
-function keyAsWords(text: string): string {
-  return text.replace(/\b[a-z0-9]+(?:_[a-z0-9]+)+\b/g, (key) => key.replace(/_/g, ' '))
-}
-
-/** An output or intermediate name as words: 'rat.hed_table1_divisor' reads 'rat, hed table1 divisor'. */
-function words(name: string | null | undefined): string {
-  return (name ?? '').replace(/\./g, ', ').replace(/_/g, ' ')
-}
+const withUnit = (text: string, unit?: string | null) => (unit ? `${text} ${unit}` : text)
 
 function SkillResultView({ result }: { result: any }) {
-  const how = (result.howComputed ?? {}) as { intermediate_values?: { name: string; value: unknown; unit_ucum?: string; note?: string }[]; rules_applied?: string[] }
   const headingId = useId()
+  const outputs = (result.outputValues ?? []) as OutputInWords[]
+  const isNca = result.skillKey === 'tox.pk_parameter_extraction'
+  const columns = ((result.tables?.profile?.columns ?? []) as { key: string; unit_display?: string; unit_ucum?: string }[])
+  const unitOf = (key: string) => { const c = columns.find((x) => x.key === key); return c?.unit_display || c?.unit_ucum || '' }
   return (
     <section className="skill-result" aria-labelledby={headingId} data-testid="skill-result" tabIndex={-1}>
       <h3 id={headingId}>{result.header ?? 'Result'}</h3>
       <p className="method-line" data-testid="method-line">{withReadableDates(result.methodLine ?? '')}</p>
-      {result.warnings?.length ? <ul className="lines warnings">{result.warnings.map((w: string, i: number) => <li key={i}>{keyAsWords(w)}</li>)}</ul> : null}
-      <dl className="outputs">
-        {(result.outputValues ?? []).map((o: any) => (
-          <div key={o.name}><dt>{words(o.name)}</dt><dd>{o.display ? keyAsWords(o.display) : shown(o.value, o.unitDisplay ?? o.unitUcum)}</dd></div>
-        ))}
-      </dl>
+      {result.warnings?.length ? <ul className="lines warnings">{result.warnings.map((w: string, i: number) => <li key={i}>{w}</li>)}</ul> : null}
+      {isNca ? (
+        <div className="nca-result">
+          <NcaPlots points={profilePoints(result.tables)} timeUnit={unitOf('time')} concUnit={unitOf('conc')} />
+          <div className="table-scroll">
+            <table className="parameters" data-testid="nca-parameters">
+              <caption>Parameters</caption>
+              <thead><tr><th scope="col">Parameter</th><th scope="col">Value</th><th scope="col">Unit</th></tr></thead>
+              <tbody>
+                {outputs.map((o) => <tr key={o.name}><th scope="row">{o.label}</th><td>{o.text}</td><td>{o.unit ?? ''}</td></tr>)}
+              </tbody>
+            </table>
+          </div>
+        </div>
+      ) : (
+        <dl className="outputs">
+          {outputs.map((o) => <div key={o.name}><dt>{o.label}</dt><dd>{withUnit(o.text, o.unit)}</dd></div>)}
+        </dl>
+      )}
       <h4>{SKILLS.howComputed}</h4>
       <ol className="lines" data-testid="intermediate-values">
-        {(how.intermediate_values ?? []).map((v, i) => (
-          <li key={`${v.name}-${i}`}>{words(v.name)}: {shown(v.value, v.unit_ucum)}{v.note ? <span className="muted"> ({keyAsWords(v.note)})</span> : null}</li>
+        {((result.steps ?? []) as { label: string; text: string; unit?: string | null; note?: string | null }[]).map((v, i) => (
+          <li key={`${v.label}-${i}`}>{v.label}: {withUnit(v.text, v.unit)}{v.note ? <span className="muted"> ({v.note})</span> : null}</li>
         ))}
       </ol>
-      {how.rules_applied?.length ? (
+      {result.rulesApplied?.length ? (
         <>
           <p className="label">Rules applied</p>
-          <ul className="lines" data-testid="rules-applied">{how.rules_applied.map((r, i) => <li key={i}>{keyAsWords(r)}</li>)}</ul>
+          <ul className="lines" data-testid="rules-applied">{(result.rulesApplied as string[]).map((r, i) => <li key={i}>{r}</li>)}</ul>
         </>
       ) : null}
     </section>

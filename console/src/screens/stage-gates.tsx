@@ -81,10 +81,12 @@ function Requirement({ requirement: r }: { requirement: Required }) {
   const [{ data }] = useQuery({ query: BasisRecordDocument, variables: { id: r.recordId ?? '' }, pause: !r.recordId })
   if (r.kind === 'decided_record') {
     if (r.recordId) return <>{data?.record?.title ?? 'A record you cannot open'}, decided</>
-    return <>At least {r.min ?? 1} decided {words(r.recordType)}</>
+    // The API's label names the requirement as people do ('Target hypothesis decided'); the type only without one.
+    if (r.label) return <>{r.label}</>
+    return <>{(r.min ?? 1) === 1 ? 'One' : `At least ${r.min}`} decided record of the type {words(r.recordType)}</>
   }
-  if (r.kind === 'requirement_set') return <>An accepted requirement set</>
-  if (r.kind === 'skill_result') return <>A result of the {words(r.skillKey)} skill</>
+  if (r.kind === 'requirement_set') return <>{r.label || 'An accepted requirement set'}</>
+  if (r.kind === 'skill_result') return <>{r.label || 'A skill result'}</>
   return <>Every gate-critical milestone done</>
 }
 

@@ -53,11 +53,12 @@ export const deterministicHarness: Harness = {
       await client.close().catch(() => {})
     }
     const reports = Object.values(duties).filter((r): r is DutyReport => r !== 'unknown')
-    const sum = (k: keyof Omit<DutyReport, 'proposal_ids'>) => reports.reduce((n, r) => n + r[k], 0)
+    const sum = (k: keyof Omit<DutyReport, 'proposal_ids' | 'already_waiting_ids'>) => reports.reduce((n, r) => n + r[k], 0)
     return {
       summary: {
         proposals_filed: sum('proposals_filed'), duplicates: sum('duplicates'), denied: sum('denied'), refused: sum('refused'),
         skills_run: sum('skills_run'), tool_calls: client.calls.length, proposal_ids: reports.flatMap((r) => r.proposal_ids),
+        already_waiting: sum('already_waiting'), already_waiting_ids: [...new Set(reports.flatMap((r) => r.already_waiting_ids))],
         duties, memory_recalled: memory?.records ?? 0, prompt, ...(backpressure.line ? { filing_paused: backpressure.line } : {}), ...(stopped ? { stopped } : {}),
       },
     }

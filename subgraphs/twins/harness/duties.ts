@@ -12,11 +12,15 @@ import type { ProgramPersona } from '../../../core/permissions/catalogue'
 type Rec = { id: string; title: string; status: string; version: number; fields: Record<string, any>; body: string }
 
 /** What a template reports; the harness sums these into the run's outcome (counts and ids only). */
-export interface DutyReport { proposals_filed: number; duplicates: number; denied: number; refused: number; skills_run: number; skipped: number; proposal_ids: string[] }
+export interface DutyReport {
+  proposals_filed: number; duplicates: number; denied: number; refused: number; skills_run: number; skipped: number; proposal_ids: string[]
+  /** Proposals not filed because one of the same kind on the same basis is still waiting for the person (their ids). */
+  already_waiting: number; already_waiting_ids: string[]
+}
 
 /** One template's pass over one run: reading, running skills and filing through the run's tool client. */
 export class DutyRun {
-  readonly report: DutyReport = { proposals_filed: 0, duplicates: 0, denied: 0, refused: 0, skills_run: 0, skipped: 0, proposal_ids: [] }
+  readonly report: DutyReport = { proposals_filed: 0, duplicates: 0, denied: 0, refused: 0, skills_run: 0, skipped: 0, proposal_ids: [], already_waiting: 0, already_waiting_ids: [] }
   /** The run's memory brief from memory.recall (data, never instructions); null when the run has none. */
   memoryBrief: string | null = null
   /** What the run was started about (agent_runs.target_id): the accepted hand-off of a twin_handoff run; else null. */
@@ -54,9 +58,14 @@ export class DutyRun {
       return null
     }
     if (!this.client.has(tool)) { this.report.denied++; return null }
-    const r = await this.client.call<{ proposalId?: string; duplicate?: boolean }>(tool, args, { duty: this.duty })
+    const r = await this.client.call<{ proposalId?: string; duplicate?: boolean; alreadyWaiting?: boolean }>(tool, args, { duty: this.duty })
     if (!r.ok) { this.refused(r.error.code); return null }
     if (r.value.duplicate) { this.report.duplicates++; return null }
+    if (r.value.alreadyWaiting) {
+      this.report.already_waiting++
+      if (r.value.proposalId && !this.report.already_waiting_ids.includes(r.value.proposalId)) this.report.already_waiting_ids.push(r.value.proposalId)
+      return null
+    }
     this.report.proposals_filed++
     this.backpressure.openDecisions++
     if (r.value.proposalId) this.report.proposal_ids.push(r.value.proposalId)
@@ -86,6 +95,12 @@ function catalogued(key: string): Pick<DutyTemplate, 'key' | 'personas' | 'descr
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10)
 const titled = (records: Rec[], title: string) => records.some((r) => r.title.trim().toLowerCase() === title.trim().toLowerCase())
 const bullet = (records: Rec[]) => records.map((r) => `- ${r.title} (${r.status})`).join('\n') || '- none'
+/** A record cited in a draft: the program citation grammar's record:<id> as a citation-key marker ([@record:<id>]). */
+const cite = (r: Pick<Rec, 'id'>) => `[@record:${r.id}]`
+/** A record as a draft names it: its title, status and version, cited. */
+const named = (r: Rec) => `'${r.title}' (${r.status.replace(/_/g, ' ')}, version ${r.version}) ${cite(r)}`
+const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000)
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
 const blockerScan: DutyTemplate = {
   key: 'blocker_scan', kind: 'persona',
@@ -98,14 +113,25 @@ const blockerScan: DutyTemplate = {
     const gaps = (await d.records('evidence.list_gaps', { status: 'open' })).filter((g) => g.fields.severity === 'high')
     const openItems = await d.records('progress.list_open_items', { status: 'open' })
     const questions = await d.records('evidence.list_questions', { status: 'open' })
+    // What the draft says was read, and why this record blocks (the person decides on these, not on the title).
+    const read = `Read ${plural(milestones.length, 'milestone')}, ${plural(dependencies.length, 'broken dependency', 'broken dependencies')}, ${plural(gaps.length, 'open high-severity gap')}, ${plural(openItems.length, 'open item')} and ${plural(questions.length, 'open question')} of the program.`
     const blocked = [
       ...milestones.filter((m) => ['planned', 'at_risk'].includes(m.status) && typeof m.fields.due_on === 'string' && m.fields.due_on < d.today)
-        .map((m) => ({ record: m, why: `is past due (${m.fields.due_on})` })),
-      ...dependencies.map((x) => ({ record: x, why: 'is broken' })),
-      ...gaps.map((g) => ({ record: g, why: 'is open (high severity)' })),
+        .map((m) => {
+          const late = daysBetween(m.fields.due_on, d.today)
+          return { record: m, why: `is past due (${m.fields.due_on})`, because: `The milestone ${named(m)} was due on ${m.fields.due_on}: ${plural(late, 'day')} overdue, and it is still ${m.status.replace(/_/g, ' ')}.` }
+        }),
+      ...dependencies.map((x) => ({ record: x, why: 'is broken', because: `The dependency ${named(x)} is recorded as broken${x.fields.blocks ? `; it blocks ${x.fields.blocks}` : ''}.` })),
+      ...gaps.map((g) => ({
+        record: g, why: 'is open (high severity)',
+        because: `The evidence gap ${named(g)} is open with high severity${g.fields.area ? ` in ${g.fields.area}` : ''}${g.fields.blocks ? `, and it blocks ${g.fields.blocks}` : ''}.`,
+      })),
     ]
-    for (const { record, why } of blocked) {
-      const draft = `${record.title} ${why}. Nothing records who clears it.`
+    for (const { record, why, because } of blocked) {
+      const owner = d.client.has('progress.propose_open_item')
+        ? `No open item names it, so nothing records who clears it. Proposed: a high-priority open item due ${addDays(d.today, 7)}, so someone owns it.`
+        : `No open question names it. Proposed: a question due ${addDays(d.today, 7)} asking what unblocks it.`
+      const draft = `${read}\n\n${because} ${owner}`
       if (d.client.has('progress.propose_open_item')) {
         const title = `Blocker: ${record.title} ${why}`
         if (titled(openItems, title)) continue
@@ -141,7 +167,9 @@ const preRead: DutyTemplate = {
       await d.propose('plans.propose_report', {
         change: { kind: 'create', title, body, fields: { report_kind: 'summary' } },
         basisRecordIds: [m.id, ...gaps.map((r) => r.id), ...questions.map((r) => r.id), ...items.map((r) => r.id)].slice(0, 100),
-        draft: `What is open before ${m.title}: ${gaps.length} gaps, ${questions.length} questions, ${items.length} open items.`,
+        draft: `The milestone ${named(m)} is due on ${m.fields.due_on}, ${plural(daysBetween(d.today, m.fields.due_on), 'day')} from today. `
+          + `Read the program's open gaps, questions and items to list what is still open before it: ${plural(gaps.length, 'gap')}, ${plural(questions.length, 'question')}, ${plural(items.length, 'open item')}`
+          + `${[...gaps, ...questions, ...items].length ? ` (${[...gaps, ...questions, ...items].slice(0, 20).map(cite).join(', ')})` : ''}.`,
       })
     }
   },
@@ -159,7 +187,7 @@ const qaCheckTriage: DutyTemplate = {
       if (titled(deviations, title)) continue
       await d.propose('review.propose_deviation', {
         change: { kind: 'create', title, fields: { classification: f.fields.severity, capa_required: f.fields.severity === 'critical' } },
-        basisRecordIds: [f.id], draft: `The ${f.fields.severity} finding '${f.title}' has no deviation record.`,
+        basisRecordIds: [f.id], draft: `Read the open review findings and the deviation records. The ${f.fields.severity} finding ${named(f)} has no deviation record, and a ${f.fields.severity} finding needs one${f.fields.severity === 'critical' ? ' with a CAPA' : ''}.`,
       })
     }
   },
@@ -175,7 +203,7 @@ const qaDeviationFollowup: DutyTemplate = {
         if (!['major', 'critical'].includes(dev.fields.classification) || dev.fields.capa_required === true) continue
         await d.propose('review.propose_deviation', {
           change: { kind: 'update', recordId: dev.id, fields: { capa_required: true } }, basisRecordIds: [dev.id],
-          draft: `'${dev.title}' is classified ${dev.fields.classification} and no CAPA decision is recorded.`,
+          draft: `Read the deviations still reported or under investigation. ${named(dev)} is classified ${dev.fields.classification} and no CAPA decision is recorded on it.`,
         })
       }
     }
@@ -195,7 +223,7 @@ const qaOosIntake: DutyTemplate = {
       if (titled(reviewed, title)) continue
       await d.propose('review.propose_finding', {
         change: { kind: 'create', title, fields: { severity: 'major', check: 'OOS/OOT candidate intake' } }, basisRecordIds: [f.id],
-        draft: `'${f.title}' was recorded as an OOS candidate; QA has not taken it in.`,
+        draft: `Read the evidence findings and the review findings. ${named(f)} was recorded as an OOS candidate, and no review finding takes it in yet.`,
       })
     }
   },
@@ -224,7 +252,7 @@ const qaAssertionAudit: DutyTemplate = {
       if (!lint || uncited === 0) continue
       await d.propose('review.propose_finding', {
         change: { kind: 'create', title, fields: { severity: 'minor', check: 'assertion lint (assertion_model)' } }, basisRecordIds: [f.id],
-        draft: `evidence.assertion_lint flagged ${uncited} uncited interpretation(s) in '${f.title}'.`,
+        draft: `Ran the assertion check on the interpretation ${named(f)}: ${plural(uncited, 'interpretation')} in it ${uncited === 1 ? 'cites' : 'cite'} no source.`,
       })
     }
   },
@@ -290,7 +318,7 @@ const studyGateCheck: DutyTemplate = {
         if (titled(gaps, title)) continue
         await d.propose('evidence.propose_gap', {
           change: { kind: 'create', title, fields: { severity: 'high', area: 'nonclinical safety', blocks: p.title.slice(0, 500) } }, basisRecordIds: [p.id],
-          draft: `The study protocol '${p.title}' (${species}) has no NOAEL finding in that species.`,
+          draft: `Read the study protocols and the evidence findings. The study protocol ${named(p)} is in ${species}, and no finding records a NOAEL in ${species}.`,
         })
         continue
       }
@@ -301,7 +329,7 @@ const studyGateCheck: DutyTemplate = {
       const mrsd = projection.outputs?.mrsd
       await d.propose('evidence.propose_finding', {
         change: { kind: 'create', title, body: `Projection for your decision, not a starting dose. MRSD ${mrsd?.value ?? '?'} ${mrsd?.unit_display ?? mrsd?.unit_ucum ?? ''} (skill result ${projection.artifact_id}).`, fields: { kind: 'interpretation', species } },
-        basisRecordIds: [p.id, noael.id], draft: `The ${species} NOAEL of ${noael.fields.dose_mg_per_kg} mg/kg gives this projection.`,
+        basisRecordIds: [p.id, noael.id], draft: `Read the study protocol ${named(p)} and the ${species} NOAEL finding ${named(noael)} (${noael.fields.dose_mg_per_kg} mg/kg), and ran the first-in-human dose projection on it.`,
       })
     }
   },

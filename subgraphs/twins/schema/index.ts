@@ -15,6 +15,7 @@ import type { TwinRunEvents } from '../domain/twins'
 import type { StageGateEvents } from '../domain/gates'
 import { addStageGates } from './gates'
 import { addAuditTrail } from './audit-trail'
+import { addOversight } from './oversight'
 
 export type { TwinsRefs } from './refs'
 
@@ -32,5 +33,6 @@ export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents
   addStageGates(builder, refs, deps)
   addHandoffs(builder, refs)
   addAuditTrail(builder)
+  addOversight(builder, refs)
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' })
 }

@@ -4,6 +4,7 @@ import { result, type Builder } from '../../shared/builder'
 import { SKILL_INPUT_ERROR_CODES } from '../domain/skills'
 import { runSkillForPerson, skillByKey, skillCatalogue, type SkillResultOut } from '../domain/skills'
 import type { SkillValue } from '../domain/skills'
+import { keysAsWords, outputInWords, stepInWords } from '../domain/skills'
 
 type SkillOut = ReturnType<typeof skillCatalogue>[number]
 
@@ -48,6 +49,18 @@ export function addSkills(builder: Builder) {
       unitUcum: t.string({ nullable: true, resolve: (v) => v.unit_ucum ?? null }),
       unitDisplay: t.string({ nullable: true, resolve: (v) => v.unit_display ?? null }),
       display: t.string({ nullable: true, resolve: (v) => v.display ?? null }),
+      label: t.string({ description: "The output in words ('Maximum recommended starting dose' for mrsd)", resolve: (v) => outputInWords(v.name, v).label }),
+      text: t.string({ description: "The value as people read it, without its unit (the display's rounding); 'none given' for a value left out", resolve: (v) => outputInWords(v.name, v).text }),
+      unit: t.string({ nullable: true, description: "The unit as people write it ('h·mg/L'); null for a pure number (never '1')", resolve: (v) => outputInWords(v.name, v).unit }),
+    }),
+  })
+  const Step = builder.objectRef<ReturnType<typeof stepInWords>>('SkillComputedStep').implement({
+    description: "One intermediate value of 'How this was computed', in words.",
+    fields: (t) => ({
+      label: t.exposeString('label'),
+      text: t.exposeString('text', { description: "The value (6 significant figures), 'none given' for a value left out" }),
+      unit: t.exposeString('unit', { nullable: true }),
+      note: t.exposeString('note', { nullable: true }),
     }),
   })
   const SkillResult = builder.objectRef<SkillResultOut>('SkillResult').implement({
@@ -68,6 +81,8 @@ export function addSkills(builder: Builder) {
       header: t.string({ nullable: true, resolve: (r) => r.header }),
       howComputed: t.field({ type: 'JSON', description: "'How this was computed': intermediate values and rules applied", resolve: (r) => r.how_computed }),
       tables: t.field({ type: 'JSON', resolve: (r) => r.tables }),
+      steps: t.field({ type: [Step], description: "'How this was computed': every intermediate value in words, in order", resolve: (r) => (r.how_computed?.intermediate_values ?? []).map(stepInWords) }),
+      rulesApplied: t.stringList({ description: "'How this was computed': the rules applied, the skills' option keys as words", resolve: (r) => (r.how_computed?.rules_applied ?? []).map(keysAsWords) }),
       createdAt: t.field({ type: 'DateTime', resolve: (r) => new Date(r.created_at) }),
     }),
   })

@@ -81,6 +81,11 @@ export function addTwins(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
         nullable: true, description: "'started by <schedule|event|hand-off|the person>, under <Name>'s standing plan (approved <date>, plan <hash prefix>)'",
         resolve: (r, _a, ctx) => runFooter(ctx.tdb, r),
       }),
+      summary: t.string({
+        nullable: true,
+        description: "What a finished run did, in words: 'Filed 1 proposal for your decision.', and the proposals it did not file again because one of the same kind on the same basis is still waiting ('Already waiting for your decision, so not filed again: “<title>”.'). Null until it has succeeded.",
+        resolve: (r, _a, ctx) => admin.runSummary(ctx.tdb, r),
+      }),
       createdAt: t.field({ type: 'DateTime', resolve: (r) => r.createdAt }),
       startedAt: t.field({ type: 'DateTime', nullable: true, resolve: (r) => r.startedAt }),
       finishedAt: t.field({ type: 'DateTime', nullable: true, resolve: (r) => r.finishedAt }),

@@ -56,6 +56,9 @@ function proposeTool(name: string, recordType: RecordTypeKey, description: strin
       const filed = await fileProposal(scope.ctx, {
         runId: scope.run.id, change, basisRecordIds: args.basisRecordIds, draft: args.draft, twinId: scope.run.twinId, tool: name, lint,
       }, { within: w })
+      // One of the same kind on the same basis is still waiting for the person: nothing was filed, and the twin is told
+      // which one (fileProposal decides it under the person's filing lock).
+      if (filed.alreadyWaiting) return { result: { alreadyWaiting: true, proposalId: filed.proposalId, title: filed.title, basisHash: filed.basisHash }, basisHash: filed.basisHash }
       return {
         result: {
           proposalId: filed.proposalId, inboxItemId: filed.inboxItemId, basisHash: filed.basisHash, draftArtifactId: filed.draftArtifactId,

@@ -23,6 +23,7 @@ import { redactSecrets } from '../../../../core/redact'
 import { HandoffExists, SelfHandoff } from '../../../../core/errors'
 import type { ProposalLint } from './proposal-lint'
 import { expiresAtFor } from '../twins'
+import { openProposalLike } from './sql'
 import { batchingFor } from '../inbox'
 
 /** A twin proposal waits its twin's expiry_hours (72 unless set; twin-expiry.ts), then expires unwritten. */
@@ -169,6 +170,17 @@ export const fileProposal = command({
     if (twinId) await admitFiling(w.tx, session.userId, session.organizationId)
     // Read in the write's transaction, so the hash is of the versions this proposal really saw.
     const { basis, hash } = basisHash(await currentVersions(w.tx, t.ids))
+    // A twin never files a second open proposal of the same kind on the same basis for the same person: under the
+    // person's filing lock (taken by admitFiling above, held to commit) the one already waiting is the answer.
+    if (twinId) {
+      const waiting = await openProposalLike(w.tx, session.organizationId, {
+        userId: session.userId, programId: t.programId, recordType: t.recordType, changeKind: t.change.kind,
+        recordId: t.change.kind === 'create' ? null : t.change.recordId, title: t.title, basisHash: hash,
+      })
+      if (waiting) {
+        return { alreadyWaiting: true, proposalId: waiting.id, title: waiting.title, basisHash: hash, inboxItemId: waiting.inboxItemId ?? '', draftArtifactId: waiting.draftArtifactId, toolCallId: null }
+      }
+    }
     const draft = await w.tx.artifact.create({
       data: {
         organizationId: session.organizationId, programId: t.programId, runId: t.run.id, kind: 'draft', agentGenerated: twinId !== null,
@@ -208,7 +220,7 @@ export const fileProposal = command({
       record_type: t.recordType, change: t.change.kind, basis_hash: hash, run_id: t.run.id,
       ...(input.lint ? { lint_tool_call_id: input.lint.toolCallId, uncited_interpretations: input.lint.uncited.length } : {}),
     })
-    return { proposalId: interrupt.id, basisHash: hash, inboxItemId: item.id, draftArtifactId: draft.id, toolCallId: toolCall?.id ?? null }
+    return { alreadyWaiting: false, proposalId: interrupt.id, title: t.title, basisHash: hash, inboxItemId: item.id, draftArtifactId: draft.id, toolCallId: toolCall?.id ?? null }
   },
 })
 

@@ -44,3 +44,26 @@ export async function openRoleDecisionIds(q: Sql, organizationId: string, userId
            (SELECT count(*) FROM items) AS total`
   return picked
 }
+
+/**
+ * A person's open proposal of the same kind on the same basis: unanswered, not expired, proposed for `userId`, of the
+ * same record type and change (a create of the same title, or an update of the same record: what a propose tool
+ * calls the same proposal within a run), pinned to exactly the same record versions
+ * (basis hash). Called under the person's filing lock (admitFiling), so two runs filing at once see each other.
+ */
+export async function openProposalLike(tx: Sql, organizationId: string, like: { userId: string; programId: string; recordType: string; changeKind: string; recordId: string | null; title: string; basisHash: string }) {
+  const [row] = await tx.$queryRaw<{ id: string; title: string; draftArtifactId: string; inboxItemId: string | null }[]>`
+    SELECT ri.id::text AS id, ri.question->>'title' AS title, ri.question->>'draftArtifactId' AS "draftArtifactId",
+           (SELECT i.id::text FROM inbox_items i WHERE i.organization_id = ri.organization_id AND i.interrupt_id = ri.id LIMIT 1) AS "inboxItemId"
+    FROM run_interrupts ri
+    WHERE ri.organization_id = ${organizationId}::uuid AND ri.kind = 'write_approval' AND ri.answer IS NULL
+      AND (ri.expires_at IS NULL OR ri.expires_at > now())
+      AND ri.question->>'type' = 'proposal' AND ri.question->>'programId' = ${like.programId}
+      AND ri.question->'proposer'->>'userId' = ${like.userId} AND ri.question->>'recordType' = ${like.recordType}
+      AND ri.question->'change'->>'kind' = ${like.changeKind}
+      AND (ri.question->'change'->>'recordId') IS NOT DISTINCT FROM ${like.recordId}
+      AND (${like.recordId}::text IS NOT NULL OR lower(btrim(ri.question->>'title')) = lower(btrim(${like.title})))
+      AND ri.question->>'basisHash' = ${like.basisHash}
+    ORDER BY ri.created_at ASC LIMIT 1`
+  return row ?? null
+}

@@ -73,3 +73,4 @@ export { convertUcum, displayUnit, HUMAN_KM, kindOf, readDose, readQuantity, res
 export { documentRef, parseProgramCitation, tableCitation, type ProgramCitation, type ProgramCitationKind } from '../../../shared/citation-refs'
 export { recordRun } from './skill-runs'
 export { TABLE_INPUT_SKILLS, tableInputJsonSchema, tableRowsAsInput } from './skill-table-input'
+export { keysAsWords, labelOf, outputInWords, stepInWords, unitWords, valueText } from './words'

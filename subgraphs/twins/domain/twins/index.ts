@@ -6,7 +6,7 @@ export { onPauseEvent, onTriggerableEvent, reconcileEventTriggers } from './twin
 export { claimDueSchedules } from './schedules'
 export { installHarnessLookup, runTwinCycle, failAbandonedRuns, ABANDONED_RUN_ERROR, CRASHED_RUN_ERROR } from './run-cycle'
 export { evaluateTwins, evaluateTwin } from './evaluation'
-export { createTwinRun, finishRun, startRun, runFooter, formatRunFooter } from './runs'
+export { createTwinRun, finishRun, startRun, runFooter, runSummary, formatRunFooter } from './runs'
 export { dutyTemplate, dutyKeys, dutyRefusal, DUTY_CATALOGUE, QA_DUTY_PERSONAS, type DutyTemplate } from './duty-catalogue'
 export { TwinRunEvents } from './twin-run-events'
 export type { TwinRunRow } from './twin-run-events'

@@ -125,3 +125,24 @@ export async function runFooter(q: AnyTx | Db, run: Pick<AgentRun, 'initiatedBy'
   const plan = trigger?.standingPlanApprovedAt && trigger.standingPlanHash ? { approvedAt: trigger.standingPlanApprovedAt, hash: trigger.standingPlanHash } : null
   return formatRunFooter({ initiatedBy: run.initiatedBy as InitiatedBy, personName: user?.name ?? 'the person', plan })
 }
+
+/**
+ * What a finished twin run did, in words for the person who started it: how many proposals it filed, and the ones it
+ * did not file because one of the same kind on the same basis is still waiting for them (named by title). Null until
+ * the run has finished, and for runs whose harness reports no counts.
+ */
+export async function runSummary(q: AnyTx | Db, run: Pick<AgentRun, 'status' | 'outcome' | 'organizationId'>): Promise<string | null> {
+  if (run.status !== 'succeeded' || !run.outcome || typeof run.outcome !== 'object') return null
+  const outcome = run.outcome as { proposals_filed?: unknown; already_waiting_ids?: unknown }
+  if (typeof outcome.proposals_filed !== 'number') return null
+  const filed = outcome.proposals_filed
+  const waitingIds = Array.isArray(outcome.already_waiting_ids) ? outcome.already_waiting_ids.filter((x): x is string => typeof x === 'string') : []
+  const waiting = waitingIds.length
+    ? await (q as unknown as Db).runInterrupt.findMany({ where: { id: { in: waitingIds }, organizationId: run.organizationId }, select: { id: true, question: true } })
+    : []
+  const titles = waiting.map((w) => String((w.question as { title?: unknown })?.title ?? '')).filter(Boolean)
+  const filedLine = filed === 0 ? 'Filed no new proposal.' : filed === 1 ? 'Filed 1 proposal for your decision.' : `Filed ${filed} proposals for your decision.`
+  if (!titles.length) return filedLine
+  const named = titles.slice(0, 3).map((t) => `“${t}”`).join(', ') + (titles.length > 3 ? ` and ${titles.length - 3} more` : '')
+  return `${filedLine} Already waiting for your decision, so not filed again: ${named}.`
+}
