@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { checkAgentText, checkMemorySummary, isEvaluative, sanitiseOutsideText, stripMarkup, MEMORY_SUMMARY_MAX } from '../../core/sanitiser'
 import { BENIGN_NOTES, INJECTION_FIXTURES, TONE_FIXTURES, describeInjectionFixture } from '../fixtures/injection'
-import { documentTextForAgent } from '../../subgraphs/connectors/domain/documents'
 
 // The shared fixture, one test per case, through each handler that hands text to an agent (the tool-server handlers,
 // memory.propose_note and record bodies over MCP, are in twin-memory.test.ts).
@@ -135,7 +134,3 @@ describe('memory summaries', () => {
     }
   })
 })
-
-// The notebook provider handler's agent-facing read runs the fixture over MCP, as production reads entries: through
-// documents.list_assets and documents.read_table_rows (tests/twins/documents-tools.test.ts). Here, the function they call.
-describeInjectionFixture('stored document text read by an agent (documentTextForAgent)', (text) => documentTextForAgent(`Batch record.\n${text}`), { kept: 'Batch record.' })
