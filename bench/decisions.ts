@@ -19,7 +19,7 @@ const DECIDE = `mutation($id: ID!) { decideProposal(id: $id, decision: APPROVE) 
   __typename ... on MutationDecideProposalSuccess { proposal { status decision { outcome version footer } } } ... on Error { code } } }`
 
 export async function benchDecisions(): Promise<void> {
-  const k = knobs('BENCH_DECISIONS', { COUNT: 300, WARMUP: 20 })
+  const k = knobs('BENCH_DECISIONS', { COUNT: 300, WARMUP: 20 }, { COUNT: 5, WARMUP: 1 })
   const restoreLogs = quietLogs()
   const database = await provisionBenchDatabase('decisions')
   setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))

@@ -28,7 +28,7 @@ async function time(n: number, warmup: number, call: (i: number) => Promise<{ ok
 
 export async function benchTools(): Promise<void> {
   const restoreLogs = quietLogs()
-  const { READS, PROPOSALS, SKILLS, WARMUP } = knobs('BENCH_TOOLS', { READS: 500, PROPOSALS: 200, SKILLS: 200, WARMUP: 30 })
+  const { READS, PROPOSALS, SKILLS, WARMUP } = knobs('BENCH_TOOLS', { READS: 500, PROPOSALS: 200, SKILLS: 200, WARMUP: 30 }, { READS: 5, PROPOSALS: 3, SKILLS: 3, WARMUP: 1 })
   const database = await provisionBenchDatabase('tools')
   setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
   resetAuthKeys()
