@@ -197,7 +197,7 @@ describe('the query cost limit', () => {
     const { client, closes } = socket(url)
     try {
       for (const transport of ['http', 'ws'] as const) {
-        const ask = async (q: string): Promise<Answer> => transport === 'http' ? (await gql(`${url}/graphql`, q, {}, token)).body : overWs(client, q)
+        const ask = async (q: string): Promise<Answer> => transport === 'http' ? (await gql(`${url}/graphql`, q, {}, token)).body as Answer : overWs(client, q)
         const under = await ask(pagedInbox(14))
         expect({ transport, errors: under.errors ?? [] }).toEqual({ transport, errors: [] })
         expect(Object.keys(under.data as object)).toHaveLength(8)
