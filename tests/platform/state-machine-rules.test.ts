@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { invalidTransition, renderStateTables, STATE_TABLES_END, STATE_TABLES_START } from '../../core/state-machine'
+import { defineMachine, invalidTransition, renderMachine, renderStateTables, transitionsOf, STATE_TABLES_END, STATE_TABLES_START } from '../../core/state-machine'
 import { MACHINES, twinStatus } from '../../core/states'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
@@ -75,5 +75,34 @@ describe('state machine rules', () => {
     const end = doc.indexOf(STATE_TABLES_END)
     expect(start, 'docs/contributors.md has no state-tables section').toBeGreaterThanOrEqual(0)
     expect(doc.slice(start, end + STATE_TABLES_END.length)).toBe(renderStateTables(MACHINES))
+  })
+
+  it('refuse, when they load, an unknown initial state, a transition to or from an unknown state, and one with no from-state', () => {
+    const machine = (initial: string[], from: string[], to: string) => () => defineMachine({
+      name: 'x.status', noun: 'x', states: ['a', 'b'], initial: initial as 'a'[], source: 'test', storage: { model: null, column: 'status', note: 'test' },
+      transitions: { go: { from: from as 'a'[], to: to as 'b', by: 'test', basis: 'designed', source: 'test' } },
+    })
+    expect(machine(['c'], ['a'], 'b')).toThrow('x.status: unknown initial state c')
+    expect(machine(['a'], ['c'], 'b')).toThrow('x.status.go: unknown state c')
+    expect(machine(['a'], ['a'], 'c')).toThrow('x.status.go: unknown state c')
+    expect(machine(['a'], [], 'b')).toThrow('x.status.go: a transition needs at least one from-state')
+    const ok = machine(['a'], ['a'], 'b')()
+    expect(ok.terminal).toEqual(['b'])
+    expect(transitionsOf(ok)).toEqual([['go', { from: ['a'], to: 'b', by: 'test', basis: 'designed', source: 'test' }]])
+  })
+
+  it('render a machine as its table: states, where it is created, its final states, each transition with its basis', () => {
+    const m = defineMachine({
+      name: 'x.status', noun: 'x', states: ['a', 'b'], initial: ['a'], source: 'spec 1', storage: { model: 'connection', column: 'status', dbType: 'enum x' },
+      transitions: { go: { from: ['a'], to: 'b', by: 'a | b', basis: 'shown', source: 'spec 2' } },
+    })
+    expect(renderMachine(m)).toBe([
+      '#### x.status', '',
+      'Stored as enum x, applied. States: `a`, `b`; created in `a`; final: `b`. Source: spec 1.', '',
+      '| transition | from | to | what moves it | basis |', '|---|---|---|---|---|',
+      '| `go` | `a` | `b` | a \\| b | shown: spec 2 |', '',
+    ].join('\n'))
+    const fixed = defineMachine({ name: 'y', noun: 'y', states: ['a'], initial: ['a'], source: 's', storage: { model: null, column: 'c', note: 'later' }, transitions: {} })
+    expect(renderMachine(fixed)).toBe('#### y\n\nDeclared only: later. States: `a`; created in `a`; final: `a`. Source: s.\n\nNo transitions: the value is fixed when the row is written.\n')
   })
 })
