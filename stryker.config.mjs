@@ -1,6 +1,7 @@
-// Mutation testing (StrykerJS, vitest runner) on the rules that guard people and need no database: the sanitiser and
-// redaction, the state machines, the edge limits, the webhook signature, the skills' computations and the footers.
-// `npm run mutation` (in .ci/run). The pure tests run under vitest.pure.config.ts (no database global setup).
+// Mutation testing (StrykerJS, vitest runner) on the rules that guard people and need no database, gated at 85 %:
+// redaction, the state machines, the edge limits and the footers. The sanitiser runs too, reported but not yet gated
+// (stryker.sanitiser.config.mjs: see docs/contributors.md, "Mutation testing"). `npm run mutation` (in .ci/run).
+// The pure tests run under vitest.pure.config.ts (no database global setup).
 // No TypeScript checker: TypeScript here is 7 (native, no compiler API); a mutant that does not typecheck is
 // run anyway and is killed or survives on behaviour, as in plain JavaScript.
 // Threshold (break 85): see docs/contributors.md, "Mutation testing".
@@ -11,14 +12,11 @@ export default {
   plugins: ['@stryker-mutator/vitest-runner'],
   coverageAnalysis: 'perTest',
   mutate: [
-    'core/sanitiser.ts',
     'core/redact.ts',
     'core/states/*.ts',
     'core/state-machine.ts:64-84',
     'core/state-machine.ts:139-172',
     'gateway/edge-limits.ts',
-    'subgraphs/twins/domain/skills/numbers.ts',
-    'subgraphs/twins/domain/skills/nca-golden.ts',
     'core/footers.ts',
   ],
   // Stryker would rewrite tsconfig.json's references in its sandbox with the TypeScript compiler API, which TypeScript 7

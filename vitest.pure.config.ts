@@ -1,5 +1,5 @@
 // vitest for the test files of the pure rules that the mutation run mutates (sanitiser and redaction, state machines,
-// edge limits, skills' numbers and golden NCA, footers): no database, server or browser. The mutation run
+// edge limits, footers): no database, server or browser. The mutation run
 // (stryker.config.mjs) uses it: no global database setup, so each mutant's tests start in a second, not a minute.
 // The main config (vitest.config.ts) runs these files too, as part of `npm test`.
 import { defineConfig } from 'vitest/config'
@@ -10,8 +10,6 @@ export const PURE_TESTS = [
   'tests/memory/redaction.test.ts',
   'tests/platform/state-machine-rules.test.ts',
   'tests/gateway/edge-limit-rules.test.ts',
-  'tests/skills/nca-golden.test.ts',
-  'tests/skills/pk-parameter-extraction.test.ts',
   'tests/platform/footers.test.ts',
 ]
 

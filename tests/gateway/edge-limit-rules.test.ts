@@ -97,3 +97,44 @@ describe('the error formatter', () => {
     expect(fmt(tokens, DEV).message).toBe(tokens.message)
   })
 })
+
+describe('the edges of the limits', () => {
+  const thrown = (f: () => unknown) => { try { f(); return null } catch (e) { return { message: (e as Error).message, extensions: (e as { extensions: object }).extensions } } }
+  it('parses a document of exactly 100,000 characters, and answers a refusal with status 400 and its code', () => {
+    const exactly = `{ item { id } } #${'x'.repeat(LIMITS.maxDocumentChars - 17)}`
+    expect(exactly.length).toBe(LIMITS.maxDocumentChars)
+    expect(thrown(() => parseLimited(exactly, DEV))).toBeNull()
+    expect(thrown(() => parseLimited(exactly + 'x', DEV))).toMatchObject({ extensions: { code: EDGE_CODES.parse, http: { status: 400 } } })
+    expect(thrown(() => parseLimited('{ item { id ', DEV))).toMatchObject({ extensions: { code: EDGE_CODES.parse, http: { status: 400 } } })
+    expect(thrown(() => parseLimited(42, DEV))).toMatchObject({ message: 'The request carries no GraphQL document.', extensions: { code: EDGE_CODES.parse, http: { status: 400 } } })
+  })
+
+  it('takes strings and lists of exactly the limit, in the document, and null or scalar variables as they are', () => {
+    const q = (literal: string) => parse(`{ item(x: ${literal}) { id } }`)
+    expect(thrown(() => checkInputSize(q(`"${'x'.repeat(LIMITS.maxStringChars)}"`), {}, DEV))).toBeNull()
+    expect(thrown(() => checkInputSize(q(`[${Array(LIMITS.maxListItems).fill(1).join(',')}]`), {}, DEV))).toBeNull()
+    expect(thrown(() => checkInputSize(parse('{ item { id } }'), null, DEV))).toBeNull()
+    expect(thrown(() => checkInputSize(parse('{ item { id } }'), 'not an object', DEV))).toBeNull()
+    expect(thrown(() => checkInputSize(parse('{ item { id } }'), { a: null, b: 3, c: { d: null } }, DEV))).toBeNull()
+    expect(thrown(() => checkInputSize(q(`"${'x'.repeat(LIMITS.maxStringChars + 1)}"`), {}, DEV))).toMatchObject({ extensions: { code: EDGE_CODES.inputTooLarge, http: { status: 400 } } })
+  })
+
+  it('clamps only literal page sizes of first and last, never another argument or a variable', () => {
+    const page = (args: string) => `{ ${Array.from({ length: 8 }, (_, i) => `p${i}: items(${args}) { nodes { id kind status title } }`).join(' ')} }`
+    // 8 × 14 × 101 is over the limit only when the size counts in full
+    expect(errorsOf(page('first: 101'))).toEqual([])
+    expect(errorsOf(page('last: 101'))).toEqual([])
+    expect(validate(schema, parse(`query($n: Int) ${page('first: $n')}`), edgeValidationRules(DEV))).toEqual([])
+    const other = buildSchema('type Item { id: ID kind: String status: String title: String } type Page { nodes: [Item] } type Query { items(first: Int, size: Int): Page }')
+    const costs = (args: string) => validate(other, parse(page(args)), edgeValidationRules(DEV)).map((e) => e.message)
+    expect(costs('size: 101, first: 100')).toEqual(['Query Cost limit of 10000 exceeded, found 11200.'])
+  })
+
+  it('drops a subgraph fetch\'s response from an error, whatever made it', () => {
+    const withResponse = { message: 'Boom', extensions: { code: 'INTERNAL_SERVER_ERROR', response: { url: 'http://twins/graphql', status: 500 } } }
+    const out = formatEdgeError(withResponse, undefined, DEV)
+    expect(JSON.stringify(out)).not.toMatch(/response|twins\/graphql/)
+    expect(formatEdgeError({ message: 'No extensions' }, undefined, DEV)).toEqual({ message: 'No extensions', extensions: expect.any(Object) })
+  })
+})
+
