@@ -18,6 +18,7 @@ import { seedIllustrativeTwins } from '../subgraphs/twins/domain/twins'
 import { launchChromium } from '../tests/helpers/browser'
 import { openConsoleAs } from '../tests/helpers/console'
 import { connect, runningRun, writeRecord } from '../tests/twins/tools-helpers'
+import { BACKPRESSURE_OPEN_DECISIONS, openDecisionCount } from '../subgraphs/twins/domain/inbox/backpressure'
 import type { Tenant } from '../tests/helpers/factories'
 
 /** The bundle budget, gzip (bench/README.md says why). */
@@ -91,10 +92,14 @@ export async function benchConsole(): Promise<void> {
     out('console.home.median_ms', percentile(loads, 50).toFixed(0))
 
     const arrivals: number[] = []
+    // A person's twins stop filing at BACKPRESSURE_OPEN_DECISIONS decisions waiting (the bench leaves each one open):
+    // at most as many as fit below it, so a larger knob measures fewer rather than crashing on harness_denied.
+    const room = BACKPRESSURE_OPEN_DECISIONS - 1 - await openDecisionCount(db, tenant.users.scientist.id)
+    const decisions = Math.max(1, Math.min(k.DECISIONS, room))
     const run = await runningRun(db, tenant, 'scientist')
     const client = await connect(stack.toolsUrl, run)
     try {
-      for (let i = 0; i < k.DECISIONS; i++) {
+      for (let i = 0; i < decisions; i++) {
         const title = `Bench decision ${i}`
         const basis = await writeRecord(db, tenant, 'scientist', { recordType: 'evidence.findings', title: `Basis ${i}`, fields: { kind: 'observation', species: 'rat' } })
         const res = await client.call('evidence.propose_finding', {
