@@ -90,4 +90,5 @@ async function main() {
   }
 }
 
-main()
+// main() reports and handles its own failures (reportStartFailure, shutdown): nothing is left to await here.
+void main()

@@ -2,7 +2,6 @@
 import type { Db } from './core/db'
 import { PgListener } from './core/pubsub'
 import { log } from './core/log'
-import { listenFailure } from './core/start-failure'
 import type { seedIllustrative } from './subgraphs/seed'
 import type { DemoContext, DemoService } from './subgraphs/connectors/domain/adapters/contract'
 import { createConnectorsSubgraph } from './subgraphs/connectors/server'

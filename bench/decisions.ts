@@ -13,13 +13,14 @@ import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
 import { applyRecordChange } from '../subgraphs/workbench/domain/records'
 import { fileProposal } from '../subgraphs/twins/domain/proposals'
+import { BACKPRESSURE_OPEN_DECISIONS } from '../subgraphs/twins/domain/inbox/backpressure'
 import { createTenant } from '../tests/helpers/factories'
 
 const DECIDE = `mutation($id: ID!) { decideProposal(id: $id, decision: APPROVE) {
   __typename ... on MutationDecideProposalSuccess { proposal { status decision { outcome version footer } } } ... on Error { code } } }`
 
 export async function benchDecisions(): Promise<void> {
-  const k = knobs('BENCH_DECISIONS', { COUNT: 300, WARMUP: 20 })
+  const k = knobs('BENCH_DECISIONS', { COUNT: 300, WARMUP: 20 }, { COUNT: 5, WARMUP: 1 })
   const restoreLogs = quietLogs()
   const database = await provisionBenchDatabase('decisions')
   setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
@@ -39,26 +40,31 @@ export async function benchDecisions(): Promise<void> {
     const run = await writer.agentRun.create({ data: { organizationId: orgId, programId, kind: 'twin_cycle', status: 'running', twinId, initiatedBy: 'schedule' } })
     const total = k.COUNT + k.WARMUP
     const basis = await applyRecordChange(lead, { kind: 'create', programId, recordType: 'evidence.findings', title: 'Basis finding', fields: { kind: 'observation' } })
-    const proposals: string[] = []
-    for (let i = 0; i < total; i++) {
-      const record = await applyRecordChange(lead, { kind: 'create', programId, recordType: 'evidence.hypotheses', title: `Hypothesis ${i}`, fields: { confidence: 'low' } })
-      const filed = await fileProposal(twin, { runId: run.id, change: { kind: 'update', recordId: record.recordId, fields: { confidence: 'high' } }, basisRecordIds: [basis.recordId], draft: 'Raise the confidence.' })
-      proposals.push(filed.proposalId)
-    }
     const token = await tenant.token('program_lead')
     const url = `${stack.gatewayUrl}/graphql`
     const samples: number[] = []
     let refused = 0
-    for (let i = 0; i < total; i++) {
-      const t0 = performance.now()
-      const res = await fetch(url, {
-        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ query: DECIDE, variables: { id: proposals[i] } }),
-      })
-      const body = (await res.json()) as { data?: { decideProposal?: { __typename: string } } }
-      const ms = performance.now() - t0
-      if (body.data?.decideProposal?.__typename !== 'MutationDecideProposalSuccess') refused++
-      if (i >= k.WARMUP) samples.push(ms)
+    // A person's twins stop filing at BACKPRESSURE_OPEN_DECISIONS decisions waiting: proposals are filed and decided in
+    // rounds below it (filing all of them first crashed the full run on harness_denied).
+    const round = BACKPRESSURE_OPEN_DECISIONS - 5
+    for (let start = 0; start < total; start += round) {
+      const proposals: string[] = []
+      for (let i = start; i < Math.min(total, start + round); i++) {
+        const record = await applyRecordChange(lead, { kind: 'create', programId, recordType: 'evidence.hypotheses', title: `Hypothesis ${i}`, fields: { confidence: 'low' } })
+        const filed = await fileProposal(twin, { runId: run.id, change: { kind: 'update', recordId: record.recordId, fields: { confidence: 'high' } }, basisRecordIds: [basis.recordId], draft: 'Raise the confidence.' })
+        proposals.push(filed.proposalId)
+      }
+      for (const [j, id] of proposals.entries()) {
+        const t0 = performance.now()
+        const res = await fetch(url, {
+          method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ query: DECIDE, variables: { id } }),
+        })
+        const body = (await res.json()) as { data?: { decideProposal?: { __typename: string } } }
+        const ms = performance.now() - t0
+        if (body.data?.decideProposal?.__typename !== 'MutationDecideProposalSuccess') refused++
+        if (start + j >= k.WARMUP) samples.push(ms)
+      }
     }
     out('decisions.decide.count', samples.length)
     out('decisions.decide.refused', refused)

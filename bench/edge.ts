@@ -80,7 +80,7 @@ export async function benchEdge(): Promise<void> {
   const restoreLogs = quietLogs()
   const { QUERIES, WARMUP, SUBSCRIBERS: REQUESTED_SUBSCRIBERS, SOCKETS_PER_USER, EVENTS, EVENT_INTERVAL_MS } = knobs('BENCH_EDGE', {
     QUERIES: 1000, WARMUP: 100, SUBSCRIBERS: 1000, SOCKETS_PER_USER: 1, EVENTS: 200, EVENT_INTERVAL_MS: 25,
-  })
+  }, { QUERIES: 5, WARMUP: 1, SUBSCRIBERS: 5, EVENTS: 5 })
 
   const tSetup = performance.now()
   const database = await provisionBenchDatabase('edge')

@@ -2,13 +2,23 @@
 // and quiet logs while it runs (so log lines do not interleave with the figures on stdout).
 import { pathToFileURL } from 'node:url'
 
-/** Positive whole-number knobs `<prefix>_<NAME>` from the environment, each falling back to its default. */
-export function knobs<K extends string>(prefix: string, defaults: Record<K, number>): Record<K, number> {
+/**
+ * Smoke mode (`npm run bench -- --smoke`, or BENCH_SMOKE=1): every bench runs its whole path with tiny knobs, so a bench
+ * that crashes fails CI; its figures mean nothing and are not judged.
+ */
+export const smokeMode = () => process.env.BENCH_SMOKE === '1'
+
+/**
+ * Positive whole-number knobs `<prefix>_<NAME>` from the environment, each falling back to its default, or in smoke
+ * mode to its `smoke` value (a knob the environment sets wins in both).
+ */
+export function knobs<K extends string>(prefix: string, defaults: Record<K, number>, smoke: Partial<Record<K, number>> = {}): Record<K, number> {
   const read = (name: string, fallback: number) => {
     const v = Number(process.env[`${prefix}_${name}`])
     return Number.isFinite(v) && v > 0 ? Math.floor(v) : fallback
   }
-  return Object.fromEntries(Object.entries<number>(defaults).map(([name, fallback]) => [name, read(name, fallback)])) as Record<K, number>
+  const fallbackOf = (name: K, normal: number) => (smokeMode() ? smoke[name] ?? normal : normal)
+  return Object.fromEntries(Object.entries<number>(defaults).map(([name, normal]) => [name, read(name, fallbackOf(name as K, normal))])) as Record<K, number>
 }
 
 /** One figure: a `name value` line (bench/run.ts counts these). */

@@ -19,7 +19,7 @@ import { computeReadinessForProgram, initialRequired, refreshStageReadiness } fr
 import { createTenant } from '../tests/helpers/factories'
 
 export async function benchGates(): Promise<void> {
-  const k = knobs('BENCH_GATES', { GATES: 1000, PER_PROGRAM: 10, SAMPLES: 200 })
+  const k = knobs('BENCH_GATES', { GATES: 1000, PER_PROGRAM: 10, SAMPLES: 200 }, { GATES: 20, SAMPLES: 5 })
   const restoreLogs = quietLogs()
   const database = await provisionBenchDatabase('gates')
   setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))

@@ -18,7 +18,7 @@ const METRICS = `query($p: ID!, $since: DateTime) { decisionMetrics(programId: $
   perPersona { personaKey filed approvedUnchanged edited declined declinedByReason { reason count } refused expired } byUser { personaKey filed } } }`
 
 export async function benchHandoffs(): Promise<void> {
-  const k = knobs('BENCH_HANDOFFS', { BOARD_RUNS: 200, PROPOSALS: 100_000, METRICS_RUNS: 30 })
+  const k = knobs('BENCH_HANDOFFS', { BOARD_RUNS: 200, PROPOSALS: 100_000, METRICS_RUNS: 30 }, { BOARD_RUNS: 3, PROPOSALS: 200, METRICS_RUNS: 2 })
   const restoreLogs = quietLogs()
   const database = await provisionBenchDatabase('handoffs')
   setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir, RELEASE: 'R3' }))

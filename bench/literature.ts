@@ -41,7 +41,7 @@ function syntheticRecords(n: number): SourceRecord[] {
 
 export async function benchLiterature(): Promise<void> {
   const restoreLogs = quietLogs()
-  const { SEARCHES, PACED, RECORDS, ROUNDS } = knobs('BENCH_LITERATURE', { SEARCHES: 40, PACED: 4, RECORDS: 10_000, ROUNDS: 5 })
+  const { SEARCHES, PACED, RECORDS, ROUNDS } = knobs('BENCH_LITERATURE', { SEARCHES: 40, PACED: 4, RECORDS: 10_000, ROUNDS: 5 }, { SEARCHES: 2, PACED: 1, RECORDS: 200, ROUNDS: 1 })
 
   // ---- cluster de-duplication (pure) ----
   const records = syntheticRecords(RECORDS)

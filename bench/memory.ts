@@ -16,7 +16,7 @@ const WORDS = ('assay stability noael dose species rat dog monkey plasma exposur
   'biomarker target binding potency selectivity series analogue scaffold synthesis yield purity hplc method validation').split(' ')
 
 export async function benchMemory() {
-  const k = knobs('BENCH_MEMORY', { RECORDS: 100_000, PEOPLE: 20, QUERIES: 300, WARMUP: 30, PROPOSALS: 300 })
+  const k = knobs('BENCH_MEMORY', { RECORDS: 100_000, PEOPLE: 20, QUERIES: 300, WARMUP: 30, PROPOSALS: 300 }, { RECORDS: 500, PEOPLE: 3, QUERIES: 5, WARMUP: 1, PROPOSALS: 5 })
   const restore = quietLogs()
   const database = await provisionBenchDatabase('memory')
   const db = createPrisma(database.url, 4)

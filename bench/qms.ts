@@ -19,7 +19,7 @@ import { DEMO_QMS } from '../subgraphs/connectors/domain/qms/demo'
 
 export async function benchQms(): Promise<void> {
   const restoreLogs = quietLogs()
-  const { VERSIONS, PER_DOCUMENT } = knobs('BENCH_QMS', { VERSIONS: 10_000, PER_DOCUMENT: 4 })
+  const { VERSIONS, PER_DOCUMENT } = knobs('BENCH_QMS', { VERSIONS: 10_000, PER_DOCUMENT: 4 }, { VERSIONS: 40 })
   const database = await provisionBenchDatabase('qms')
   setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
   const db: Db = createPrisma(database.url, 10)

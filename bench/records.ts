@@ -33,7 +33,7 @@ function fieldsFor(type: (typeof RECORD_TYPE_KEYS)[number], milestoneId: string)
 
 export async function benchRecords(): Promise<void> {
   const restoreLogs = quietLogs()
-  const { RECORDS, LISTINGS, WARMUP } = knobs('BENCH_RECORDS', { RECORDS: 1000, LISTINGS: 50, WARMUP: 5 })
+  const { RECORDS, LISTINGS, WARMUP } = knobs('BENCH_RECORDS', { RECORDS: 1000, LISTINGS: 50, WARMUP: 5 }, { RECORDS: 30, LISTINGS: 2, WARMUP: 1 })
   const database = await provisionBenchDatabase('records')
   setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
   resetAuthKeys()

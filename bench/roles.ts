@@ -33,7 +33,7 @@ export const ROLE_HOME_QUERY = `query($p: ID!) { workbench(programId: $p) {
 
 export async function benchRoles(): Promise<void> {
   const restoreLogs = quietLogs()
-  const { RECORDS, DECISIONS, OPENS, WARMUP } = knobs('BENCH_ROLES', { RECORDS: 1000, DECISIONS: 40, OPENS: 200, WARMUP: 20 })
+  const { RECORDS, DECISIONS, OPENS, WARMUP } = knobs('BENCH_ROLES', { RECORDS: 1000, DECISIONS: 40, OPENS: 200, WARMUP: 20 }, { RECORDS: 30, DECISIONS: 2, OPENS: 3, WARMUP: 1 })
   const database = await provisionBenchDatabase('roles')
   setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
   resetAuthKeys()

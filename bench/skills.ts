@@ -43,7 +43,7 @@ async function benchGatewayRun(profiles: ReturnType<typeof theophLikeProfiles>, 
     const stack = (started = await startStack({ db, databaseUrl: database.url, dataDir: database.dataDir, production: true }))
     const tenant = await createTenant(db, 'Bench skills')
     const token = await tenant.token('scientist')
-    const query = 'mutation($programId: ID!, $input: SkillRunInput!) { runSkill(programId: $programId, input: $input) { __typename ... on MutationRunSkillSuccess { result { artifactId inputsHash } } } }'
+    const query = 'mutation($programId: ID!, $input: SkillRunInput!) { runSkill(programId: $programId, input: $input) { __typename ... on MutationRunSkillSuccess { skillResult { artifactId inputsHash } } } }'
     const xs: number[] = []
     for (let i = 0; i < warmup + runs; i++) {
       const body = JSON.stringify({ query, variables: { programId: tenant.program.id, input: { skillKey: 'tox.pk_parameter_extraction', inputs: profiles[i % profiles.length] } } })
@@ -96,7 +96,7 @@ function sarSeries(n: number) {
 
 export async function benchSkills(): Promise<void> {
   // ---- NCA throughput: 1,000 twelve-point profiles after 1,000 warm-up runs ----
-  const k = knobs('BENCH_SKILLS', { PROFILES: 1000, GATEWAY_RUNS: 200, WARMUP: 20 })
+  const k = knobs('BENCH_SKILLS', { PROFILES: 1000, GATEWAY_RUNS: 200, WARMUP: 20 }, { PROFILES: 20, GATEWAY_RUNS: 3, WARMUP: 1 })
   const warm = theophLikeProfiles(1000)
   for (const p of warm) runSkillSync('tox.pk_parameter_extraction', p) // warm-up (JIT)
   const profiles = theophLikeProfiles(k.PROFILES, 43)

@@ -21,12 +21,12 @@ import http from 'node:http'
 import { readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import { Supergraph, operationFromDocument } from '@apollo/federation-internals'
 import { QueryPlanner, prettyFormatQueryPlan } from '@apollo/query-planner'
 import { parse } from 'graphql'
 import { provisionBenchDatabase } from './database'
-import { knobs, out, quietLogs, sleep, runIfMain } from './figures'
+import { knobs, out, quietLogs, runIfMain, smokeMode } from './figures'
 import { createPrisma, type Db } from '../core/db'
 import { parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys, signInternalToken, INTERNAL_HEADER } from '../core/auth'
@@ -157,11 +157,11 @@ const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' ')
 
 export async function benchThroughput(): Promise<void> {
   const restoreLogs = quietLogs()
-  const { SECONDS, WARMUP_SECONDS, ROUNDS, PROGRAMS, CALLERS } = knobs('BENCH_THROUGHPUT', { SECONDS: 20, WARMUP_SECONDS: 5, ROUNDS: 1, PROGRAMS: 1, CALLERS: 1 })
+  const { SECONDS, WARMUP_SECONDS, ROUNDS, PROGRAMS, CALLERS } = knobs('BENCH_THROUGHPUT', { SECONDS: 20, WARMUP_SECONDS: 5, ROUNDS: 1, PROGRAMS: 1, CALLERS: 1 }, { SECONDS: 1, WARMUP_SECONDS: 1 })
   const list = (name: string, fallback: string) => (process.env[`BENCH_THROUGHPUT_${name}`] || fallback).split(',').map((s) => s.trim()).filter(Boolean)
-  const queries = list('QUERIES', 'direct,gateway,federated,console') as QueryName[]
+  const queries = list('QUERIES', smokeMode() ? 'direct,console' : 'direct,gateway,federated,console') as QueryName[]
   for (const q of queries) if (!(q in THROUGHPUT_QUERIES)) throw new Error(`BENCH_THROUGHPUT_QUERIES: unknown query ${q}; known: ${Object.keys(THROUGHPUT_QUERIES).join(', ')}`)
-  const concurrencies = list('CONCURRENCY', '10,50').map(Number)
+  const concurrencies = list('CONCURRENCY', smokeMode() ? '4' : '10,50').map(Number)
   const root = path.resolve(process.env.BENCH_THROUGHPUT_ROOT || path.resolve(HERE, '..'))
   const profileDir = process.env.BENCH_THROUGHPUT_PROFILE ? path.resolve(process.env.BENCH_THROUGHPUT_PROFILE) : undefined
   const tracing = process.env.BENCH_THROUGHPUT_TRACING === '1'

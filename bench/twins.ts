@@ -9,7 +9,7 @@ import { knobs, out, quietLogs } from './figures'
 
 export async function benchTwins() {
   const restoreLogs = quietLogs()
-  const k = knobs('BENCH_TWINS', { SCHEDULES: 10_000, BATCH: 2000 })
+  const k = knobs('BENCH_TWINS', { SCHEDULES: 10_000, BATCH: 2000 }, { SCHEDULES: 100, BATCH: 50 })
   const database = await provisionBenchDatabase('twins')
   const db = createPrisma(database.url, 4)
   try {

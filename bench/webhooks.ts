@@ -8,7 +8,7 @@
 //
 // Knobs (environment): BENCH_WEBHOOKS_RATE (200 per second), BENCH_WEBHOOKS_SECONDS (30), BENCH_WEBHOOKS_RUNS (3),
 // BENCH_WEBHOOKS_ENTRIES (50), BENCH_WEBHOOKS_FLOOD_RATE (150 per second), BENCH_WEBHOOKS_FLOOD_SECONDS (20),
-// BENCH_WEBHOOKS_DRAIN_TIMEOUT_S (240).
+// BENCH_WEBHOOKS_DRAIN_TIMEOUT_S (240), BENCH_WEBHOOKS_WARMUP (200 deliveries before the figures).
 import { provisionBenchDatabase } from './database'
 import { knobs, out, percentile, quietLogs, sleep } from './figures'
 import path from 'node:path'
@@ -164,9 +164,9 @@ function printLatency(prefix: string, load: LoadOutput, offered: number) {
 
 export async function benchWebhooks(): Promise<void> {
   const restoreLogs = quietLogs()
-  const { RATE, SECONDS, RUNS, ENTRIES, FLOOD_RATE, FLOOD_SECONDS, DRAIN_TIMEOUT_S } = knobs('BENCH_WEBHOOKS', {
-    RATE: 200, SECONDS: 30, RUNS: 3, ENTRIES: 50, FLOOD_RATE: 150, FLOOD_SECONDS: 20, DRAIN_TIMEOUT_S: 240,
-  })
+  const { RATE, SECONDS, RUNS, ENTRIES, FLOOD_RATE, FLOOD_SECONDS, DRAIN_TIMEOUT_S, WARMUP } = knobs('BENCH_WEBHOOKS', {
+    RATE: 200, SECONDS: 30, RUNS: 3, ENTRIES: 50, FLOOD_RATE: 150, FLOOD_SECONDS: 20, DRAIN_TIMEOUT_S: 240, WARMUP: 200,
+  }, { RATE: 10, SECONDS: 1, RUNS: 1, ENTRIES: 5, FLOOD_RATE: 10, FLOOD_SECONDS: 1, DRAIN_TIMEOUT_S: 60, WARMUP: 10 })
 
   const tSetup = performance.now()
   const database = await provisionBenchDatabase('webhooks')
@@ -198,12 +198,12 @@ export async function benchWebhooks(): Promise<void> {
     })
 
     // Warm-up (JWKS fetch, connection pools, JIT); counted in the exactly-once check, not in the figures.
-    for (const d of await vendor.sign(200)) {
+    for (const d of await vendor.sign(WARMUP)) {
       const res = await fetch(url, { method: 'POST', headers: d.headers, body: Buffer.from(d.body, 'base64') })
       await res.arrayBuffer()
       if (res.status !== 202) throw new Error(`warm-up delivery answered ${res.status}`)
     }
-    let expected = 200
+    let expected = WARMUP
     out('webhooks.setup_s', ((performance.now() - tSetup) / 1000).toFixed(1))
 
     /**

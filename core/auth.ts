@@ -24,7 +24,7 @@ export async function loadOrCreateKeyPair(file: string): Promise<KeyPair> {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
   }
-  const { privateKey, publicKey } = await jose.generateKeyPair(ALG, { extractable: true })
+  const { privateKey } = await jose.generateKeyPair(ALG, { extractable: true })
   const jwk = await jose.exportJWK(privateKey)
   const kid = await jose.calculateJwkThumbprint(jwk)
   await fs.mkdir(path.dirname(file), { recursive: true })

@@ -3,7 +3,7 @@
 // Service plumbing, not tenant data: its SQL is pg_notify and LISTEN on channels of key-only payloads, never a read or
 // write of an organisation's rows (listed as plumbing in tests/platform/sql-road.test.ts).
 import pg from 'pg'
-import { asTx, type AnyTx, type Tx } from './db'
+import { asTx, type AnyTx } from './db'
 import { log } from './log'
 
 /** Channels and their key-only payloads. Subscribers re-read the row; nothing else travels. */

@@ -29,6 +29,7 @@
 //   stripMarkup(text): string                     the markup allow-list alone (empty: text only).
 //   Finding, Sanitised, MemorySummaryCheck        the answer types; MEMORY_SUMMARY_MAX (600);
 //   INJECTION_PATTERNS, RAW_INJECTION_PATTERNS, EVALUATIVE_PATTERNS   the pattern lists (ours), for reports and tests.
+//   injectionPatternsMatching(text): { folded, raw }   which entries of the pattern lists match (tests).
 //
 // The markup allow-list is sanitize-html's (allowedTags: [], scripts, styles and embedded documents dropped with their
 // content); the injection-pattern list, the delimiter list and the tone lint are ours. A handler's tests run the shared
@@ -249,6 +250,20 @@ const HAS_LITERAL_ESCAPE = /\\(?:u\{?[0-9a-f]{4}|x[0-9a-f]{2}|[0-7]{3}|[nrt]|e\[
 
 // ---- the injection-pattern list (ours) ----------------------------------------------------------------------------
 
+// What a credential request names: a credential of the run, the twin, a connection or a person, never a word that
+// only sounds like one ('the API key assay', a barcode 'token' on a vial). Matched on folded text (lower case, words).
+const CREDENTIAL_NOUN = '(?:run token|bearer token|bearer|access token|refresh token|session token|auth token|id token|api token|'
+  + 'authori[sz]ation header|api keys?|credentials?|passwords?|passphrases?|private keys?|client secrets?|secret keys?|signing secrets?|'
+  + 'webhook secrets?|jwts?|(?:your|its|their|my|his|her|our|the twin s|the agent s|the run s|this run s|the connection s) (?:own )?(?:\\w+ )?(?:tokens?|secrets?)|'
+  + '(?:the |a |any )?secrets? (?:of|from|for|behind) (?:the |this |that |a |your |its )?(?:\\w+ ){0,2}(?:connections?|notebook|qms|vendor|twin|run|accounts?|integrations?|providers?))'
+// Words that make the noun a thing of science or the lab, not a credential.
+const NOT_A_CREDENTIAL = '(?! (?:assays?|methods?|labels?|barcodes?|samples?|studies|study|models?|values?|counts?|binding|site|sites|residues?|genes?|proteins?|steps?|findings?|budgets?|limits?|usage|spend|costs?|windows?|lengths?|size|sizes))'
+const CREDENTIAL = `${CREDENTIAL_NOUN}s?\\b${NOT_A_CREDENTIAL}`
+const CREDENTIAL_VERBS = 'include|put|paste|copy|add|write|write out|insert|embed|append|attach|output|print|echo|send|share|post|log|store|'
+  + 'save|leak|reveal|tell|give|type|spell|spell out|end|finish|close|sign|signed|follow|followed by|then|list|mention|quote|show|display|'
+  + 'return|disclose|expose|transmit|upload|read out|dump|place|prefix|suffix|repeat|hand|pass|forward|email|mail|cc|provide|supply|report|'
+  + 'tack|stamp|carrying|containing|including'
+
 /**
  * Instructions aimed at the agent. Matched on a folded form of the text (lower case, letters and digits separated by
  * single spaces), so punctuation, line breaks and letter-spacing ("i g n o r e") do not hide them.
@@ -294,8 +309,11 @@ export const INJECTION_PATTERNS: readonly RegExp[] = [
   /\bpromote (?:\w+ ){0,4}(?:to|into|across) (?:all|every|other|each) (?:programs?|tiers?|twins?)\b/,
   /\bpromote (?:this|the|these|that|my|every|all|each) (?:\w+ ){0,2}(?:notes?|memory|memories|records?|lessons?|preferences?) (?:to|into|across|for|as)\b/,
   /\b(?:send|forward|broadcast|hand off|handoff|propose (?:a )?hand off|propose (?:a )?handoff|cc|copy) (?:\w+ ){0,5}(?:to )?(?:everyone|everybody|all (?:members|personas|users|recipients|people|the team|program members|twins)|every (?:member|persona|user|person|twin))\b/,
-  // Requests to put a credential somewhere it can be read.
-  /\b(?:include|put|paste|copy|add|write|insert|embed|append|attach|output|print|echo|send|share|post|log|store|save|leak|reveal|tell|give) (?:\w+ ){0,5}(?:run token|bearer token|bearer|access token|refresh token|session token|auth token|authorization header|api keys?|credentials?|passwords?|private key|client secret|secret key|jwt|your token|the token|its token|run s token|twin s token)s?\b/,
+  // Requests to put a credential somewhere it can be read: asked for by a verb ('write out', 'end with', 'followed by'),
+  // or named first and then placed ('the run token goes at the end'). Refused whole, with or without a link beside
+  // it: removing the link of 'put https://… followed by your run token' would leave an instruction to write it out.
+  new RegExp(`\\b(?:${CREDENTIAL_VERBS}) (?:\\w+ ){0,6}?${CREDENTIAL}`),
+  new RegExp(`${CREDENTIAL} (?:\\w+ ){0,4}?(?:should|must|shall|will|needs to|has to|is to|are to|goes|go|belongs|belong|appears|appear) (?:\\w+ ){0,3}?(?:appear|be|go|goes|in|into|at|on|after|before|included|written|added|shown|printed|pasted|appended|placed|listed|sent|shared|posted|quoted)\\b`),
 ]
 
 // Letter-spaced or run-together spellings of the strongest phrases, matched with every non-letter removed.
@@ -311,6 +329,16 @@ const fold = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' 
 export const RAW_INJECTION_PATTERNS: readonly RegExp[] = [
   /\b(?:call|invoke|use|run|trigger|execute|fire|issue|then|next|immediately)\b[^.\n]{0,40}?\b(?:memory|console|plans|evidence|progress|review|lens|documents|notebook|qms|chem|tox|qa|stats)\.[a-z]+_?[a-z_]*\b/i,
 ]
+
+/**
+ * Which entries of the pattern lists match a text (indexes into INJECTION_PATTERNS, matched on the folded text, and
+ * into RAW_INJECTION_PATTERNS, on the text as written): for tests that give every pattern a case only it catches.
+ */
+export function injectionPatternsMatching(text: string): { folded: number[]; raw: number[] } {
+  const folded = fold(text)
+  const hits = (list: readonly RegExp[], t: string) => list.flatMap((re, i) => (re.test(t) ? [i] : []))
+  return { folded: hits(INJECTION_PATTERNS, folded), raw: hits(RAW_INJECTION_PATTERNS, text) }
+}
 
 function matchesInjection(text: string): boolean {
   if (RAW_INJECTION_PATTERNS.some((re) => re.test(text))) return true

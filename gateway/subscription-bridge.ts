@@ -183,8 +183,9 @@ export class SubscriptionBridge<C extends object> {
       variables: Object.fromEntries((primary.variableUsages ?? []).filter((v) => v in variables).map((v) => [v, variables[v]])),
     }, {
       next: (value) => queue.push(value as ExecutionResult),
-      error: (err) => { upstreamError = err; queue.iterator.return() },
-      complete: () => { upstreamDone = true; queue.iterator.return() },
+      // Ending the queue settles its consumer's pending read; the callback has nothing to wait for (void).
+      error: (err) => { upstreamError = err; void queue.iterator.return() },
+      complete: () => { upstreamDone = true; void queue.iterator.return() },
     })
 
     const perEventPlan: QueryPlan = {

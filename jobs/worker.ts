@@ -169,7 +169,8 @@ export async function startWorker(deps: WorkerDeps, opts: { concurrency?: number
     })
     generations++
     poolsOf.set(runner, pools)
-    runner.promise.then(() => undefined, (error) => error).then(async (error) => {
+    // Watched, not awaited: the chain handles the runner's end itself (it restarts the runner), and never rejects.
+    void runner.promise.then(() => undefined, (error) => error).then(async (error) => {
       if (stopping || current !== runner) return
       log.warn('worker.runner_ended', { error: error ? String(error) : undefined, note: 'restarting it in this process once the database answers' })
       for (let attempt = 0; !stopping; attempt++) {

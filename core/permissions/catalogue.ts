@@ -52,7 +52,6 @@ const LEAD = 'program_lead'
 const SCIENTIST = 'scientist'
 const QUALITY = 'quality_reviewer'
 const MANUFACTURING = 'manufacturing_specialist'
-const VIEWER = 'viewer'
 
 // Owners and leads hold every program-scope key except program.ownership.transfer (owner only), which is why the
 // lead bundle is always exactly one key smaller than the owner bundle (68/67, 74/73, 78/77).
@@ -63,7 +62,6 @@ const ALL_BUT_VIEWER = [OWNER, LEAD, SCIENTIST, QUALITY, MANUFACTURING] as const
 const ORG_OWNER = 'org_owner'
 const ORG_ADMIN = 'org_admin'
 const ORG_AUDITOR = 'org_auditor'
-const ORG_MEMBER = 'org_member'
 const EVERY_ORG_PERSONA = [...ORG_PERSONAS]
 
 const row = <K extends string>(key: K, since: PersonaVersion, holders: PermissionRow['holders']) => ({ key, since, holders }) satisfies PermissionRow

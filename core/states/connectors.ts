@@ -36,7 +36,7 @@ export const sopLifecycle = defineMachine({
   initial: SOP_STATES,
   source: SPEC,
   quote: { doc: '000', text: '| sop_versions.lifecycle_state | draft, in_review, effective, superseded, obsolete, unmapped |' },
-  storage: { model: null, column: 'lifecycle_state', note: 'enum sop_lifecycle_state on sop_versions; the sync writes whatever the vendor label maps to (subgraphs/connectors/domain/qms/versions.ts), approve_local is a guarded update on local SOPs (qms/sops.ts)' },
+  storage: { model: null, column: 'lifecycle_state', note: 'enum sop_lifecycle_state on sop_versions; the sync writes whatever the vendor label maps to (subgraphs/connectors/domain/qms/sync.ts), approve_local is a guarded update on local SOPs (qms/sops.ts)' },
   transitions: {
     observe_draft: observed('draft', 'sync: the vendor label maps to draft'),
     observe_in_review: observed('in_review', 'sync: the vendor label maps to in_review'),

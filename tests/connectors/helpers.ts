@@ -91,7 +91,7 @@ export function useNotebookStack(): NotebookStack {
 }
 
 export function sampleEntry(fake: FakeNotebook, id: string, opts: { name?: string; variant?: number; attachment?: boolean; folderId?: string; reviewStatus?: 'IN_PROGRESS' | 'NEEDS_REVIEW' | 'ACCEPTED' } = {}) {
-  const entry = fake.control.upsertEntry({ id, name: opts.name ?? `Entry ${id}`, folderId: opts.folderId ?? FOLDER, reviewStatus: opts.reviewStatus, days: sampleDays({ variant: opts.variant ?? 1 }) })
+  fake.control.upsertEntry({ id, name: opts.name ?? `Entry ${id}`, folderId: opts.folderId ?? FOLDER, reviewStatus: opts.reviewStatus, days: sampleDays({ variant: opts.variant ?? 1 }) })
   if (opts.attachment) {
     fake.control.putAttachment(id, { id: `exf_${id}`, name: 'export.csv', content: `well,abs\nA1,0.1\n# ${id}\n`, appendToEntry: true })
   }

@@ -3,7 +3,7 @@
 // vendor failures, budgets, 429s and token refresh never lose a delivery.
 import { createHash } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createTenant, type Tenant } from '../helpers/factories'
+import { createTenant } from '../helpers/factories'
 import { env, setEnv } from '../../core/env'
 import { CONNECTORS } from '../../core/copy'
 import { entryPayloadHash, externalVersion, targetRef, type NotebookEntry } from '../../subgraphs/connectors/domain/notebook/canonical'

@@ -3,10 +3,9 @@
 import http from 'node:http'
 import net from 'node:net'
 import express from 'express'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { createTenant, type Tenant } from '../helpers/factories'
-import { startFakeNotebook, type FakeNotebook } from '../../fakes/notebook/server'
-import { derSignature, signingInput } from '../../fakes/notebook/signing'
+import { startFakeNotebook } from '../../fakes/notebook/server'
 import { connectNotebook, entryUpdated, jobCount, makeJobsDue, ownerContext, postFrom, runWorkerOnce, sampleEntry, useNotebookStack, type ConnectedNotebook } from './helpers'
 import { disconnectConnection } from '../../subgraphs/connectors/domain/connections'
 import { CHECK_BUTTON_ID } from '../../subgraphs/connectors/domain/notebook/adapter'
@@ -125,6 +124,26 @@ describe('webhook ingress', () => {
     expect(burst.map((b) => b.status).sort()).toEqual([200, 200, 200, 200, 200, 202])
     expect((await rowsFor(id)).filter((r) => r.outcome === 'enqueued')).toHaveLength(1)
     expect(await jobCount(db(), 'connector_delivery_process')).toBe(jobsBefore + 2)
+  })
+
+  // The replay window is 72 hours (spec: same delivery id again within 72 h). The first copy's claim is moved back in
+  // time, as if the vendor resent it hours later: still a duplicate just inside the window, a new delivery just past it.
+  it('answers a delivery id resent 5 h and 71 h 59 min later as a duplicate, and accepts it as new 72 h 1 min later', async () => {
+    const first = await send(entryUpdated('etr_ingress_1'))
+    expect(first.status).toBe(202)
+    const receivedAgo = (minutes: number) => db().$executeRaw`
+      UPDATE webhook_delivery_ids SET first_received_at = now() - make_interval(mins => ${minutes})
+      WHERE connection_id = ${nb.connection.id}::uuid AND delivery_id = ${first.deliveryId}`
+    for (const minutes of [5 * 60, 72 * 60 - 1]) {
+      expect(await receivedAgo(minutes)).toBe(1)
+      const again = await send(entryUpdated('etr_ingress_1'), { webhookId: first.deliveryId })
+      expect({ minutes, status: again.status, body: again.json }).toMatchObject({ minutes, status: 200, body: { status: 'duplicate', delivery_id: first.deliveryId } })
+    }
+    expect(await receivedAgo(72 * 60 + 1)).toBe(1)
+    const late = await send(entryUpdated('etr_ingress_1'), { webhookId: first.deliveryId })
+    expect(late.status).toBe(202)
+    expect(late.json).toMatchObject({ status: 'enqueued', delivery_id: first.deliveryId })
+    expect((await rowsFor(first.deliveryId)).map((r) => [r.outcome, r.replay])).toEqual([['enqueued', false], ['ignored', true], ['ignored', true], ['enqueued', false]])
   })
 
   it('accepts deliveries signed with a rotated key after one JWKS refetch', async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
 import { useStack, gql } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
-import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, scrollsHorizontally, type ConsolePerson } from '../helpers/console'
+import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, type ConsolePerson } from '../helpers/console'
 import type { Tenant } from '../helpers/factories'
 import { ILLUSTRATIVE } from '../../core/seed'
 import { seedIllustrative } from '../../subgraphs/seed'
@@ -14,7 +14,6 @@ import { workbenchRole } from '../../core/workbench-roles'
 
 const stack = useStack()
 const PROGRAM = ILLUSTRATIVE.program.name
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ?? '/tmp/console-screenshots'
 let tenant: Tenant
 let browser: Browser
 let sofia: ConsolePerson

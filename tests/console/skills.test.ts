@@ -2,10 +2,9 @@
 // refused unit shown beside its field, and the result's method line and 'How this was computed' with every value.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
-import { useStack, gql } from '../helpers/stack'
+import { useStack } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
-import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, scrollsHorizontally, type ConsolePerson } from '../helpers/console'
-import type { Tenant } from '../helpers/factories'
+import { openConsoleAs, openProgramHome, plumbingIn, scrollsHorizontally, type ConsolePerson } from '../helpers/console'
 import { ILLUSTRATIVE } from '../../core/seed'
 import { seedIllustrative } from '../../subgraphs/seed'
 import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
@@ -16,7 +15,6 @@ import { THEOPH_SUBJECT1_ROWS } from '../skills/fixtures/theoph-subject1'
 const stack = useStack()
 const PROGRAM = ILLUSTRATIVE.program.name
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ?? '/tmp/console-screenshots'
-let tenant: Tenant
 let browser: Browser
 let sofia: ConsolePerson
 
@@ -24,7 +22,6 @@ beforeAll(async () => {
   const db = stack.db.db
   const seed = await seedIllustrative(db)
   await seedIllustrativeTwins(db, seed)
-  tenant = illustrativeTenant(seed)
   browser = await launchChromium()
 }, 120_000)
 

@@ -3,7 +3,7 @@
 // timestamp, and answers invalid_input on `first` or `after` for a page size or cursor it cannot honour.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
-import { createTenant, createTwoOrganizations, type PersonaKey, type Tenant } from '../helpers/factories'
+import { createTwoOrganizations, type PersonaKey, type Tenant } from '../helpers/factories'
 
 const stack = useStack()
 const db = () => stack.db.db

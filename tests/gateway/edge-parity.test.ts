@@ -186,6 +186,34 @@ describe.each(['development', 'production'] as const)('the same document gets th
   })
 })
 
+// The cost limit (10,000): a paged query costs its page size times its selection (here 14 per inbox item), so seven
+// full pages of 100 and one of 14 cost 9,996 and are answered, and one of 15 costs 10,010 and is refused, on both
+// transports. A raised limit lets the second through (issue 41, item 2); the rule alone: edge-limit-rules.test.ts.
+const pagedInbox = (lastPage: number) =>
+  `{ ${[...Array.from({ length: 7 }, () => 100), lastPage].map((n, i) => `p${i}: myInbox(first: ${n}) { nodes { id kind status title } }`).join(' ')} }`
+
+describe('the query cost limit', () => {
+  it('answers a paged query just under the limit and refuses one just over it, over HTTP and over graphql-ws', async () => {
+    const { url } = gateways.development
+    const { client, closes } = socket(url)
+    try {
+      for (const transport of ['http', 'ws'] as const) {
+        const ask = async (q: string): Promise<Answer> => transport === 'http' ? (await gql(`${url}/graphql`, q, {}, token)).body as Answer : overWs(client, q)
+        const under = await ask(pagedInbox(14))
+        expect({ transport, errors: under.errors ?? [] }).toEqual({ transport, errors: [] })
+        expect(Object.keys(under.data as object)).toHaveLength(8)
+        const over = await ask(pagedInbox(15))
+        expect({ transport, code: codeOf(over), message: over.errors[0]?.message, data: over.data }).toEqual({
+          transport, code: 'GRAPHQL_VALIDATION_FAILED', message: 'Query Cost limit of 10000 exceeded, found 10010.', data: undefined,
+        })
+      }
+      expect(closes).toEqual([])
+    } finally {
+      await client.dispose()
+    }
+  })
+})
+
 describe('one failing operation never ends the socket', () => {
   it('keeps a live subscription delivering after a forbidden mutation, a syntax error and an unexpected error on the same socket', async () => {
     const { client, closes } = socket(stack.current.gatewayUrl)

@@ -37,7 +37,7 @@ describe('loaders during a subscription', () => {
     const r = await gql(url(), DECIDE, { id: filed.proposalId }, await t.token('program_lead'))
     expect(r.body.data.decideProposal.__typename).toBe('MutationDecideProposalSuccess')
     await live.finished
-    client.dispose()
+    await client.dispose()
 
     expect(live.received.map((m) => m.errors)).toEqual([undefined, undefined])
     const [first, second] = live.received.map((m) => m.data!.inboxChanged)

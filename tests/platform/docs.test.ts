@@ -90,6 +90,30 @@ describe('the documentation', () => {
     expect(problems).toEqual([])
   })
 
+  // Links are checked above; a path named in prose or a code span (`core/db.ts`, subgraphs/twins/schema/index.ts) is
+  // a link too, and went stale unseen when its file moved (issue 37, item 6). A path from the repository's root
+  // (core/…, subgraphs/…), or a file named from inside a subgraph or a test folder (connectors/domain/sync.ts,
+  // schema/gates.ts, connectors/helpers.ts), must name something that exists. Patterns (*, <name>, {a,b}) are not paths.
+  it('names only repository paths that exist, in prose and code spans', () => {
+    const FROM_ROOT = ['core', 'gateway', 'subgraphs', 'jobs', 'tests', 'bench', 'console', 'fakes', 'scripts', 'clients', 'docs', 'prisma', 'schema', 'generated', '.ci']
+    const FROM_INSIDE = ['connectors', 'twins', 'workbench', 'shared', 'domain', 'tools', 'tasks', 'helpers']
+    const candidate = new RegExp(`(?<![\\w./-])((?:${[...FROM_ROOT, ...FROM_INSIDE].map((d) => d.replace('.', '\\.')).join('|')})/[\\w./*{}<>…$-]*[\\w/])`, 'g')
+    const subgraphs = fs.readdirSync(path.join(ROOT_DIR, 'subgraphs'))
+    const places = (p: string) => [p, `subgraphs/${p}`, ...subgraphs.map((s) => `subgraphs/${s}/${p}`), `tests/${p}`, `jobs/${p}`]
+    const problems: string[] = []
+    for (const file of DOCS) {
+      for (const m of read(file).matchAll(candidate)) {
+        const named = m[1].replace(/\/$/, '')
+        if (/[*{}<>…$]/.test(named)) continue
+        const fromRoot = FROM_ROOT.includes(named.split('/')[0])
+        // from inside a folder, only file names count ('tools/list' is an MCP method, 'twins/paused' a state)
+        if (!fromRoot && !/\.[a-z]{1,4}$/.test(named)) continue
+        if (!places(named).some((p) => fs.existsSync(path.join(ROOT_DIR, p)))) problems.push(`${file}: ${named}`)
+      }
+    }
+    expect(problems).toEqual([])
+  })
+
   it('keeps the README short: the two commands, the first look and where to go next', () => {
     const readme = read('README.md')
     expect(readme).toContain('npm ci && npm start')

@@ -3,7 +3,7 @@
 // burst and delay handling, lifecycle mapping (unmapped), effective_at and superseded_at, and every failure of "Bad
 // input and failure" leaving a health entry or a typed error and no half-written version.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTenant, createTwoOrganizations, expectRowsExist, type Tenant } from '../helpers/factories'
+import { createTenant, createTwoOrganizations, expectRowsExist } from '../helpers/factories'
 import { gql, useStack } from '../helpers/stack'
 import { runQmsSync } from '../../subgraphs/connectors/domain/qms/run'
 import { BUDGET_DRAW } from '../../subgraphs/connectors/domain/qms/client'

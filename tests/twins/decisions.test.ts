@@ -88,7 +88,7 @@ describe('filing a proposal', () => {
     expect(p.decision.footer).toBe(`Proposed by ${w.tenant.users.scientist.name}'s twin (agent); decided by ${w.tenant.users.program_lead.name}`)
 
     await live.finished
-    client.dispose()
+    await client.dispose()
     expect(live.received.map((m) => m.errors)).toEqual([undefined, undefined])
     const [filedEvent, doneEvent] = live.received.map((m) => m.data!.inboxChanged)
     expect(filedEvent).toMatchObject({ kind: 'decision', status: 'open', title: 'Target X drives the effect', proposal: { id: filed.proposalId, card: null, draft: { label: 'Agent-generated draft, unsigned.' } } })

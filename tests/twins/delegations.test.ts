@@ -3,20 +3,17 @@
 // revocation and expiry stop routing (items filed afterwards go to the person); renewals counted; the expiry job;
 // the Keep question of the principal's note answered by the delegate (their tier 1, on_behalf_of); isolation.
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { env, setEnv } from '../../core/env'
+import { describe, expect, it } from 'vitest'
 import { contextForUser } from '../../core/command'
 import { applyRecordChange } from '../../subgraphs/workbench/domain/records'
 import { fileProposal } from '../../subgraphs/twins/domain/proposals'
 import { expireDelegations } from '../../subgraphs/twins/domain/collaboration'
 import { memoryNoteQuestion } from '../../subgraphs/workbench/domain/memory/questions'
 import { proposeNote } from '../../subgraphs/workbench/domain/memory/records'
-import { gql } from '../helpers/stack'
 import { addMember, createProgram, createTenant, expectRowsExist, type Tenant } from '../helpers/factories'
 import { useStackAtR3 } from './twin-helpers'
 
-const { stack, before, db, as } = useStackAtR3()
-type Persona = Parameters<Tenant['token']>[0]
+const { db, as } = useStackAtR3()
 const DAY = 86_400_000
 
 const CREATE = `mutation($d: ID!, $p: ID, $s: DateTime, $e: DateTime!, $r: String) {

@@ -119,7 +119,7 @@ describe('a hand-off proposed by a twin, sent by its author, accepted by the rec
       // Live, e-mailed, and in the recipient's inbox as a hand-off item.
       await live.finished
       expect(live.received[0].data!.inboxChanged).toMatchObject({ kind: 'handoff', status: 'open', sourceType: 'handoff', sourceId: handoffId, change: 'created' })
-      ws.dispose()
+      await ws.dispose()
       const note = await db().notification.findFirstOrThrow({ where: { userId: t.users.quality_reviewer.id, kind: 'handoff_received' }, include: { emails: true } })
       expect(note.emails).toHaveLength(1)
       expect(note.emails[0].toAddress).toBe(t.users.quality_reviewer.email)

@@ -73,7 +73,7 @@ describe('a twin cycle from schedule to decision', () => {
     expect(p).toMatchObject({ status: 'decided', decision: { outcome: 'approved', version: 1, footer: `Proposed by ${lead.name}'s twin (agent, working as Program lead); decided by ${lead.name}` } })
     // The lead wears no workbench role: the run started under the neutral program_lead harness, named in the footer.
     await live.finished
-    client.dispose()
+    await client.dispose()
     expect(live.received[1]?.data?.inboxChanged).toMatchObject({ id: created.id, status: 'done' })
 
     const record = await db().programRecord.findUniqueOrThrow({ where: { id: p.decision.recordId } })

@@ -48,7 +48,7 @@ describe('signature items', () => {
 
     await call('program_owner', `mutation($id: ID!) { approveSop(id: $id) { ${ERR} } }`, { id: sopId })
     await live.finished
-    client.dispose()
+    await client.dispose()
     expect(live.received.map((m) => m.data!.inboxChanged)).toEqual([
       expect.objectContaining({ id: qa.id, kind: 'signature', change: 'created', status: 'open' }),
       expect.objectContaining({ id: qa.id, kind: 'signature', change: 'resolved', status: 'done' }),
@@ -98,7 +98,7 @@ describe('question and information items', () => {
     const upd = await call('scientist', `mutation($i: UpdateRecordInput!) { updateRecord(input: $i) { ${ERR} } }`, { i: { id, fields: { owner_user_id: t.users.program_lead.id } } })
     expect(upd.updateRecord.__typename).not.toMatch(/Error|Invalid|Forbidden/)
     await live.finished
-    client.dispose()
+    await client.dispose()
     expect(live.received.map((m) => [m.data!.inboxChanged.kind, m.data!.inboxChanged.change])).toEqual([['question', 'created'], ['question', 'resolved']])
     expect((await itemsFor('manufacturing_specialist', id))[0]).toMatchObject({ status: 'done', doneBy: null })
     const [moved] = await itemsFor('program_lead', id)

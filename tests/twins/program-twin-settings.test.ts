@@ -88,7 +88,7 @@ describe('escalation_days', () => {
     await new Promise((r) => setTimeout(r, 300))
     await runInboxExpire()
     await live.finished
-    client.dispose()
+    await client.dispose()
     expect(live.received[0].data!.inboxChanged).toMatchObject({ id: old.id, change: 'escalated', priority: 'now' })
     expect(await db().inboxItem.findUniqueOrThrow({ where: { id: old.id } })).toMatchObject({ priority: 'now', escalatedAt: expect.any(Date) })
     for (const quiet of [recent, proposal, off]) expect((await db().inboxItem.findUniqueOrThrow({ where: { id: quiet.id } })).escalatedAt).toBeNull()

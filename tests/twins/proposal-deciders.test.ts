@@ -1,17 +1,14 @@
 // Who decides a twin's proposal ("Your twin proposes. You decide."), through the tool server and the gateway: the
 // twin's person; their delegate under a delegation in force; for a type with an approval key, a holder of that key;
 // anyone else holding the decide key is refused bound_user_only and nothing is written.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { env, setEnv } from '../../core/env'
+import { describe, expect, it } from 'vitest'
 import { contextForUser } from '../../core/command'
 import { fileProposal } from '../../subgraphs/twins/domain/proposals'
-import { gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 import { connect, runningRun, writeRecord } from './tools-helpers'
 import { useStackAtR3 } from './twin-helpers'
 
-const { stack, before, db, as } = useStackAtR3()
-type Persona = Parameters<Tenant['token']>[0]
+const { stack, db, as } = useStackAtR3()
 const DAY = 86_400_000
 
 const DECIDE = `mutation($id: ID!, $decision: ProposalDecision!, $reason: String) { decideProposal(id: $id, decision: $decision, reason: $reason) { __typename

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestDatabase } from '../helpers/db'
 import { startTestWorker } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'

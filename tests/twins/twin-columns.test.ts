@@ -3,18 +3,15 @@
 // twin pauses) and tool_allowlist_hash (what the person's permissions grant the twin; a change is audited). Set through
 // the gateway, filed over the tool server (MCP over HTTP), runs through the twin_cycle job's function.
 import { createHash } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { env, setEnv } from '../../core/env'
+import { describe, expect, it } from 'vitest'
 import { runTwinCycle } from '../../subgraphs/twins/domain/twins'
 import { nextDigestSlot } from '../../subgraphs/twins/domain/inbox'
-import { gql } from '../helpers/stack'
-import { addMember, createTenant, type Tenant } from '../helpers/factories'
+import { addMember, createTenant } from '../helpers/factories'
 import { connect, runningRun } from './tools-helpers'
 import { recordingHarness, seedTwin } from './twin-helpers'
 import { useStackAtR3 } from './twin-helpers'
 
-const { stack, before, db, as } = useStackAtR3()
-type Persona = Parameters<Tenant['token']>[0]
+const { stack, db, as } = useStackAtR3()
 const HOUR = 3_600_000
 
 const UPDATE = `mutation($id: ID!, $input: UpdateTwinInput!) { updateTwin(id: $id, input: $input) {

@@ -27,6 +27,8 @@ const UPDATE = `mutation($id: ID!, $input: UpdateTwinInput!) { updateTwin(id: $i
 const RETIRE = `mutation($id: ID!, $reason: String) { retireTwin(id: $id, reason: $reason) {
   __typename ... on MutationRetireTwinSuccess { twin { id status } } ... on Error { code message field } } }`
 const PAUSE = `mutation($id: ID!, $reason: String) { pauseTwin(id: $id, reason: $reason) { __typename ... on Error { code } } }`
+const RESUME = `mutation($id: ID!) { resumeTwin(id: $id) {
+  __typename ... on MutationResumeTwinSuccess { twin { id status } } ... on Error { code message } } }`
 const TRIGGER = `mutation($twinId: ID!, $input: CreateTwinTriggerInput!) { createTwinTrigger(twinId: $twinId, input: $input) {
   __typename ... on MutationCreateTwinTriggerSuccess { trigger { id } } ... on Error { code message } } }`
 const DELETE_TRIGGER = `mutation($id: ID!) { deleteTwinTrigger(id: $id) {
@@ -88,6 +90,27 @@ describe('retiring a twin', () => {
     const byLead = await as(t, 'program_lead', RETIRE, { id: other.id, reason: 'The QA work moved to another program.' })
     expect(byLead.body.data.retireTwin).toMatchObject({ twin: { status: 'retired' } })
     expect((await auditOf(other.id, ['twin.retire'])).map((a) => [a.actorUserId, a.details])).toEqual([[t.users.program_lead.id, { reason: 'The QA work moved to another program.' }]])
+  })
+})
+
+describe('a retired twin', () => {
+  // Retired is final: nothing brings a twin back (issue 41, item 4: letting resume start from retired was caught only
+  // because the generated state tables differed). Over the API a retired twin reads as absent; the guarded update
+  // itself refuses too (tests/platform/state-machines.test.ts).
+  it('is answered not_found for a resume, a pause and a second retirement, stays retired and leaves no audit row', async () => {
+    const t = await createTenant(db(), 'Retired')
+    const twin = await twinOf(t, 'scientist')
+    expect((await as(t, 'scientist', RETIRE, { id: twin.id })).body.data.retireTwin).toMatchObject({ twin: { status: 'retired' } })
+    const resumed = await as(t, 'scientist', RESUME, { id: twin.id })
+    expect(resumed.body.data.resumeTwin).toMatchObject({ code: 'not_found', message: 'This twin is retired.' })
+    expect((await as(t, 'scientist', PAUSE, { id: twin.id })).body.data.pauseTwin).toMatchObject({ code: 'not_found' })
+    // A second retirement reaches the guarded update, which refuses it (answered as a top-level error today: the
+    // retireTwin union does not list InvalidTransition).
+    const again = await as(t, 'scientist', RETIRE, { id: twin.id })
+    expect(JSON.stringify(again.body)).toContain('"errorCode":"invalid_transition"')
+    expect(await db().twinDefinition.findUniqueOrThrow({ where: { id: twin.id } })).toMatchObject({ status: 'retired', pausedReason: null })
+    expect(await auditOf(twin.id, ['twin.resume', 'twin.pause'])).toEqual([])
+    expect(await auditOf(twin.id, ['twin.retire'])).toHaveLength(1)
   })
 })
 

@@ -8,7 +8,7 @@ import { log } from '../../../core/log'
 import { normalizeAddress } from '../../../core/address-ranges'
 import { EDGE_CLIENT_HEADER, EDGE_TOKEN_HEADER, WEBHOOK_ANSWER_DEADLINE_MS, isEdgeToken } from '../../../core/webhook-edge'
 import { PROVIDERS } from '../domain/providers'
-import { MAX_BODY_BYTES, RETRY_SOON_SECONDS, createWebhookIngress, type BodyRead, type IngressAnswer, type IngressOptions } from '../domain/webhooks/ingress'
+import { MAX_BODY_BYTES, RETRY_SOON_SECONDS, createWebhookIngress, type IngressAnswer, type IngressOptions } from '../domain/webhooks/ingress'
 import { readCappedBody } from '../../../core/capped-body'
 
 const GENERIC_HOOK_PATH = '/hooks'

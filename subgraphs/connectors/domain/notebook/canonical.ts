@@ -99,7 +99,7 @@ export interface NotebookEntry {
 
 // The types are the generic documents' content_json (domain/document-content.ts); the notebook writes them.
 export type { CanonicalEntryContent, CanonicalPart, CanonicalTable } from '../document-content'
-import type { CanonicalEntryContent, CanonicalPart, CanonicalTable } from '../document-content'
+import type { CanonicalEntryContent, CanonicalPart } from '../document-content'
 
 export interface HashOptions {
   /** Attachment digests from the attachment metadata, keyed by externalFileId (lower-case sha256 hex). */

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto'
 import type { Method } from 'got'
 import { z } from 'zod'
 import { TOKEN_REFRESH_AFTER_MS, VendorHttpClient, type VendorHttpOptions } from '../adapters/http'
-import { AttachmentTooLarge, VendorError, VendorResponseInvalid } from '../adapters/errors'
+import { AttachmentTooLarge, VendorResponseInvalid } from '../adapters/errors'
 import { PROVIDER_ID, type NotebookEntry } from './canonical'
 
 // The vendor errors are shared by every provider; re-exported for the notebook's callers.

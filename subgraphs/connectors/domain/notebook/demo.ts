@@ -2,11 +2,6 @@
 // connection to it, made idempotently through the ordinary domain functions (as the illustrative program owner), then a
 // first full sync (the adapter's startDemo hook).
 import type { Db } from '../../../../core/db'
-import { env } from '../../../../core/env'
-import { log } from '../../../../core/log'
-import { listenFailure } from '../../../../core/start-failure'
-import type { DemoContext, DemoService } from '../adapters/contract'
-import { hookUrlFor } from '../urls'
 import { loadSession } from '../../../../core/session'
 import { enqueue } from '../../../../core/jobs'
 import { domainContext } from '../../../../core/command'

@@ -3,10 +3,6 @@
 // configure (client id, instance id, lifecycle map without the vault's "Pending Retirement"), credentials, health
 // check, then a first poll queued for the worker. The adapter's startDemo hook starts the fake first.
 import type { Db } from '../../../../core/db'
-import { env } from '../../../../core/env'
-import { log } from '../../../../core/log'
-import { listenFailure } from '../../../../core/start-failure'
-import type { DemoContext, DemoService } from '../adapters/contract'
 import { domainContext } from '../../../../core/command'
 import { loadSession } from '../../../../core/session'
 import { enqueue } from '../../../../core/jobs'

@@ -3,7 +3,7 @@
 // paused twins, and twin_events_reconcile, which compares each event trigger's entry_seq watermark with the trail.
 import type { AuditEvent, TwinTrigger } from '../../../../generated/prisma/client'
 import { PAUSE_ACTIONS, TRIGGERABLE_ACTIONS, systemActor } from '../../../../core/audit'
-import { asTx, type AnyTx, type Db, type Tx } from '../../../../core/db'
+import { asTx, type Db, type Tx } from '../../../../core/db'
 import { advanceTriggerWatermark, lockTriggerBehind, missedTriggerEventsAcrossOrganisations } from './sql'
 import { hasPermission } from '../../../../core/permissions'
 import { currentPersonaVersion } from '../../../../core/release'

@@ -6,7 +6,7 @@
 // outcome summary, and the budget then binds: once the month's reported cost reaches it, the twin pauses with reason
 // budget (audit twin.self_pause), checked before each run starts and before each tool call.
 import { systemActor } from '../../../../core/audit'
-import { asTx, type AnyTx, type Db } from '../../../../core/db'
+import { type AnyTx, type Db } from '../../../../core/db'
 import { DomainError } from '../../../../core/errors'
 import type { TwinDefinition } from '../../../../generated/prisma/client'
 import { pauseTwin } from './twins'
