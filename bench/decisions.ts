@@ -39,26 +39,31 @@ export async function benchDecisions(): Promise<void> {
     const run = await writer.agentRun.create({ data: { organizationId: orgId, programId, kind: 'twin_cycle', status: 'running', twinId, initiatedBy: 'schedule' } })
     const total = k.COUNT + k.WARMUP
     const basis = await applyRecordChange(lead, { kind: 'create', programId, recordType: 'evidence.findings', title: 'Basis finding', fields: { kind: 'observation' } })
-    const proposals: string[] = []
-    for (let i = 0; i < total; i++) {
-      const record = await applyRecordChange(lead, { kind: 'create', programId, recordType: 'evidence.hypotheses', title: `Hypothesis ${i}`, fields: { confidence: 'low' } })
-      const filed = await fileProposal(twin, { runId: run.id, change: { kind: 'update', recordId: record.recordId, fields: { confidence: 'high' } }, basisRecordIds: [basis.recordId], draft: 'Raise the confidence.' })
-      proposals.push(filed.proposalId)
-    }
     const token = await tenant.token('program_lead')
     const url = `${stack.gatewayUrl}/graphql`
     const samples: number[] = []
     let refused = 0
-    for (let i = 0; i < total; i++) {
-      const t0 = performance.now()
-      const res = await fetch(url, {
-        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ query: DECIDE, variables: { id: proposals[i] } }),
-      })
-      const body = (await res.json()) as { data?: { decideProposal?: { __typename: string } } }
-      const ms = performance.now() - t0
-      if (body.data?.decideProposal?.__typename !== 'MutationDecideProposalSuccess') refused++
-      if (i >= k.WARMUP) samples.push(ms)
+    // Filed in rounds below the inbox's back-pressure threshold (BACKPRESSURE_OPEN_DECISIONS, 25 waiting decisions
+    // pause a person's twin filing), each round decided before the next is filed.
+    const ROUND = 20
+    for (let start = 0; start < total; start += ROUND) {
+      const proposals: string[] = []
+      for (let i = start; i < Math.min(total, start + ROUND); i++) {
+        const record = await applyRecordChange(lead, { kind: 'create', programId, recordType: 'evidence.hypotheses', title: `Hypothesis ${i}`, fields: { confidence: 'low' } })
+        const filed = await fileProposal(twin, { runId: run.id, change: { kind: 'update', recordId: record.recordId, fields: { confidence: 'high' } }, basisRecordIds: [basis.recordId], draft: 'Raise the confidence.' })
+        proposals.push(filed.proposalId)
+      }
+      for (const [j, id] of proposals.entries()) {
+        const t0 = performance.now()
+        const res = await fetch(url, {
+          method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ query: DECIDE, variables: { id } }),
+        })
+        const body = (await res.json()) as { data?: { decideProposal?: { __typename: string } } }
+        const ms = performance.now() - t0
+        if (body.data?.decideProposal?.__typename !== 'MutationDecideProposalSuccess') refused++
+        if (start + j >= k.WARMUP) samples.push(ms)
+      }
     }
     out('decisions.decide.count', samples.length)
     out('decisions.decide.refused', refused)
