@@ -15,6 +15,7 @@ import { RecordScreen } from './screens/record'
 import { Handoffs } from './screens/handoffs'
 import { Skills } from './screens/skills'
 import { Shell } from './components/shell'
+import { InterimNote } from './components/interim-note'
 import { AREAS, RecordListScreen } from './screens/record-list'
 import { ProgramSetup } from './screens/program-setup'
 
@@ -39,7 +40,7 @@ export function App({ config }: { config: ConsoleConfig }) {
     if (!token && pathname !== '/sign-in') navigate('/sign-in', { replace: true })
   }, [token, pathname])
 
-  if (pathname === '/sign-in' || !token) return <SignIn config={config} onSignedIn={signIn} />
+  if (pathname === '/sign-in' || !token) return <><SignIn config={config} onSignedIn={signIn} /><InterimNote /></>
 
   let screen = <NotFound />
   let params: Record<string, string> | null
@@ -56,6 +57,7 @@ export function App({ config }: { config: ConsoleConfig }) {
   return (
     <Provider value={api.client}>
       <Shell onSignOut={signOut}>{screen}</Shell>
+      <InterimNote />
     </Provider>
   )
 }
