@@ -57,3 +57,20 @@ describe('keeping a note across programs', () => {
     expect(await stack.db.db.memoryRecord.count({ where: { userId: user.id, tier: 'person' } })).toBe(0)
   })
 })
+
+describe('user settings the service never reads', () => {
+  it('serves neither inbox_shortcuts nor illustrative, even when a row still holds them, and keeps every setting it reads', async () => {
+    const t = await createTenant(stack.db.db, 'Unserved')
+    const user = t.users.scientist
+    await stack.db.db.user.update({
+      where: { id: user.id },
+      data: { settings: { timezone: 'Europe/Paris', digest_time: '07:30', quiet_hours: null, inbox_shortcuts: true, illustrative: true, workbench_role: {} } },
+    })
+    const me = await as(t, 'scientist', `{ me { settings } }`)
+    expect(me.body.errors).toBeUndefined()
+    expect(me.body.data.me.settings).toEqual({ timezone: 'Europe/Paris', digest_time: '07:30', quiet_hours: null, workbench_role: {} })
+    const updated = await as(t, 'scientist', `mutation($p: ID!) { updateMySettings(input: { workbenchRoles: [{ programId: $p, workbenchRoleKey: "medicinal_chemist" }] }) { __typename ... on MutationUpdateMySettingsSuccess { settings { settings } } } }`, { p: t.program.id })
+    const served = updated.body.data.updateMySettings.settings.settings
+    expect(Object.keys(served).sort()).toEqual(['digest_time', 'quiet_hours', 'timezone', 'workbench_role'])
+  })
+})

@@ -11,6 +11,7 @@ import { SUGGESTED_FIRST_CHOICES, WORKBENCH_ROLE_VERSION, isWorkbenchRoleHeld, w
 import { entityRef, result, type Builder } from '../../shared/builder'
 import * as roles from '../domain/workbench-roles'
 import * as home from '../domain/workbench-home'
+import { servedUserSettings } from '../domain/user-settings'
 import type { MemoryRecordOut } from '../domain/memory/store'
 import type { WorkbenchRefs } from './refs'
 
@@ -96,7 +97,7 @@ export function addWorkbenchRoles(
     description: 'UserSettings after a change.',
     fields: (t) => ({
       user: t.field({ type: UserRef, resolve: (s) => entityRef(s.userId) as never }),
-      settings: t.field({ type: 'JSON', description: 'quiet_hours, digest_time, timezone, inbox_shortcuts, workbench_role (program id to key)', resolve: (s) => s.settings }),
+      settings: t.field({ type: 'JSON', description: 'quiet_hours, digest_time, timezone, workbench_role (program id to key)', resolve: (s) => servedUserSettings(s.settings) }),
       workbenchRoles: t.field({ type: [Setting], resolve: (s, _a, ctx) => roles.myWorkbenchRoleSettings(ctx, s.settings) }),
     }),
   })
