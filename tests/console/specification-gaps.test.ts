@@ -30,18 +30,19 @@ afterAll(async () => {
   await browser?.close()
 })
 
-/** A page watched from its first navigation, on the sign-in page. */
-async function openSignIn(): Promise<Page> {
+/** A page watched from its first navigation, on the sign-in page (with the page's clock under the test's hand when asked). */
+async function openSignIn(opts: { clock?: boolean } = {}): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } })
   opened.push(context)
   const page = await context.newPage()
+  if (opts.clock) await page.clock.install()
   await watchScreens(page)
   await page.goto(`${stack.current.gatewayUrl}/sign-in`)
   return page
 }
 
-async function signInAs(name: string): Promise<Page> {
-  const page = await openSignIn()
+async function signInAs(name: string, opts: { clock?: boolean } = {}): Promise<Page> {
+  const page = await openSignIn(opts)
   await page.getByRole('button', { name: new RegExp(`^${name}\\b`) }).click()
   await page.getByRole('heading', { level: 1, name: 'Your programs' }).waitFor()
   return page
@@ -115,5 +116,24 @@ describe('the last specification gaps in the console', { timeout: 120_000 }, () 
     const describedBy = await keep.getAttribute('aria-describedby')
     expect(await page.locator(`[id="${describedBy}"]`).innerText()).toBe(MEMORY_PANEL.cannotKeepAcrossPrograms)
     await checkScreen(page, 'memory-panel-cannot-keep-across', { primaryAction: item.getByRole('button', { name: MEMORY_PANEL.controls.forget, exact: true }) })
+  })
+
+  it("reverts an armed 'Confirm forget' to Forget after six seconds on its own, forgetting nothing", async () => {
+    const page = await signInAs('Quinn Quality', { clock: true })
+    await openHome(page)
+    await page.getByRole('button', { name: 'What your twin remembers', exact: true }).click()
+    const item = page.locator('#memory-panel article').filter({ hasText: 'Prefers deviations listed by date.' })
+    await item.waitFor()
+    await item.getByRole('button', { name: MEMORY_PANEL.controls.forget, exact: true }).click()
+    const armed = item.getByRole('button', { name: MEMORY_PANEL.confirmForget, exact: true })
+    await armed.waitFor()
+    expect(await armed.evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true)
+    await page.clock.fastForward(5_000)
+    expect(await armed.count()).toBe(1)
+    await page.clock.fastForward(1_100)
+    await item.getByRole('button', { name: MEMORY_PANEL.controls.forget, exact: true }).waitFor()
+    expect(await armed.count()).toBe(0)
+    const note = await stack.db.db.memoryRecord.findFirstOrThrow({ where: { summary: 'Prefers deviations listed by date.' } })
+    expect(note.status).toBe('kept')
   })
 })
