@@ -21,7 +21,7 @@ export const ILLUSTRATIVE = {
   admin: { email: 'admin@illustrative.example', name: 'Ada Admin', orgPersonas: ['org_admin'] },
 } as const
 
-const DEFAULT_USER_SETTINGS = { timezone: 'UTC', digest_time: '08:00', quiet_hours: null, inbox_shortcuts: true, illustrative: true, workbench_role: {} }
+const DEFAULT_USER_SETTINGS = { timezone: 'UTC', digest_time: '08:00', quiet_hours: null, workbench_role: {} }
 const DEFAULT_PROGRAM_SETTINGS = { evidence_query_budget: 3, twin_defaults: {}, escalation_days: 3, gate_critical_milestone_tag: 'gate-critical' }
 
 /**

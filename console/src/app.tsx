@@ -20,6 +20,7 @@ import { Handoffs } from './screens/handoffs'
 import { Skills } from './screens/skills'
 import { Oversight } from './screens/oversight'
 import { Shell } from './components/shell'
+import { InterimNote } from './components/interim-note'
 import { AREAS, RecordListScreen } from './screens/record-list'
 import { ProgramSetup } from './screens/program-setup'
 import { formatTime } from './format'
@@ -85,8 +86,8 @@ export function App({ config }: { config: ConsoleConfig }) {
     if (!token && !signInPage) navigate(`/sign-in?next=${encodeURIComponent(location.pathname)}`, { replace: true })
   }, [token, signInPage])
 
-  if (pathname === CALLBACK_PATH) return <SignInCallback config={config} onSignedIn={signedIn} />
-  if (pathname === '/sign-in' || !token) return <SignIn config={config} next={search.get('next') ?? '/'} onSignedIn={signedIn} />
+  if (pathname === CALLBACK_PATH) return <><SignInCallback config={config} onSignedIn={signedIn} /><InterimNote /></>
+  if (pathname === '/sign-in' || !token) return <><SignIn config={config} next={search.get('next') ?? '/'} onSignedIn={signedIn} /><InterimNote /></>
 
   let screen = <NotFound />
   let params: Record<string, string> | null
@@ -113,6 +114,7 @@ export function App({ config }: { config: ConsoleConfig }) {
           ) : null}
           {screen}
         </Shell>
+        <InterimNote />
       </AuthProvider>
     </Provider>
   )

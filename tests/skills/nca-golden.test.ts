@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { runSkillSync } from '../../subgraphs/twins/domain/skills'
 import { NCA_GOLDEN_INDOMETH as INDO, NCA_GOLDEN_THEOPH as THEO, type GoldenResult, type GoldenSubject } from '../../subgraphs/twins/domain/skills'
-import { getReference } from '../../subgraphs/twins/domain/skills'
+import { getReference, getValidationRecord } from '../../subgraphs/twins/domain/skills'
 
 const KEY = 'tox.pk_parameter_extraction'
 const METHODS = ['linear', 'linear_up_log_down'] as const
@@ -77,10 +77,10 @@ describe('NCA golden references: Theoph and Indometh against published Phoenix W
     expect(flagged).toHaveLength(4)
   })
 
-  it('cites both datasets as verified reference entries whose constants are the data the golden tests run', () => {
-    const t = getReference('nca_golden_theoph')!
-    const i = getReference('nca_golden_indometh')!
-    expect([t.status, i.status]).toEqual(['verified', 'verified'])
+  it('keeps both datasets as the skill\'s validation record, whose constants are the data the golden tests run', () => {
+    const t = getValidationRecord('nca_golden_theoph')!
+    const i = getValidationRecord('nca_golden_indometh')!
+    expect([getReference('nca_golden_theoph'), getReference('nca_golden_indometh')]).toEqual([undefined, undefined])
     expect(t.constants).toBe(THEO)
     expect(i.constants).toBe(INDO)
     expect(t.publisher).toMatch(/Boeckmann.*Sheiner.*Beal.*1994.*datasets::Theoph/)

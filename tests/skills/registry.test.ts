@@ -26,7 +26,7 @@ describe('skill registry', () => {
     const skills = listSkills({ r4GatePassed: false })
     expect(skills.map((s) => s.key)).toEqual(LIVE)
     for (const s of skills) {
-      expect(Object.keys(s)).toEqual(['key', 'name', 'product', 'run_role', 'permission', 'skill_class', 'check_logic_version', 'input_schema', 'output_fields', 'required_citations', 'references', 'status', 'release'])
+      expect(Object.keys(s)).toEqual(['key', 'name', 'product', 'run_role', 'permission', 'skill_class', 'check_logic_version', 'input_schema', 'output_fields', 'required_citations', 'references', 'validation', 'status', 'release'])
       expect(s.permission).toBe(`${s.product}.agents.use`)
       expect(s.release).toBe('R4')
       // Issue 30 changed the rules of the three tox skills (lambda_z, measured zeros, IV parameters,
@@ -66,10 +66,9 @@ describe('skill registry', () => {
 
   it('fails the reference check when a preview skill references a to_verify entry', () => {
     const nca = getSkill('tox.pk_parameter_extraction', { r4GatePassed: true })!
-    expect(nca.references.map((r) => [r.key, r.status])).toEqual([
-      ['nca_golden_theoph', 'verified'],
-      ['nca_golden_indometh', 'verified'],
-    ])
+    // The NCA skill cites no guidance reference; its published datasets are its validation record.
+    expect(nca.references).toEqual([])
+    expect(nca.validation.map((v) => v.key)).toEqual(['nca_golden_theoph', 'nca_golden_indometh'])
     // The synthetic profile the NCA skill cited before issue 30 is still to_verify: citing it again fails.
     const forced = { ...nca, status: 'preview' as const, references: [{ key: 'pk_golden_synthetic_one_compartment' }] }
     const res = referenceCheck([forced])
@@ -87,9 +86,9 @@ describe('skill registry', () => {
     expect(referenceCheck([{ key: 'x.y', status: 'preview', references: [{ key: 'nope' }] }]).problems[0].reason).toBe('unknown_reference')
   })
 
-  it('holds 15 reference entries, 7 verified (the two NCA golden datasets added), with fixed ISO retrieval dates', () => {
-    expect(REFERENCES).toHaveLength(15)
-    expect(REFERENCES.filter((r) => r.status === 'verified').map((r) => r.key)).toEqual(['fda_2005_mrsd', 'ema_2017_fih', 'ich_m3r2', 'assertion_model', 'sop_binding_rule', 'nca_golden_theoph', 'nca_golden_indometh'])
+  it('holds the specification\'s 13 reference entries, 5 verified, with fixed ISO retrieval dates (the NCA datasets are a validation record, not references)', () => {
+    expect(REFERENCES).toHaveLength(13)
+    expect(REFERENCES.filter((r) => r.status === 'verified').map((r) => r.key)).toEqual(['fda_2005_mrsd', 'ema_2017_fih', 'ich_m3r2', 'assertion_model', 'sop_binding_rule'])
     expect(REFERENCES.filter((r) => r.status === 'to_verify').map((r) => r.key)).toEqual([
       'pk_golden_synthetic_one_compartment',
       'ich_m10',
@@ -105,14 +104,13 @@ describe('skill registry', () => {
       if (r.status === 'to_verify') expect(r.sha256).toBeNull()
     }
     const c = referenceCheck([])
-    expect([c.verified_count, c.total_count]).toEqual([7, 15])
+    expect([c.verified_count, c.total_count]).toEqual([5, 13])
     expect(c.advisories).toEqual([
       'fda_2005_mrsd: verified, document sha256 not recorded yet',
       'ema_2017_fih: verified, document sha256 not recorded yet',
       'ich_m3r2: verified, document sha256 not recorded yet',
-      'nca_golden_theoph: verified, document sha256 not recorded yet',
-      'nca_golden_indometh: verified, document sha256 not recorded yet',
     ])
+    expect(REFERENCES.map((r) => r.key)).not.toContain('nca_golden_theoph')
   })
 
   it('keeps a skill designed after the gate when one of its references is to_verify', () => {

@@ -93,16 +93,20 @@ describe('issue 30 through the gateway', () => {
     expect(result.warnings).toContain("rat: AUC interval 0-24 h differs from the human projection's 0-inf; the AUC margin compares different intervals.")
   })
 
-  it('7. cites the Theoph and Indometh golden datasets as verified references and equals published WinNonlin on every subject', async () => {
-    const list = await gql(`${stack.current.gatewayUrl}/graphql`, `{ skill(key: "tox.pk_parameter_extraction") { status references { key status } } }`, {}, await tenant.token('viewer'))
-    // Designed while R4_GATE_PASSED is false, as every skill; its references no longer hold it back.
-    expect(list.body.data.skill).toEqual({ status: 'designed', references: [{ key: 'nca_golden_theoph', status: 'verified' }, { key: 'nca_golden_indometh', status: 'verified' }] })
+  it('7. shows the Theoph and Indometh golden datasets beside its status as its validation record (not as references) and equals published WinNonlin on every subject', async () => {
+    const list = await gql(`${stack.current.gatewayUrl}/graphql`, `{ skill(key: "tox.pk_parameter_extraction") { status references { key status } validation { key constantsSha256 goldenTest statusLine } } }`, {}, await tenant.token('viewer'))
+    // Designed while R4_GATE_PASSED is false, as every skill; no guidance reference holds it back.
+    const skill = list.body.data.skill
+    expect({ status: skill.status, references: skill.references }).toEqual({ status: 'designed', references: [] })
+    expect(skill.validation.map((v: any) => v.key)).toEqual(['nca_golden_theoph', 'nca_golden_indometh'])
+    expect(skill.validation[0].statusLine).toBe('Validated against published data: Theoph (Boeckmann 1994), 12 subjects, Phoenix WinNonlin 6.3/7.0 results reproduced')
+    expect(skill.validation[0].constantsSha256).toMatch(/^[0-9a-f]{64}$/)
     const close = (a: number, b: number) => Math.abs(a - b) <= 5e-7 + 1e-9 * Math.abs(b)
     const bad: string[] = []
     for (const [i, s] of THEO.subjects.entries()) {
       const { result } = await nca({ rows: s.rows.map(([time, conc]) => ({ time, conc })), dose: THEO.dose, route: 'oral' })
       for (const [k, v] of Object.entries(THEO.winnonlin.linear_up_log_down[i])) if (!close(result.outputs[k].value, v)) bad.push(`Theoph ${s.subject} ${k}`)
-      if (i === 0) expect(result.referenceRefs.map((r: any) => r.key)).toEqual(['nca_golden_theoph', 'nca_golden_indometh'])
+      if (i === 0) expect(result.referenceRefs).toEqual([])
     }
     for (const [i, s] of INDO.subjects.entries()) {
       const { result } = await nca({ rows: s.rows.map(([time, conc]) => ({ time, conc })), dose: INDO.dose, route: 'intravenous' })

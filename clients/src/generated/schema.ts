@@ -1368,7 +1368,7 @@ export type Me = {
   organization?: Maybe<Organization>;
   organizationPersonas?: Maybe<Array<Scalars['String']['output']>>;
   programs?: Maybe<Array<MyProgram>>;
-  /** UserSettings: quiet_hours, digest_time, timezone, inbox_shortcuts, workbench_role (program id to key) */
+  /** UserSettings: quiet_hours, digest_time, timezone, workbench_role (program id to key) */
   settings?: Maybe<Scalars['JSON']['output']>;
   /** MeOut.user.settings.workbench_role, typed: the workbench role stored per program the caller belongs to. */
   workbenchRoles?: Maybe<Array<WorkbenchRoleSetting>>;
@@ -1487,6 +1487,8 @@ export type MemoryRecord = {
   pinned?: Maybe<Scalars['Boolean']['output']>;
   expiresAt?: Maybe<Scalars['DateTime']['output']>;
   viewedBy?: Maybe<Array<MemoryViewedBy>>;
+  /** Whether the caller may keep this note across programs (promoteMemory's permission check, program.agent_memory.manage, on their own note of a program). The kind rule is separate: only preferences, vocabulary and rubric adjustments travel (else KindNotPromotable). */
+  viewerCanKeepAcrossPrograms?: Maybe<Scalars['Boolean']['output']>;
   removal?: Maybe<MemoryRemoval>;
   createdAt?: Maybe<Scalars['DateTime']['output']>;
   updatedAt?: Maybe<Scalars['DateTime']['output']>;
@@ -4042,6 +4044,8 @@ export type Skill = {
   outputFields?: Maybe<Array<Scalars['String']['output']>>;
   requiredCitations?: Maybe<Array<Scalars['String']['output']>>;
   references?: Maybe<Array<SkillReference>>;
+  /** The published datasets the skill is validated against (its validation record), shown beside its status */
+  validation?: Maybe<Array<SkillValidation>>;
   /** designed while R4_GATE_PASSED is false */
   status?: Maybe<Scalars['String']['output']>;
   release?: Maybe<Scalars['String']['output']>;
@@ -4134,6 +4138,22 @@ export type SkillTimeout = Error & {
   code: Scalars['String']['output'];
   message: Scalars['String']['output'];
   field?: Maybe<Scalars['String']['output']>;
+};
+
+/** A published dataset with published results that the skill's golden tests reproduce: evidence that it computes what it says, not a guidance reference */
+export type SkillValidation = {
+  __typename?: 'SkillValidation';
+  key?: Maybe<Scalars['String']['output']>;
+  title?: Maybe<Scalars['String']['output']>;
+  version?: Maybe<Scalars['String']['output']>;
+  retrievedOn?: Maybe<Scalars['String']['output']>;
+  url?: Maybe<Scalars['String']['output']>;
+  /** sha256 of the canonical JSON of the data and reference results as transcribed */
+  constantsSha256?: Maybe<Scalars['String']['output']>;
+  /** Where the skill is run against this dataset */
+  goldenTest?: Maybe<Scalars['String']['output']>;
+  /** The record in words */
+  statusLine?: Maybe<Scalars['String']['output']>;
 };
 
 /** A program with this slug exists already. (code slug_taken, HTTP 409) */
@@ -4915,7 +4935,7 @@ export type UserDecisionMetrics = {
 export type UserSettings = {
   __typename?: 'UserSettings';
   user?: Maybe<User>;
-  /** quiet_hours, digest_time, timezone, inbox_shortcuts, workbench_role (program id to key) */
+  /** quiet_hours, digest_time, timezone, workbench_role (program id to key) */
   settings?: Maybe<Scalars['JSON']['output']>;
   workbenchRoles?: Maybe<Array<WorkbenchRoleSetting>>;
 };
@@ -5091,6 +5111,8 @@ export type WorkbenchRole = {
   promotesSetup?: Maybe<Scalars['Boolean']['output']>;
   /** Decision scope: what a person wearing the role decides. */
   decides?: Maybe<Scalars['String']['output']>;
+  /** One of the suggested first choices the picker shows first (qa_reviewer, program_manager, portfolio_head, cmc_process_scientist): copy, never a stored value. */
+  suggestedFirst?: Maybe<Scalars['Boolean']['output']>;
   /** With workbenchRoles(programId): whether the role's personas intersect the personas the caller holds there (else workbench_role_not_held). */
   pickable?: Maybe<Scalars['Boolean']['output']>;
 };

@@ -96,7 +96,10 @@ function MemoryItem({ record, programId, forgotten, onForgotten, onKeptAcross }:
   const id = useId()
   const [problem, setProblem] = useState('')
   const [form, setForm] = useState<'none' | 'keep' | 'suggest'>('none')
-  const [cannotKeep, setCannotKeep] = useState(false)
+  // Said before anyone tries (the record's viewerCanKeepAcrossPrograms), and still after a refusal should the
+  // persona change while the panel is open.
+  const [refusedKeep, setRefusedKeep] = useState(false)
+  const cannotKeep = refusedKeep || record.viewerCanKeepAcrossPrograms === false
   const [{ fetching: forgetting }, forget] = useMutation(ForgetMemoryDocument)
   const [{ fetching: promoting }, promote] = useMutation(PromoteMemoryDocument)
   const done = useRef<HTMLParagraphElement>(null)
@@ -124,7 +127,7 @@ function MemoryItem({ record, programId, forgotten, onForgotten, onKeptAcross }:
     const res = await promote({ programId, id: record.id! })
     const out = res.data?.promoteMemory
     // Without program.agent_memory.manage the gateway refuses: the control reads its disabled line instead.
-    if (res.error?.graphQLErrors.some((e) => String(e.extensions?.code ?? '').toUpperCase() === 'FORBIDDEN')) return setCannotKeep(true)
+    if (res.error?.graphQLErrors.some((e) => String(e.extensions?.code ?? '').toUpperCase() === 'FORBIDDEN')) return setRefusedKeep(true)
     if (res.error) return setProblem(describeError(res.error) ?? '')
     if (out?.__typename === 'MutationPromoteMemorySuccess') {
       setForm('none')

@@ -48,6 +48,9 @@ function PickerForm({ programId, currentKey, onDone, onCancel }: { programId: st
   const [choice, setChoice] = useState(currentKey ?? '')
   const [problem, setProblem] = useState('')
   const roles = (data?.workbenchRoles ?? []).filter((r) => r.pickable)
+  // The specification's suggested first choices come first, in their own group; the rest keep catalogue order.
+  const suggested = roles.filter((r) => r.suggestedFirst)
+  const others = roles.filter((r) => !r.suggestedFirst)
 
   const submit = async (e: FormEvent) => {
     e.preventDefault()
@@ -66,7 +69,16 @@ function PickerForm({ programId, currentKey, onDone, onCancel }: { programId: st
       <label htmlFor="workbench-role">Workbench role</label>
       <select id="workbench-role" value={choice} onChange={(e) => setChoice(e.target.value)}>
         <option value="">None (the home of your persona)</option>
-        {roles.map((r) => <option key={r.key} value={r.key!}>{r.name}</option>)}
+        {suggested.length ? (
+          <optgroup label="Suggested first choices">
+            {suggested.map((r) => <option key={r.key} value={r.key!}>{r.name}</option>)}
+          </optgroup>
+        ) : null}
+        {suggested.length && others.length ? (
+          <optgroup label="Other workbench roles">
+            {others.map((r) => <option key={r.key} value={r.key!}>{r.name}</option>)}
+          </optgroup>
+        ) : others.map((r) => <option key={r.key} value={r.key!}>{r.name}</option>)}
       </select>
       {problem ? <p role="alert" className="problem">{problem}</p> : null}
       <div className="actions">

@@ -24,6 +24,19 @@ export function addSkills(builder: Builder) {
       }),
     }),
   })
+  const SkillValidation = builder.objectRef<SkillOut['validation'][number]>('SkillValidation').implement({
+    description: "A published dataset with published results that the skill's golden tests reproduce: evidence that it computes what it says, not a guidance reference",
+    fields: (t) => ({
+      key: t.exposeString('key'),
+      title: t.exposeString('title'),
+      version: t.exposeString('version'),
+      retrievedOn: t.exposeString('retrieved_on'),
+      url: t.exposeString('url', { nullable: true }),
+      constantsSha256: t.exposeString('constants_sha256', { description: 'sha256 of the canonical JSON of the data and reference results as transcribed' }),
+      goldenTest: t.exposeString('golden_test', { description: 'Where the skill is run against this dataset' }),
+      statusLine: t.exposeString('status_line', { description: 'The record in words' }),
+    }),
+  })
   const Skill = builder.objectRef<SkillOut>('Skill').implement({
     description: 'A deterministic, versioned procedure run on the server (SkillOut). No qualification is claimed.',
     fields: (t) => ({
@@ -38,6 +51,7 @@ export function addSkills(builder: Builder) {
       outputFields: t.exposeStringList('output_fields'),
       requiredCitations: t.exposeStringList('required_citations'),
       references: t.field({ type: [SkillReference], resolve: (s) => s.references }),
+      validation: t.field({ type: [SkillValidation], description: 'The published datasets the skill is validated against (its validation record), shown beside its status', resolve: (s) => s.validation }),
       status: t.exposeString('status', { description: 'designed while R4_GATE_PASSED is false' }),
       release: t.exposeString('release'),
     }),

@@ -66,6 +66,10 @@ export function addMemory(builder: Builder, { ProgramRef }: WorkbenchRefs) {
       pinned: t.exposeBoolean('pinned'),
       expiresAt: t.field({ type: 'DateTime', nullable: true, resolve: (r) => r.expiresAt }),
       viewedBy: t.field({ type: [Viewed], resolve: (r) => r.viewedBy }),
+      viewerCanKeepAcrossPrograms: t.boolean({
+        description: "Whether the caller may keep this note across programs (promoteMemory's permission check, program.agent_memory.manage, on their own note of a program). The kind rule is separate: only preferences, vocabulary and rubric adjustments travel (else KindNotPromotable).",
+        resolve: (r, _a, ctx) => memory.viewerCanKeepAcrossPrograms(ctx.session, r),
+      }),
       removal: t.field({
         type: Removal, nullable: true,
         resolve: (r) => (r.removalReason ? { reason: r.removalReason, byName: r.removedByName, at: r.forgottenAt ?? r.updatedAt } : null),

@@ -2,6 +2,7 @@
 import type { Builder } from '../../shared/builder'
 import * as programs from '../domain/programs'
 import type { WorkbenchRefs } from './refs'
+import { servedUserSettings } from '../domain/user-settings'
 
 export function addPeople(builder: Builder, { OrganizationRef, ProgramRef, UserRef }: WorkbenchRefs) {
   const ProgramPersonas = builder.objectRef<{ program: { id: string; name: string; slug: string }; personas: string[] }>('MyProgram').implement({
@@ -20,8 +21,8 @@ export function addPeople(builder: Builder, { OrganizationRef, ProgramRef, UserR
       programs: t.field({ type: [ProgramPersonas], resolve: (m) => m.programs }),
       settings: t.field({
         type: 'JSON',
-        description: 'UserSettings: quiet_hours, digest_time, timezone, inbox_shortcuts, workbench_role (program id to key)',
-        resolve: (m) => m.user.settings,
+        description: 'UserSettings: quiet_hours, digest_time, timezone, workbench_role (program id to key)',
+        resolve: (m) => servedUserSettings(m.user.settings),
       }),
     }),
   })

@@ -7,10 +7,11 @@ import type { ObjectRef } from '@pothos/core'
 import type { ProgramRecord } from '../../../generated/prisma/client'
 import { WORKBENCH } from '../../../core/copy'
 import { NotFoundError } from '../../../core/errors'
-import { WORKBENCH_ROLE_VERSION, isWorkbenchRoleHeld, workbenchRole, type WorkbenchRoleOut } from '../../../core/workbench-roles'
+import { SUGGESTED_FIRST_CHOICES, WORKBENCH_ROLE_VERSION, isWorkbenchRoleHeld, workbenchRole, type WorkbenchRoleKey, type WorkbenchRoleOut } from '../../../core/workbench-roles'
 import { entityRef, result, type Builder } from '../../shared/builder'
 import * as roles from '../domain/workbench-roles'
 import * as home from '../domain/workbench-home'
+import { servedUserSettings } from '../domain/user-settings'
 import type { MemoryRecordOut } from '../domain/memory/store'
 import type { WorkbenchRefs } from './refs'
 
@@ -41,6 +42,10 @@ export function addWorkbenchRoles(
       version: t.int({ description: `WORKBENCH_ROLE_VERSION (${WORKBENCH_ROLE_VERSION}).`, resolve: (r) => r.version }),
       promotesSetup: t.boolean({ description: "The program manager promotes Setup on the rail; for everyone else Setup and Organization stay under 'More' by permission.", resolve: (r) => workbenchRole(r.key)!.promotes_setup }),
       decides: t.string({ description: 'Decision scope: what a person wearing the role decides.', resolve: (r) => workbenchRole(r.key)!.decides }),
+      suggestedFirst: t.boolean({
+        description: 'One of the suggested first choices the picker shows first (qa_reviewer, program_manager, portfolio_head, cmc_process_scientist): copy, never a stored value.',
+        resolve: (r) => SUGGESTED_FIRST_CHOICES.includes(r.key as WorkbenchRoleKey),
+      }),
       pickable: t.boolean({
         nullable: true,
         description: 'With workbenchRoles(programId): whether the role\'s personas intersect the personas the caller holds there (else workbench_role_not_held).',
@@ -92,7 +97,7 @@ export function addWorkbenchRoles(
     description: 'UserSettings after a change.',
     fields: (t) => ({
       user: t.field({ type: UserRef, resolve: (s) => entityRef(s.userId) as never }),
-      settings: t.field({ type: 'JSON', description: 'quiet_hours, digest_time, timezone, inbox_shortcuts, workbench_role (program id to key)', resolve: (s) => s.settings }),
+      settings: t.field({ type: 'JSON', description: 'quiet_hours, digest_time, timezone, workbench_role (program id to key)', resolve: (s) => servedUserSettings(s.settings) }),
       workbenchRoles: t.field({ type: [Setting], resolve: (s, _a, ctx) => roles.myWorkbenchRoleSettings(ctx, s.settings) }),
     }),
   })

@@ -29,6 +29,7 @@ export {
   type SkillDefinition,
   type SkillOut,
   type SkillReferenceOut,
+  type SkillValidationOut,
   type SkillStatus,
   type StatusFlags,
 } from './registry'
@@ -66,6 +67,7 @@ export { canonicalJson, canonicalSha256 } from './hash'
 export { classify, splitSentences } from './assertion-lint'
 export { ASSERTION_MODEL, FDA_2005_KM_TABLE, PK_GOLDEN_SYNTHETIC } from './references'
 export { NCA_GOLDEN_INDOMETH, NCA_GOLDEN_THEOPH } from './nca-golden'
+export { VALIDATION_RECORDS, getValidationRecord, type ValidationRecord } from './validation'
 export type { GoldenResult, GoldenSubject } from './nca-golden'
 export { bestFitLambdaZ } from './pk-parameter-extraction'
 export { isShareAlike, LE_CONSTANT } from './sar-table-build'

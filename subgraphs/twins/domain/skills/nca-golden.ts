@@ -1,5 +1,5 @@
 // Golden NCA references (issue 30): two published datasets with published Phoenix WinNonlin results,
-// cited by tox.pk_parameter_extraction as reference entries (references.ts: nca_golden_theoph,
+// the validation record of tox.pk_parameter_extraction (validation.ts: nca_golden_theoph,
 // nca_golden_indometh) and run by the golden tests in tests/skills/nca-golden.test.ts.
 //
 // Provenance.

@@ -1,9 +1,8 @@
 // Reference entries behind the skills (specification, 'Skill result and references'): the
 // specification's 13 entries, 5 verified (fda_2005_mrsd, ema_2017_fih, ich_m3r2, assertion_model,
 // sop_binding_rule) and 8 still to_verify (pk_golden_synthetic_one_compartment and the seven R5
-// entries), plus the two published NCA golden datasets of issue 30 (nca_golden_theoph,
-// nca_golden_indometh, verified), which tox.pk_parameter_extraction cites in place of the synthetic
-// profile: 15 entries, 7 verified.
+// entries). The two published NCA datasets are not guidance references: they are the NCA skill's
+// validation record (validation.ts), shown beside the skill's status.
 //
 // Hashes:
 // - `sha256` is the sha256 of the retrieved document. It is null for every to_verify entry (nothing
@@ -18,7 +17,6 @@
 // Dates are ISO calendar dates and fixed: they are data, never read from a clock.
 
 import { canonicalSha256 } from './hash'
-import { NCA_GOLDEN_INDOMETH, NCA_GOLDEN_THEOPH } from './nca-golden'
 import recordedHashes from './reference-hashes.json' with { type: 'json' }
 
 export type ReferenceStatus = 'verified' | 'to_verify'
@@ -163,8 +161,8 @@ export const SOP_BINDING_RULE = Object.freeze({
 // pk_golden_synthetic_one_compartment: a synthetic oral one-compartment profile with first-order
 // absorption proposed as the NCA golden case. Status to_verify: the parameters are this
 // repository's proposal and have not been checked against a published dataset, so the NCA skill
-// would stay designed (specification) while it cited this entry; since issue 30 it cites the two
-// published golden datasets below instead, and this entry stays to_verify and unreferenced.
+// would stay designed (specification) while it cited this entry; since issue 30 it is validated
+// against two published datasets instead (validation.ts), and this entry stays to_verify and unreferenced.
 // C(t) = F*Dose*ka / (V*(ka-ke)) * (exp(-ke t) - exp(-ka t)); AUCinf = F*Dose/(V*ke).
 // ---------------------------------------------------------------------------------------------
 export const PK_GOLDEN_SYNTHETIC = Object.freeze({
@@ -309,38 +307,7 @@ export const REFERENCES: readonly ReferenceEntry[] = Object.freeze([
     status: 'to_verify',
     citation_label: 'synthetic one-compartment golden profile (to verify)',
     release: 'R4',
-    note: NO_HASH_TO_VERIFY + ' Superseded as the NCA golden case by nca_golden_theoph and nca_golden_indometh (published datasets); no skill references it.',
-  }),
-  // ---- NCA golden datasets (issue 30): published data with published Phoenix WinNonlin results. ----
-  entry({
-    key: 'nca_golden_theoph',
-    title: 'Theophylline pharmacokinetics after oral administration, 12 subjects (NCA golden dataset) with Phoenix WinNonlin 6.3/7.0 results',
-    publisher: 'Boeckmann AJ, Sheiner LB, Beal SL, NONMEM Users Guide Part V (NONMEM Project Group, UCSF, 1994); distributed with R as datasets::Theoph; WinNonlin results published in the NonCompart validation report (Han S, 2018)',
-    url: 'https://github.com/asancpt/NonCompart-tests/blob/master/validation.md',
-    sha256: null,
-    retrieved_on: '2026-11-26',
-    version: 'R datasets::Theoph (src/library/datasets/data/Theoph.R); validation report tests 1 and 2 (linear; linear-up/log-down), 320 mg, extravascular',
-    supersession: null,
-    constants: NCA_GOLDEN_THEOPH,
-    status: 'verified',
-    citation_label: 'Theoph golden dataset (Boeckmann 1994; WinNonlin 6.3/7.0)',
-    release: 'R4',
-    note: 'Dataset and reference results transcribed in nca-golden.ts (constants_sha256 guards them); the golden test (tests/skills/nca-golden.test.ts) runs every subject with both AUC methods. Document hash not recorded: record the sha256 of the archived validation report.',
-  }),
-  entry({
-    key: 'nca_golden_indometh',
-    title: 'Indomethacin pharmacokinetics after intravenous administration, 6 subjects (NCA golden dataset) with Phoenix WinNonlin 6.3/7.0 results',
-    publisher: 'Kwan KC, Breault GO, Umbenhauer ER, McMahon FG, Duggan DE, J Pharmacokinet Biopharm 4:255-280 (1976), doi:10.1007/BF01063617; distributed with R as datasets::Indometh; WinNonlin results published in the NonCompart validation report (Han S, 2018)',
-    url: 'https://github.com/asancpt/NonCompart-tests/blob/master/validation.md',
-    sha256: null,
-    retrieved_on: '2026-11-26',
-    version: 'R datasets::Indometh (src/library/datasets/data/Indometh.R); validation report tests 3 to 6 (bolus and 0.25 h infusion; linear; linear-up/log-down), 25 mg',
-    supersession: null,
-    constants: NCA_GOLDEN_INDOMETH,
-    status: 'verified',
-    citation_label: 'Indometh golden dataset (Kwan 1976; WinNonlin 6.3/7.0)',
-    release: 'R4',
-    note: 'Dataset and reference results transcribed in nca-golden.ts (constants_sha256 guards them); the golden test (tests/skills/nca-golden.test.ts) runs every subject as a bolus and as an infusion with both AUC methods. Document hash not recorded: record the sha256 of the archived validation report.',
+    note: NO_HASH_TO_VERIFY + ' Superseded as the NCA golden case by the published datasets of the validation record of the NCA skill (nca_golden_theoph, nca_golden_indometh); no skill references it.',
   }),
   // ---- R5 entries: all to_verify, sha256 null (not yet retrieved and checked); URLs to confirm. ----
   entry({

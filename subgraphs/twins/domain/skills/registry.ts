@@ -3,6 +3,7 @@
 
 import { SkillInputError } from './errors'
 import { getReference, REFERENCES, referenceStatusLine, type ReferenceEntry, type ReferenceStatus } from './references'
+import { getValidationRecord } from './validation'
 import { inputJsonSchema } from './schema'
 import type { SkillClass, SkillModule, SkillProduct, SkillRunRole } from './skill'
 import { assertionLint } from './assertion-lint'
@@ -119,6 +120,18 @@ export interface SkillReferenceOut {
   status_line: string
 }
 
+/** One published dataset of a skill's validation record (validation.ts), as shown beside its status. */
+export interface SkillValidationOut {
+  key: string
+  title: string
+  version: string
+  retrieved_on: string
+  url: string | null
+  constants_sha256: string
+  golden_test: string
+  status_line: string
+}
+
 /** GET /skills payload item (specification, 'Skill route payloads'). */
 export interface SkillOut {
   key: string
@@ -132,6 +145,8 @@ export interface SkillOut {
   output_fields: string[]
   required_citations: string[]
   references: SkillReferenceOut[]
+  /** The published datasets the skill is validated against (empty when it has none). */
+  validation: SkillValidationOut[]
   status: SkillStatus
   release: 'R4'
 }
@@ -157,6 +172,14 @@ function referencesOut(keys: readonly string[], refs: readonly ReferenceEntry[] 
   })
 }
 
+function validationOut(keys: readonly string[]): SkillValidationOut[] {
+  return keys.map((k) => {
+    const v = getValidationRecord(k)
+    if (!v) throw new Error(`skill names unknown validation record ${k}`)
+    return { key: v.key, title: v.title, version: v.version, retrieved_on: v.retrieved_on, url: v.url, constants_sha256: v.constants_sha256, golden_test: v.golden_test, status_line: v.status_line }
+  })
+}
+
 function define(m: SkillModule): SkillDefinition {
   assertSkillKey(m.key)
   return Object.freeze({
@@ -171,6 +194,7 @@ function define(m: SkillModule): SkillDefinition {
     output_fields: [...m.output_fields],
     required_citations: [...m.required_citations],
     references: referencesOut(m.reference_keys),
+    validation: validationOut(m.validation_keys ?? []),
     status: 'designed' as const,
     release: m.release,
     workbench_role: m.workbench_role,
@@ -226,6 +250,7 @@ export function skillOut(def: SkillDefinition, flags: StatusFlags): SkillOut {
     output_fields: [...def.output_fields],
     required_citations: [...def.required_citations],
     references: def.references.map((r) => ({ ...r })),
+    validation: def.validation.map((v) => ({ ...v })),
     status: skillStatus(def, flags),
     release: def.release,
   }

@@ -26,6 +26,8 @@ export interface SkillModule<S extends z.ZodType = z.ZodType> {
   required_citations: string[]
   /** Reference entries the skill uses (references.ts keys). */
   reference_keys: string[]
+  /** Published datasets the skill's golden tests reproduce (validation.ts keys); shown beside its status. */
+  validation_keys?: string[]
   /** The reference named in the method line and in guidance_version / retrieved_on, if any. */
   primary_reference: string | null
   /** Method name in the method line. */

@@ -377,6 +377,15 @@ export const readProgramMemory = command({
  * Whether the caller has a twin memory in a program to open: readProgramMemory's own check for the caller's own
  * records (program.agent_memory.read: every persona but viewer, who has no twin).
  */
+/**
+ * Whether the caller may keep this note across programs (promoteMemory's own permission check, on their own note of a
+ * program): the panel shows 'Your persona cannot keep notes across programs in this release.' before anyone tries.
+ * The kind rule (only preferences, vocabulary and rubric adjustments travel) is the panel's other line, not this one.
+ */
+export const viewerCanKeepAcrossPrograms = (session: Session, record: Pick<MemoryRecord, 'userId' | 'tier' | 'programId'>) =>
+  record.userId === session.userId && record.tier === 'individual' && record.programId !== null &&
+  promoteMemory.permits(session, { programId: record.programId }, record as never)
+
 export const viewerHasTwinMemory = (session: Session, programId: string) =>
   readProgramMemory.permits(session, { programId }, { target: session.userId, other: false })
 
