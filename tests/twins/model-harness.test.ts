@@ -5,7 +5,7 @@
 // budget pauses the twin once under concurrent runs; hostile scripts change nothing the tool server forbids; the API
 // key never appears in logs, errors, the audit or the settings the API answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { useStack, startTestWorker } from '../helpers/stack'
+import { useStack, startTestWorker, gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 import { contextForUser } from '../../core/command'
 import { createTwinRun, setTwinModelSettings, twinModelSettings } from '../../subgraphs/twins/domain/twins'
@@ -264,5 +264,38 @@ describe('the model-backed harness', () => {
       process.env.LOG_LEVEL = level
       fake.control.apiKey = null
     }
+  })
+
+  it("sets a program's and the organisation's model settings through the gateway under their permissions; the key is write-only", async () => {
+    const t = await createTenant(db(), 'Api')
+    const url = `${stack.current.gatewayUrl}/graphql`
+    const SET = `mutation($i: TwinModelSettingsInput!) { setTwinModelSettings(input: $i) {
+      __typename ... on MutationSetTwinModelSettingsSuccess { settings { programId defaultHarness provider baseUrl model apiKeySet inputUsdPerMtok maxTurns } }
+      ... on Error { code message field } } }`
+    const GET = `query($p: ID) { twinModelSettings(programId: $p) { programId provider model apiKeySet } }`
+    const input = { programId: t.program.id, defaultHarness: 'model', provider: 'openai', baseUrl: fake.openaiBaseUrl, model: 'fake-model-1', apiKey: API_KEY, inputUsdPerMtok: 3, maxTurns: 6 }
+    const set = await gql(url, SET, { i: input }, await t.token('program_owner'))
+    expect(set.body.data.setTwinModelSettings).toEqual({
+      __typename: 'MutationSetTwinModelSettingsSuccess',
+      settings: { programId: t.program.id, defaultHarness: 'model', provider: 'openai', baseUrl: fake.openaiBaseUrl, model: 'fake-model-1', apiKeySet: true, inputUsdPerMtok: 3, maxTurns: 6 },
+    })
+    expect(JSON.stringify(set.body)).not.toContain(API_KEY)
+    // Set again without the key: it stays; an unknown provider is refused with its field.
+    const again = await gql(url, SET, { i: { ...input, apiKey: undefined, model: 'fake-model-2' } }, await t.token('program_owner'))
+    expect(again.body.data.setTwinModelSettings.settings).toMatchObject({ model: 'fake-model-2', apiKeySet: true })
+    const bad = await gql(url, SET, { i: { ...input, provider: 'other' } }, await t.token('program_owner'))
+    expect(bad.body.data.setTwinModelSettings).toMatchObject({ code: 'invalid_input', field: 'input.provider' })
+    // A scientist may not set the program's; a program owner may not set the organisation's; the org admin may.
+    const scientist = await gql(url, SET, { i: input }, await t.token('scientist'))
+    expect(JSON.stringify(scientist.body)).toMatch(/FORBIDDEN|forbidden/)
+    const orgByOwner = await gql(url, SET, { i: { ...input, programId: undefined } }, await t.token('program_owner'))
+    expect(JSON.stringify(orgByOwner.body)).toMatch(/FORBIDDEN|forbidden/)
+    const org = await gql(url, SET, { i: { ...input, programId: undefined, provider: 'anthropic', baseUrl: fake.anthropicBaseUrl } }, await t.token('org_admin'))
+    expect(org.body.data.setTwinModelSettings.settings).toMatchObject({ programId: null, provider: 'anthropic', apiKeySet: true })
+    const read = await gql(url, GET, { p: t.program.id }, await t.token('program_owner'))
+    expect(read.body.data.twinModelSettings).toEqual({ programId: t.program.id, provider: 'openai', model: 'fake-model-2', apiKeySet: true })
+    const readOrg = await gql(url, GET, {}, await t.token('org_admin'))
+    expect(readOrg.body.data.twinModelSettings).toMatchObject({ programId: null, provider: 'anthropic' })
+    expect(JSON.stringify([read.body, readOrg.body])).not.toContain(API_KEY)
   })
 })

@@ -6,7 +6,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import type { TwinModelSettings } from '../../../../generated/prisma/client'
-import { command } from '../../../../core/command'
+import { command, type DomainContext } from '../../../../core/command'
+import { assertCan } from '../../../../core/session'
 import type { Db } from '../../../../core/db'
 import { InvalidInput, NotFoundError } from '../../../../core/errors'
 import { IdInput } from '../../../../core/ids'
@@ -128,6 +129,16 @@ async function settingsRow(db: Db, organizationId: string, programId: string | n
 export async function twinModelSettings(db: Db, organizationId: string, programId: string | null): Promise<ModelSettingsView | null> {
   const row = await db.twinModelSettings.findFirst({ where: { organizationId, scope: programId ?? ORGANIZATION_SCOPE } })
   return row ? describeModelSettings(row) : null
+}
+
+/**
+ * Query.twinModelSettings: a program's own settings (program.twins.manage) or its organisation's (programId null;
+ * org.settings.read); null when none are set. The key reads only as set or not.
+ */
+export async function readTwinModelSettings(ctx: DomainContext, programId: string | null): Promise<ModelSettingsView | null> {
+  if (programId) assertCan(ctx.session, 'program.twins.manage', programId)
+  else assertCan(ctx.session, 'org.settings.read', null)
+  return twinModelSettings(ctx.db, ctx.session.organizationId, programId)
 }
 
 /** The harness a trigger without its own `harness` runs under: the program's default, its organisation's, or none. */
