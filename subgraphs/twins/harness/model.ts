@@ -12,6 +12,7 @@
 // counts runs still in flight, and the twin pauses (once) as soon as the month's cost reaches it; no model call starts
 // after that. The outcome holds counts, never prompt text, model text, the model's name or the vendor's.
 import type { Db } from '../../../core/db'
+import { assertEgressUrl } from '../../../core/egress'
 import { log } from '../../../core/log'
 import { modelRunSettings, pauseWhenUsdBudgetUsedUp, MODEL_HARNESS_KEY, type ModelRunSettings } from '../domain/twins'
 import { mintRunToken } from '../tools/run-tokens'
@@ -151,6 +152,8 @@ export const modelHarness: Harness = {
   async execute(rc: RunContext): Promise<RunOutcome> {
     const settings = await modelRunSettings(rc.db, rc.run.organizationId, rc.run.programId)
     if (!settings) throw new Error('No model settings with an API key are in force for this program; set them, or run the twin under the deterministic harness.')
+    // Checked again when used: EGRESS_ALLOW may have narrowed since the settings were saved.
+    assertEgressUrl(settings.baseUrl, 'baseUrl')
     const token = await mintRunToken({ runId: rc.run.id, twinId: rc.twin.id, userId: rc.twin.userId, organizationId: rc.run.organizationId })
     const client = await ToolClient.connect(runEndpoint(rc.run.id), token)
     // The run's wall time: the settings' limit, or sooner when the run cycle gives the run up.

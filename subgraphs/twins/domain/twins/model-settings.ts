@@ -8,6 +8,7 @@ import { z } from 'zod'
 import type { TwinModelSettings } from '../../../../generated/prisma/client'
 import { command, type DomainContext } from '../../../../core/command'
 import { assertCan } from '../../../../core/session'
+import { assertEgressUrl } from '../../../../core/egress'
 import type { Db } from '../../../../core/db'
 import { InvalidInput, NotFoundError } from '../../../../core/errors'
 import { IdInput } from '../../../../core/ids'
@@ -96,6 +97,8 @@ export const setTwinModelSettings = command({
   program: (input) => input.programId ?? null,
   audit: ['twin_model_settings.update'],
   async run(w, input): Promise<ModelSettingsView> {
+    // The outbound address policy of connections (core/egress.ts): a private or reserved address needs EGRESS_ALLOW.
+    assertEgressUrl(input.baseUrl, 'baseUrl')
     if (input.defaultHarness === MODEL_HARNESS_KEY && input.apiKey === null) throw InvalidInput.of('apiKey', 'The model harness needs an API key; keep or give one.')
     const organizationId = w.ctx.session.organizationId
     const scope = input.programId ?? ORGANIZATION_SCOPE
