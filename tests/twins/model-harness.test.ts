@@ -118,6 +118,18 @@ describe('the model-backed harness', () => {
     expect(lastToolResult(fake.control.requests[1]).records[0].id).toBe(w.milestone.id)
   })
 
+  it("takes the organisation's default harness and settings when the program has none of its own", async () => {
+    const t = await createTenant(db(), 'Org default')
+    await writeRecord(db(), t, 'program_owner', { recordType: 'progress.milestones', title: 'Org default GLP tox start', fields: { due_on: day(-2) } })
+    const admin = await contextForUser(db(), t.users.org_admin.id, t.organization.id)
+    await setTwinModelSettings(admin, { defaultHarness: 'model', provider: 'anthropic', baseUrl: fake.anthropicBaseUrl, model: 'fake-model-1', apiKey: API_KEY })
+    const { twin, trigger } = await seedTwin(db(), t, 'program_lead', { nextRunAt: null })
+    fake.control.setScript([...DRAFTING, draftFromMilestones, { text: 'Done.' }])
+    const run = await runOnce({ t, twin, trigger })
+    expect(run).toMatchObject({ status: 'succeeded', outcome: { harness: 'model', ended: 'completed', proposals_filed: 1 } })
+    expect(fake.control.requests[0].api).toBe('anthropic')
+  })
+
   it('keeps deterministic the default: a program without model settings runs the duty templates', async () => {
     const t = await createTenant(db(), 'Default')
     const { twin, trigger } = await seedTwin(db(), t, 'program_lead', { nextRunAt: null })
