@@ -58,6 +58,8 @@ export const AUDIT_ACTIONS = [
   // ours, QMS/SOP (issue 15): local SOPs, requirement sets (accept is the binding decision), checks and their rows
   'sop.create', 'sop.approve', 'requirement_set.create', 'requirement_set.accept', 'sop_check.create', 'sop_check_row.update',
   'connection.qms_configure',
+  // ours, the model-backed harness (issue 39): an organisation's or program's model settings set (the key never in details)
+  'twin_model_settings.update',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

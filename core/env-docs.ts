@@ -74,6 +74,8 @@ export const ENV_DOCS: Record<keyof Env, VariableDoc> = {
   FAKE_NOTEBOOK_PORT: { group: 'Demo fakes (npm start)', meaning: 'the fake notebook (outside production)' },
   FAKE_QMS_PORT: { group: 'Demo fakes (npm start)', meaning: 'the fake QMS vault' },
   FAKE_LITERATURE_PORT: { group: 'Demo fakes (npm start)', meaning: 'the fake literature sources' },
+  MODEL_PROVIDER: { group: 'Demo fakes (npm start)', default: 'unset: twins run the deterministic harness', meaning: '`fake`: npm start runs the fake model provider and sets the illustrative program\'s twins to the model-backed harness against it (real providers are set with `setTwinModelSettings`, see Model-backed twins)' },
+  FAKE_MODEL_PORT: { group: 'Demo fakes (npm start)', meaning: 'the fake model provider (with `MODEL_PROVIDER=fake`)' },
 }
 
 /** Variables one component reads straight from process.env (not parsed at start): listed in the same table. */

@@ -107,6 +107,10 @@ export const EnvSchema = z.object({
   LITERATURE_BASE_URL: optionalUrl,
   LITERATURE_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(8_000),
   PLATFORM_SECRETS_FILE: z.string().optional(),
+  // Model-backed harness demo (issue 39): `fake` makes npm start run the fake model provider and point the illustrative
+  // program's twins at it. Real providers are set per organisation or program (setTwinModelSettings), not here.
+  MODEL_PROVIDER: z.enum(['fake']).optional().or(z.literal('').transform(() => undefined)),
+  FAKE_MODEL_PORT: port(8193),
 })
 
 export type Env = z.infer<typeof EnvSchema>

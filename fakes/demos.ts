@@ -7,6 +7,7 @@ import type { ProviderId } from '../subgraphs/connectors/domain/providers'
 import { startNotebookDemo } from './notebook/demo'
 import { startQmsDemo } from './qms/demo'
 import { startLiteratureDemo } from './literature/demo'
+import { startModelDemo } from './model/demo'
 
 /** The demo of each provider that has a fake. */
 const DEMOS: Partial<Record<ProviderId, (ctx: DemoContext) => Promise<DemoService | null>>> = {
@@ -21,5 +22,8 @@ export async function startConnectorDemos(ctx: DemoContext): Promise<DemoService
     const demo = await (DEMOS[adapter.spec.id as ProviderId] ?? adapter.startDemo.bind(adapter))(ctx)
     if (demo) started.push(demo)
   }
+  // Not a connector: the fake model provider for the model-backed twin harness, with MODEL_PROVIDER=fake only.
+  const model = await startModelDemo(ctx)
+  if (model) started.push(model)
   return started
 }

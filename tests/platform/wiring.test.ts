@@ -86,6 +86,6 @@ describe('explicit wiring', () => {
       expect([action, seen.installed.hooks[action]]).toEqual([action, expected])
     }
     expect(seen.qa).toEqual(QA_TEMPLATES.map(() => null))
-    expect(seen.harnesses).toEqual(['deterministic'])
+    expect(seen.harnesses).toEqual(['deterministic', 'model'])
   }, 150_000)
 })

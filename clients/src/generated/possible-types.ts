@@ -442,6 +442,11 @@ export const possibleTypes: Record<string, string[]> = {
     "MutationSetSopCheckRowSuccess",
     "NotFound"
   ],
+  "MutationSetTwinModelSettingsResult": [
+    "InvalidInput",
+    "MutationSetTwinModelSettingsSuccess",
+    "NotFound"
+  ],
   "MutationSetTwinScheduleResult": [
     "BoundUserOnly",
     "InvalidInput",

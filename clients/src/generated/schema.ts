@@ -1642,6 +1642,8 @@ export type Mutation = {
   runSkill?: Maybe<MutationRunSkillResult>;
   /** Sets the program's twin defaults (program.twins.manage, with a reason): expiry_hours, digest_time, batch_times, budget_tool_calls_month, budget_usd_month, duties. A new twin takes each one its person leaves out; existing twins are not changed. Replaces the whole object. */
   setProgramTwinDefaults?: Maybe<MutationSetProgramTwinDefaultsResult>;
+  /** Sets a program's (program.twins.manage) or the organisation's (org.settings.update) model settings, replacing them whole except the API key. */
+  setTwinModelSettings?: Maybe<MutationSetTwinModelSettingsResult>;
   /** POST P/twins */
   createTwin?: Maybe<MutationCreateTwinResult>;
   /** PATCH P/twins/{twin_id} */
@@ -1852,6 +1854,11 @@ export type MutationSetProgramTwinDefaultsArgs = {
   programId: Scalars['ID']['input'];
   defaults: Scalars['JSON']['input'];
   reason?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type MutationSetTwinModelSettingsArgs = {
+  input: TwinModelSettingsInput;
 };
 
 
@@ -2546,6 +2553,13 @@ export type MutationSetSopCheckRowResult = InvalidInput | NotFound | MutationSet
 export type MutationSetSopCheckRowSuccess = {
   __typename?: 'MutationSetSopCheckRowSuccess';
   row: SopCheckRow;
+};
+
+export type MutationSetTwinModelSettingsResult = InvalidInput | NotFound | MutationSetTwinModelSettingsSuccess;
+
+export type MutationSetTwinModelSettingsSuccess = {
+  __typename?: 'MutationSetTwinModelSettingsSuccess';
+  settings: TwinModelSettings;
 };
 
 export type MutationSetTwinScheduleResult = InvalidInput | NotFound | BoundUserOnly | MutationSetTwinScheduleSuccess;
@@ -3315,6 +3329,8 @@ export type Query = {
   twinCapabilities?: Maybe<Array<TwinCapability>>;
   /** One seeded twin capability by key. */
   twinCapability?: Maybe<TwinCapability>;
+  /** A program's model settings (program.twins.manage), or its organisation's when programId is absent (org.settings.read); null when none are set. */
+  twinModelSettings?: Maybe<TwinModelSettings>;
   /** GET P/twins */
   twins?: Maybe<TwinConnection>;
   /** GET P/twins/{twin_id} */
@@ -3443,6 +3459,11 @@ export type QueryToneMapArgs = {
 
 export type QueryTwinCapabilityArgs = {
   key: Scalars['String']['input'];
+};
+
+
+export type QueryTwinModelSettingsArgs = {
+  programId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 
@@ -4667,6 +4688,48 @@ export type TwinEvaluationReport = {
   expired?: Maybe<Scalars['Int']['output']>;
   /** [{triggerId, rated, notUseful, rate}] */
   notUsefulByTrigger?: Maybe<Scalars['JSON']['output']>;
+};
+
+/** The model-backed harness's settings of a program or an organisation. The API key is never answered. */
+export type TwinModelSettings = {
+  __typename?: 'TwinModelSettings';
+  /** Null: the organisation's default. */
+  programId?: Maybe<Scalars['ID']['output']>;
+  /** deterministic or model: the harness of a trigger whose spec names none. */
+  defaultHarness?: Maybe<Scalars['String']['output']>;
+  /** openai (chat completions, also self-hosted servers) or anthropic (Messages). */
+  provider?: Maybe<Scalars['String']['output']>;
+  baseUrl?: Maybe<Scalars['String']['output']>;
+  model?: Maybe<Scalars['String']['output']>;
+  /** Whether an API key is stored (encrypted; never answered). */
+  apiKeySet?: Maybe<Scalars['Boolean']['output']>;
+  /** USD per million input tokens. */
+  inputUsdPerMtok?: Maybe<Scalars['Float']['output']>;
+  /** USD per million output tokens. */
+  outputUsdPerMtok?: Maybe<Scalars['Float']['output']>;
+  maxTurns?: Maybe<Scalars['Int']['output']>;
+  maxToolCalls?: Maybe<Scalars['Int']['output']>;
+  maxTokens?: Maybe<Scalars['Int']['output']>;
+  maxSeconds?: Maybe<Scalars['Int']['output']>;
+  updatedAt?: Maybe<Scalars['DateTime']['output']>;
+};
+
+export type TwinModelSettingsInput = {
+  /** Absent: the organisation's default (org.settings.update); given: that program's (program.twins.manage). */
+  programId?: InputMaybe<Scalars['ID']['input']>;
+  /** deterministic (the default) or model. */
+  defaultHarness?: InputMaybe<Scalars['String']['input']>;
+  provider: Scalars['String']['input'];
+  baseUrl?: InputMaybe<Scalars['String']['input']>;
+  model: Scalars['String']['input'];
+  /** Write-only. Absent: the stored key stays; null: removed. */
+  apiKey?: InputMaybe<Scalars['String']['input']>;
+  inputUsdPerMtok?: InputMaybe<Scalars['Float']['input']>;
+  outputUsdPerMtok?: InputMaybe<Scalars['Float']['input']>;
+  maxTurns?: InputMaybe<Scalars['Int']['input']>;
+  maxToolCalls?: InputMaybe<Scalars['Int']['input']>;
+  maxTokens?: InputMaybe<Scalars['Int']['input']>;
+  maxSeconds?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** This twin is paused. (code twin_paused, HTTP 409) */

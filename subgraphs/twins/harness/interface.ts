@@ -45,8 +45,16 @@ export interface Harness {
 /** The key used when a trigger's spec names no harness. */
 export const DEFAULT_HARNESS_KEY = 'deterministic'
 
-/** Which harness runs a trigger: its spec's `harness`, else the default. */
-export function harnessKeyFor(trigger: Pick<TwinTrigger, 'spec'> | null): string {
+/** The harness a trigger's spec names (`harness`), or null when it names none. */
+export function triggerHarnessKey(trigger: Pick<TwinTrigger, 'spec'> | null): string | null {
   const spec = (trigger?.spec ?? {}) as { harness?: unknown }
-  return typeof spec.harness === 'string' && spec.harness ? spec.harness : DEFAULT_HARNESS_KEY
+  return typeof spec.harness === 'string' && spec.harness ? spec.harness : null
+}
+
+/**
+ * Which harness runs a trigger: its spec's `harness`, else `fallback` (the program's or organisation's default harness,
+ * twin_model_settings), else the default.
+ */
+export function harnessKeyFor(trigger: Pick<TwinTrigger, 'spec'> | null, fallback: string | null = null): string {
+  return triggerHarnessKey(trigger) ?? fallback ?? DEFAULT_HARNESS_KEY
 }

@@ -2,10 +2,11 @@
 // getHarness, so every process that runs the job has them by construction; and harnesses plugged in beside them
 // (a model-backed harness, a test's recording harness), which take precedence under the same key.
 import { deterministicHarness } from './deterministic'
+import { modelHarness } from './model'
 import type { Harness } from './interface'
 
-/** The harnesses every process has. */
-export const HARNESSES: readonly Harness[] = [deterministicHarness]
+/** The harnesses every process has: the default, and the model-backed one (a trigger's spec or a default selects it). */
+export const HARNESSES: readonly Harness[] = [deterministicHarness, modelHarness]
 
 const plugged = new Map<string, Harness>()
 

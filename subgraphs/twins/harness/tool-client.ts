@@ -5,6 +5,8 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { HARNESS_PROMPT_NAME } from './prompts'
 
 export interface ToolError { code: string; message: string; field?: string | null }
+/** A tool as tools/list lists it for this run (the effective toolset): what a model is offered. */
+export interface ListedTool { name: string; description: string; inputSchema: Record<string, unknown> }
 export type ToolAnswer<T = Record<string, any>> = { ok: true; value: T } | { ok: false; error: ToolError }
 
 /** The twin stopped being allowed to run (paused, for budget or any cause): the run ends and reports it. */
@@ -16,7 +18,7 @@ export class ToolClient {
   private turn = 0
   readonly calls: { tool: string; ok: boolean; code?: string }[] = []
 
-  private constructor(private readonly client: Client, readonly tools: ReadonlySet<string>) {}
+  private constructor(private readonly client: Client, readonly tools: ReadonlySet<string>, readonly listed: readonly ListedTool[]) {}
 
   /** Connects, initialises and lists the tools this run may call now. */
   static async connect(endpoint: URL, runToken: string): Promise<ToolClient> {
@@ -24,7 +26,8 @@ export class ToolClient {
     const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${runToken}` } } })
     await client.connect(transport)
     const listed = await client.listTools()
-    return new ToolClient(client, new Set(listed.tools.map((t) => t.name)))
+    const tools = listed.tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema as Record<string, unknown> }))
+    return new ToolClient(client, new Set(tools.map((t) => t.name)), tools)
   }
 
   /** A new turn: max_skill_runs_per_turn counts the skills of one turn. */

@@ -7,6 +7,7 @@ import { addInbox } from './inbox'
 import { addKinds } from './kinds'
 import { addCapabilities } from './capabilities'
 import { addTwinDefaults } from './twin-defaults'
+import { addModelSettings } from './model-settings'
 import { addSkills } from './skills'
 import { addTwins } from './twins'
 import { addWorkbenchHome } from './workbench'
@@ -28,6 +29,7 @@ export function buildTwinsSchema(deps: { inboxEvents: InboxEvents; twinRunEvents
   addKinds(builder)
   addCapabilities(builder)
   addTwinDefaults(builder, refs)
+  addModelSettings(builder)
   const { TwinRef } = addTwins(builder, refs, deps)
   addWorkbenchHome(builder, { InboxItemRef: inbox.InboxItemRef, TwinRef })
   addStageGates(builder, refs, deps)

@@ -8,7 +8,8 @@ import type { Db } from '../../../../core/db'
 import { abandonedRunsAcrossOrganisations } from './sql'
 import { DomainError, InvalidTransition } from '../../../../core/errors'
 import { log } from '../../../../core/log'
-import { harnessKeyFor, type Harness, type RunContext } from '../../harness/interface'
+import { harnessKeyFor, triggerHarnessKey, type Harness, type RunContext } from '../../harness/interface'
+import { defaultHarnessFor } from './model-settings'
 import { finishRun, interruptRun, runFooter, startRun } from './runs'
 import { runWornRole } from '../../../workbench/domain/workbench-roles'
 import { transitionAll } from '../../../../core/state-machine'
@@ -54,9 +55,11 @@ export async function runTwinCycle(db: Db, runId: string, opts: { timeLimitMs?: 
   // budget_usd_month used up (twin-usd-budget.ts): the twin pauses, which cancels this queued run with the others.
   if (await pauseWhenUsdBudgetUsedUp(db, twin, 'twin_cycle')) return { ran: false, why: 'twin_paused' }
   const trigger = run.triggerId ? await db.twinTrigger.findFirst({ where: { id: run.triggerId, organizationId: run.organizationId } }) : null
-  const harness = harnessOf(harnessKeyFor(trigger))
+  // The trigger's own harness, else the program's or organisation's default (model-settings.ts), else deterministic.
+  const harnessKey = harnessKeyFor(trigger, triggerHarnessKey(trigger) ? null : await defaultHarnessFor(db, run.organizationId, run.programId))
+  const harness = harnessOf(harnessKey)
   if (!harness) {
-    await finishRun(db, run, 'failed', { error: `No harness is registered under ${harnessKeyFor(trigger)}.` })
+    await finishRun(db, run, 'failed', { error: `No harness is registered under ${harnessKey}.` })
     return { ran: false, why: 'no_harness' }
   }
   // The harness the run works under is fixed here, once: choosing another workbench role mid-run does not switch it.

@@ -1,10 +1,9 @@
 // Owns twin_definitions.budget_usd_month (nullable: no USD budget). What it counts: the cost in US dollars that the
 // harness reports for each run of the twin (agent_runs.outcome.cost_usd, a number: the model and vendor charges of that
-// run), summed over the twin's runs created in the current UTC month. While no harness calls a model, the shipped
-// harnesses (deterministic, the persona templates) report no cost, so the sum is 0 and a USD budget never pauses a
-// twin; tool calls are bounded by budget_tool_calls_month meanwhile. A model-backed harness reports cost_usd in its
-// outcome summary, and the budget then binds: once the month's reported cost reaches it, the twin pauses with reason
-// budget (audit twin.self_pause), checked before each run starts and before each tool call.
+// run), summed over the twin's runs created in the current UTC month. The deterministic harness reports no cost; the
+// model-backed harness (harness/model.ts) writes its running cost on the run after every model call, so runs still in
+// flight count. Once the month's reported cost reaches the budget, the twin pauses with reason budget (audit
+// twin.self_pause, once), checked before each run starts, before each tool call and before each model call.
 import { systemActor } from '../../../../core/audit'
 import { type AnyTx, type Db } from '../../../../core/db'
 import { DomainError } from '../../../../core/errors'
