@@ -21,7 +21,7 @@ import { seedIllustrativeTwins } from '../subgraphs/twins/domain/twins'
 import { launchChromium } from '../tests/helpers/browser'
 import { openConsoleAs } from '../tests/helpers/console'
 import { connect, runningRun, writeRecord } from '../tests/twins/tools-helpers'
-import { BACKPRESSURE_OPEN_DECISIONS, openDecisionCount } from '../subgraphs/twins/domain/inbox/backpressure'
+import { BACKPRESSURE_OPEN_DECISIONS, openDecisionCount } from '../subgraphs/twins/domain/inbox'
 import type { Tenant } from '../tests/helpers/factories'
 
 /** The bundle budget, gzip (bench/README.md says why). */

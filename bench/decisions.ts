@@ -13,7 +13,7 @@ import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
 import { applyRecordChange } from '../subgraphs/workbench/domain/records'
 import { fileProposal } from '../subgraphs/twins/domain/proposals'
-import { BACKPRESSURE_OPEN_DECISIONS } from '../subgraphs/twins/domain/inbox/backpressure'
+import { BACKPRESSURE_OPEN_DECISIONS } from '../subgraphs/twins/domain/inbox'
 import { createTenant } from '../tests/helpers/factories'
 
 const DECIDE = `mutation($id: ID!) { decideProposal(id: $id, decision: APPROVE) {

@@ -363,14 +363,21 @@ export async function getProposals(ctx: Pick<DomainContext, 'session' | 'tdb'>, 
  * status decision, approved or declined) or whose approval created it, under the same rule as getProposal (a member of
  * its program in the caller's organisation). What the record page's decisions section reads, declines included.
  */
+/** The most decisions one record's page lists at once. */
+const RECORD_DECISIONS_MAX = 50
+
 export async function getRecordDecisions(ctx: Pick<DomainContext, 'session' | 'tdb'>, recordId: string, first = 20): Promise<ProposalView[]> {
+  // Refused, never clamped: a page size out of range is the caller's mistake to see (as pageSize() does for cursor pages).
+  if (!Number.isInteger(first) || first < 1 || first > RECORD_DECISIONS_MAX) {
+    throw InvalidInput.of('first', `Ask for 1 to ${RECORD_DECISIONS_MAX} items a page (default 20).`)
+  }
   if (!isId(recordId)) return []
   const rows = await ctx.tdb.runInterrupt.findMany({
     where: {
       kind: 'write_approval', answeredAt: { not: null },
       OR: [{ question: { path: ['change', 'recordId'], equals: recordId } }, { answer: { path: ['recordId'], equals: recordId } }],
     },
-    orderBy: [{ answeredAt: 'desc' }, { id: 'desc' }], take: Math.min(Math.max(first, 1), 50),
+    orderBy: [{ answeredAt: 'desc' }, { id: 'desc' }], take: first,
   })
   const visible = rows.filter((i) => isProposal(i) && ctx.session.programPersonas.has(asQuestion(i).programId))
   const now = new Date()
