@@ -1,7 +1,7 @@
 // A record's content on its page: its fields with their labels (a linked record and a source as links), its
 // citations resolved to what they name (with a link where the source has one), what each version changed, and the
 // transitions the person may apply (only the ones the API says are theirs: viewerOutcomes).
-import { useId, useState, type FormEvent } from 'react'
+import { useId, useState, type FormEvent, type ReactNode } from 'react'
 import { useMutation } from 'urql'
 import { DecideRecordDocument, type RecordPageQuery } from '../generated/graphql'
 import { describeError, typedErrorMessage } from '../api/errors'
@@ -77,7 +77,8 @@ export function RecordCitations({ record }: { record: Rec }) {
   )
 }
 
-export function RecordVersions({ record }: { record: Rec }) {
+/** A record's versions, newest first; `after` follows the list inside the region (the trail line). */
+export function RecordVersions({ record, after }: { record: Rec; after?: ReactNode }) {
   return (
     <section aria-labelledby="record-versions" className="region">
       <h2 id="record-versions">Versions</h2>
@@ -101,6 +102,7 @@ export function RecordVersions({ record }: { record: Rec }) {
           </li>
         ))}
       </ol>
+      {after}
     </section>
   )
 }

@@ -59,8 +59,7 @@ export function RecordScreen({ slug, id }: { slug: string; id: string }) {
       {record.body ? <section aria-labelledby="record-body" className="region"><h2 id="record-body">Content</h2><p className="prose">{record.body}</p></section> : null}
       <RecordActions record={record} onChanged={() => refetch({ requestPolicy: 'network-only' })} />
       <RecordCitations record={record} />
-      <RecordVersions record={record} />
-      <TrailLine programId={record.program?.id} targetId={record.id} />
+      <RecordVersions record={record} after={<TrailLine programId={record.program?.id} targetId={record.id} />} />
       <RecordDecisions recordId={record.id ?? id} />
 
       {record.footer ? <footer className="record-footer" data-testid="record-footer">{record.footer}</footer> : null}
