@@ -32,7 +32,7 @@ async function timeWrites(n: number, write: (i: number) => Promise<unknown>): Pr
 }
 
 export async function benchAudit(): Promise<void> {
-  const k = knobs('BENCH_AUDIT', { WRITES: 2000, WRITERS: 8, ENTRIES: 1_000_000 })
+  const k = knobs('BENCH_AUDIT', { WRITES: 2000, WRITERS: 8, ENTRIES: 1_000_000 }, { WRITES: 50, WRITERS: 2, ENTRIES: 2000 })
   const restoreLogs = quietLogs()
   const database = await provisionBenchDatabase('audit')
   const db: Db = createPrisma(database.url, k.WRITERS + 2)
