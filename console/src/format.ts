@@ -37,3 +37,6 @@ export function withReadableDates(text: string): string {
     return d ? CALENDAR_DATE.format(d) : iso
   })
 }
+
+/** A person's text as they wrote it, or null when it holds nothing but spaces: never trimmed (a person's words are data). */
+export const asWritten = (text: string): string | null => (text.trim() ? text : null)

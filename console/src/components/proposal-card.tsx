@@ -11,7 +11,7 @@ import {
 } from '../generated/graphql'
 import { FIXED_PHRASES, TWINS } from '../copy'
 import { describeError, typedErrorMessage } from '../api/errors'
-import { formatDate, formatDateTime } from '../format'
+import { formatDate, formatDateTime, asWritten } from '../format'
 import { MemoryNotes } from './memory-notes'
 import { TrailLine } from './trail-line'
 import { Link } from '../router'
@@ -187,7 +187,7 @@ function EditForm({ initial, busy, onSubmit, onNothing, onCancel }: {
       ...(title !== initial.title ? { title } : {}),
       ...(draft !== initial.draft ? { draft } : {}),
       ...(initial.body !== null && body !== initial.body ? { body } : {}),
-      ...(note.trim() ? { note } : {}),
+      ...(asWritten(note) ? { note } : {}),
     }
     if (Object.keys(edits).length === 0) return onNothing()
     onSubmit(edits)

@@ -5,7 +5,7 @@ import { useId, useState, type FormEvent, type ReactNode } from 'react'
 import { useMutation } from 'urql'
 import { DecideRecordDocument, type RecordPageQuery } from '../generated/graphql'
 import { describeError, typedErrorMessage } from '../api/errors'
-import { formatDateTime, withReadableDates } from '../format'
+import { formatDateTime, withReadableDates, asWritten } from '../format'
 import { Link } from '../router'
 
 type Rec = NonNullable<RecordPageQuery['record']>
@@ -123,7 +123,7 @@ export function RecordActions({ record, onChanged }: { record: Rec; onChanged: (
   const apply = async (outcome: string, e?: FormEvent) => {
     e?.preventDefault()
     setProblem('')
-    const res = await decide({ id: record.id!, outcome, note: note.trim() ? note : null })
+    const res = await decide({ id: record.id!, outcome, note: asWritten(note) })
     const out = res.data?.decideRecord
     if (res.error) return setProblem(describeError(res.error) ?? '')
     if (out?.__typename === 'MutationDecideRecordSuccess') { setNote(''); return onChanged() }

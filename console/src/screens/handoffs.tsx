@@ -9,7 +9,7 @@ import {
   type HandoffLineFragment,
 } from '../generated/graphql'
 import { describeError, typedErrorMessage } from '../api/errors'
-import { formatDate, formatDateTime } from '../format'
+import { formatDate, formatDateTime, asWritten } from '../format'
 import { Link } from '../router'
 
 const STATUS: Record<string, string> = { sent: 'Waiting', accepted: 'Accepted', declined: 'Declined', done: 'Done', withdrawn: 'Withdrawn' }
@@ -102,7 +102,7 @@ function HandoffCard({ h, mine, onChanged }: { h: HandoffLineFragment; mine: boo
   const submitDecline = (e: FormEvent) => {
     e.preventDefault()
     if (!reason.trim()) return setProblem('Say why you decline: the sender reads it.')
-    void run(doDecline({ id: h.id!, reason: reason.trim() }), (d) => d?.declineHandoff)
+    void run(doDecline({ id: h.id!, reason }), (d) => d?.declineHandoff)
   }
 
   return (
@@ -159,7 +159,7 @@ function Delegations({ programId, myId }: { programId: string; myId: string | nu
     setProblem('')
     if (!delegate) return setProblem('Choose who decides for you.')
     const endsAt = new Date(Date.now() + days * 86_400_000).toISOString()
-    const res = await doCreate({ delegateUserId: delegate, programId, endsAt, reason: reason.trim() || null })
+    const res = await doCreate({ delegateUserId: delegate, programId, endsAt, reason: asWritten(reason) })
     const p = problemOf(res, res.data?.createDelegation)
     if (p) return setProblem(p)
     setDelegate('')

@@ -7,7 +7,7 @@ import { useMutation, useQuery } from 'urql'
 import { MeDocument, OversightAccessDocument, OversightDocument, PauseTwinWithReasonDocument, ResumeTwinDocument, SetProgramTwinDefaultsDocument } from '../generated/graphql'
 import { describeError, typedErrorMessage } from '../api/errors'
 import { Link } from '../router'
-import { formatDate, formatDateTime } from '../format'
+import { formatDate, formatDateTime, asWritten } from '../format'
 import { dutyName } from '../duty-names'
 
 const PERSONA: Record<string, string> = {
@@ -104,7 +104,7 @@ function TwinCard({ twin, manage, mine, onChanged }: { twin: TwinRow; manage: bo
   const doPause = async (ev: FormEvent) => {
     ev.preventDefault()
     setProblem('')
-    const res = await pause({ id: twin.id!, reason: mine ? null : reason.trim() || null })
+    const res = await pause({ id: twin.id!, reason: mine ? null : asWritten(reason) })
     if (res.error) return setProblem(describeError(res.error) ?? '')
     const out = res.data?.pauseTwin
     if (out?.__typename === 'MutationPauseTwinSuccess') { setAsking(false); setReason(''); return onChanged() }
@@ -257,7 +257,7 @@ function DefaultsPart({ programId, settings }: { programId: string; settings: un
       if (n !== undefined && !Number.isFinite(n)) return setProblem({ field: key, text: `Enter the ${label} as a number.` })
       if (n !== undefined) defaults[key] = n
     }
-    const res = await save({ programId, defaults, reason: reason.trim() || null })
+    const res = await save({ programId, defaults, reason: asWritten(reason) })
     if (res.error) return setProblem({ field: '', text: describeError(res.error) ?? '' })
     const out = res.data?.setProgramTwinDefaults
     if (out?.__typename === 'MutationSetProgramTwinDefaultsSuccess') { setReason(''); return setSaved(true) }

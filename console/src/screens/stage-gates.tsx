@@ -13,7 +13,7 @@ import { requiredRecordsPresent } from '../copy'
 import { describeError, typedErrorMessage } from '../api/errors'
 import { RECONNECTED_EVENT } from '../api/client'
 import { takePendingSignature, useSignatureStepUp } from '../api/auth'
-import { formatDate, formatDateTime } from '../format'
+import { formatDate, formatDateTime, asWritten } from '../format'
 import { Link } from '../router'
 
 const STATUS: Record<string, string> = { open: 'Open', ready: 'Ready for review', reviewed: 'Reviewed, waiting to close', closed: 'Closed' }
@@ -206,7 +206,7 @@ function SignForm({ meaning, action, intent, resumed, refusedAsStale, onSteppedU
     setStepping(true)
     setStepProblem('')
     try {
-      await signIn.stepUp({ key: intent, comment: comment.trim() })
+      await signIn.stepUp({ key: intent, comment })
       onSteppedUp()
     } catch {
       setStepProblem('Signing in again did not work. Try again.')
@@ -215,7 +215,7 @@ function SignForm({ meaning, action, intent, resumed, refusedAsStale, onSteppedU
     }
   }
   return (
-    <form className="inline-form" data-testid="sign-form" onSubmit={(e) => { e.preventDefault(); if (!needsStepUp) onSign(comment.trim()) }} onKeyDown={(e) => { if (e.key === 'Escape') onCancel() }}>
+    <form className="inline-form" data-testid="sign-form" onSubmit={(e) => { e.preventDefault(); if (!needsStepUp) onSign(asWritten(comment) ?? '') }} onKeyDown={(e) => { if (e.key === 'Escape') onCancel() }}>
       <p id={`${id}-meaning`} data-testid="signature-meaning"><strong>{meaning}</strong></p>
       <label htmlFor={`${id}-comment`}>Comment (optional)</label>
       <textarea id={`${id}-comment`} rows={2} value={comment} onChange={(e) => setComment(e.target.value)} autoFocus />
