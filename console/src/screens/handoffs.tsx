@@ -11,6 +11,7 @@ import {
 import { describeError, typedErrorMessage } from '../api/errors'
 import { formatDate, formatDateTime, asWritten } from '../format'
 import { Link } from '../router'
+import { ProgramUnavailable } from '../components/program-unavailable'
 
 const STATUS: Record<string, string> = { sent: 'Waiting', accepted: 'Accepted', declined: 'Declined', done: 'Done', withdrawn: 'Withdrawn' }
 const KIND: Record<string, string> = { review: 'Review', data: 'Data', decision: 'Decision', information: 'Information' }
@@ -39,12 +40,7 @@ export function Handoffs({ slug }: { slug: string }) {
   if (home.fetching && !home.data) return <main id="main" className="page"><p role="status">Loading…</p></main>
   if (home.error && !home.data) return <main id="main" className="page"><p role="alert" className="problem">{describeError(home.error)}</p></main>
   if (!program?.id) {
-    return (
-      <main id="main" className="page">
-        <h1>This program is not available</h1>
-        <p>It does not exist, or you are not a member of it.</p>
-      </main>
-    )
+    return <ProgramUnavailable />
   }
   return (
     <main id="main" className="page record-page">

@@ -9,6 +9,7 @@ import { describeError, typedErrorMessage } from '../api/errors'
 import { Link } from '../router'
 import { formatDate, formatDateTime, asWritten } from '../format'
 import { dutyName } from '../duty-names'
+import { ProgramUnavailable } from '../components/program-unavailable'
 
 const PERSONA: Record<string, string> = {
   program_owner: 'Program owner', program_lead: 'Program lead', scientist: 'Scientist', quality_reviewer: 'Quality reviewer',
@@ -28,12 +29,7 @@ export function Oversight({ slug }: { slug: string }) {
   if (access.error && !access.data) return <main id="main" className="page"><p role="alert" className="problem">{describeError(access.error)}</p></main>
   if (!access.data) return <main id="main" className="page"><p role="status">Loading…</p></main>
   if (!program?.id) {
-    return (
-      <main id="main" className="page">
-        <h1>This program is not available</h1>
-        <p>It does not exist, or you are not a member of it.</p>
-      </main>
-    )
+    return <ProgramUnavailable />
   }
   const crumbs = <nav aria-label="Breadcrumb" className="crumbs"><Link href={`/p/${encodeURIComponent(program.slug ?? slug)}/home`}>{program.name}</Link></nav>
   if (!can?.viewerCanOversee) {

@@ -5,6 +5,7 @@ import { useQuery } from 'urql'
 import { ProgramSetupDocument } from '../generated/graphql'
 import { describeError } from '../api/errors'
 import { Link } from '../router'
+import { ProgramUnavailable } from '../components/program-unavailable'
 
 export function ProgramSetup({ slug }: { slug: string }) {
   const [{ data, fetching, error }] = useQuery({ query: ProgramSetupDocument, variables: { slug } })
@@ -12,7 +13,7 @@ export function ProgramSetup({ slug }: { slug: string }) {
   useEffect(() => { if (program?.name) document.title = `${program.name}: setup` }, [program?.name])
   if (fetching && !data) return <main id="main" className="page"><p role="status">Loading the program…</p></main>
   if (error && !data) return <main id="main" className="page"><p role="alert" className="problem">{describeError(error)}</p></main>
-  if (!program) return <main id="main" className="page"><h1>This program is not available</h1><p>It does not exist, or you are not a member of it.</p></main>
+  if (!program) return <ProgramUnavailable />
   const settings = (program.settings ?? {}) as Record<string, unknown>
   const given = (v: unknown, unit = '') => (v === undefined || v === null ? 'Not set' : `${String(v)}${unit}`)
   return (

@@ -8,6 +8,7 @@ import { describeError } from '../api/errors'
 import { formatDate } from '../format'
 import { Link, navigate, useLocation } from '../router'
 import { recordListHref } from '../record-types'
+import { ProgramUnavailable } from '../components/program-unavailable'
 
 export const AREAS: Record<string, string> = { evidence: 'Evidence', plans: 'Plans', progress: 'Progress', review: 'Review' }
 
@@ -23,12 +24,7 @@ export function RecordListScreen({ slug, product }: { slug: string; product: str
   if (fetching && !data) return <main id="main" className="page"><p role="status">Loading the records…</p></main>
   if (error && !data) return <main id="main" className="page"><p role="alert" className="problem">{describeError(error)}</p></main>
   if (!program) {
-    return (
-      <main id="main" className="page">
-        <h1>This program is not available</h1>
-        <p>It does not exist, or you are not a member of it.</p>
-      </main>
-    )
+    return <ProgramUnavailable />
   }
   return (
     <main id="main" className="page record-list">

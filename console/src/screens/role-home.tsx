@@ -12,6 +12,7 @@ import { RECONNECTED_EVENT } from '../api/client'
 import { MemoryPanel } from '../components/memory-panel'
 import { TwinPanel } from '../components/twin-panel'
 import { Link, navigate, useLocation } from '../router'
+import { ProgramUnavailable } from '../components/program-unavailable'
 
 const [TODAYS_DECISIONS, OPEN_QUESTIONS, EVIDENCE_BOARD, PROGRAM_TERMS] = WORKBENCH.homeRegions
 
@@ -50,12 +51,7 @@ export function RoleHome({ slug }: { slug: string }) {
   if (fetching && !data) return <main id="main" className="page"><p role="status">Loading the program…</p></main>
   if (error && !data) return <main id="main" className="page"><p role="alert" className="problem">{describeError(error)}</p></main>
   if (!program || !home) {
-    return (
-      <main id="main" className="page">
-        <h1>This program is not available</h1>
-        <p>It does not exist, or you are not a member of it.</p>
-      </main>
-    )
+    return <ProgramUnavailable />
   }
 
   return (

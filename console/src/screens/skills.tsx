@@ -10,6 +10,7 @@ import { describeError, typedErrorMessage } from '../api/errors'
 import { Link } from '../router'
 import { withReadableDates } from '../format'
 import { NcaPlots, profilePoints } from '../components/nca-plot'
+import { ProgramUnavailable } from '../components/program-unavailable'
 
 const SPECIES: { key: string; label: string }[] = [
   { key: 'rat', label: 'Rat' }, { key: 'mouse', label: 'Mouse' }, { key: 'dog', label: 'Dog' },
@@ -79,12 +80,7 @@ export function Skills({ slug }: { slug: string }) {
   }, [program?.name])
   if (home.fetching && !home.data) return <main id="main" className="page"><p role="status">Loading…</p></main>
   if (!program?.id) {
-    return (
-      <main id="main" className="page">
-        <h1>This program is not available</h1>
-        <p>It does not exist, or you are not a member of it.</p>
-      </main>
-    )
+    return <ProgramUnavailable />
   }
   return (
     <main id="main" className="page record-page">

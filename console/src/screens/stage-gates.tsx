@@ -15,6 +15,7 @@ import { RECONNECTED_EVENT } from '../api/client'
 import { takePendingSignature, useSignatureStepUp } from '../api/auth'
 import { formatDate, formatDateTime, asWritten } from '../format'
 import { Link } from '../router'
+import { ProgramUnavailable } from '../components/program-unavailable'
 
 const STATUS: Record<string, string> = { open: 'Open', ready: 'Ready for review', reviewed: 'Reviewed, waiting to close', closed: 'Closed' }
 
@@ -28,12 +29,7 @@ export function StageGates({ slug }: { slug: string }) {
   if (fetching && !data) return <main id="main" className="page"><p role="status">Loading the program…</p></main>
   if (error && !data) return <main id="main" className="page"><p role="alert" className="problem">{describeError(error)}</p></main>
   if (!program?.id) {
-    return (
-      <main id="main" className="page">
-        <h1>This program is not available</h1>
-        <p>It does not exist, or you are not a member of it.</p>
-      </main>
-    )
+    return <ProgramUnavailable />
   }
   return (
     <main id="main" className="page">
