@@ -17,8 +17,13 @@ export async function startLiteratureDemo(ctx: DemoContext): Promise<DemoService
     const fake = await startFakeLiterature({ port: e.FAKE_LITERATURE_PORT, host: '127.0.0.1' })
     configureLiterature({ baseUrl: fake.url })
     // The role home reads the sources' platform health; probe once now rather than at the first 15-minute tick.
-    void recordLiteratureHealth(ctx.db).catch((error) => log.warn('literature_health.demo_probe_failed', { error }))
-    return { name: 'fake literature sources', url: fake.url, note: 'illustrative; Program.literatureSearch reads them', close: fake.close }
+    // Not awaited (start stays fast), but close() waits for it, so nothing reads the database after the demo stops.
+    const probe = recordLiteratureHealth(ctx.db).catch((error) => log.warn('literature_health.demo_probe_failed', { error }))
+    const close = async () => {
+      await probe
+      await fake.close()
+    }
+    return { name: 'fake literature sources', url: fake.url, note: 'illustrative; Program.literatureSearch reads them', close }
   } catch (error) {
     log.warn('fake_literature.not_started', { port: e.FAKE_LITERATURE_PORT, reason: (await listenFailure(error))?.message ?? String(error) })
     return null
