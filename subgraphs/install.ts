@@ -7,6 +7,10 @@
 import { installAuditHooks } from '../core/audit'
 import { installErrorFactories } from '../core/errors'
 import { VENDOR_ERROR_FACTORIES } from './connectors/domain/adapters/errors'
+import { installAdapters } from './connectors/domain/adapters'
+import { notebookAdapter } from './connectors/domain/notebook/adapter'
+import { qmsAdapter } from './connectors/domain/qms/adapter'
+import { literatureAdapter } from './connectors/domain/literature/adapter'
 import { TWIN_AUDIT_HOOKS } from './twins/domain/audit-hooks'
 import { installHarnessLookup, installTwinToolAllowlist } from './twins/domain/twins'
 import { getHarness } from './twins/harness/registry'
@@ -15,12 +19,14 @@ import { twinToolAllowlist } from './twins/tools/allowlist-hash'
 /**
  * Installs the audit hooks (a triggerable action fires twin runs, a pause action pauses twins, a program write
  * recomputes open stage gates), the vendor error factories (`new DomainError('RateLimited')` is a RateLimited), and
- * the twins' harness lookup and tool allow-list.
+ * the connector adapter of each provider, and the twins' harness lookup and tool allow-list.
  * Idempotent.
  */
 export function installDomain(): void {
   installAuditHooks(TWIN_AUDIT_HOOKS)
   installErrorFactories(VENDOR_ERROR_FACTORIES)
+  // The adapter registry sits below the providers' folders, which import its contract.
+  installAdapters({ eln_provider: notebookAdapter, qms_provider: qmsAdapter, literature_search: literatureAdapter })
   // The twins' domain runs harnesses and hashes tool allow-lists that live above it (harness/, tools/).
   installHarnessLookup(getHarness)
   installTwinToolAllowlist(twinToolAllowlist)

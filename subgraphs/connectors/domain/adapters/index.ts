@@ -1,23 +1,29 @@
-// Owns the adapter registry: one adapter per provider of the registry, the only generic module that names providers.
+// Owns the adapter registry: one adapter per provider of the registry. The adapters live above this folder (each
+// provider's folder imports the contract here), so the registry is handed in by installDomain (subgraphs/install.ts),
+// as the audit hooks are; nothing here names a provider's module.
 import type { Db } from '../../../../core/db'
-import { notebookAdapter } from '../notebook/adapter'
-import { qmsAdapter } from '../qms/adapter'
-import { literatureAdapter } from '../literature/adapter'
 import { PROVIDERS, type ProviderId } from '../providers'
 import type { ConnectorAdapter } from './contract'
 
-const ADAPTERS: Record<ProviderId, ConnectorAdapter> = {
-  eln_provider: notebookAdapter,
-  qms_provider: qmsAdapter,
-  literature_search: literatureAdapter,
+let installed: Record<ProviderId, ConnectorAdapter> | null = null
+
+/** Installs the adapter of every provider (idempotent: the last call wins). */
+export function installAdapters(adapters: Record<ProviderId, ConnectorAdapter>): void {
+  installed = adapters
+}
+
+function adapters(): Record<ProviderId, ConnectorAdapter> {
+  if (!installed) throw new Error('No connector adapters are installed: call installDomain() (subgraphs/install.ts) at the entry point')
+  return installed
 }
 
 export function adapterFor(providerId: string): ConnectorAdapter | undefined {
-  return (ADAPTERS as Record<string, ConnectorAdapter | undefined>)[providerId]
+  return (adapters() as Record<string, ConnectorAdapter | undefined>)[providerId]
 }
 
 export function allAdapters(): ConnectorAdapter[] {
-  return PROVIDERS.map((p) => ADAPTERS[p.id])
+  const all = adapters()
+  return PROVIDERS.map((p) => all[p.id])
 }
 
 /** Asks each provider's coalescing hook whether a stored delivery is already covered (one statement each, none load). */
