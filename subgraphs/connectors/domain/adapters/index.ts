@@ -13,7 +13,7 @@ export function installAdapters(adapters: Record<ProviderId, ConnectorAdapter>):
 }
 
 function adapters(): Record<ProviderId, ConnectorAdapter> {
-  if (!installed) throw new Error('No connector adapters are installed: call installDomain() (subgraphs/install.ts) at the entry point')
+  if (!installed) throw new Error('No connector adapters are installed: the entry point installs the domain first (installDomain in subgraphs/install.ts)')
   return installed
 }
 
