@@ -3,7 +3,7 @@ import type { Db } from './core/db'
 import { PgListener } from './core/pubsub'
 import { log } from './core/log'
 import type { seedIllustrative } from './subgraphs/seed'
-import type { DemoContext, DemoService } from './subgraphs/connectors/domain/adapters/contract'
+import type { DemoContext, DemoService } from './domain/adapters'
 import { createConnectorsSubgraph } from './subgraphs/connectors/server'
 import { createWorkbenchSubgraph } from './subgraphs/workbench/server'
 import { createTwinsSubgraph } from './subgraphs/twins/server'
@@ -81,7 +81,7 @@ export async function startServices(ctx: ServiceContext) {
   for (const demo of demos) stack.stoppables.push({ name: demo.name, stop: demo.close })
   if (e.NODE_ENV !== 'production') {
     // Demo twins with schedules due within a minute, so the worker's twin_schedule starts a run soon after start.
-    const { seedIllustrativeTwins } = await import('./subgraphs/twins/domain/twins')
+    const { seedIllustrativeTwins } = await import('./domain/twins')
     await seedIllustrativeTwins(ctx.db, ctx.seed).catch((error) => log.warn('demo.twins_not_seeded', { error }))
   }
   const urls: [string, string][] = [

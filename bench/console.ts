@@ -17,11 +17,11 @@ import { mintDevToken, resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
 import { ILLUSTRATIVE } from '../core/seed'
 import { seedIllustrative } from '../subgraphs/seed'
-import { seedIllustrativeTwins } from '../subgraphs/twins/domain/twins'
+import { seedIllustrativeTwins } from '../domain/twins'
 import { launchChromium } from '../tests/helpers/browser'
 import { openConsoleAs } from '../tests/helpers/console'
 import { connect, runningRun, writeRecord } from '../tests/twins/tools-helpers'
-import { BACKPRESSURE_OPEN_DECISIONS, openDecisionCount } from '../subgraphs/twins/domain/inbox'
+import { BACKPRESSURE_OPEN_DECISIONS, openDecisionCount } from '../domain/inbox'
 import type { Tenant } from '../tests/helpers/factories'
 
 /** The bundle budget, gzip (bench/README.md says why). */

@@ -11,9 +11,9 @@ import { createPrisma, type Db } from '../core/db'
 import { parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
-import { applyRecordChange } from '../subgraphs/workbench/domain/records'
-import { fileProposal } from '../subgraphs/twins/domain/proposals'
-import { BACKPRESSURE_OPEN_DECISIONS } from '../subgraphs/twins/domain/inbox'
+import { applyRecordChange } from '../domain/records'
+import { fileProposal } from '../domain/proposals'
+import { BACKPRESSURE_OPEN_DECISIONS } from '../domain/inbox'
 import { createTenant } from '../tests/helpers/factories'
 
 const DECIDE = `mutation($id: ID!) { decideProposal(id: $id, decision: APPROVE) {

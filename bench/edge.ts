@@ -16,7 +16,7 @@ import { parseEnv, setEnv } from '../core/env'
 import { mintDevToken, resetAuthKeys, signInternalToken, INTERNAL_HEADER } from '../core/auth'
 import { DEFAULT_USER_SETTINGS } from '../core/seed'
 import { startStack } from '../services'
-import { fileInboxItem } from '../subgraphs/twins/domain/inbox'
+import { fileInboxItem } from '../domain/inbox'
 import { createTenant } from '../tests/helpers/factories'
 
 const ms = (x: number) => x.toFixed(2)

@@ -14,8 +14,8 @@ import { createPrisma, type Db } from '../core/db'
 import { parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
-import { applyRecordChange } from '../subgraphs/workbench/domain/records'
-import { computeReadinessForProgram, initialRequired, refreshStageReadiness } from '../subgraphs/twins/domain/gates'
+import { applyRecordChange } from '../domain/records'
+import { computeReadinessForProgram, initialRequired, refreshStageReadiness } from '../domain/gates'
 import { createTenant } from '../tests/helpers/factories'
 
 export async function benchGates(): Promise<void> {

@@ -17,9 +17,9 @@ import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
 import { createTenant } from '../tests/helpers/factories'
 import { startFakeLiterature } from '../fakes/literature/server'
-import { configureLiterature } from '../subgraphs/connectors/domain/literature/config'
-import { PROVIDER, ensureSourceBudgets } from '../subgraphs/connectors/domain/literature/budget'
-import { clusterRecords, type SourceRecord } from '../subgraphs/connectors/domain/literature/clusters'
+import { configureLiterature } from '../domain/literature'
+import { PROVIDER, ensureSourceBudgets } from '../domain/literature'
+import { clusterRecords, type SourceRecord } from '../domain/literature'
 
 const ms = (x: number) => x.toFixed(2)
 const QUERY = `query($p: ID!, $q: String!) { program(id: $p) { literatureSearch(query: $q) {

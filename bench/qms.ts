@@ -12,10 +12,10 @@ import { domainContext } from '../core/command'
 import { loadSession } from '../core/session'
 import { startFakeQms } from '../fakes/qms/server'
 import { createTenant } from '../tests/helpers/factories'
-import { createConnection, setConnectionCredentials } from '../subgraphs/connectors/domain/connections'
-import { configureQmsConnection } from '../subgraphs/connectors/domain/qms/review'
-import { runQmsSync } from '../subgraphs/connectors/domain/qms/run'
-import { DEMO_QMS } from '../subgraphs/connectors/domain/qms/demo'
+import { createConnection, setConnectionCredentials } from '../domain/connections'
+import { configureQmsConnection } from '../domain/qms'
+import { runQmsSync } from '../domain/qms'
+import { DEMO_QMS } from '../domain/qms'
 
 export async function benchQms(): Promise<void> {
   const restoreLogs = quietLogs()

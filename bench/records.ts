@@ -10,7 +10,7 @@ import { createPrisma, type Db } from '../core/db'
 import { parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
-import { RECORD_TYPES, RECORD_TYPE_KEYS } from '../subgraphs/workbench/domain/records'
+import { RECORD_TYPES, RECORD_TYPE_KEYS } from '../domain/records'
 import { createTenant } from '../tests/helpers/factories'
 
 const ms = (x: number) => x.toFixed(2)

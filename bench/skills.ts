@@ -11,7 +11,7 @@ import { parseEnv, setEnv } from '../core/env'
 import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
 import { createTenant } from '../tests/helpers/factories'
-import { executeSkill, loadRdkit, runSkillSync } from '../subgraphs/twins/domain/skills'
+import { executeSkill, loadRdkit, runSkillSync } from '../domain/skills'
 
 // Theoph subject 1 and a twelfth sample at 36 h on its terminal slope (lambda_z 0.0485 /h).
 const THEOPH_TIMES = [0, 0.25, 0.57, 1.12, 2.02, 3.82, 5.1, 7.03, 9.05, 12.12, 24.37, 36]

@@ -3,7 +3,7 @@
 // twin_cycle jobs added in the same transactions) until none is due. Prints figures; never asserts timings.
 import os from 'node:os'
 import { createPrisma } from '../core/db'
-import { claimDueSchedules } from '../subgraphs/twins/domain/twins'
+import { claimDueSchedules } from '../domain/twins'
 import { provisionBenchDatabase } from './database'
 import { knobs, out, quietLogs } from './figures'
 

@@ -23,7 +23,7 @@ import { startStack } from '../services'
 import { startFakeNotebook } from '../fakes/notebook/server'
 import { createTenant } from '../tests/helpers/factories'
 import { FOLDER, entryUpdated, ownerContext, sampleEntry } from '../tests/connectors/helpers'
-import { createConnection, setConnectionCredentials } from '../subgraphs/connectors/domain/connections'
+import { createConnection, setConnectionCredentials } from '../domain/connections'
 
 interface LoadInput { url: string; rate: number; deliveries: Array<{ headers: Record<string, string>; body: string }>; localAddress?: string }
 interface LoadOutput { latencies: number[]; sentAt: number[]; statuses: Record<string, number>; errors: number; elapsed: number }

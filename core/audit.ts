@@ -35,7 +35,7 @@ export const AUDIT_ACTIONS = [
   'workbench_role.assign', 'workbench_role.default_applied',
   // ours, tool server (issue 12): every tool call of a twin run that is not a skill run (skills audit skill_run.start)
   'tool_call.invoke',
-  // program records (subgraphs/workbench/domain/records): <noun>.create / .update, .decision where the type has an
+  // program records (domain/records): <noun>.create / .update, .decision where the type has an
   // .approve key; hypothesis.decision, milestone.update, experiment.update and approval.create are triggerable (above)
   'hypothesis.create', 'hypothesis.update', 'finding.create', 'finding.update', 'question.create', 'question.update',
   'gap.create', 'gap.update', 'source.create', 'source.update', 'experiment.create', 'protocol.create', 'protocol.update',
@@ -141,7 +141,7 @@ export function inAuditBatch<T>(batchId: string, f: () => Promise<T>): Promise<T
   return batchScope.run({ batchId }, f)
 }
 
-// A decision taken under delegation (subgraphs/twins/domain/collaboration/delegations.ts) runs inside this scope, so every audit row
+// A decision taken under delegation (domain/collaboration/delegations.ts) runs inside this scope, so every audit row
 // it writes, the record change's included, carries delegated_from_user_id (never on signature rows: the CHECK).
 const delegationScope = new AsyncLocalStorage<{ fromUserId: string }>()
 

@@ -10,11 +10,11 @@ import { log } from './log'
 export interface Channels {
   /** `change` names what happened to the item (created, resolved, snoozed, ...); absent, it is read from the row's status. */
   inbox_changed: { id: string; userId: string; organizationId: string; change?: InboxChange }
-  /** A twin run changed status (subgraphs/twins/domain/twins/runs.ts); audience: its program. */
+  /** A twin run changed status (domain/twins/runs.ts); audience: its program. */
   twin_run_updated: { id: string; programId: string; organizationId: string }
-  /** A program record was created or changed (subgraphs/workbench/domain/records). */
+  /** A program record was created or changed (domain/records). */
   record_changed: { id: string; programId: string; organizationId: string; version: number }
-  /** A stage gate's readiness or status changed (subgraphs/twins/domain/gates/gates.ts); audience: its program. */
+  /** A stage gate's readiness or status changed (domain/gates/gates.ts); audience: its program. */
   stage_gate_readiness_changed: { id: string; programId: string; organizationId: string }
   /**
    * What a person's session holds changed (memberships, role assignments, organisation roles, their row): sent by the
@@ -26,7 +26,7 @@ export type Channel = keyof Channels
 
 /** What an inbox_changed event announces (Subscription.inboxChanged). */
 // memory_note: a Keep question beneath the item (InboxItem.memoryNotes) was added, answered, or erased.
-// escalated: open longer than the program's escalation_days (inbox_expire; subgraphs/twins/domain/inbox-escalation.ts).
+// escalated: open longer than the program's escalation_days (inbox_expire; domain/inbox/inbox-escalation.ts).
 export const INBOX_CHANGES = ['created', 'resolved', 'snoozed', 'reopened', 'dismissed', 'expired', 'reminded', 'feedback', 'memory_note', 'escalated'] as const
 export type InboxChange = (typeof INBOX_CHANGES)[number]
 

@@ -1,9 +1,9 @@
 // Owns npm start's demo vendors: each provider with a fake (notebook, QMS, literature sources) gets it started and the
 // illustrative program connected to it, in the providers' registry order. Above the connectors domain (it starts the
 // fakes, which the domain never imports); services.ts calls it outside production.
-import type { DemoContext, DemoService } from '../subgraphs/connectors/domain/adapters/contract'
-import { allAdapters } from '../subgraphs/connectors/domain/adapters'
-import type { ProviderId } from '../subgraphs/connectors/domain/providers'
+import type { DemoContext, DemoService } from '../domain/adapters'
+import { allAdapters } from '../domain/adapters'
+import type { ProviderId } from '../domain/adapters'
 import { startNotebookDemo } from './notebook/demo'
 import { startQmsDemo } from './qms/demo'
 import { startLiteratureDemo } from './literature/demo'

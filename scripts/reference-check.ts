@@ -1,6 +1,6 @@
 // npm run check:references: fails when a skill whose status is preview or available references a to_verify entry
 // (evaluated as if R4_GATE_PASSED were true, i.e. what the release act would publish).
-import { listSkills, referenceCheck } from '../subgraphs/twins/domain/skills'
+import { listSkills, referenceCheck } from '../domain/skills'
 
 const report = referenceCheck(listSkills({ r4GatePassed: true }))
 for (const p of report.problems) console.error(`problem: ${typeof p === 'string' ? p : JSON.stringify(p)}`)

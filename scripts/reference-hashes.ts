@@ -1,6 +1,6 @@
 // npm run references:hash -- [--record] <file-or-folder>...
 // Hashes the guidance documents an operator holds and compares each with the hash recorded for its reference
-// (subgraphs/twins/domain/skills/reference-hashes.json); with --record, records the hashes of documents that have
+// (domain/skills/reference-hashes.json); with --record, records the hashes of documents that have
 // none yet. A file belongs to the reference whose key is its name without the extension (fda_2005_mrsd.pdf), or
 // is named explicitly as key=path. A recorded hash is never overwritten: a document that differs from the one
 // recorded fails the command, because a changed guidance needs a person to re-verify the reference.
@@ -8,11 +8,11 @@ import { createHash } from 'node:crypto'
 import { createReadStream, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { basename, extname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { REFERENCES } from '../subgraphs/twins/domain/skills'
+import { REFERENCES } from '../domain/skills'
 
 // REFERENCE_HASHES_FILE points the command at a copy (the tests use one); the service reads only the committed file.
 const HASHES_FILE =
-  process.env.REFERENCE_HASHES_FILE ?? fileURLToPath(new URL('../subgraphs/twins/domain/skills/reference-hashes.json', import.meta.url))
+  process.env.REFERENCE_HASHES_FILE ?? fileURLToPath(new URL('../domain/skills/reference-hashes.json', import.meta.url))
 const USAGE = `Usage: npm run references:hash -- [--record] <file-or-folder>... | key=<file>...
 Hashes the guidance documents you hold (a file named <reference key>.<ext>, e.g. fda_2005_mrsd.pdf) and compares each
 with the recorded hash; --record records the hashes of references that have none yet. Exit code 1 when a document

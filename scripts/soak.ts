@@ -24,9 +24,9 @@ import { prepareDatabase } from '../jobs/prepare-database'
 import { startFakeNotebook } from '../fakes/notebook/server'
 import { createTenant, type Tenant } from '../tests/helpers/factories'
 import { FOLDER, entryUpdated, ownerContext, sampleEntry } from '../tests/connectors/helpers'
-import { createConnection, setConnectionCredentials } from '../subgraphs/connectors/domain/connections'
-import { fileInboxItem } from '../subgraphs/twins/domain/inbox'
-import { SUBSCRIPTION_INTERRUPTED } from '../subgraphs/shared/live-topic'
+import { createConnection, setConnectionCredentials } from '../domain/connections'
+import { fileInboxItem } from '../domain/inbox'
+import { SUBSCRIPTION_INTERRUPTED } from '../core/live-topic'
 
 const arg = (name: string) => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined }
 const SECONDS = Number(arg('--seconds') ?? process.env.SOAK_SECONDS ?? 300)

@@ -2,17 +2,17 @@
 // behind them lives in the subgraphs. Each entry point calls installDomain() once, explicitly (main.ts, jobs/main.ts,
 // subgraphs/*/main.ts, subgraphs/twins/tools/main.ts, bench/run.ts, the tests' setup file); nothing installs itself on
 // import. What needs no installation is a list read where it is used: the duty catalogue
-// (twins/domain/duty-catalogue.ts), the scrubber's term sources
-// (workbench/domain/memory/scrubber.ts).
+// (domain/duty-catalogue.ts), the scrubber's term sources
+// (domain/memory/scrubber.ts).
 import { installAuditHooks } from '../core/audit'
 import { installErrorFactories } from '../core/errors'
-import { VENDOR_ERROR_FACTORIES } from './connectors/domain/adapters/errors'
-import { installAdapters } from './connectors/domain/adapters'
-import { notebookAdapter } from './connectors/domain/notebook/adapter'
-import { qmsAdapter } from './connectors/domain/qms/adapter'
-import { literatureAdapter } from './connectors/domain/literature/adapter'
-import { TWIN_AUDIT_HOOKS } from './twins/domain/audit-hooks'
-import { installHarnessLookup, installTwinToolAllowlist } from './twins/domain/twins'
+import { VENDOR_ERROR_FACTORIES } from '../domain/adapters'
+import { installAdapters } from '../domain/adapters'
+import { notebookAdapter } from '../domain/notebook'
+import { qmsAdapter } from '../domain/qms'
+import { literatureAdapter } from '../domain/literature'
+import { TWIN_AUDIT_HOOKS } from '../domain/audit'
+import { installHarnessLookup, installTwinToolAllowlist } from '../domain/twins'
 import { getHarness } from './twins/harness/registry'
 import { twinToolAllowlist } from './twins/tools/allowlist-hash'
 

@@ -3,8 +3,8 @@
 // path. It sits above the subgraphs because it composes them; core/ imports no subgraph code.
 import type { Db } from '../core/db'
 import { seedPeople } from '../core/seed'
-import { seedIllustrativeRecords } from './workbench/domain/records'
-import { seedIllustrativeGate } from './twins/domain/gates'
+import { seedIllustrativeRecords } from '../domain/records'
+import { seedIllustrativeGate } from '../domain/gates'
 
 /** Idempotent: running it again changes nothing and creates no duplicates. */
 export async function seedIllustrative(db: Db) {

@@ -36,7 +36,7 @@ export const sopLifecycle = defineMachine({
   initial: SOP_STATES,
   source: SPEC,
   quote: { doc: '000', text: '| sop_versions.lifecycle_state | draft, in_review, effective, superseded, obsolete, unmapped |' },
-  storage: { model: null, column: 'lifecycle_state', note: 'enum sop_lifecycle_state on sop_versions; the sync writes whatever the vendor label maps to (subgraphs/connectors/domain/qms/sync.ts), approve_local is a guarded update on local SOPs (qms/sops.ts)' },
+  storage: { model: null, column: 'lifecycle_state', note: 'enum sop_lifecycle_state on sop_versions; the sync writes whatever the vendor label maps to (domain/qms/sync.ts), approve_local is a guarded update on local SOPs (qms/sops.ts)' },
   transitions: {
     observe_draft: observed('draft', 'sync: the vendor label maps to draft'),
     observe_in_review: observed('in_review', 'sync: the vendor label maps to in_review'),
@@ -51,7 +51,7 @@ export const sopLifecycle = defineMachine({
   },
 })
 
-/** A delivery's outcome is decided at receipt, in the one statement that stores it (subgraphs/connectors/domain/webhooks/ingress.ts). */
+/** A delivery's outcome is decided at receipt, in the one statement that stores it (domain/webhooks/ingress.ts). */
 export const webhookOutcome = defineMachine({
   name: 'webhook_deliveries.outcome',
   noun: 'webhook delivery',

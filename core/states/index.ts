@@ -21,6 +21,6 @@ export const MACHINES: readonly Machine[] = [
   // Declared for the tables later releases add (or derived from other columns).
   proposalStatus, skillStatus,
   sopLifecycle, webhookOutcome, launchIdLifecycle,
-  // Program records: one machine per record type, applied by subgraphs/workbench/domain/records.
+  // Program records: one machine per record type, applied by domain/records.
   ...RECORD_MACHINES,
 ] as readonly Machine[]

@@ -1,7 +1,7 @@
 // Owns the state sets of program records (program_records.status), one machine per record type. The documents name the
 // record types (spec 001, workbench role catalogue) but show no statuses or transitions for them: every row here is a
 // decision (the design decisions (docs/contributors.md) 'state transitions not shown'). Types with an .approve key (hypotheses, plans) move by a
-// decision under that key; the others by an update under .manage (subgraphs/workbench/domain/records).
+// decision under that key; the others by an update under .manage (domain/records).
 import { defineMachine, type TransitionSpec } from '../state-machine'
 
 const D = 'the specification shows no transition; record types from spec 001 §Workbench roles'
@@ -175,7 +175,7 @@ export const deviationStatus = defineMachine({
   },
 })
 
-/** Every record machine, in the order of the record types (RECORD_TYPES in subgraphs/workbench/domain/records). */
+/** Every record machine, in the order of the record types (RECORD_TYPES in domain/records). */
 export const RECORD_MACHINES = [
   hypothesisStatus, evidenceFindingStatus, questionStatus, gapStatus, sourceStatus,
   experimentStatus, protocolStatus, planStatus, reportStatus,

@@ -4,11 +4,11 @@
 import { env } from '../../core/env'
 import { log } from '../../core/log'
 import { listenFailure } from '../../core/start-failure'
-import type { DemoContext, DemoService } from '../../subgraphs/connectors/domain/adapters/contract'
-import { providerSpec } from '../../subgraphs/connectors/domain/providers'
+import type { DemoContext, DemoService } from '../../domain/adapters'
+import { providerSpec } from '../../domain/adapters'
 import { startFakeLiterature } from './server'
-import { configureLiterature } from '../../subgraphs/connectors/domain/literature/config'
-import { recordLiteratureHealth } from '../../subgraphs/connectors/domain/literature/platform-health'
+import { configureLiterature } from '../../domain/literature'
+import { recordLiteratureHealth } from '../../domain/literature'
 
 export async function startLiteratureDemo(ctx: DemoContext): Promise<DemoService | null> {
   const e = env()

@@ -4,9 +4,9 @@
 import { env } from '../../core/env'
 import { log } from '../../core/log'
 import { listenFailure } from '../../core/start-failure'
-import type { DemoContext, DemoService } from '../../subgraphs/connectors/domain/adapters/contract'
-import { hookUrlFor } from '../../subgraphs/connectors/domain/urls'
-import { DEMO_NOTEBOOK, connectIllustrativeNotebook, finishIllustrativeOnboarding } from '../../subgraphs/connectors/domain/notebook/demo'
+import type { DemoContext, DemoService } from '../../domain/adapters'
+import { hookUrlFor } from '../../domain/adapters'
+import { DEMO_NOTEBOOK, connectIllustrativeNotebook, finishIllustrativeOnboarding } from '../../domain/notebook'
 import { startFakeNotebook } from './server'
 import { seedIllustrative } from './seed'
 

@@ -1,7 +1,7 @@
 // Vendor v2 entry objects for the fake notebook: defaults, note-part builders and illustrative sample content.
 import { illustrative, randomId } from '../common/ids'
 
-// The vendor's v2 shapes, declared again on purpose (subgraphs/connectors/domain/notebook/canonical.ts has the same):
+// The vendor's v2 shapes, declared again on purpose (domain/notebook/canonical.ts has the same):
 // the fake stands for the vendor and must not import the connector code it tests.
 export type ReviewStatus =
   | 'ACCEPTED'

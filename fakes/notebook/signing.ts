@@ -1,5 +1,5 @@
 // The fake notebook's webhook signing: P-256 key pairs, their public JWKs, and the vendor's webhook-signature header.
-// Deliberately independent of the service's verifier (subgraphs/connectors/domain/notebook/webhook-signature.ts).
+// Deliberately independent of the service's verifier (domain/notebook/webhook-signature.ts).
 import { generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto'
 import { randomId } from '../common/ids'
 

@@ -4,8 +4,8 @@
 import { env } from '../../core/env'
 import { log } from '../../core/log'
 import { listenFailure } from '../../core/start-failure'
-import type { DemoContext, DemoService } from '../../subgraphs/connectors/domain/adapters/contract'
-import { connectIllustrativeQms } from '../../subgraphs/connectors/domain/qms/demo'
+import type { DemoContext, DemoService } from '../../domain/adapters'
+import { connectIllustrativeQms } from '../../domain/qms'
 import { startFakeQms } from './server'
 import { seedIllustrativeQms, ILLUSTRATIVE_QMS_USER, ILLUSTRATIVE_CLIENT_ID } from './seed'
 

@@ -4,7 +4,7 @@ import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
 import { verifyChain } from '../../core/audit-chain'
 import { chainedOrganisationsAcrossOrganisations } from '../../core/sql/audit-chain'
-import { fileChainBreak } from '../../subgraphs/twins/domain/inbox'
+import { fileChainBreak } from '../../domain/inbox'
 import type { WorkerDeps } from './deps'
 
 /** Verifies each chained organisation in turn; answers the organisations verified, broken and items filed. */

@@ -4,7 +4,7 @@
 // deliveries were provider-neutral, so jobs already waiting in a database still run.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { processDelivery } from '../../subgraphs/connectors/domain/webhooks/process'
+import { processDelivery } from '../../domain/webhooks'
 import type { WorkerDeps } from './deps'
 
 export const connectorDeliveryProcess = (deps: WorkerDeps): Task => async (payload, helpers) => {

@@ -2,7 +2,7 @@
 // (one job per connection, keyed), instead of every postponed delivery waking up on its own at the window's end.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { drainDeliveries } from '../../subgraphs/connectors/domain/webhooks/process'
+import { drainDeliveries } from '../../domain/webhooks'
 import type { WorkerDeps } from './deps'
 
 export const connectorDrainDeliveries = (deps: WorkerDeps): Task => async (payload, helpers) => {

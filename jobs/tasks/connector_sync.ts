@@ -2,7 +2,7 @@
 // writes connection.health every time.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { runSync } from '../../subgraphs/connectors/domain/sync'
+import { runSync } from '../../domain/connections'
 import type { WorkerDeps } from './deps'
 
 export const connectorSync = (deps: WorkerDeps): Task => async (payload, helpers) => {

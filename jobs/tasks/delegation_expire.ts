@@ -2,7 +2,7 @@
 // stops at ends_at (routeDecision reads it), so the job records the end rather than causing it.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { expireDelegations } from '../../subgraphs/twins/domain/collaboration'
+import { expireDelegations } from '../../domain/collaboration'
 import type { WorkerDeps } from './deps'
 
 export const delegationExpire = (deps: WorkerDeps): Task => async (payload, helpers) => {

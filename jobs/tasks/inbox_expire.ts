@@ -1,7 +1,7 @@
 // Task inbox_expire (hourly): expires items past their due time and reopens items whose snooze ended.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { sweepInbox } from '../../subgraphs/twins/domain/inbox'
+import { sweepInbox } from '../../domain/inbox'
 import type { WorkerDeps } from './deps'
 
 export const inboxExpire = (deps: WorkerDeps): Task => async (payload, helpers) => {

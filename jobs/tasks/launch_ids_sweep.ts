@@ -1,7 +1,7 @@
 // Task launch_ids_sweep (daily): deletes launch ids 24 h after they expired.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { sweepLaunchIds } from '../../subgraphs/connectors/domain/notebook/launch'
+import { sweepLaunchIds } from '../../domain/notebook'
 import type { WorkerDeps } from './deps'
 
 export const launchIdsSweep = (deps: WorkerDeps): Task => async (payload, helpers) => {

@@ -1,8 +1,8 @@
 // Task literature_health (every 15 minutes): probe the literature sources the platform keys reach and record their
-// health for the role home (subgraphs/connectors/domain/literature/platform-health.ts).
+// health for the role home (domain/literature/platform-health.ts).
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { recordLiteratureHealth } from '../../subgraphs/connectors/domain/literature/platform-health'
+import { recordLiteratureHealth } from '../../domain/literature'
 import type { WorkerDeps } from './deps'
 
 export const literatureHealth = (deps: WorkerDeps): Task => async (payload, helpers) => {

@@ -1,7 +1,7 @@
-// Task memory_expire (daily): applies the memory retention windows (subgraphs/workbench/domain/memory/retention.ts).
+// Task memory_expire (daily): applies the memory retention windows (domain/memory/retention.ts).
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { sweepMemory } from '../../subgraphs/workbench/domain/memory/retention'
+import { sweepMemory } from '../../domain/memory'
 import type { WorkerDeps } from './deps'
 
 export const memoryExpire = (deps: WorkerDeps): Task => async (payload, helpers) => {

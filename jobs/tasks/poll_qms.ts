@@ -1,7 +1,7 @@
 // Task poll_qms (every 15 minutes): the QMS delta poll of every active QMS connection (or the one named).
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { runQmsJob } from '../../subgraphs/connectors/domain/qms/run'
+import { runQmsJob } from '../../domain/qms'
 import type { WorkerDeps } from './deps'
 
 export const pollQms = (deps: WorkerDeps): Task => async (payload, helpers) => {

@@ -1,7 +1,7 @@
 // Task skill_library_job: class B skills (the chemistry library) run here, never in an agent path.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { runQueuedSkill } from '../../subgraphs/twins/domain/skills'
+import { runQueuedSkill } from '../../domain/skills'
 import type { WorkerDeps } from './deps'
 
 export const skillLibraryJob = (deps: WorkerDeps): Task => async (payload) => {

@@ -2,7 +2,7 @@
 // gates only and writes a readiness_brief (a stage_readiness run) where readiness changed or none exists yet.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { refreshStageReadiness } from '../../subgraphs/twins/domain/gates'
+import { refreshStageReadiness } from '../../domain/gates'
 import type { WorkerDeps } from './deps'
 
 export const stageReadinessRefresh = (deps: WorkerDeps): Task => async (payload, helpers) => {

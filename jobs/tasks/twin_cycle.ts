@@ -1,7 +1,7 @@
-// Task twin_cycle: executes one queued twin run through its harness (subgraphs/twins/domain/twins/run-cycle.ts).
+// Task twin_cycle: executes one queued twin run through its harness (domain/twins/run-cycle.ts).
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { runTwinCycle } from '../../subgraphs/twins/domain/twins'
+import { runTwinCycle } from '../../domain/twins'
 import type { WorkerDeps } from './deps'
 
 export const twinCycle = (deps: WorkerDeps): Task => async (payload, helpers) => {

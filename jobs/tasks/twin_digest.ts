@@ -1,7 +1,7 @@
 // Task twin_digest (every 60 s): persona briefs and digest notifications at each twin's digest moments.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { runDigests } from '../../subgraphs/twins/domain/inbox'
+import { runDigests } from '../../domain/inbox'
 import type { WorkerDeps } from './deps'
 
 export const twinDigest = (deps: WorkerDeps): Task => async (payload, helpers) => {

@@ -1,7 +1,7 @@
 // Task twin_events_reconcile (hourly): fires event triggers for audit entries past their watermark (domain/twin-events.ts).
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { reconcileEventTriggers } from '../../subgraphs/twins/domain/twins'
+import { reconcileEventTriggers } from '../../domain/twins'
 import type { WorkerDeps } from './deps'
 
 export const twinEventsReconcile = (deps: WorkerDeps): Task => async (payload, helpers) => {

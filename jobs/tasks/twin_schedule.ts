@@ -2,8 +2,8 @@
 // and fails twin runs whose job is gone (domain/run-cycle.ts), so no run stays stuck.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { claimDueSchedules } from '../../subgraphs/twins/domain/twins'
-import { failAbandonedRuns } from '../../subgraphs/twins/domain/twins'
+import { claimDueSchedules } from '../../domain/twins'
+import { failAbandonedRuns } from '../../domain/twins'
 import type { WorkerDeps } from './deps'
 
 export const twinSchedule = (deps: WorkerDeps): Task => async (payload, helpers) => {

@@ -1,7 +1,7 @@
 // Task webhook_retention (daily): webhook_deliveries are kept 90 days, rejected ones 30 days; delivery-id claims 72 h.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { sweepWebhookDeliveries } from '../../subgraphs/connectors/domain/webhooks/retention'
+import { sweepWebhookDeliveries } from '../../domain/webhooks'
 import type { WorkerDeps } from './deps'
 
 export const webhookRetention = (deps: WorkerDeps): Task => async (payload, helpers) => {

@@ -3,7 +3,7 @@
 import type { Db } from '../../core/db'
 import { createSubgraphServer } from '../shared/server'
 import { buildConnectorsSchema } from './schema'
-import type { IngressOptions } from './domain/webhooks/ingress'
+import type { IngressOptions } from '../../domain/webhooks'
 import { createHookRoutes } from './http/hooks'
 
 export function createConnectorsSubgraph(db: Db, options: IngressOptions = {}) {

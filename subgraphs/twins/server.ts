@@ -2,9 +2,9 @@
 import type { Db } from '../../core/db'
 import type { PgListener } from '../../core/pubsub'
 import { createSubgraphServer } from '../shared/server'
-import { InboxEvents } from './domain/inbox'
-import { TwinRunEvents } from './domain/twins'
-import { StageGateEvents } from './domain/gates'
+import { InboxEvents } from '../../domain/inbox'
+import { TwinRunEvents } from '../../domain/twins'
+import { StageGateEvents } from '../../domain/gates'
 import { createInboxLinkRoutes } from './http/links'
 import { buildTwinsSchema } from './schema'
 

@@ -2,7 +2,7 @@
 // names the first entry that does not verify; Query.auditTrail tells a program member when a record's trail verified.
 import { describe, expect, it } from 'vitest'
 import { contextForUser } from '../../core/command'
-import { createRecord } from '../../subgraphs/workbench/domain/records'
+import { createRecord } from '../../domain/records'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { recordAudit } from '../../core/audit'
 import { verifyChain } from '../../core/audit-chain'
 import { contextForUser } from '../../core/command'
-import { createRecord } from '../../subgraphs/workbench/domain/records'
+import { createRecord } from '../../domain/records'
 import { useTestDatabase } from '../helpers/db'
 import { createTenant, type Tenant } from '../helpers/factories'
 

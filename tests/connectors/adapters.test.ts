@@ -1,9 +1,9 @@
 // The provider registry and the adapter contract: all three providers registered with their specs, every operation of
 // the contract present, and NotSupported for what a provider does not implement yet.
 import { describe, expect, it } from 'vitest'
-import { ADAPTER_OPERATIONS, NotSupported, type IntegrationContext } from '../../subgraphs/connectors/domain/adapters/contract'
-import { adapterFor, allAdapters } from '../../subgraphs/connectors/domain/adapters'
-import { PROVIDERS } from '../../subgraphs/connectors/domain/providers'
+import { ADAPTER_OPERATIONS, NotSupported, type IntegrationContext } from '../../domain/adapters'
+import { adapterFor, allAdapters } from '../../domain/adapters'
+import { PROVIDERS } from '../../domain/adapters'
 
 const METHOD: Record<(typeof ADAPTER_OPERATIONS)[number], string> = {
   describe: 'describe', begin_connect: 'beginConnect', complete_connect: 'completeConnect', health_check: 'healthCheck', sync: 'sync',

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { useTestDatabase } from '../helpers/db'
 import { createTenant } from '../helpers/factories'
-import { PgBudgetGate } from '../../subgraphs/connectors/domain/budgets'
+import { PgBudgetGate } from '../../domain/budgets'
 
 const t = useTestDatabase()
 const db = () => t.current.db

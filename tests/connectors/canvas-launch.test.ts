@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { gql } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, type Tenant } from '../helpers/factories'
 import { CONNECTORS } from '../../core/copy'
-import { CHECK_BUTTON_ID } from '../../subgraphs/connectors/domain/notebook/adapter'
-import { launchUrlFor } from '../../subgraphs/connectors/domain/urls'
+import { CHECK_BUTTON_ID } from '../../domain/notebook'
+import { launchUrlFor } from '../../domain/adapters'
 import { sampleEntry, useNotebookStack, type ConnectedNotebook } from './helpers'
 
 const { stack, fake, db, work, connect } = useNotebookStack()

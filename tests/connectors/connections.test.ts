@@ -5,7 +5,7 @@ import { gql } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, expectRowsExist, type Tenant } from '../helpers/factories'
 import { CONNECTORS } from '../../core/copy'
 import { env, setEnv } from '../../core/env'
-import { getConnection, listConnections } from '../../subgraphs/connectors/domain/connections'
+import { getConnection, listConnections } from '../../domain/connections'
 import { connectNotebook, entryUpdated, ownerContext, runWorkerOnce, sampleEntry, useNotebookStack, FOLDER } from './helpers'
 
 const { stack, fake } = useNotebookStack()

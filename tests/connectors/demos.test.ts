@@ -5,7 +5,7 @@ import { useTestDatabase } from '../helpers/db'
 import { createTenant } from '../helpers/factories'
 import { env, setEnv } from '../../core/env'
 import { startConnectorDemos } from '../../fakes/demos'
-import { configureLiterature, sourceBaseUrl } from '../../subgraphs/connectors/domain/literature/config'
+import { configureLiterature, sourceBaseUrl } from '../../domain/literature'
 
 const t = useTestDatabase()
 const saved = env()

@@ -3,6 +3,6 @@
 // and documents.read_table_rows in tests/twins/documents-tools.test.ts.) Apart from tests/memory/sanitiser.test.ts so
 // that the mutation run's pure tests do not load the connectors' domain.
 import { describeInjectionFixture } from '../fixtures/injection'
-import { documentTextForAgent } from '../../subgraphs/connectors/domain/documents'
+import { documentTextForAgent } from '../../domain/documents'
 
 describeInjectionFixture('stored document text read by an agent (documentTextForAgent)', (text) => documentTextForAgent(`Batch record.\n${text}`), { kept: 'Batch record.' })

@@ -6,11 +6,11 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createTenant } from '../helpers/factories'
 import { env, setEnv } from '../../core/env'
 import { CONNECTORS } from '../../core/copy'
-import { entryPayloadHash, externalVersion, targetRef, type NotebookEntry } from '../../subgraphs/connectors/domain/notebook/canonical'
-import { connectorRuntime } from '../../subgraphs/connectors/domain/runtime'
-import { processDelivery } from '../../subgraphs/connectors/domain/webhooks/process'
-import { runSync } from '../../subgraphs/connectors/domain/sync'
-import { coalesceDelivery } from '../../subgraphs/connectors/domain/adapters'
+import { entryPayloadHash, externalVersion, targetRef, type NotebookEntry } from '../../domain/notebook'
+import { connectorRuntime } from '../../domain/connections'
+import { processDelivery } from '../../domain/webhooks'
+import { runSync } from '../../domain/connections'
+import { coalesceDelivery } from '../../domain/adapters'
 import { reverseKeys } from '../notebook/helpers'
 import { entryUpdated, jobCount, makeJobsDue, sampleEntry, useNotebookStack, type ConnectedNotebook } from './helpers'
 import { gql } from '../helpers/stack'
@@ -382,7 +382,7 @@ describe('notebook processing', () => {
     await work()
     const rows = await db().attachment.findMany({ where: { connectionId: nb.connection.id }, orderBy: { externalId: 'asc' } })
     expect(rows.map((a) => [a.externalId, a.fetchable])).toEqual([[`exf_big_${id}`, false], [`exf_${id}`, true]])
-    const { notebookAdapter } = await import('../../subgraphs/connectors/domain/notebook/adapter')
+    const { notebookAdapter } = await import('../../domain/notebook')
     const connection = await db().connection.findUniqueOrThrow({ where: { id: nb.connection.id } })
     const ctx = connectorRuntime.context(db(), connection)
     const small = (await notebookAdapter.fetchObject(ctx, { externalType: 'attachment', externalId: `exf_${id}` })) as { bytes: Buffer; sha256: string }

@@ -5,7 +5,7 @@ import path from 'node:path'
 import fs from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { env, parseEnv, setEnv } from '../../core/env'
-import { decryptSecrets, encryptSecrets } from '../../subgraphs/connectors/domain/secrets'
+import { decryptSecrets, encryptSecrets } from '../../domain/adapters'
 
 const saved = env()
 afterEach(() => setEnv(saved))

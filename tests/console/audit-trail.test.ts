@@ -9,7 +9,7 @@ import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, type Co
 import type { Tenant } from '../helpers/factories'
 import { ILLUSTRATIVE } from '../../core/seed'
 import { seedIllustrative } from '../../subgraphs/seed'
-import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
+import { seedIllustrativeTwins } from '../../domain/twins'
 import { verifyEveryChain } from '../../jobs/tasks/audit_verify'
 import { connect, runningRun, writeRecord } from '../twins/tools-helpers'
 

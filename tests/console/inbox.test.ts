@@ -9,8 +9,8 @@ import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, scrolls
 import type { Tenant } from '../helpers/factories'
 import { ILLUSTRATIVE } from '../../core/seed'
 import { seedIllustrative } from '../../subgraphs/seed'
-import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
-import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
+import { seedIllustrativeTwins } from '../../domain/twins'
+import { fileInboxItem } from '../../domain/inbox'
 import { connect, runningRun, writeRecord } from '../twins/tools-helpers'
 
 const stack = useStack()

@@ -9,9 +9,9 @@ import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, scrolls
 import type { Tenant } from '../helpers/factories'
 import { ILLUSTRATIVE } from '../../core/seed'
 import { seedIllustrative } from '../../subgraphs/seed'
-import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
+import { seedIllustrativeTwins } from '../../domain/twins'
 import { FIXED_PHRASES, TWINS, WORKBENCH } from '../../core/copy'
-import { sweepInbox } from '../../subgraphs/twins/domain/inbox'
+import { sweepInbox } from '../../domain/inbox'
 import { connect, runningRun, writeRecord } from '../twins/tools-helpers'
 
 const stack = useStack()

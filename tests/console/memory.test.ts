@@ -10,7 +10,7 @@ import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, scrolls
 import type { Tenant } from '../helpers/factories'
 import { ILLUSTRATIVE } from '../../core/seed'
 import { seedIllustrative } from '../../subgraphs/seed'
-import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
+import { seedIllustrativeTwins } from '../../domain/twins'
 import { MEMORY, MEMORY_PANEL, viewedBy } from '../../core/copy'
 import { connect, runningRun } from '../twins/tools-helpers'
 import { KEEP, MY, OVERSIGHT } from '../memory/helpers'

@@ -10,7 +10,7 @@ import { launchChromium } from '../helpers/browser'
 import { checkScreen, watchScreens } from '../helpers/web-checks'
 import { ILLUSTRATIVE } from '../../core/seed'
 import { seedIllustrative } from '../../subgraphs/seed'
-import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
+import { seedIllustrativeTwins } from '../../domain/twins'
 
 const stack = useStack()
 const base = () => stack.current.gatewayUrl

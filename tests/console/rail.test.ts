@@ -8,7 +8,7 @@ import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, type Co
 import type { Tenant } from '../helpers/factories'
 import { ILLUSTRATIVE } from '../../core/seed'
 import { seedIllustrative } from '../../subgraphs/seed'
-import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
+import { seedIllustrativeTwins } from '../../domain/twins'
 import { WORKBENCH } from '../../core/copy'
 import { workbenchRole } from '../../core/workbench-roles'
 

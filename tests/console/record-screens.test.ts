@@ -13,9 +13,9 @@ import { illustrativeTenant } from '../helpers/console'
 import type { Tenant } from '../helpers/factories'
 import { ILLUSTRATIVE } from '../../core/seed'
 import { seedIllustrative } from '../../subgraphs/seed'
-import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
+import { seedIllustrativeTwins } from '../../domain/twins'
 import { contextForUser } from '../../core/command'
-import { applyRecordChange } from '../../subgraphs/workbench/domain/records'
+import { applyRecordChange } from '../../domain/records'
 import { connect, runningRun, writeRecord } from '../twins/tools-helpers'
 
 const stack = useStack()
@@ -104,7 +104,7 @@ describe("the rail's areas list a program's records", () => {
       const r = await applyRecordChange(lead, { kind: 'create', programId: tenant.program.id, recordType: 'evidence.gaps', title: `Gap ${String(i).padStart(2, '0')} in the safety package`, body: i === 7 ? 'No hepatocyte data across species.' : '', fields: { severity: 'medium' } })
       ids.push(r.recordId)
     }
-    await applyRecordChange(lead, { kind: 'decide', recordId: ids[4], outcome: Object.keys((await import('../../subgraphs/workbench/domain/records')).RECORD_TYPES['evidence.gaps'].machine.transitions)[0] })
+    await applyRecordChange(lead, { kind: 'decide', recordId: ids[4], outcome: Object.keys((await import('../../domain/records')).RECORD_TYPES['evidence.gaps'].machine.transitions)[0] })
     const page = await signedIn('Liam Lead')
     await page.getByRole('link', { name: ILLUSTRATIVE.program.name }).click()
     const rail = page.getByRole('navigation', { name: 'Program areas' })
@@ -210,7 +210,7 @@ describe('actions shown per persona', () => {
   }, 480_000)
 
   it("shows the scientist their twin's hypothesis proposal without decide buttons, saying why", async () => {
-    const { fileProposal } = await import('../../subgraphs/twins/domain/proposals')
+    const { fileProposal } = await import('../../domain/proposals')
     const lead = await asLead()
     const hypothesis = await applyRecordChange(lead, { kind: 'create', programId: tenant.program.id, recordType: 'evidence.hypotheses', title: 'Target W drives the effect', fields: { confidence: 'low' } })
     const run = await runningRun(db(), tenant, 'scientist')

@@ -9,9 +9,9 @@ import { launchChromium } from '../helpers/browser'
 import { checkScreen, watchScreens } from '../helpers/web-checks'
 import { ILLUSTRATIVE } from '../../core/seed'
 import { seedIllustrative } from '../../subgraphs/seed'
-import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
+import { seedIllustrativeTwins } from '../../domain/twins'
 import { FIXED_PHRASES, MEMORY_PANEL, WORKBENCH } from '../../core/copy'
-import { contentHash, namespaceFor } from '../../subgraphs/workbench/domain/memory/store'
+import { contentHash, namespaceFor } from '../../domain/memory'
 
 const stack = useStack()
 const PROGRAM = ILLUSTRATIVE.program

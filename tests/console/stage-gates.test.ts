@@ -10,7 +10,7 @@ import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, scrolls
 import type { Tenant } from '../helpers/factories'
 import { ILLUSTRATIVE } from '../../core/seed'
 import { seedIllustrative } from '../../subgraphs/seed'
-import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
+import { seedIllustrativeTwins } from '../../domain/twins'
 import { gateClosedBy, requiredRecordsPresent } from '../../core/copy'
 
 const stack = useStack()

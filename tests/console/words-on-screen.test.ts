@@ -8,7 +8,7 @@ import { useStack } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
 import { openConsoleAs, plumbingIn, type ConsolePerson } from '../helpers/console'
 import { seedIllustrative } from '../../subgraphs/seed'
-import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
+import { seedIllustrativeTwins } from '../../domain/twins'
 import { findPlumbingWords } from '../../core/plumbing-words'
 import { MEMORY } from '../../core/copy'
 

@@ -13,7 +13,7 @@ import {
 } from '../../gateway/apollo-executor'
 import { SubgraphDataSource, type SubgraphCallContext } from '../../gateway/subgraph-http'
 import { SUBGRAPH_NAMES } from '../../gateway/supergraph'
-import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
+import { fileInboxItem } from '../../domain/inbox'
 import { useStack } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
 import { addMember, createProgram, createTenant, type Tenant } from '../helpers/factories'
-import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
+import { fileInboxItem } from '../../domain/inbox'
 
 const stack = useStack()
 let tenant: Tenant

@@ -6,7 +6,7 @@ import * as jose from 'jose'
 import { devKeyPair, mintDevToken, signInternalToken } from '../../core/auth'
 import { env } from '../../core/env'
 import { createGateway, type Gateway } from '../../gateway/server'
-import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
+import { fileInboxItem } from '../../domain/inbox'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 
@@ -351,7 +351,7 @@ describe('bursts', () => {
     try {
       const sub = collect(client, 'subscription { inboxChanged { id status program { name } } }', 1000, 60_000)
       await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount >= 1)
-      const { sweepInbox } = await import('../../subgraphs/twins/domain/inbox')
+      const { sweepInbox } = await import('../../domain/inbox')
       await sweepInbox(stack.db.db)
       await sub.finished
       expect(sub.received.filter((m) => m.errors)).toEqual([])

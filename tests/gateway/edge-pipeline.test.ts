@@ -3,7 +3,7 @@
 // back the same JSON, byte for byte.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createGateway, type Gateway } from '../../gateway/server'
-import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
+import { fileInboxItem } from '../../domain/inbox'
 import { useStack } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 

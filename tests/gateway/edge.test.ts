@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serverAudits } from 'graphql-http'
 import type { Browser } from 'playwright-core'
-import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
+import { fileInboxItem } from '../../domain/inbox'
 import { createGateway } from '../../gateway/server'
 import { maskUnexpected } from '../../subgraphs/shared/server'
 import { useStack, gql } from '../helpers/stack'

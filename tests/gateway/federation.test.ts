@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { mintDevToken } from '../../core/auth'
-import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
+import { fileInboxItem } from '../../domain/inbox'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { createTwoOrganizations } from '../helpers/factories'
 

@@ -10,7 +10,7 @@ import { WebSocketServer } from 'ws'
 import { useServer } from 'graphql-ws/use/ws'
 import { ROOT_DIR } from '../../core/env'
 import { IdentityResolver } from '../../gateway/identity'
-import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
+import { fileInboxItem } from '../../domain/inbox'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SlowConsumerError } from '../../core/pubsub'
-import { LIVE_TOPIC_PENDING_LIMIT } from '../../subgraphs/shared/live-topic'
+import { LIVE_TOPIC_PENDING_LIMIT } from '../../core/live-topic'
 import { useStack } from '../helpers/stack'
 import { createTenant } from '../helpers/factories'
 

@@ -2,11 +2,11 @@
 // gateway and twins replica; a stream whose replica goes away, or whose replica loses its LISTEN connection, ends with
 // SUBSCRIPTION_INTERRUPTED (never goes quiet), and subscribing again works.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
+import { fileInboxItem } from '../../domain/inbox'
 import { createTwinsSubgraph } from '../../subgraphs/twins/server'
 import { createGateway, type Gateway } from '../../gateway/server'
 import { LISTEN_APPLICATION_NAME, PgListener } from '../../core/pubsub'
-import { SUBSCRIPTION_INTERRUPTED } from '../../subgraphs/shared/live-topic'
+import { SUBSCRIPTION_INTERRUPTED } from '../../core/live-topic'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 

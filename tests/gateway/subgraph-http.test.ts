@@ -7,7 +7,7 @@ import { INTERNAL_HEADER, signInternalToken } from '../../core/auth'
 import { domainContext } from '../../core/command'
 import { loadSession } from '../../core/session'
 import { createLoaders } from '../../subgraphs/shared/context'
-import { countMyOpenInboxByProgram, fileInboxItem, listMyInbox } from '../../subgraphs/twins/domain/inbox'
+import { countMyOpenInboxByProgram, fileInboxItem, listMyInbox } from '../../domain/inbox'
 import { useStack, gql } from '../helpers/stack'
 import { createTwoOrganizations, expectRowsExist } from '../helpers/factories'
 

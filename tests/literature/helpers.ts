@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest'
 import type { Db } from '../../core/db'
 import { startFakeLiterature, type FakeLiterature } from '../../fakes/literature/server'
-import { configureLiterature } from '../../subgraphs/connectors/domain/literature/config'
-import { PROVIDER } from '../../subgraphs/connectors/domain/literature/budget'
+import { configureLiterature } from '../../domain/literature'
+import { PROVIDER } from '../../domain/literature'
 
 export const CONTACT = 'literature-tests@illustrative.example'
 

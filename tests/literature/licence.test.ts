@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest'
 import {
   LICENCES, SHARE_ALIKE_NOTICE, normaliseLicence, readArchiveLicence, readCitationGraphLicence, readIndexLicence, renderForLicence, mostRestrictive,
-} from '../../subgraphs/connectors/domain/literature/licence'
-import { clusterRecords, type SourceRecord } from '../../subgraphs/connectors/domain/literature/clusters'
+} from '../../domain/literature'
+import { clusterRecords, type SourceRecord } from '../../domain/literature'
 
 const TEXT = 'Full text of an illustrative article.'
 const LINK = 'https://europepmc.org/article/PMC/PMC1'

@@ -4,9 +4,9 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
 import { addMember, createProgram, createTenant, expectRowsExist, type Tenant } from '../helpers/factories'
-import { keepMemoryNote, promoteMemory } from '../../subgraphs/workbench/domain/memory/records'
-import { recallForRun, buildMemoryBrief } from '../../subgraphs/workbench/domain/memory/recall'
-import { namespaceFor } from '../../subgraphs/workbench/domain/memory/store'
+import { keepMemoryNote, promoteMemory } from '../../domain/memory'
+import { recallForRun, buildMemoryBrief } from '../../domain/memory'
+import { namespaceFor } from '../../domain/memory'
 import { MY, OVERSIGHT, FORGET, PROMOTE, REMOVE, ctxOf } from './helpers'
 
 const stack = useStack()

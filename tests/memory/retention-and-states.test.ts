@@ -9,8 +9,8 @@ import { startTestWorker } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 import { enqueue } from '../../core/jobs'
 import { memoryRecordStatus } from '../../core/states/memory'
-import { keepMemoryNote, keepNote, promoteMemory, proposeNote, proposePromotion, forgetMemory, removeMemory } from '../../subgraphs/workbench/domain/memory/records'
-import { sweepMemory } from '../../subgraphs/workbench/domain/memory/retention'
+import { keepMemoryNote, keepNote, promoteMemory, proposeNote, proposePromotion, forgetMemory, removeMemory } from '../../domain/memory'
+import { sweepMemory } from '../../domain/memory'
 import { ctxOf, fileKeepQuestion } from './helpers'
 
 const t = useTestDatabase()
@@ -180,7 +180,7 @@ describe('nothing evaluates people', () => {
   })
 
   it('never groups or counts memory records per person in the memory modules', () => {
-    const dir = path.join(ROOT, 'subgraphs/workbench/domain/memory')
+    const dir = path.join(ROOT, 'domain/memory')
     for (const file of fs.readdirSync(dir)) {
       const text = fs.readFileSync(path.join(dir, file), 'utf8')
       expect(text, file).not.toMatch(/memoryRecord\.(groupBy|aggregate|count)\b|GROUP BY|count\(/i)

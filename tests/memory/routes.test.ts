@@ -5,7 +5,7 @@ import { useStack, gql } from '../helpers/stack'
 import { addMember, createTenant, type Tenant } from '../helpers/factories'
 import { KEEP, MY, FORGET, PROMOTE, OVERSIGHT, REMOVE, ERR, REC } from './helpers'
 import { contextForUser } from '../../core/command'
-import { buildMemoryBrief } from '../../subgraphs/workbench/domain/memory/recall'
+import { buildMemoryBrief } from '../../domain/memory'
 
 const stack = useStack()
 const url = () => `${stack.current.gatewayUrl}/graphql`

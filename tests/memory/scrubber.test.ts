@@ -2,7 +2,7 @@
 // route's tests (routes.test.ts, twin-memory.test.ts) read the same terms from the program, its members, its
 // connections and its records.
 import { describe, expect, it } from 'vitest'
-import { scrub, type ScrubTerm } from '../../subgraphs/workbench/domain/memory/scrubber'
+import { scrub, type ScrubTerm } from '../../domain/memory'
 
 const terms: ScrubTerm[] = [
   { term: 'Project Falcon', label: 'program' }, { term: 'falcon-kinase', label: 'program' },

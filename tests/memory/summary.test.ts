@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest'
 import { useTestDatabase } from '../helpers/db'
 import { createProgram, addMember, createTenant, expectRowsExist } from '../helpers/factories'
-import { forgetMemory, keepMemoryNote, promoteMemory } from '../../subgraphs/workbench/domain/memory/records'
-import { memorySummary, MEMORY_SUMMARY_LIMIT } from '../../subgraphs/workbench/domain/memory/summary'
+import { forgetMemory, keepMemoryNote, promoteMemory } from '../../domain/memory'
+import { memorySummary, MEMORY_SUMMARY_LIMIT } from '../../domain/memory'
 import { ctxOf } from './helpers'
 
 const t = useTestDatabase()

@@ -10,7 +10,7 @@ import {
   parseTargetRef,
   targetRef,
   type NotebookEntry,
-} from '../../subgraphs/connectors/domain/notebook/canonical'
+} from '../../domain/notebook'
 import { reverseKeys } from './helpers'
 
 const SHA_A = 'a'.repeat(64)

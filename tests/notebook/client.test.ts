@@ -13,8 +13,8 @@ import {
   VendorUnavailable,
   type NotebookClientOptions,
   type RateHeaders,
-} from '../../subgraphs/connectors/domain/notebook/client'
-import { entryPayloadHash } from '../../subgraphs/connectors/domain/notebook/canonical'
+} from '../../domain/notebook'
+import { entryPayloadHash } from '../../domain/notebook'
 import { MINUTE, caught, settableClock } from './helpers'
 
 let fake: FakeNotebook

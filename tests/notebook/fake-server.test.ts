@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startFakeNotebook, type FakeNotebook, type RegisteredApp } from '../../fakes/notebook/server'
 import { seedIllustrative } from '../../fakes/notebook/seed'
 import { startReceiver } from './helpers'
-import { JwksCache } from '../../subgraphs/connectors/domain/notebook/webhook-signature'
+import { JwksCache } from '../../domain/notebook'
 
 let fake: FakeNotebook
 let app: RegisteredApp

@@ -1,7 +1,7 @@
 // Test helpers for the notebook suites: a webhook receiver that verifies like the gateway will, and a settable clock.
 import type { IncomingHttpHeaders } from 'node:http'
 import { listen } from '../../fakes/common/listen'
-import { verifyWebhook, type KeySource, type VerifyResult } from '../../subgraphs/connectors/domain/notebook/webhook-signature'
+import { verifyWebhook, type KeySource, type VerifyResult } from '../../domain/notebook'
 
 export interface Received {
   headers: IncomingHttpHeaders

@@ -7,7 +7,7 @@ import {
   parseSignatureHeader,
   staticKeySource,
   verifyWebhook,
-} from '../../subgraphs/connectors/domain/notebook/webhook-signature'
+} from '../../domain/notebook'
 import { HOUR, MINUTE, settableClock, startReceiver } from './helpers'
 
 let fake: FakeNotebook

@@ -6,7 +6,7 @@ import { z } from 'zod'
 import { command, contextForUser } from '../../core/command'
 import { TenancyViolation } from '../../core/db'
 import { InvalidInput, LastOwner } from '../../core/errors'
-import * as programs from '../../subgraphs/workbench/domain/programs'
+import * as programs from '../../domain/programs'
 import { useTestDatabase } from '../helpers/db'
 import { createTenant, createUser } from '../helpers/factories'
 

@@ -92,7 +92,7 @@ describe('the documentation', () => {
 
   // Links are checked above; a path named in prose or a code span (`core/db.ts`, subgraphs/twins/schema/index.ts) is
   // a link too, and went stale unseen when its file moved (issue 37, item 6). A path from the repository's root
-  // (core/…, subgraphs/…), or a file named from inside a subgraph or a test folder (connectors/domain/sync.ts,
+  // (core/…, subgraphs/…), or a file named from inside a subgraph or a test folder (domain/connections/sync.ts,
   // schema/gates.ts, connectors/helpers.ts), must name something that exists. Patterns (*, <name>, {a,b}) are not paths.
   it('names only repository paths that exist, in prose and code spans', () => {
     const FROM_ROOT = ['core', 'gateway', 'subgraphs', 'jobs', 'tests', 'bench', 'console', 'fakes', 'scripts', 'clients', 'docs', 'prisma', 'schema', 'generated', '.ci']

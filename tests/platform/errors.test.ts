@@ -5,7 +5,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildASTSchema, isObjectType, parse } from 'graphql'
 import { CORE_ERROR_CLASSES, DomainError, ERROR_CATALOGUE, ERROR_CODES, InvalidInput, InvalidTransition, NotFoundError, StaleProposal } from '../../core/errors'
-import { RateLimited, VENDOR_ERROR_CLASSES } from '../../subgraphs/connectors/domain/adapters/errors'
+import { RateLimited, VENDOR_ERROR_CLASSES } from '../../domain/adapters'
 import { apiSchemaSdl } from '../../clients/console/codegen'
 import { readSupergraph } from '../../gateway/supergraph'
 

@@ -5,7 +5,7 @@ import pg from 'pg'
 import { useTestDatabase } from '../helpers/db'
 import { createTenant } from '../helpers/factories'
 import { hotRows, parseTimestamptz } from '../../core/hot-reads'
-import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
+import { fileInboxItem } from '../../domain/inbox'
 
 const t = useTestDatabase()
 const pgDate = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ, 'text') as (text: string) => Date | number | null

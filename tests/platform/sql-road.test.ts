@@ -50,17 +50,17 @@ const DB_HANDLES = new Set(['db', 'tx', 'q', 'client'])
  * locks keyed by ids the caller already scoped, the database clock, key builders. A reviewer checks each entry.
  */
 const ROWLESS: Record<string, readonly string[]> = {
-  'subgraphs/connectors/domain/sql.ts': ['lockProgramProviderConnection'],
-  'subgraphs/connectors/domain/notebook/sql.ts': ['databaseNow', 'lockEntry'],
-  'subgraphs/connectors/domain/qms/sql.ts': ['lockQmsSync'],
-  'subgraphs/connectors/domain/budgets/sql.ts': ['shareKey'],
-  'subgraphs/twins/domain/inbox/sql.ts': ['lockFilingFor', 'lockDigestOf'],
-  'subgraphs/twins/domain/gates/sql.ts': ['asClosingGate'],
-  'subgraphs/twins/domain/twins/sql.ts': ['savepoint', 'releaseSavepoint', 'rollbackToSavepoint'],
+  'domain/connections/sql.ts': ['lockProgramProviderConnection'],
+  'domain/notebook/sql.ts': ['databaseNow', 'lockEntry'],
+  'domain/qms/sql.ts': ['lockQmsSync'],
+  'domain/budgets/sql.ts': ['shareKey'],
+  'domain/inbox/sql.ts': ['lockFilingFor', 'lockDigestOf'],
+  'domain/gates/sql.ts': ['asClosingGate'],
+  'domain/twins/sql.ts': ['savepoint', 'releaseSavepoint', 'rollbackToSavepoint'],
 }
 
 /** Files whose `.query` is a vendor's query language over HTTP (the QMS's VQL), not SQL. */
-const VENDOR_QUERY_CLIENTS = ['subgraphs/connectors/domain/qms/adapter.ts', 'subgraphs/connectors/domain/qms/sync.ts']
+const VENDOR_QUERY_CLIENTS = ['domain/qms/adapter.ts', 'domain/qms/sync.ts']
 
 const RAW_MEMBERS = new Set(['$queryRaw', '$executeRaw', '$queryRawUnsafe', '$executeRawUnsafe'])
 const PRISMA_FRAGMENTS = new Set(['sql', 'raw'])
@@ -202,7 +202,7 @@ describe('one road to PostgreSQL', () => {
 
   it('has every exported function of a tenant sql.ts take organizationId first and use it, or say AcrossOrganisations', () => {
     const modules = [...scanned.keys()].filter(isTenantSqlModule)
-    expect(modules).toContain('subgraphs/workbench/domain/memory/sql.ts')
+    expect(modules).toContain('domain/memory/sql.ts')
     const wrong = modules.flatMap((file) => exportedFunctions(scanned.get(file)!).flatMap((fn) => {
       if (fn.name.endsWith('AcrossOrganisations')) return []
       if ((ROWLESS[file] ?? []).includes(fn.name)) return []

@@ -11,8 +11,8 @@ import { createTenant, createTwoOrganizations, type Tenant } from '../helpers/fa
 import { DomainError, InvalidTransition } from '../../core/errors'
 import { defineMachine, transition, transitionAll, type Machine, type StatefulModel } from '../../core/state-machine'
 import { MACHINES, agentRunStatus, connectionStatus, inboxItemStatus, requirementSetStatus, toolCallStatus, twinStatus } from '../../core/states'
-import { runQueuedSkill } from '../../subgraphs/twins/domain/skills'
-import { sweepInbox } from '../../subgraphs/twins/domain/inbox'
+import { runQueuedSkill } from '../../domain/skills'
+import { sweepInbox } from '../../domain/inbox'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const SPEC_DIR = path.resolve(ROOT, '../shared/spec')

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { ROOT_DIR } from '../../core/env'
 import { AUDIT_ACTIONS, PAUSE_ACTIONS, TRIGGERABLE_ACTIONS } from '../../core/audit'
 import { QA_TEMPLATES } from '../../subgraphs/twins/harness/duties'
-import { INBOX_PRODUCER_ACTIONS } from '../../subgraphs/twins/domain/inbox'
+import { INBOX_PRODUCER_ACTIONS } from '../../domain/inbox'
 
 /** Every process's entry: the service, the worker, each subgraph, the tool server, the benches, the test stack. */
 const ENTRY_POINTS = [
@@ -55,11 +55,11 @@ describe('explicit wiring', () => {
     const seen = inFreshProcess(`
       const audit = await import(${url('core/audit.ts')})
       const errors = await import(${url('core/errors.ts')})
-      const duties = await import(${url('subgraphs/twins/domain/twins/index.ts')})
+      const duties = await import(${url('domain/twins/index.ts')})
       const harnesses = await import(${url('subgraphs/twins/harness/registry.ts')})
       const install = await import(${url('subgraphs/install.ts')})
-      await import(${url('subgraphs/connectors/domain/adapters/errors.ts')})
-      await import(${url('subgraphs/twins/domain/audit-hooks.ts')})
+      await import(${url('domain/adapters/errors.ts')})
+      await import(${url('domain/audit/audit-hooks.ts')})
       const state = () => ({
         hooks: Object.fromEntries(audit.AUDIT_ACTIONS.map((a) => [a, audit.auditHooksFor(a)])),
         rateLimited: new errors.DomainError('RateLimited', undefined, { details: { source: 'eln', retryAfterSeconds: 5 } }).constructor.name,

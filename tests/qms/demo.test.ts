@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { useTestDatabase } from '../helpers/db'
 import { createTenant } from '../helpers/factories'
 import { seedIllustrativeQms, ILLUSTRATIVE_CLIENT_ID, ILLUSTRATIVE_QMS_USER } from '../../fakes/qms/seed'
-import { connectIllustrativeQms } from '../../subgraphs/connectors/domain/qms/demo'
+import { connectIllustrativeQms } from '../../domain/qms'
 import { runWorkerOnce } from '../connectors/helpers'
 import { startTestFakeQms } from './helpers'
 

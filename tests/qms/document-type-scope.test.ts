@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { createTenant } from '../helpers/factories'
 import { useStack } from '../helpers/stack'
-import { runQmsSync } from '../../subgraphs/connectors/domain/qms/run'
+import { runQmsSync } from '../../domain/qms'
 import { gql } from '../helpers/stack'
 import { MUTATION_ERR, configure, connectQms, seedSop, startTestFakeQms, HEALTH, LIFECYCLE_MAP } from './helpers'
 import { ILLUSTRATIVE_CLIENT_ID } from '../../fakes/qms/seed'

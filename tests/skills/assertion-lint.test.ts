@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { runSkillSync } from '../../subgraphs/twins/domain/skills'
-import { classify, splitSentences } from '../../subgraphs/twins/domain/skills'
-import { ASSERTION_MODEL, getReference } from '../../subgraphs/twins/domain/skills'
+import { runSkillSync } from '../../domain/skills'
+import { classify, splitSentences } from '../../domain/skills'
+import { ASSERTION_MODEL, getReference } from '../../domain/skills'
 import { expectSkillError } from './helpers'
 
 const KEY = 'evidence.assertion_lint'

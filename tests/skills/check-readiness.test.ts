@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { runSkillSync } from '../../subgraphs/twins/domain/skills'
+import { runSkillSync } from '../../domain/skills'
 import { check, requirementSet } from './fixtures/readiness'
 import { expectSkillError } from './helpers'
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import { describe, expect, it } from 'vitest'
-import { computeInputsHash, outputViolations, runSkillSync, skillResultJson } from '../../subgraphs/twins/domain/skills'
+import { computeInputsHash, outputViolations, runSkillSync, skillResultJson } from '../../domain/skills'
 import { THEOPH_SUBJECT1_DOSE, THEOPH_SUBJECT1_ROWS } from './fixtures/theoph-subject1'
 import { check, requirementSet } from './fixtures/readiness'
 

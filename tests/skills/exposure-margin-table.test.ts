@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { runSkillSync } from '../../subgraphs/twins/domain/skills'
+import { runSkillSync } from '../../domain/skills'
 import { expectSkillError } from './helpers'
 
 const KEY = 'tox.exposure_margin_table'

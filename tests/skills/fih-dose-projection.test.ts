@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { runSkillSync } from '../../subgraphs/twins/domain/skills'
-import { FDA_2005_KM_TABLE } from '../../subgraphs/twins/domain/skills'
+import { runSkillSync } from '../../domain/skills'
+import { FDA_2005_KM_TABLE } from '../../domain/skills'
 import { expectSkillError } from './helpers'
 
 const KEY = 'tox.fih_dose_projection'

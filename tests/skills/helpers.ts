@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import { SkillInputError } from '../../subgraphs/twins/domain/skills'
+import { SkillInputError } from '../../domain/skills'
 
 /** Expect `err` (what a call threw) to be a SkillInputError with this code and field. */
 function expectCaught(err: unknown, code: string, field: string): SkillInputError {

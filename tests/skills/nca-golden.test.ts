@@ -3,9 +3,9 @@
 // indomethacin (Kwan et al. 1976; R datasets::Indometh; 6 subjects, intravenous, as a bolus and as a
 // 0.25 h infusion), against the published Phoenix WinNonlin 6.3/7.0 results (nca-golden.ts).
 import { describe, expect, it } from 'vitest'
-import { runSkillSync } from '../../subgraphs/twins/domain/skills'
-import { NCA_GOLDEN_INDOMETH as INDO, NCA_GOLDEN_THEOPH as THEO, type GoldenResult, type GoldenSubject } from '../../subgraphs/twins/domain/skills'
-import { getReference, getValidationRecord } from '../../subgraphs/twins/domain/skills'
+import { runSkillSync } from '../../domain/skills'
+import { NCA_GOLDEN_INDOMETH as INDO, NCA_GOLDEN_THEOPH as THEO, type GoldenResult, type GoldenSubject } from '../../domain/skills'
+import { getReference, getValidationRecord } from '../../domain/skills'
 
 const KEY = 'tox.pk_parameter_extraction'
 const METHODS = ['linear', 'linear_up_log_down'] as const

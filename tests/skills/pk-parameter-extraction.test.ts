@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { runSkillSync } from '../../subgraphs/twins/domain/skills'
-import { bestFitLambdaZ } from '../../subgraphs/twins/domain/skills'
-import { PK_GOLDEN_SYNTHETIC } from '../../subgraphs/twins/domain/skills'
+import { runSkillSync } from '../../domain/skills'
+import { bestFitLambdaZ } from '../../domain/skills'
+import { PK_GOLDEN_SYNTHETIC } from '../../domain/skills'
 import { THEOPH_SUBJECT1_DOSE, THEOPH_SUBJECT1_REFERENCE as REF, THEOPH_SUBJECT1_ROWS, THEOPH_SUBJECT1_SOURCE } from './fixtures/theoph-subject1'
 import { expectSig, expectSkillError } from './helpers'
 

@@ -16,7 +16,7 @@ import {
   skillStatus,
   supersessionWarning,
   type ReferenceEntry,
-} from '../../subgraphs/twins/domain/skills'
+} from '../../domain/skills'
 import { expectSkillError } from './helpers'
 
 const LIVE = ['tox.fih_dose_projection', 'tox.exposure_margin_table', 'tox.pk_parameter_extraction', 'chem.sar_table_build', 'evidence.assertion_lint', 'qa.check_readiness']

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { executeSkill, outputViolations, runSkill } from '../../subgraphs/twins/domain/skills'
-import { isShareAlike, LE_CONSTANT } from '../../subgraphs/twins/domain/skills'
+import { executeSkill, outputViolations, runSkill } from '../../domain/skills'
+import { isShareAlike, LE_CONSTANT } from '../../domain/skills'
 import { expectSkillErrorAsync } from './helpers'
 
 const KEY = 'chem.sar_table_build'

@@ -2,7 +2,7 @@
 // computed here independently (closed-form arithmetic or a separate plain implementation), never by
 // calling the skill for the expected value.
 import { describe, expect, it } from 'vitest'
-import { runSkillSync } from '../../subgraphs/twins/domain/skills'
+import { runSkillSync } from '../../domain/skills'
 import { expectSkillError } from './helpers'
 
 const NCA = 'tox.pk_parameter_extraction'

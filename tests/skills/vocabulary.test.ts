@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { SkillInputError } from '../../subgraphs/twins/domain/skills'
+import { SkillInputError } from '../../domain/skills'
 import {
   convertUcum,
   displayUnit,
@@ -10,7 +10,7 @@ import {
   resolveSpecies,
   SPECIES,
   validateUcum,
-} from '../../subgraphs/twins/domain/skills'
+} from '../../domain/skills'
 import { expectSkillError } from './helpers'
 
 describe('vocabulary', () => {

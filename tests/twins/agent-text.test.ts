@@ -6,9 +6,9 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 import { REDACTED_SECRET, redactSecrets } from '../../core/redact'
-import { signInboxLink } from '../../subgraphs/twins/domain/inbox'
+import { signInboxLink } from '../../domain/inbox'
 import { PROPOSE_TOOLS } from '../../subgraphs/twins/tools/proposals'
-import { RECORD_TYPES, type RecordTypeKey } from '../../subgraphs/workbench/domain/records'
+import { RECORD_TYPES, type RecordTypeKey } from '../../domain/records'
 import { connect, runningRun, writeRecord } from './tools-helpers'
 
 const stack = useStack()

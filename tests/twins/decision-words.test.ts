@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { contextForUser } from '../../core/command'
-import { applyRecordChange } from '../../subgraphs/workbench/domain/records'
-import { fileProposal } from '../../subgraphs/twins/domain/proposals'
+import { applyRecordChange } from '../../domain/records'
+import { fileProposal } from '../../domain/proposals'
 import { createTenant } from '../helpers/factories'
 import { useStackAtR3 } from './twin-helpers'
 

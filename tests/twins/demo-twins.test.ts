@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { useTestDatabase } from '../helpers/db'
 import { seedIllustrative } from '../../subgraphs/seed'
-import { seedIllustrativeTwins } from '../../subgraphs/twins/domain/twins'
-import { claimDueSchedules } from '../../subgraphs/twins/domain/twins'
-import { runFooter } from '../../subgraphs/twins/domain/twins'
+import { seedIllustrativeTwins } from '../../domain/twins'
+import { claimDueSchedules } from '../../domain/twins'
+import { runFooter } from '../../domain/twins'
 
 const t = useTestDatabase()
 

@@ -8,11 +8,11 @@ import { useStack } from '../helpers/stack'
 import { createTenant } from '../helpers/factories'
 import { contextForUser } from '../../core/command'
 import { TWINS } from '../../core/copy'
-import { HARNESS_MEMORY_STATEMENT } from '../../subgraphs/workbench/domain/memory/recall'
+import { HARNESS_MEMORY_STATEMENT } from '../../domain/memory'
 import { PERSONA_HARNESSES } from '../../subgraphs/twins/harness/persona-harnesses'
 import { HARNESS_PROMPTS, HARNESS_PROMPT_VERSION, REFUSAL_LINES } from '../../subgraphs/twins/harness/prompts'
 import { deterministicHarness } from '../../subgraphs/twins/harness/deterministic'
-import type { RunContext } from '../../subgraphs/twins/harness/interface'
+import type { RunContext } from '../../domain/twins'
 import { connect, endpoint, runningRun } from './tools-helpers'
 
 const stack = useStack()

@@ -2,8 +2,8 @@
 // digest notifications and e-mail, quiet hours, digest_time / batch_times / timezone, decision reminders at most daily.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { runOnce } from 'graphile-worker'
-import { fileInboxItem, type FileInboxItem } from '../../subgraphs/twins/domain/inbox'
-import { pauseTwin } from '../../subgraphs/twins/domain/twins'
+import { fileInboxItem, type FileInboxItem } from '../../domain/inbox'
+import { pauseTwin } from '../../domain/twins'
 import { systemActor } from '../../core/audit'
 import { formatLocal, instantAt, wallClock } from '../../core/person-time'
 import { enqueue, type TaskName } from '../../core/jobs'

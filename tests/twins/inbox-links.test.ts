@@ -2,8 +2,8 @@
 // thread), the handoff_received e-mail that carries one, and the REST routes with a bearer token.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { runOnce } from 'graphile-worker'
-import { fileInboxItem, type FileInboxItem } from '../../subgraphs/twins/domain/inbox'
-import { LINK_TTL_SECONDS, signInboxLink } from '../../subgraphs/twins/domain/inbox'
+import { fileInboxItem, type FileInboxItem } from '../../domain/inbox'
+import { LINK_TTL_SECONDS, signInboxLink } from '../../domain/inbox'
 import { createTaskList } from '../../jobs/worker'
 import { useStack } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, type Tenant } from '../helpers/factories'

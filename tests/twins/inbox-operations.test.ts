@@ -2,7 +2,7 @@
 // allows, the live change kinds, the inbox header and brief, and isolation between people and organisations.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { runOnce } from 'graphile-worker'
-import { closeItemsForSource, fileInboxItem, type FileInboxItem } from '../../subgraphs/twins/domain/inbox'
+import { closeItemsForSource, fileInboxItem, type FileInboxItem } from '../../domain/inbox'
 import { enqueue } from '../../core/jobs'
 import { createTaskList } from '../../jobs/worker'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'

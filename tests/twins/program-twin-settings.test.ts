@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { runOnce } from 'graphile-worker'
 import { enqueue } from '../../core/jobs'
 import { createTaskList } from '../../jobs/worker'
-import { fileInboxItem } from '../../subgraphs/twins/domain/inbox'
+import { fileInboxItem } from '../../domain/inbox'
 import { useStack, gql, wsClient, collect } from '../helpers/stack'
 import { createTenant, type PersonaKey, type Tenant } from '../helpers/factories'
 
@@ -102,7 +102,7 @@ describe('escalation_days', () => {
     await runInboxExpire()
     expect(await db().inboxItem.count({ where: { sourceType: 'inbox_item', sourceId: old.id } })).toBe(2)
     // the escalated item closes: its notices resolve with it
-    const { closeItemsForSource } = await import('../../subgraphs/twins/domain/inbox')
+    const { closeItemsForSource } = await import('../../domain/inbox')
     await db().$transaction((tx) => closeItemsForSource(tx, { organizationId: t.organization.id, sourceType: 'sop', sourceId: old.sourceId }, t.users.quality_reviewer.id))
     expect((await db().inboxItem.findMany({ where: { sourceType: 'inbox_item', sourceId: old.id } })).map((n) => n.status)).toEqual(['done', 'done'])
   })

@@ -3,7 +3,7 @@
 // anyone else holding the decide key is refused bound_user_only and nothing is written.
 import { describe, expect, it } from 'vitest'
 import { contextForUser } from '../../core/command'
-import { fileProposal } from '../../subgraphs/twins/domain/proposals'
+import { fileProposal } from '../../domain/proposals'
 import { createTenant, type Tenant } from '../helpers/factories'
 import { connect, runningRun, writeRecord } from './tools-helpers'
 import { useStackAtR3 } from './twin-helpers'

@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestDatabase } from '../helpers/db'
 import { startTestWorker } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
-import { claimDueSchedules } from '../../subgraphs/twins/domain/twins'
-import { BACKPRESSURE_OPEN_DECISIONS } from '../../subgraphs/twins/domain/inbox'
+import { claimDueSchedules } from '../../domain/twins'
+import { BACKPRESSURE_OPEN_DECISIONS } from '../../domain/inbox'
 import { recordingHarness, seedTwin, waitForRun } from './twin-helpers'
 
 const t = useTestDatabase()

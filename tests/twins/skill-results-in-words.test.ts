@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant } from '../helpers/factories'
-import { runSkillSync } from '../../subgraphs/twins/domain/skills'
+import { runSkillSync } from '../../domain/skills'
 import { THEOPH_SUBJECT1_ROWS } from '../skills/fixtures/theoph-subject1'
 
 const stack = useStack()

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
-import { NCA_GOLDEN_INDOMETH as INDO, NCA_GOLDEN_THEOPH as THEO } from '../../subgraphs/twins/domain/skills'
+import { NCA_GOLDEN_INDOMETH as INDO, NCA_GOLDEN_THEOPH as THEO } from '../../domain/skills'
 
 const stack = useStack()
 let tenant: Tenant

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { addMember, createProgram, createTenant, createTwoOrganizations, createUser, expectRowsExist, type Tenant } from '../helpers/factories'
-import { refreshStageReadiness } from '../../subgraphs/twins/domain/gates'
+import { refreshStageReadiness } from '../../domain/gates'
 import { FIXED_PHRASES } from '../../core/copy'
 import { printSubgraphs } from '../../subgraphs/supergraph'
 

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useStack } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
-import { BACKPRESSURE_OPEN_DECISIONS } from '../../subgraphs/twins/domain/inbox'
+import { BACKPRESSURE_OPEN_DECISIONS } from '../../domain/inbox'
 import { connect, runningRun, writeRecord } from './tools-helpers'
 
 const stack = useStack()

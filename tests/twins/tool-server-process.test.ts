@@ -7,7 +7,7 @@ import { contextForUser } from '../../core/command'
 import { useTestDatabase } from '../helpers/db'
 import { createTenant } from '../helpers/factories'
 import { startComponentProcess } from '../helpers/processes'
-import { gateCard, openStageGate } from '../../subgraphs/twins/domain/gates'
+import { gateCard, openStageGate } from '../../domain/gates'
 import { connect, runningRun, writeRecord } from './tools-helpers'
 
 const t = useTestDatabase()

@@ -2,7 +2,7 @@
 // person, and a raw POST for the protocol's edge cases.
 import type { Db } from '../../core/db'
 import { contextForUser } from '../../core/command'
-import { createRecord } from '../../subgraphs/workbench/domain/records'
+import { createRecord } from '../../domain/records'
 import { mintRunToken } from '../../subgraphs/twins/tools/run-tokens'
 import { ToolClient } from '../../subgraphs/twins/harness/tool-client'
 import type { Tenant, PersonaKey } from '../helpers/factories'

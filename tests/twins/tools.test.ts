@@ -6,7 +6,7 @@ import { createTenant, type Tenant } from '../helpers/factories'
 import { mintRunToken } from '../../subgraphs/twins/tools/run-tokens'
 import { TOOLS } from '../../subgraphs/twins/tools/catalogue'
 import { defineTool, toolNameProblems } from '../../subgraphs/twins/tools/tool'
-import { SKILL_DEFINITIONS } from '../../subgraphs/twins/domain/skills'
+import { SKILL_DEFINITIONS } from '../../domain/skills'
 import { z } from 'zod'
 import { connect, listToolsBody, rawPost, runningRun, writeRecord } from './tools-helpers'
 

@@ -4,8 +4,8 @@
 // the gateway, filed over the tool server (MCP over HTTP), runs through the twin_cycle job's function.
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { runTwinCycle } from '../../subgraphs/twins/domain/twins'
-import { nextDigestSlot } from '../../subgraphs/twins/domain/inbox'
+import { runTwinCycle } from '../../domain/twins'
+import { nextDigestSlot } from '../../domain/inbox'
 import { addMember, createTenant } from '../helpers/factories'
 import { connect, runningRun } from './tools-helpers'
 import { recordingHarness, seedTwin } from './twin-helpers'

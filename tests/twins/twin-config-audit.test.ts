@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { env, setEnv } from '../../core/env'
-import { evaluateTwins } from '../../subgraphs/twins/domain/twins'
+import { evaluateTwins } from '../../domain/twins'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 import { connect, runningRun } from './tools-helpers'

@@ -5,7 +5,7 @@ import { afterAll, beforeAll } from 'vitest'
 import { env, setEnv } from '../../core/env'
 import { gql, useStack } from '../helpers/stack'
 import type { Db } from '../../core/db'
-import type { RunContext, RunOutcome } from '../../subgraphs/twins/harness/interface'
+import type { RunContext, RunOutcome } from '../../domain/twins'
 import { registerHarness } from '../../subgraphs/twins/harness/registry'
 import type { Tenant, PersonaKey } from '../helpers/factories'
 

@@ -49,12 +49,12 @@ describe('Subscription.twinRunUpdated through the gateway', () => {
       const mine = await seedTwin(stack.db.db, tenant, 'manufacturing_specialist', { nextRunAt: null })
       // The lead's run first: never delivered to the manufacturing specialist; then their own.
       await stack.db.db.$transaction(async (tx) => {
-        const { createTwinRun } = await import('../../subgraphs/twins/domain/twins')
+        const { createTwinRun } = await import('../../domain/twins')
         await createTwinRun(tx, { organizationId: tenant.organization.id, programId: tenant.program.id, twinId: lead.twin.id, triggerId: lead.trigger.id, initiatedBy: 'event', runAt: new Date(Date.now() + 3600_000) })
       })
       await new Promise((r) => setTimeout(r, 300))
       await stack.db.db.$transaction(async (tx) => {
-        const { createTwinRun } = await import('../../subgraphs/twins/domain/twins')
+        const { createTwinRun } = await import('../../domain/twins')
         await createTwinRun(tx, { organizationId: tenant.organization.id, programId: tenant.program.id, twinId: mine.twin.id, triggerId: mine.trigger.id, initiatedBy: 'event', runAt: new Date(Date.now() + 3600_000) })
       })
       await own.finished
@@ -72,7 +72,7 @@ describe('Subscription.twinRunUpdated through the gateway', () => {
       expect(JSON.stringify(refused.received[0].errors)).toMatch(/FORBIDDEN|program\.twins\.read_own/)
       const bTwin = await seedTwin(stack.db.db, b, 'scientist', { nextRunAt: null })
       await stack.db.db.$transaction(async (tx) => {
-        const { createTwinRun } = await import('../../subgraphs/twins/domain/twins')
+        const { createTwinRun } = await import('../../domain/twins')
         await createTwinRun(tx, { organizationId: b.organization.id, programId: b.program.id, twinId: bTwin.twin.id, triggerId: bTwin.trigger.id, initiatedBy: 'event', runAt: new Date(Date.now() + 3600_000) })
       })
       await expectRowsExist(stack.db.db, 'agent_runs', b.organization.id)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { plural } from '../../subgraphs/workbench/domain/workbench-home'
+import { plural } from '../../domain/home'
 
 describe("the role home's status lines", () => {
   it('count record nouns in English plurals', () => {

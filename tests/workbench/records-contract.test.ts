@@ -11,7 +11,7 @@ import { AUDIT_ACTIONS, TRIGGERABLE_ACTIONS } from '../../core/audit'
 import { PERMISSIONS_BY_VERSION, PERSONA_BUNDLES, PROGRAM_PERSONAS } from '../../core/permissions'
 import {
   applyRecordChange, currentVersions, parseRecordChange, RECORD_TYPES, RECORD_TYPE_KEYS, versionFooter, currentVersionRow,
-} from '../../subgraphs/workbench/domain/records'
+} from '../../domain/records'
 import { useTestDatabase } from '../helpers/db'
 import { createTenant } from '../helpers/factories'
 

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { contextForUser } from '../../core/command'
 import { INTERNAL_HEADER, signInternalToken } from '../../core/auth'
-import { applyRecordChange, RECORD_TYPES, RECORD_TYPE_KEYS, type RecordTypeKey } from '../../subgraphs/workbench/domain/records'
+import { applyRecordChange, RECORD_TYPES, RECORD_TYPE_KEYS, type RecordTypeKey } from '../../domain/records'
 import { useStack, gql } from '../helpers/stack'
 import { addMember, createProgram, createTenant, expectRowsExist, type Tenant } from '../helpers/factories'
 

@@ -6,7 +6,7 @@ import { useStack, gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 import { KEEP, PROMOTE } from '../memory/helpers'
 import { SUGGESTED_FIRST_CHOICES } from '../../core/workbench-roles'
-import { contentHash, namespaceFor } from '../../subgraphs/workbench/domain/memory/store'
+import { contentHash, namespaceFor } from '../../domain/memory'
 
 const stack = useStack()
 const url = () => `${stack.current.gatewayUrl}/graphql`

@@ -17,9 +17,9 @@ import { TOOLS, toolByName } from '../../subgraphs/twins/tools/catalogue'
 import { READER_RUN_ROLES, defineTool, isUntrusted } from '../../subgraphs/twins/tools/tool'
 import { agentRunKinds } from '../../core/kinds'
 import { z } from 'zod'
-import { dutyRefusal, dutyTemplate } from '../../subgraphs/twins/domain/twins'
+import { dutyRefusal, dutyTemplate } from '../../domain/twins'
 import { DUTY_TEMPLATES } from '../../subgraphs/twins/harness/duties'
-import { decisionFooter, workingAsOf } from '../../subgraphs/twins/domain/proposals'
+import { decisionFooter, workingAsOf } from '../../domain/proposals'
 
 const PROGRAM = '00000000-0000-4000-8000-000000000001'
 const session = (personas: readonly string[]): Session => ({

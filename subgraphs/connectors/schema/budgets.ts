@@ -1,7 +1,7 @@
 // Rate budgets in the connectors subgraph: RateBudget and Connection.budgets.
 import type { Builder } from '../../shared/builder'
-import type { BudgetState } from '../domain/adapters/contract'
-import { connectionBudgets } from '../domain/connection-reads'
+import type { BudgetState } from '../../../domain/adapters'
+import { connectionBudgets } from '../../../domain/connections'
 import type { ConnectionRefs } from './connections'
 
 export function addBudgets(builder: Builder, { ConnectionRef }: ConnectionRefs) {

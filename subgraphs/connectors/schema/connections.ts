@@ -4,9 +4,9 @@
 import type { Connection } from '../../../generated/prisma/client'
 import { result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
-import * as connections from '../domain/connections'
-import { providerSpec } from '../domain/providers'
-import { hookUrlFor } from '../domain/urls'
+import * as connections from '../../../domain/connections'
+import { providerSpec } from '../../../domain/adapters'
+import { hookUrlFor } from '../../../domain/adapters'
 import type { ConnectorsRefs } from './refs'
 import type { addProviders } from './providers'
 

@@ -2,8 +2,8 @@
 import { CONNECTORS } from '../../../core/copy'
 import type { Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
-import { listConnectorObjects, type ConnectorObjectOut } from '../domain/connection-reads'
-import { targetRef } from '../domain/notebook/canonical'
+import { listConnectorObjects, type ConnectorObjectOut } from '../../../domain/connections'
+import { targetRef } from '../../../domain/notebook'
 import type { ConnectionRefs } from './connections'
 
 export function addConnectorObjects(builder: Builder, { ConnectionRef }: ConnectionRefs) {

@@ -2,7 +2,7 @@
 import type { WebhookDelivery } from '../../../generated/prisma/client'
 import type { Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
-import { listDeliveries } from '../domain/connection-reads'
+import { listDeliveries } from '../../../domain/connections'
 import type { ConnectionRefs } from './connections'
 
 export function addDeliveries(builder: Builder, { ConnectionRef }: ConnectionRefs) {

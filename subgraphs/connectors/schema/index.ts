@@ -1,7 +1,7 @@
 // Connectors subgraph schema: composes the provider registry, connections, what they have seen, their webhook
 // deliveries and budgets, and the notebook canvas launch (one file per type, resolvers translate to domain/).
 import { createBuilder, defineCoreEntities, defineErrorTypes } from '../../shared/builder'
-import { VENDOR_ERROR_CLASSES } from '../domain/adapters/errors'
+import { VENDOR_ERROR_CLASSES } from '../../../domain/adapters'
 import { addBudgets } from './budgets'
 import { addConnections } from './connections'
 import { addConnectorObjects } from './connector-objects'

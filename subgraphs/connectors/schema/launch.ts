@@ -1,6 +1,6 @@
 // Notebook canvas launches in the connectors subgraph: LaunchTarget and Mutation.openLaunch.
 import { result, type Builder } from '../../shared/builder'
-import { openLaunch, type LaunchTarget } from '../domain/notebook/launch'
+import { openLaunch, type LaunchTarget } from '../../../domain/notebook'
 import type { ConnectorsRefs } from './refs'
 
 export function addLaunch(builder: Builder, { ProgramRef }: ConnectorsRefs) {

@@ -4,12 +4,12 @@
 import type { Builder } from '../../shared/builder'
 import { connectionType } from '../../shared/connection'
 import type { Page } from '../../../core/pagination'
-import type { Provenance } from '../domain/literature/clusters'
-import type { Rendering } from '../domain/literature/licence'
-import type { ClusterOut, PolicyStep, SourceStatus } from '../domain/literature/policy'
-import { searchLiterature, type LiteraturePage } from '../domain/literature/search'
-import { EXCLUDED_SOURCES } from '../domain/literature/sources'
-import { checkInclude, type KnowledgeRecord } from '../domain/literature/knowledge'
+import type { Provenance } from '../../../domain/literature'
+import type { Rendering } from '../../../domain/literature'
+import type { ClusterOut, PolicyStep, SourceStatus } from '../../../domain/literature'
+import { searchLiterature, type LiteraturePage } from '../../../domain/literature'
+import { EXCLUDED_SOURCES } from '../../../domain/literature'
+import { checkInclude, type KnowledgeRecord } from '../../../domain/literature'
 import type { ConnectorsRefs } from './refs'
 
 export function addLiterature(builder: Builder, { ProgramRef }: ConnectorsRefs) {

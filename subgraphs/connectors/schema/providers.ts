@@ -1,6 +1,6 @@
 // The provider registry in the connectors subgraph: ConnectorProvider and Query.connectorProviders.
 import type { Builder } from '../../shared/builder'
-import { PROVIDERS, providerStatus, type ProviderSpec } from '../domain/providers'
+import { PROVIDERS, providerStatus, type ProviderSpec } from '../../../domain/adapters'
 
 export function addProviders(builder: Builder) {
   const Provider = builder.objectRef<ProviderSpec>('ConnectorProvider').implement({

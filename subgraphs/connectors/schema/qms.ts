@@ -4,7 +4,7 @@
 import type { Requirement, RequirementSet, Sop, SopCheck, SopCheckRow, SopVersion } from '../../../generated/prisma/client'
 import { result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
-import * as review from '../domain/qms/review'
+import * as review from '../../../domain/qms'
 import type { ConnectorsRefs } from './refs'
 import type { ConnectionRefs } from './connections'
 

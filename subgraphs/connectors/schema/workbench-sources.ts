@@ -1,7 +1,7 @@
 // The connectors subgraph's part of the role home: Workbench.sources (WorkbenchOut.sources), added to the workbench
 // subgraph's Workbench entity by its key (programId).
 import type { Builder } from '../../shared/builder'
-import { SOURCE_STATUSES, programSources, type WorkbenchSource } from '../domain/source-status'
+import { SOURCE_STATUSES, programSources, type WorkbenchSource } from '../../../domain/connections'
 
 export function addWorkbenchSources(builder: Builder) {
   const Status = builder.enumType('WorkbenchSourceStatus', {

@@ -2,13 +2,13 @@
 // twin run crosses the real protocol), runs each duty template of the run, and reports counts. Listed under
 // 'deterministic', the default key, in harness/registry.ts. Nothing here calls a model.
 //
-// A model-backed harness plugs in behind the same interface (harness/interface.ts), listed in HARNESSES
+// A model-backed harness plugs in behind the same interface (domain/twins/harness-contract.ts), listed in HARNESSES
 // (harness/registry.ts) or plugged in with `registerHarness({ key, execute(run) })`, where execute mints a run token
 // (mintRunToken), opens a ToolClient on runEndpoint(run.id), lets the model choose tool calls from client.tools (only the
 // effective toolset is listed), calls client.nextTurn() per model turn (max_skill_runs_per_turn counts per turn), treats
 // { ok: false } answers as denials to handle, stops on TwinStopped, and returns a RunOutcome with counts only. A
 // trigger's spec { "harness": "<key>" } selects it.
-import { DEFAULT_HARNESS_KEY, type Harness, type RunContext, type RunOutcome } from './interface'
+import { DEFAULT_HARNESS_KEY, type Harness, type RunContext, type RunOutcome } from '../../../domain/twins'
 import { mintRunToken } from '../tools/run-tokens'
 import { runEndpoint } from '../tools/endpoint'
 import { ToolClient, TwinStopped } from './tool-client'

@@ -5,8 +5,8 @@
 // and the template goes on with the next.
 import { createHash } from 'node:crypto'
 import type { ToolClient } from './tool-client'
-import { filingPaused, isFilingPaused } from '../domain/inbox'
-import { dutyTemplate } from '../domain/twins'
+import { filingPaused, isFilingPaused } from '../../../domain/inbox'
+import { dutyTemplate } from '../../../domain/twins'
 import type { ProgramPersona } from '../../../core/permissions/catalogue'
 
 type Rec = { id: string; title: string; status: string; version: number; fields: Record<string, any>; body: string }

@@ -6,7 +6,7 @@
 // request or the provider's body.
 import OpenAI from 'openai'
 import Anthropic from '@anthropic-ai/sdk'
-import type { ModelRunSettings } from '../domain/twins'
+import type { ModelRunSettings } from '../../../domain/twins'
 
 export interface ModelTool { name: string; description: string; inputSchema: Record<string, unknown> }
 export interface ModelToolCall { id: string; name: string; /** The arguments as the model wrote them (JSON text). */ arguments: string }

@@ -14,10 +14,10 @@
 import type { Db } from '../../../core/db'
 import { assertEgressUrl } from '../../../core/egress'
 import { log } from '../../../core/log'
-import { modelRunSettings, pauseWhenUsdBudgetUsedUp, MODEL_HARNESS_KEY, type ModelRunSettings } from '../domain/twins'
+import { modelRunSettings, pauseWhenUsdBudgetUsedUp, MODEL_HARNESS_KEY, type ModelRunSettings } from '../../../domain/twins'
 import { mintRunToken } from '../tools/run-tokens'
 import { runEndpoint } from '../tools/endpoint'
-import type { Harness, RunContext, RunOutcome } from './interface'
+import type { Harness, RunContext, RunOutcome } from '../../../domain/twins'
 import { ToolClient, TwinStopped, type ListedTool } from './tool-client'
 import { ModelCallFailed, modelProviderClient, type Conversation, type ModelTool, type ModelTurn, type ToolResultMessage } from './model-providers'
 

@@ -8,7 +8,7 @@ import {
   NEUTRAL_PERSONA_HARNESSES, PERSONA_NAMES, WORKBENCH_ROLES, workbenchRole, type WorkbenchRole, type WorkbenchRoleKey,
 } from '../../../core/workbench-roles'
 import type { ProgramPersona } from '../../../core/permissions/catalogue'
-import { SKILL_DEFINITIONS } from '../domain/skills'
+import { SKILL_DEFINITIONS } from '../../../domain/skills'
 import type { ToolDefinition } from '../tools/tool'
 
 /** memory.recall, memory.propose_note and lens.list_rubrics: in every harness's toolset (no workbench role removes them). */

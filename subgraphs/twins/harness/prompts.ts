@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto'
 import { SKILLS, TWINS } from '../../../core/copy'
 import { workbenchRole } from '../../../core/workbench-roles'
-import { HARNESS_MEMORY_STATEMENT } from '../../workbench/domain/memory/recall'
+import { HARNESS_MEMORY_STATEMENT } from '../../../domain/memory'
 import { PERSONA_HARNESSES, personaHarness, type PersonaHarness } from './persona-harnesses'
 
 export const HARNESS_PROMPT_NAME = 'harness_prompt'

@@ -3,7 +3,7 @@
 // (a model-backed harness, a test's recording harness), which take precedence under the same key.
 import { deterministicHarness } from './deterministic'
 import { modelHarness } from './model'
-import type { Harness } from './interface'
+import type { Harness } from '../../../domain/twins'
 
 /** The harnesses every process has: the default, and the model-backed one (a trigger's spec or a default selects it). */
 export const HARNESSES: readonly Harness[] = [deterministicHarness, modelHarness]

@@ -8,7 +8,7 @@ import { DomainError } from '../../../core/errors'
 import { EDGE_TOKEN_HEADER, isEdgeToken } from '../../../core/webhook-edge'
 import { isId } from '../../../core/ids'
 import { log } from '../../../core/log'
-import { describeInboxLink, useInboxLink } from '../domain/inbox'
+import { describeInboxLink, useInboxLink } from '../../../domain/inbox'
 
 /** Where the gateway forwards /me/inbox/{item_id}/resolve?link=… (twins subgraph HTTP). */
 export const INBOX_LINK_PATH = '/links/inbox/:itemId/resolve'

@@ -2,7 +2,7 @@
 // Query.auditTrail(programId, targetId) (program members). Resolvers translate; domain/audit-trail.ts decides.
 import type { Builder } from '../../shared/builder'
 import type { ChainBreak, Verification } from '../../../core/audit-chain'
-import { auditTrailOf, verifyMyOrganisationChain, type AuditTrail } from '../domain/audit-trail'
+import { auditTrailOf, verifyMyOrganisationChain, type AuditTrail } from '../../../domain/audit'
 
 export function addAuditTrail(builder: Builder) {
   const Reason = builder.enumType('AuditChainBreakReason', {

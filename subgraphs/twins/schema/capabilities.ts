@@ -1,7 +1,7 @@
 // The seeded twin capabilities (domain/capabilities.ts) as Query.twinCapabilities and Query.twinCapability(key):
 // read-only descriptions, context of use, limitations and risk class; they need only authentication.
 import type { Builder } from '../../shared/builder'
-import { capabilityPersonas, RISK_CLASSES, SEEDED_CAPABILITIES, seededCapability, type SeededCapability } from '../domain/twins'
+import { capabilityPersonas, RISK_CLASSES, SEEDED_CAPABILITIES, seededCapability, type SeededCapability } from '../../../domain/twins'
 
 export function addCapabilities(builder: Builder) {
   const RiskClass = builder.enumType('TwinCapabilityRiskClass', {

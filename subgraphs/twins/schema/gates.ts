@@ -6,11 +6,11 @@ import type { Artifact, ProgramStage, ReviewAuditReview, Signature, StageGate } 
 import { entityRef, result, successExtra, withSuccessExtras, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import { can } from '../../../core/session'
-import * as gates from '../domain/gates'
-import * as reviewAudit from '../domain/proposals'
-import { REQUIRED_RECORD_KINDS, asRequiredRecords, type RequirementState } from '../domain/gates'
-import { manifestation } from '../../workbench/domain/signatures'
-import type { StageGateEvents } from '../domain/gates'
+import * as gates from '../../../domain/gates'
+import * as reviewAudit from '../../../domain/proposals'
+import { REQUIRED_RECORD_KINDS, asRequiredRecords, type RequirementState } from '../../../domain/gates'
+import { manifestation } from '../../../domain/signatures'
+import type { StageGateEvents } from '../../../domain/gates'
 import type { TwinsRefs } from './refs'
 
 export function addStageGates(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, deps: { stageGateEvents: StageGateEvents }) {

@@ -9,10 +9,10 @@ import { connectionType, pageArgs } from '../../shared/connection'
 import {
   HANDOFF_KINDS, HANDOFF_PERSONAS, HANDOFF_STATUSES, LINKED_TYPES, acceptHandoff, completeHandoff, createHandoff, declineHandoff, getHandoff,
   listHandoffs, withdrawHandoff, type Redaction,
-} from '../domain/collaboration'
-import { createDelegation, getMyDelegation, listMyDelegations, revokeDelegation } from '../domain/collaboration'
-import { composerHint, createThread, getThread, letMyTwinLook, listMessages, postMessage, shareThread } from '../domain/collaboration'
-import { decisionMetrics, programBoard, twinsExport, type BoardItem, type DecisionMetrics, type ExportRow, type PersonaMetrics, type UserMetrics } from '../domain/collaboration'
+} from '../../../domain/collaboration'
+import { createDelegation, getMyDelegation, listMyDelegations, revokeDelegation } from '../../../domain/collaboration'
+import { composerHint, createThread, getThread, letMyTwinLook, listMessages, postMessage, shareThread } from '../../../domain/collaboration'
+import { decisionMetrics, programBoard, twinsExport, type BoardItem, type DecisionMetrics, type ExportRow, type PersonaMetrics, type UserMetrics } from '../../../domain/collaboration'
 import type { TwinsRefs } from './refs'
 
 export function addHandoffs(builder: Builder, { ProgramRef, UserRef }: TwinsRefs) {

@@ -8,9 +8,9 @@ import { connectionType, pageArgs } from '../../shared/connection'
 import {
   DECIDED_KINDS, INBOX_KINDS, INBOX_STATUSES, changeShownBy, dismissInboxItem, getMyInboxItem, inboxFeedback,
   listMyInbox, resolveInboxItem, snoozeInboxItem,
-} from '../domain/inbox'
-import { countMyOpenInboxByProgram, myBriefs, myInboxSummary, type Brief } from '../domain/inbox'
-import type { InboxEvents, LiveInboxItem } from '../domain/inbox'
+} from '../../../domain/inbox'
+import { countMyOpenInboxByProgram, myBriefs, myInboxSummary, type Brief } from '../../../domain/inbox'
+import type { InboxEvents, LiveInboxItem } from '../../../domain/inbox'
 import type { TwinsRefs } from './refs'
 import { addMyOpenInboxCount } from '../../shared/open-inbox-count'
 

@@ -2,7 +2,7 @@
 // (program.twins.manage) or its organisation (org.settings.read / org.settings.update), domain/twins/model-settings.ts.
 // The API key is write-only: it is taken by the mutation and answered only as apiKeySet.
 import { result, type Builder } from '../../shared/builder'
-import { readTwinModelSettings, setTwinModelSettings, type ModelSettingsView } from '../domain/twins'
+import { readTwinModelSettings, setTwinModelSettings, type ModelSettingsView } from '../../../domain/twins'
 
 export function addModelSettings(builder: Builder) {
   const Settings = builder.objectRef<ModelSettingsView>('TwinModelSettings').implement({

@@ -1,7 +1,7 @@
 // The assertion lint of an evidence proposal on its card (Proposal.assertionLint): which assertions of the draft are
 // interpretations without a citation (domain/proposal-lint.ts runs and stores it before every evidence.propose_*).
 import type { Builder } from '../../shared/builder'
-import type { ProposalLint, UncitedAssertion } from '../domain/proposals'
+import type { ProposalLint, UncitedAssertion } from '../../../domain/proposals'
 
 export function addProposalLint(builder: Builder) {
   const Uncited = builder.objectRef<UncitedAssertion>('UncitedAssertion').implement({

@@ -1,10 +1,10 @@
 // Skills in the twins subgraph: Query.skills, Query.skill (GET /skills, /skills/{key}) and Mutation.runSkill.
 import { DomainError } from '../../../core/errors'
 import { result, type Builder } from '../../shared/builder'
-import { SKILL_INPUT_ERROR_CODES } from '../domain/skills'
-import { runSkillForPerson, skillByKey, skillCatalogue, type SkillResultOut } from '../domain/skills'
-import type { SkillValue } from '../domain/skills'
-import { keysAsWords, outputInWords, stepInWords } from '../domain/skills'
+import { SKILL_INPUT_ERROR_CODES } from '../../../domain/skills'
+import { runSkillForPerson, skillByKey, skillCatalogue, type SkillResultOut } from '../../../domain/skills'
+import type { SkillValue } from '../../../domain/skills'
+import { keysAsWords, outputInWords, stepInWords } from '../../../domain/skills'
 
 type SkillOut = ReturnType<typeof skillCatalogue>[number]
 

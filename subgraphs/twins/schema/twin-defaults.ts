@@ -1,7 +1,7 @@
 // Mutation.setProgramTwinDefaults: the program's twin defaults under program.twins.manage, with a reason
 // (domain/twin-defaults.ts). The program's settings (Program.settings, workbench) show them as twin_defaults.
 import { entityRef, result, type Builder } from '../../shared/builder'
-import { setProgramTwinDefaults } from '../domain/twins'
+import { setProgramTwinDefaults } from '../../../domain/twins'
 import type { TwinsRefs } from './refs'
 
 export function addTwinDefaults(builder: Builder, { ProgramRef }: TwinsRefs) {

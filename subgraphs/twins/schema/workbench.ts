@@ -4,8 +4,8 @@
 import type { ObjectRef } from '@pothos/core'
 import type { TwinDefinition } from '../../../generated/prisma/client'
 import type { Builder } from '../../shared/builder'
-import { homeTwin, roleDecisions } from '../domain/proposals'
-import type { LiveInboxItem } from '../domain/inbox'
+import { homeTwin, roleDecisions } from '../../../domain/proposals'
+import type { LiveInboxItem } from '../../../domain/inbox'
 
 type AnyRef<T> = ObjectRef<any, T> // eslint-disable-line @typescript-eslint/no-explicit-any
 

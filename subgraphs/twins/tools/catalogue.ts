@@ -2,7 +2,7 @@
 // statuses (the sanitiser cleans them on the way out); writes are propose_* tools that file proposals (proposals.ts).
 import { z } from 'zod'
 import { HarnessDenied } from '../../../core/errors'
-import { SKILL_DEFINITIONS, MAX_SKILL_RUNS_PER_TURN } from '../domain/skills'
+import { SKILL_DEFINITIONS, MAX_SKILL_RUNS_PER_TURN } from '../../../domain/skills'
 import { defineTool, type ToolDefinition, type TurnLimit } from './tool'
 import { twinSummary } from './twin-state'
 import { PROPOSE_TOOLS } from './proposals'
@@ -12,7 +12,7 @@ import { GATE_TOOLS } from './gates'
 import { LITERATURE_TOOLS } from './literature'
 import { HANDOFF_TOOLS } from './handoffs'
 import { DOCUMENT_TOOLS } from './documents'
-import { TABLE_INPUT_SKILLS, tableInputJsonSchema } from '../domain/skills'
+import { TABLE_INPUT_SKILLS, tableInputJsonSchema } from '../../../domain/skills'
 
 /** max_skill_runs_per_turn: the skills of one run and turn, all skill tools together. */
 const SKILL_TURN_LIMIT: TurnLimit = {

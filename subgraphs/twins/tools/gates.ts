@@ -4,8 +4,8 @@
 import { z } from 'zod'
 import type { StageGate } from '../../../generated/prisma/client'
 import { IdInput } from '../../../core/ids'
-import { asRequiredRecords, card } from '../domain/gates'
-import { STAGE_GATE_STATUSES } from '../domain/gates'
+import { asRequiredRecords, card } from '../../../domain/gates'
+import { STAGE_GATE_STATUSES } from '../../../domain/gates'
 import { defineTool, type ToolDefinition } from './tool'
 
 const view = (g: StageGate) => {

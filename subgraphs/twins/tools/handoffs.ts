@@ -3,8 +3,8 @@
 // PLANNING_TOOLS (toolset.ts): planning reads, it never proposes a send.
 import { z } from 'zod'
 import { IdInput } from '../../../core/ids'
-import { HANDOFF_KINDS, HANDOFF_PERSONAS, HANDOFF_STATUSES, LINKED_TYPES } from '../domain/collaboration'
-import { fileHandoffProposal } from '../domain/proposals'
+import { HANDOFF_KINDS, HANDOFF_PERSONAS, HANDOFF_STATUSES, LINKED_TYPES } from '../../../domain/collaboration'
+import { fileHandoffProposal } from '../../../domain/proposals'
 import { defineTool, type ToolDefinition } from './tool'
 
 const ProposeHandoff = z.object({

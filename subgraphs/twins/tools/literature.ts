@@ -3,10 +3,10 @@
 // the turn's query budget (programs.settings.evidence_query_budget, default three). Titles, abstracts and full text come
 // back through the shared outside-content sanitiser; what it neutralised is reported with the call.
 import { z } from 'zod'
-import { queriesPerTurn, searchPage, type LiteraturePage } from '../../connectors/domain/literature/search'
-import { EvidenceQueryBudgetExhausted } from '../../connectors/domain/adapters/errors'
-import { RESULTS_PER_QUERY } from '../../connectors/domain/literature/sources'
-import { KNOWLEDGE_SOURCES } from '../../connectors/domain/literature/knowledge'
+import { queriesPerTurn, searchPage, type LiteraturePage } from '../../../domain/literature'
+import { EvidenceQueryBudgetExhausted } from '../../../domain/adapters'
+import { RESULTS_PER_QUERY } from '../../../domain/literature'
+import { KNOWLEDGE_SOURCES } from '../../../domain/literature'
 import { defineTool, type ToolDefinition, type TurnLimit } from './tool'
 import { asViolation, type Violation } from './sanitise'
 

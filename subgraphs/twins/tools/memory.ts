@@ -3,12 +3,12 @@
 // Not now; nothing is stored until the person answers Keep) and lens.list_rubrics. memory.propose_promotion is a
 // specification only (proposePromotion answers not_implemented) and is deliberately in no toolset.
 import { z } from 'zod'
-import { KINDS_BY_TIER, announceNotesBeneath, contentHash, isRef } from '../../workbench/domain/memory/store'
-import { buildMemoryBrief, HARNESS_MEMORY_STATEMENT } from '../../workbench/domain/memory/recall'
-import { proposeNote } from '../../workbench/domain/memory/records'
-import { memoryNoteQuestion, proposalRefOf } from '../../workbench/domain/memory/questions'
-import { asQuestion, isProposal } from '../domain/proposals'
-import { expiresAtFor } from '../domain/twins'
+import { KINDS_BY_TIER, announceNotesBeneath, contentHash, isRef } from '../../../domain/memory'
+import { buildMemoryBrief, HARNESS_MEMORY_STATEMENT } from '../../../domain/memory'
+import { proposeNote } from '../../../domain/memory'
+import { memoryNoteQuestion, proposalRefOf } from '../../../domain/memory'
+import { asQuestion, isProposal } from '../../../domain/proposals'
+import { expiresAtFor } from '../../../domain/twins'
 import { InvalidInput, MemoryNoteRefused } from '../../../core/errors'
 import { isId } from '../../../core/ids'
 import type { TenantTx } from '../../../core/db'

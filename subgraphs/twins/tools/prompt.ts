@@ -3,7 +3,7 @@
 // works as and the run's effective toolset now. Served over the same authenticated endpoint as the tools, so a
 // model-backed harness gets its prompt with the run, and no prompt exists without a run token.
 import { HARNESS_PROMPT_NAME, renderHarnessPrompt, type RenderedPrompt } from '../harness/prompts'
-import { workingAsOf } from '../domain/proposals'
+import { workingAsOf } from '../../../domain/proposals'
 import { listToolsFor, type RunSession } from './call'
 
 export { HARNESS_PROMPT_NAME }

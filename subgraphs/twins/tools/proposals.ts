@@ -5,9 +5,9 @@ import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import { IdInput } from '../../../core/ids'
 import { InvalidInput } from '../../../core/errors'
-import { RECORD_TYPES, type RecordTypeKey } from '../../workbench/domain/records'
-import { fileProposal } from '../domain/proposals'
-import { lintBeforeFiling, lintedText, lintsBeforeFiling } from '../domain/proposals'
+import { RECORD_TYPES, type RecordTypeKey } from '../../../domain/records'
+import { fileProposal } from '../../../domain/proposals'
+import { lintBeforeFiling, lintedText, lintsBeforeFiling } from '../../../domain/proposals'
 import { defineTool, type RunRole, type ToolDefinition } from './tool'
 
 const Citation = z.object({ kind: z.string().max(50), ref: z.string().max(500) }).passthrough()

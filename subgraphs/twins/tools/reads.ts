@@ -1,7 +1,7 @@
 // Owns the tools that read program records for duty templates: one <product>.list_<resource> per record type of the
 // records contract, under that type's .read key, answering ids, titles, statuses, versions and typed fields.
 import { z } from 'zod'
-import { RECORD_TYPE_KEYS, RECORD_TYPES, listRecords, typedFields } from '../../workbench/domain/records'
+import { RECORD_TYPE_KEYS, RECORD_TYPES, listRecords, typedFields } from '../../../domain/records'
 import { sanitiseOutsideText } from '../../../core/sanitiser'
 import { defineTool, type RunRole, type ToolDefinition } from './tool'
 import { asViolation, type Violation } from './sanitise'

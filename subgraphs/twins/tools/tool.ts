@@ -7,7 +7,7 @@ import type { AuditAction } from '../../../core/audit'
 import type { PermissionKey } from '../../../core/permissions'
 import type { TenantDb } from '../../../core/db'
 import type { DomainError } from '../../../core/errors'
-import { FORBIDDEN_VERBS as SKILL_FORBIDDEN_VERBS } from '../domain/skills'
+import { FORBIDDEN_VERBS as SKILL_FORBIDDEN_VERBS } from '../../../domain/skills'
 
 /**
  * 'Your twin never approves, signs or sends.' The skills rule (a leaf containing a forbidden verb as a substring is

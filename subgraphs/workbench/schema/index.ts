@@ -10,7 +10,7 @@ import { addRecords } from './records'
 import { addRecordSignatures } from './record-signatures'
 import { addWorkbenchRoles } from './workbench-roles'
 import { addMyOpenInboxCount } from '../../shared/open-inbox-count'
-import { countMyOpenInboxByProgram } from '../../twins/domain/inbox'
+import { countMyOpenInboxByProgram } from '../../../domain/inbox'
 
 export type { WorkbenchRefs } from './refs'
 

@@ -2,7 +2,7 @@
 // mutations (addProgramMember, removeProgramMember, assignPersona, removePersona).
 import { result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
-import * as programs from '../domain/programs'
+import * as programs from '../../../domain/programs'
 import type { WorkbenchRefs } from './refs'
 
 export function addMembers(builder: Builder, { ProgramRef, UserRef }: WorkbenchRefs) {

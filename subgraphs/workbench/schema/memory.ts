@@ -8,9 +8,9 @@ import { viewedBy } from '../../../core/copy'
 import { NotImplemented } from '../../../core/errors'
 import { result, successExtra, withSuccessExtras, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
-import { KINDS_BY_TIER, memoryTiers, toOut, type MemoryRecordOut, type ViewedBy } from '../domain/memory/store'
-import * as memory from '../domain/memory/records'
-import { answerMemoryNote, listMemoryNoteQuestions, memoryNotesBeneathInboxItems, type MemoryNoteQuestionView } from '../domain/memory/questions'
+import { KINDS_BY_TIER, memoryTiers, toOut, type MemoryRecordOut, type ViewedBy } from '../../../domain/memory'
+import * as memory from '../../../domain/memory'
+import { answerMemoryNote, listMemoryNoteQuestions, memoryNotesBeneathInboxItems, type MemoryNoteQuestionView } from '../../../domain/memory'
 import type { WorkbenchRefs } from './refs'
 
 const dateOf = (d: Date) => d.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })

@@ -1,8 +1,8 @@
 // People in the workbench subgraph: Me, the programs the caller belongs to (MyProgram) and Query.me (GET /me).
 import type { Builder } from '../../shared/builder'
-import * as programs from '../domain/programs'
+import * as programs from '../../../domain/programs'
 import type { WorkbenchRefs } from './refs'
-import { servedUserSettings } from '../domain/user-settings'
+import { servedUserSettings } from '../../../domain/programs'
 
 export function addPeople(builder: Builder, { OrganizationRef, ProgramRef, UserRef }: WorkbenchRefs) {
   const ProgramPersonas = builder.objectRef<{ program: { id: string; name: string; slug: string }; personas: string[] }>('MyProgram').implement({

@@ -1,7 +1,7 @@
 // Programs in the workbench subgraph: the fields workbench adds to Program (myPersonas, settings), Query.program and
 // Mutation.createProgram.
 import { result, type Builder } from '../../shared/builder'
-import * as programs from '../domain/programs'
+import * as programs from '../../../domain/programs'
 import { TWINS } from '../../../core/copy'
 
 const UPDATE_PROGRAM_SETTINGS = TWINS.updateProgramSettings

@@ -3,7 +3,7 @@
 import type { InterfaceRef } from '@pothos/core'
 import type { ProgramRecord, Signature } from '../../../generated/prisma/client'
 import type { Builder, SchemaTypes } from '../../shared/builder'
-import { manifestation, recordSignatures } from '../domain/signatures'
+import { manifestation, recordSignatures } from '../../../domain/signatures'
 import type { WorkbenchRefs } from './refs'
 
 export function addRecordSignatures(builder: Builder, { UserRef }: WorkbenchRefs, RecordRef: InterfaceRef<PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>, ProgramRecord>) {

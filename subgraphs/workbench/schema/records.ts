@@ -5,8 +5,8 @@
 import { result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import type { ProgramRecord, ProgramRecordVersion } from '../../../generated/prisma/client'
-import * as records from '../domain/records'
-import type { FieldSpec } from '../domain/records'
+import * as records from '../../../domain/records'
+import type { FieldSpec } from '../../../domain/records'
 import type { WorkbenchRefs } from './refs'
 
 const camel = (s: string) => s.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase())

@@ -1,0 +1,76 @@
+// Owns the inbox concept's raw SQL (everything else goes through the tenant client of core/db.ts): each tenant
+// function takes the organisation first and binds it in its filter; a function that reads across organisations (a job
+// sweeping them all) says so in its name. Advisory locks read no rows: their keys name one person or twin (UUIDs).
+import type { InboxItem, InboxItemStatus } from '../../generated/prisma/client'
+import { asTx, type AnyTx, type Db } from '../../core/db'
+import { hotRows } from '../../core/hot-reads'
+import { keysetSql, type KeysetQuery } from '../../core/pagination'
+
+/** One page of a person's inbox, newest first: a hot read (every console screen), plain SQL through core/hot-reads.ts. */
+export function inboxPage(db: Db, organizationId: string, userId: string, status: InboxItemStatus[] | null | undefined, q: KeysetQuery<'createdAt'>) {
+  // $1 is the organisation (hotRows binds it); `values` are $2 onwards
+  const values: unknown[] = [userId]
+  let sql = 'SELECT * FROM inbox_items WHERE organization_id = $1::uuid AND user_id = $2::uuid'
+  if (status?.length) {
+    values.push(status)
+    sql += ' AND status = ANY($3::inbox_item_status[])'
+  }
+  const page = keysetSql(q, 'createdAt', 'created_at', values.length + 2)
+  return hotRows<InboxItem>(organizationId, db, `inbox.list.${values.length + 1}.${page.values.length}`, sql + page.sql, [...values, ...page.values])
+}
+
+/** How many of a person's items in one program are open. */
+export async function openInboxCount(db: Db, organizationId: string, userId: string, programId: string): Promise<number> {
+  const [row] = await hotRows<{ n: number }>(organizationId, db, 'inbox.open_count',
+    `SELECT count(*)::int AS n FROM inbox_items WHERE organization_id = $1::uuid AND program_id = $2::uuid AND user_id = $3::uuid AND status = 'open'`,
+    [programId, userId])
+  return row.n
+}
+
+/** The same for several programs in one query: a row per program with open items. */
+export function openInboxCounts(db: Db, organizationId: string, userId: string, programIds: string[]) {
+  return hotRows<{ programId: string; n: number }>(organizationId, db, 'inbox.open_counts',
+    `SELECT program_id, count(*)::int AS n FROM inbox_items WHERE organization_id = $1::uuid AND program_id = ANY($2::uuid[]) AND user_id = $3::uuid AND status = 'open' GROUP BY program_id`,
+    [programIds, userId])
+}
+
+/** Serialises filing for one person (backpressure's count and the filing in one transaction). */
+export async function lockFilingFor(tx: AnyTx, userId: string) {
+  await asTx(tx).$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`backpressure:${userId}`}, 0))`
+}
+
+/** Serialises one twin's digest pass. */
+export async function lockDigestOf(tx: AnyTx, twinId: string) {
+  await asTx(tx).$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`twin_digest:${twinId}`}))`
+}
+
+/** twin_digest sweeps every organisation: the digest moments already served since `since`, as 'twin id|slot'. */
+export async function servedDigestSlotsAcrossOrganisations(db: Db, since: Date, twinIds: string[]): Promise<Set<string>> {
+  const rows = await db.$queryRaw<{ k: string }[]>`
+    SELECT (content->>'twin_id') || '|' || (content->>'digest_slot') AS k FROM artifacts
+    WHERE kind = 'persona_brief' AND created_at >= ${since}
+      AND content->>'twin_id' = ANY(${twinIds}::text[])`
+  return new Set(rows.map((r) => r.k))
+}
+
+/**
+ * inbox_expire sweeps every organisation: marks escalated (priority now) the open items of these kinds older than their
+ * program's escalation_days (the default when unset; 0 turns escalation off), answering their ids.
+ */
+export function escalateOverdueAcrossOrganisations(tx: AnyTx, now: Date, kinds: readonly string[], defaultDays: number) {
+  return asTx(tx).$queryRaw<{ id: string }[]>`
+    UPDATE inbox_items i SET escalated_at = ${now}, priority = 'now', updated_at = ${now}
+    FROM programs p
+    WHERE p.id = i.program_id AND p.organization_id = i.organization_id
+      AND i.status = 'open' AND i.escalated_at IS NULL AND i.kind::text = ANY(${[...kinds]}::text[])
+      AND COALESCE((p.settings->>'escalation_days')::int, ${defaultDays}) > 0
+      AND i.created_at <= ${now}::timestamptz - make_interval(days => COALESCE((p.settings->>'escalation_days')::int, ${defaultDays}))
+    RETURNING i.id`
+}
+
+/** inbox_expire sweeps every organisation: open or snoozed notices of `sourceType` whose item is neither any more. */
+export function staleNoticesAcrossOrganisations(tx: AnyTx, sourceType: string) {
+  return asTx(tx).$queryRaw<{ id: string; organization_id: string }[]>`
+    SELECT n.id, n.organization_id FROM inbox_items n JOIN inbox_items i ON i.id::text = n.source_id AND i.organization_id = n.organization_id
+    WHERE n.source_type = ${sourceType} AND n.status IN ('open', 'snoozed') AND i.status NOT IN ('open', 'snoozed')`
+}

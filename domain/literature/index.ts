@@ -1,0 +1,12 @@
+// The face of domain/literature: what code outside the concept may use.
+export * from './adapter'
+export * from './budget'
+export * from './clients'
+export * from './clusters'
+export * from './config'
+export * from './knowledge'
+export * from './licence'
+export * from './platform-health'
+export * from './policy'
+export * from './search'
+export * from './sources'

@@ -1,0 +1,5 @@
+// The face of domain/webhooks: what code outside the concept may use.
+export * from './deliveries'
+export * from './ingress'
+export * from './process'
+export * from './retention'
