@@ -16,7 +16,7 @@ export { DEFAULT_EXPIRY_HOURS, MAX_EXPIRY_HOURS, MIN_EXPIRY_HOURS, expiresAtFor 
 export { capabilityPersonas, RISK_CLASSES, SEEDED_CAPABILITIES, seededCapability, type SeededCapability } from './capabilities'
 export { setProgramTwinDefaults } from './twin-defaults'
 export { storedEvaluations } from './evaluation-store'
-export { pauseWhenUsdBudgetUsedUp } from './twin-usd-budget'
+export { pauseWhenUsdBudgetUsedUp, reserveModelCall, settleModelCall, type ModelCallReservation } from './twin-usd-budget'
 export { installTwinToolAllowlist, type TwinToolAllowlist } from './twin-allowlist'
 export { MODEL_HARNESS_KEY, MODEL_PROVIDERS, defaultHarnessFor, modelRunSettings, setTwinModelSettings, twinModelSettings, readTwinModelSettings, type ModelRunSettings, type ModelProvider, type ModelSettingsView } from './model-settings'
 export * from './harness-contract'

@@ -197,3 +197,43 @@ export async function usdSpentSince(q: AnyTx | Db, organizationId: string, twinI
       AND jsonb_typeof(outcome->'cost_usd') = 'number'`
   return row?.spent ?? null
 }
+
+/**
+ * Reserves `amountUsd` on the run (agent_runs.usd_reserved) when it fits the twin's budget_usd_month: the twin's cost
+ * reported since `since` plus what its running runs hold reserved, plus `amountUsd`, at most the budget (no budget:
+ * it always fits). Under the twin's lock (taken first, so the counting statement's snapshot sees every reservation
+ * committed before it; each reserver holds the lock until it commits), runs reserving at once are admitted up to the
+ * budget and no further. Answers the twin's status and budget, what was counted, whether the amount fits and whether
+ * the run (still running) now holds it;
+ * nothing when the twin does not exist. Call it in a transaction.
+ */
+export async function reserveTwinUsd(tx: Sql, organizationId: string, input: { twinId: string; runId: string; amountUsd: number; since: Date }) {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`twin_usd:${input.twinId}`}, 0))`
+  const [row] = await tx.$queryRaw<{ status: string; budget: string | null; counted: string; fits: boolean; reserved: boolean }[]>`
+    WITH twin AS (
+      SELECT status::text AS status, budget_usd_month AS budget FROM twin_definitions
+      WHERE id = ${input.twinId}::uuid AND organization_id = ${organizationId}::uuid
+    ), counted AS (
+      SELECT COALESCE(sum(CASE WHEN jsonb_typeof(outcome->'cost_usd') = 'number' THEN (outcome->>'cost_usd')::numeric ELSE 0 END), 0)
+           + COALESCE(sum(usd_reserved) FILTER (WHERE status = 'running' AND id <> ${input.runId}::uuid), 0) AS total
+      FROM agent_runs
+      WHERE organization_id = ${organizationId}::uuid AND twin_id = ${input.twinId}::uuid AND created_at >= ${input.since}
+    ), reserved AS (
+      UPDATE agent_runs r SET usd_reserved = ${input.amountUsd}::numeric
+      FROM twin, counted
+      WHERE r.id = ${input.runId}::uuid AND r.organization_id = ${organizationId}::uuid AND r.status = 'running'
+        AND twin.status = 'active' AND (twin.budget IS NULL OR counted.total + ${input.amountUsd}::numeric <= twin.budget)
+      RETURNING r.id
+    )
+    SELECT twin.status, twin.budget::text AS budget, counted.total::text AS counted,
+      (twin.budget IS NULL OR counted.total + ${input.amountUsd}::numeric <= twin.budget) AS fits, EXISTS (SELECT 1 FROM reserved) AS reserved
+    FROM twin, counted`
+  return row
+}
+
+/** Writes a model call's real cost on the run (its outcome) and gives its reservation back, in one statement. */
+export async function settleTwinUsd(q: Sql, organizationId: string, runId: string, outcome: Record<string, unknown>) {
+  await q.$executeRaw`
+    UPDATE agent_runs SET outcome = ${JSON.stringify(outcome)}::jsonb, usd_reserved = 0
+    WHERE id = ${runId}::uuid AND organization_id = ${organizationId}::uuid AND status = 'running'`
+}

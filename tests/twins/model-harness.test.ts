@@ -10,7 +10,7 @@ import { createTenant, type Tenant } from '../helpers/factories'
 import { contextForUser } from '../../core/command'
 import { env, setEnv } from '../../core/env'
 import { startModelDemo } from '../../fakes/model/demo'
-import { createTwinRun, setTwinModelSettings, twinModelSettings } from '../../domain/twins'
+import { createTwinRun, reserveModelCall, runTwinCycle, setTwinModelSettings, settleModelCall, twinModelSettings } from '../../domain/twins'
 import { mintRunToken } from '../../subgraphs/twins/tools/run-tokens'
 import { startFakeModel, type ModelRequest, type Step } from '../../fakes/model/server'
 import { lastToolResult, wireName } from '../../fakes/model/scripts'
@@ -21,7 +21,7 @@ const stack = useStack()
 let worker: Awaited<ReturnType<typeof startTestWorker>>
 let fake: Awaited<ReturnType<typeof startFakeModel>>
 beforeAll(async () => {
-  worker = await startTestWorker(stack.db, { concurrency: 2 })
+  worker = await startTestWorker(stack.db, { concurrency: 4 })
   fake = await startFakeModel()
 })
 afterAll(async () => { await worker?.close(); await fake?.close() })
@@ -223,21 +223,62 @@ describe('the model-backed harness', () => {
     expect(failed.error).toBe('The model provider answered HTTP 500.')
   })
 
-  it('pauses a twin with a monthly USD budget once, under concurrent runs, and starts no model call after', async () => {
-    // Each model call costs 1,000,000 tokens in at 3 USD and 0 out: 3 USD; the budget is 5 USD.
-    const w = await world('Usd', { provider: 'openai', maxTokens: 10_000_000 }, { budgetUsd: 5 })
-    // Two runs of the one twin at once: its trigger's, and a run-now (no trigger: the program's default harness).
-    fake.control.setScript([], { toolCalls: [{ name: wire('progress.list_milestones'), arguments: {} }], usage: { input: 1_000_000, output: 0 } })
-    const runs = await Promise.all([runOnce(w), runOnce({ ...w, trigger: null })])
+  it('holds a monthly USD budget under four concurrent runs: the reported cost never passes it, and the twin pauses once', async () => {
+    // 3 USD in and 15 USD out per million tokens. Every answer reports 1,000 tokens in and 4,000 out (0.063 USD) and
+    // takes a second, so the four runs' calls are in flight together. Checked before a call and written after it, the
+    // spend let each run in flight make one call past the budget (four first calls: 0.252 USD; a second round: 0.504).
+    const budget = 0.5
+    const w = await world('Usd', { provider: 'openai' }, { budgetUsd: budget })
+    fake.control.setScript([], { delayMs: 1000, toolCalls: [{ name: wire('progress.list_milestones'), arguments: {} }], usage: { input: 1000, output: 4000 } })
+    // Run-now runs (no trigger, so none is held back as its trigger's queued run) under the program's default harness.
+    const runs = await Promise.all([1, 2, 3, 4].map(() => runOnce({ ...w, trigger: null })))
+    const spent = runs.reduce((n, r) => n + Number((r.outcome as any)?.cost_usd ?? 0), 0)
+    expect(spent).toBeGreaterThan(0)
+    expect(spent).toBeLessThanOrEqual(budget)
+    // Every answer the fake gave was paid for and reported: no call went unaccounted.
+    expect(spent).toBeCloseTo(fake.control.requests.length * 0.063, 6)
     const twin = await db().twinDefinition.findUniqueOrThrow({ where: { id: w.twin.id } })
     expect(twin).toMatchObject({ status: 'paused', pausedReason: 'budget' })
-    const pauses = await db().auditEvent.findMany({ where: { organizationId: w.t.organization.id, action: 'twin.self_pause' } })
-    expect(pauses).toHaveLength(1)
-    const spent = runs.reduce((n, r) => n + Number((r.outcome as any)?.cost_usd ?? 0), 0) // a run still queued at the pause is cancelled unrun
-    // Two calls may pass together (cost is known only after a call), never a third once 5 USD is reached.
-    expect(spent).toBeGreaterThanOrEqual(6)
-    expect(fake.control.requests.length).toBeLessThanOrEqual(3)
-    expect(runs.every((r) => r.status === 'cancelled' || (r.outcome as any)?.ended === 'budget')).toBe(true)
+    expect(await db().auditEvent.count({ where: { organizationId: w.t.organization.id, action: 'twin.self_pause' } })).toBe(1)
+    // A run stopped by the budget says so; one still queued at the pause is cancelled unrun.
+    expect(runs.some((r) => (r.outcome as any)?.ended === 'budget')).toBe(true)
+    for (const r of runs) expect(r.status).toBe('cancelled')
+    // No reservation outlives its run.
+    expect(await db().agentRun.count({ where: { twinId: w.twin.id, usdReserved: { not: 0 } } })).toBe(0)
+  })
+
+  it('refuses a model call whose worst case does not fit the month\'s budget: the run ends with reason budget and no call is made', async () => {
+    // 0.05 USD left, and one call may cost 4,096 tokens out at 15 USD per million (0.061 USD) before its input.
+    const w = await world('Refused', { provider: 'openai' }, { budgetUsd: 0.05 })
+    fake.control.setScript([], { toolCalls: [{ name: wire('progress.list_milestones'), arguments: {} }], usage: { input: 1000, output: 200 } })
+    const run = await runOnce(w)
+    expect(fake.control.requests).toHaveLength(0)
+    expect(run).toMatchObject({ status: 'cancelled', error: 'twin paused (budget) during the run', outcome: { harness: 'model', ended: 'budget', turns: 0, tool_calls: 0, cost_usd: 0 } })
+    expect(run.usdReserved.toString()).toBe('0')
+    expect(await db().twinDefinition.findUniqueOrThrow({ where: { id: w.twin.id } })).toMatchObject({ status: 'paused', pausedReason: 'budget' })
+    const [pause] = await db().auditEvent.findMany({ where: { organizationId: w.t.organization.id, action: 'twin.self_pause' } })
+    expect(pause.details).toMatchObject({ reason: 'budget' })
+  })
+
+  it("counts a run's reservation only while the run is running: a crashed run's stops counting when its retry fails it", async () => {
+    const w = await world('Crashed', { provider: 'openai' }, { budgetUsd: 1 })
+    // Two runs already running, as a worker leaves them (no job of this test picks them up).
+    const running = () => db().agentRun.create({ data: { organizationId: w.t.organization.id, programId: w.t.program.id, kind: 'twin_cycle', status: 'running', initiatedBy: 'user', twinId: w.twin.id, startedAt: new Date() } })
+    const crashed = await running()
+    const other = await running()
+    expect(await reserveModelCall(db(), crashed, w.twin, 0.8, 'test')).toEqual({ reserved: true })
+    // The worker stops mid-call: the reservation holds the budget while the run is still running.
+    expect(await reserveModelCall(db(), other, w.twin, 0.3, 'test')).toEqual({ reserved: false, why: 'budget' })
+    expect(await db().twinDefinition.findUniqueOrThrow({ where: { id: w.twin.id } })).toMatchObject({ status: 'paused', pausedReason: 'budget' })
+    await db().twinDefinition.update({ where: { id: w.twin.id }, data: { status: 'active', pausedReason: null, pausedAt: null } })
+    // The job's retry finds the run running and fails it: its reservation no longer counts.
+    expect(await runTwinCycle(db(), crashed.id)).toEqual({ ran: false, why: 'crashed' })
+    expect(await reserveModelCall(db(), other, w.twin, 0.8, 'test')).toEqual({ reserved: true })
+    // Settling gives the reservation back and writes the real cost, which counts from then on.
+    await settleModelCall(db(), other, { cost_usd: 0.25 })
+    expect(await db().agentRun.findUniqueOrThrow({ where: { id: other.id } })).toMatchObject({ outcome: { cost_usd: 0.25 } })
+    expect((await db().agentRun.findUniqueOrThrow({ where: { id: other.id } })).usdReserved.toString()).toBe('0')
+    expect(await reserveModelCall(db(), other, w.twin, 0.76, 'test')).toEqual({ reserved: false, why: 'budget' })
   })
 
   it('never shows the API key: not in the settings the API answers, the audit, a run error or the logs', async () => {

@@ -7,14 +7,15 @@
 // whatever the model writes.
 //
 // Limits per run (the settings' max_turns, max_tool_calls, max_tokens, max_seconds) end the run cleanly: it succeeds
-// with outcome.ended naming the limit. Cost: each model call's usage tokens priced from the settings' table; the
-// running total is written to agent_runs.outcome.cost_usd after every call, so budget_usd_month (twin-usd-budget.ts)
-// counts runs still in flight, and the twin pauses (once) as soon as the month's cost reaches it; no model call starts
-// after that. The outcome holds counts, never prompt text, model text, the model's name or the vendor's.
-import type { Db } from '../../../core/db'
+// with outcome.ended naming the limit. Cost: each model call's usage tokens priced from the settings' table. Before a
+// call, its worst case (its max output tokens at the output price, plus its input estimated from above at the input
+// price) is reserved against the twin's budget_usd_month (twin-usd-budget.ts); a call that does not fit is not made,
+// the run ends with reason budget and the twin pauses (once). After the call the running total is written to
+// agent_runs.outcome.cost_usd and the reservation given back, in one statement, so runs in flight together never
+// spend past the budget. The outcome holds counts, never prompt text, model text, the model's name or the vendor's.
 import { assertEgressUrl } from '../../../core/egress'
 import { log } from '../../../core/log'
-import { modelRunSettings, pauseWhenUsdBudgetUsedUp, MODEL_HARNESS_KEY, type ModelRunSettings } from '../../../domain/twins'
+import { modelRunSettings, reserveModelCall, settleModelCall, MODEL_HARNESS_KEY, type ModelRunSettings } from '../../../domain/twins'
 import { mintRunToken } from '../tools/run-tokens'
 import { runEndpoint } from '../tools/endpoint'
 import type { Harness, RunContext, RunOutcome } from '../../../domain/twins'
@@ -33,6 +34,9 @@ const toolNameFromWire = (name: string) => name.replaceAll('__', '.')
 
 /** USD of `tokens` at `perMtok` USD per million. */
 const usd = (tokens: number, perMtok: number) => (tokens * perMtok) / 1_000_000
+
+/** UTF-8 bytes of a value as JSON: a model's tokenizer makes no more tokens of a text than it has bytes. */
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8')
 
 /** The first message: what this run is for. Data the run holds, never a person's words. */
 function brief(rc: RunContext): string {
@@ -58,6 +62,8 @@ export class ModelRun {
   duplicates = 0
   ended: ModelRunEnd = 'completed'
   private readonly byWire: Map<string, ListedTool>
+  /** The last call's input tokens as the provider reported them, and how many conversation entries it carried. */
+  private lastCall: { inputTokens: number; entries: number } | null = null
 
   constructor(private readonly rc: RunContext, private readonly settings: ModelRunSettings, private readonly client: ToolClient, system: string) {
     this.conversation = { system, entries: [{ role: 'user', text: brief(rc) }] }
@@ -68,20 +74,30 @@ export class ModelRun {
     return [...this.byWire].map(([wire, t]) => ({ name: wire, description: t.description, inputSchema: t.inputSchema }))
   }
 
-  /** Adds a model call's usage and cost, and writes the running cost on the run (the USD budget counts it at once). */
+  /**
+   * The input tokens of the next call, estimated from above: the first call's whole request (instructions,
+   * conversation and tools) in bytes; later, the last call's reported input tokens plus the bytes of what was added
+   * since (the model's answer and the tool results).
+   */
+  inputTokensEstimate(): number {
+    const { entries } = this.conversation
+    if (!this.lastCall) return jsonBytes({ system: this.conversation.system, entries, tools: this.tools })
+    return this.lastCall.inputTokens + jsonBytes(entries.slice(this.lastCall.entries))
+  }
+
+  /** The most a call answering up to `maxOutputTokens` can cost, in USD. */
+  worstCaseUsd(maxOutputTokens: number): number {
+    const { prices } = this.settings
+    return usd(this.inputTokensEstimate(), prices.inputUsdPerMtok) + usd(maxOutputTokens, prices.outputUsdPerMtok)
+  }
+
+  /** Adds a model call's usage and cost; writes the running cost on the run and gives the call's reservation back. */
   private async account(turn: ModelTurn) {
+    this.lastCall = { inputTokens: turn.usage.input, entries: this.conversation.entries.length }
     this.tokensIn += turn.usage.input
     this.tokensOut += turn.usage.output
     this.costUsd += usd(turn.usage.input, this.settings.prices.inputUsdPerMtok) + usd(turn.usage.output, this.settings.prices.outputUsdPerMtok)
-    await this.rc.db.agentRun.updateMany({
-      where: { id: this.rc.run.id, organizationId: this.rc.run.organizationId, status: 'running' },
-      data: { outcome: this.summary() as object },
-    })
-  }
-
-  /** Whether the month's USD budget is used: the twin pauses (once, whoever gets there first) and nothing more is called. */
-  private async budgetUsed(db: Db): Promise<boolean> {
-    return Boolean(await pauseWhenUsdBudgetUsedUp(db, this.rc.twin, 'model_harness'))
+    await settleModelCall(this.rc.db, this.rc.run, this.summary())
   }
 
   async drive(signal: AbortSignal): Promise<void> {
@@ -91,11 +107,14 @@ export class ModelRun {
       if (signal.aborted) return void (this.ended = 'time_limit')
       if (this.turns >= limits.maxTurns) return void (this.ended = 'turn_limit')
       if (this.tokensIn + this.tokensOut >= limits.maxTokens) return void (this.ended = 'token_limit')
-      if (await this.budgetUsed(this.rc.db)) return void (this.ended = 'budget')
+      const maxOutputTokens = Math.min(MAX_OUTPUT_TOKENS, limits.maxTokens - this.tokensIn - this.tokensOut)
+      // The call's worst case is held against the month's budget before it is made; it does not fit: no call.
+      const reservation = await reserveModelCall(this.rc.db, this.rc.run, this.rc.twin, this.worstCaseUsd(maxOutputTokens), 'model_harness')
+      if (!reservation.reserved) return void (this.ended = reservation.why === 'budget' ? 'budget' : 'twin_paused')
       this.turns = this.client.nextTurn()
       let turn: ModelTurn
       try {
-        turn = await provider.complete(this.conversation, this.tools, { signal, maxOutputTokens: Math.min(MAX_OUTPUT_TOKENS, limits.maxTokens - this.tokensIn - this.tokensOut) })
+        turn = await provider.complete(this.conversation, this.tools, { signal, maxOutputTokens })
       } catch (e) {
         if (e instanceof ModelCallFailed && e.aborted) return void (this.ended = 'time_limit')
         throw e
