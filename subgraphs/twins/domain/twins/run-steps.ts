@@ -7,7 +7,7 @@
 // and their `summary` (tools/rail.ts).
 import type { AgentRun, ToolCall } from '../../../../generated/prisma/client'
 import type { DomainContext } from '../../../../core/command'
-import { budgetExhausted } from '../../../../core/copy'
+import { budgetExhausted, CONNECTORS } from '../../../../core/copy'
 import { InvalidInput } from '../../../../core/errors'
 import { findPlumbingWords } from '../../../../core/plumbing-words'
 import { SOURCES, POLICY_STEPS } from '../../../connectors/domain/literature/sources'
@@ -99,9 +99,21 @@ function refusalWords(row: Pick<ToolCall, 'outputViolations'>, summary: StepSumm
   return readable(message) ? message : 'Refused.'
 }
 
+/**
+ * The rail's words for each policy step: the specification's four phrases as written (core/copy.ts), and words for the
+ * steps it does not phrase (the archive's licence reading, whose fields are named by their keys in the specification;
+ * the knowledge sources asked for).
+ */
+const [SEARCH_INDEX, DOI_METADATA, CITATIONS, FULL_TEXT] = CONNECTORS.queryPolicy
+const STEP_WORDS: Readonly<Record<string, string>> = {
+  search: SEARCH_INDEX, doi_metadata: DOI_METADATA, citations_and_oa: CITATIONS, full_text: FULL_TEXT,
+  search_fallback: 'the European literature index could not answer: search the citation-graph service instead',
+  archive_licence: "read each article's licence, open-access flag and manuscript status from the full-text archive",
+}
+
 /** One policy step as a line: the specification's words for the step, then what its source answered. */
 function policyLine(s: LiteratureStepSummary): string {
-  const label = POLICY_STEPS.find((p) => p.step === s.step)?.label ?? s.step.replace(/[_.]+/g, ' ')
+  const label = STEP_WORDS[s.step] ?? POLICY_STEPS.find((p) => p.step === s.step)?.label ?? s.step.replace(/[_.]+/g, ' ')
   const source = sourceWords(s.source)
   let status: string
   if (s.status === 'ok') status = readable(s.detail) ? s.detail : 'answered'
@@ -109,7 +121,8 @@ function policyLine(s: LiteratureStepSummary): string {
   else if (s.status === 'failed') status = `the ${source} did not answer`
   else if (s.status === 'not_configured') status = `not run: ${readable(s.detail) ? s.detail : 'not configured'}`
   else status = `skipped: ${readable(s.detail) ? s.detail : 'nothing to do'}`
-  return `${label[0].toUpperCase()}${label.slice(1)}: ${status}`
+  // As the specification writes the step (lower case): a line of the policy, not a sentence of its own.
+  return `${label}: ${status}`
 }
 
 function describe(row: ToolCall): Pick<RunStep, 'summary' | 'details'> {
