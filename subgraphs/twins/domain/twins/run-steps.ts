@@ -116,7 +116,8 @@ function policyLine(s: LiteratureStepSummary): string {
   const label = STEP_WORDS[s.step] ?? POLICY_STEPS.find((p) => p.step === s.step)?.label ?? s.step.replace(/[_.]+/g, ' ')
   const source = sourceWords(s.source)
   let status: string
-  if (s.status === 'ok') status = readable(s.detail) ? s.detail : 'answered'
+  const records = /^(\d+) records$/.exec(s.detail)
+  if (s.status === 'ok') status = records ? `${records[1]} ${records[1] === '1' ? 'record' : 'records'}` : readable(s.detail) ? s.detail : 'answered'
   else if (s.status === 'rate_limited') status = budgetExhausted(source, s.retryAfterSeconds ?? 1)
   else if (s.status === 'failed') status = `the ${source} did not answer`
   else if (s.status === 'not_configured') status = `not run: ${readable(s.detail) ? s.detail : 'not configured'}`
