@@ -23,6 +23,13 @@ export const CONNECTORS = {
   checkAgainstEffectiveSop: 'Check this entry against the effective SOP',
   /** Link the canvas offers after a launch id was created. */
   openInTheService: 'Open in the service',
+  /** The literature query policy, step by step, as the run rail shows it ("Query policy (visible in the run rail)"). */
+  queryPolicy: [
+    'search the European literature index first',
+    'use the DOI metadata registry for DOI metadata',
+    'use the citation-graph service for citations and open-access location',
+    'fetch full text only for licences cc0, cc_by and cc_by_sa',
+  ],
   /** Run-rail text for a typed RateLimited; source X and N seconds are placeholders. */
   budgetExhaustedTemplate: 'budget exhausted for source X, retry after N s',
   /** The notebook onboarding order, steps (a) to (e). */

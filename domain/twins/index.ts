@@ -20,3 +20,4 @@ export { pauseWhenUsdBudgetUsedUp, reserveModelCall, settleModelCall, type Model
 export { installTwinToolAllowlist, type TwinToolAllowlist } from './twin-allowlist'
 export { MODEL_HARNESS_KEY, MODEL_PROVIDERS, defaultHarnessFor, modelRunSettings, setTwinModelSettings, twinModelSettings, readTwinModelSettings, type ModelRunSettings, type ModelProvider, type ModelSettingsView } from './model-settings'
 export * from './harness-contract'
+export { listRunSteps, countRunSteps, runStep, sourceWords, toolWords, RUN_STEPS_MAX, type RunStep, type StepSummary, type LiteratureStepSummary } from './run-steps'

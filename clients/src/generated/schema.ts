@@ -4771,6 +4771,16 @@ export type TwinRun = {
   createdAt?: Maybe<Scalars['DateTime']['output']>;
   startedAt?: Maybe<Scalars['DateTime']['output']>;
   finishedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The run rail: the run's tool calls in the order they were made, the first `first` of them (1 to 100, default 100; stepCount says how many there are). Null when the caller may not see the run's twin. */
+  steps?: Maybe<Array<TwinRunStep>>;
+  /** How many tool calls the run has made so far (null when the caller may not see the run's twin). */
+  stepCount?: Maybe<Scalars['Int']['output']>;
+};
+
+
+/** A twin run (agent_runs of kind twin_cycle or twin_handoff). */
+export type TwinRunStepsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A page of a twin's runs, newest first. */
@@ -4801,6 +4811,31 @@ export type TwinRunStatus =
   | 'succeeded'
   | 'failed'
   | 'cancelled';
+
+/** One tool call of a twin run as the run rail shows it: the tool in words, when, its outcome and what came back. A literature search lists its query policy step by step, an exhausted budget as 'budget exhausted for source X, retry after N s' (X in words). */
+export type TwinRunStep = {
+  __typename?: 'TwinRunStep';
+  id?: Maybe<Scalars['ID']['output']>;
+  /** The tool's name as the tool server lists it (evidence.search_literature); show toolName to people. */
+  tool?: Maybe<Scalars['String']['output']>;
+  /** The tool in words ('Searched the open literature'). */
+  toolName?: Maybe<Scalars['String']['output']>;
+  at?: Maybe<Scalars['DateTime']['output']>;
+  outcome?: Maybe<TwinRunStepOutcome>;
+  /** Why it was refused or failed, in words ('budget exhausted for source European literature index, retry after 7 s'); null when ok. */
+  reason?: Maybe<Scalars['String']['output']>;
+  /** What came back, in a sentence ('Searched for “kinase”: 3 works found.'); null for a refusal or when there is nothing to say. */
+  summary?: Maybe<Scalars['String']['output']>;
+  /** Further lines: a literature search's query policy, one line per step with its source's status. */
+  details?: Maybe<Array<Scalars['String']['output']>>;
+};
+
+/** ok: the call went through; refused: it was refused (see reason); error: it failed; running: under way. */
+export type TwinRunStepOutcome =
+  | 'running'
+  | 'ok'
+  | 'refused'
+  | 'error';
 
 /** A schedule trigger's RFC 5545 rule in the person's timezone and its next run (no sooner than the cadence floor). */
 export type TwinSchedule = {

@@ -1,5 +1,6 @@
 // The twin panel on the role home: the person's twin in this program, whether it runs and when it passes next, pause,
-// resume and run now, and the standing plans it runs under. A viewer has no twin and reads the document's line.
+// resume and run now, its latest run step by step (the run rail, run-rail.tsx), and the standing plans it runs under.
+// A viewer has no twin and reads the document's line.
 import { useEffect, useId, useState } from 'react'
 import { useMutation, useQuery, useSubscription } from 'urql'
 import {
@@ -10,6 +11,7 @@ import { describeError, typedErrorMessage } from '../api/errors'
 import { RECONNECTED_EVENT } from '../api/client'
 import { formatDate, formatDateTime, formatTime, withReadableDates } from '../format'
 import { dutyName } from '../duty-names'
+import { RunRail } from './run-rail'
 
 
 const RUN_STATUS: Record<string, string> = {
@@ -69,6 +71,8 @@ export function TwinPanel({ slug, programId }: { slug: string; programId: string
     const retired = twin.status === 'retired'
     const nextPass = program?.myInboxSummary?.nextPassAt
     const busy = pausing || resuming || starting
+    // The run rail follows the twin's latest run; the live run events above refetch it.
+    const latest = twin.runs?.nodes?.[0]
     body = (
       <>
         <p data-testid="twin-status" role="status">
@@ -93,6 +97,13 @@ export function TwinPanel({ slug, programId }: { slug: string; programId: string
           </p>
         ) : null}
         {lastRun?.summary ? <p role="status" data-testid="twin-run-summary">{lastRun.summary}</p> : null}
+        {latest ? (
+          <RunRail
+            heading={`Latest run: ${(RUN_STATUS[latest.status ?? ''] ?? 'Started').toLowerCase()}`}
+            steps={latest.steps ?? []}
+            stepCount={latest.stepCount ?? 0}
+          />
+        ) : null}
         <h3>Standing plan</h3>
         {(twin.triggers ?? []).length ? (
           <ul className="lines" data-testid="standing-plan">

@@ -13,6 +13,7 @@ import { runFooter } from '../../../domain/twins'
 import { PAUSED_REASONS } from '../../../domain/twins'
 import type { TwinRunEvents, TwinRunRow } from '../../../domain/twins'
 import type { TwinsRefs } from './refs'
+import { addRunSteps } from './run-steps'
 
 export function addTwins(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, deps: { twinRunEvents: TwinRunEvents }) {
   const TwinStatus = builder.enumType('TwinStatus', { values: ['active', 'paused', 'retired'] as const })
@@ -92,6 +93,7 @@ export function addTwins(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
     }),
   })
   const Runs = connectionType(builder, 'TwinRun', Run, "A page of a twin's runs, newest first.")
+  addRunSteps(builder, Run)
 
   const Evaluation = builder.objectRef<Awaited<ReturnType<typeof evaluateTwin>>>('TwinEvaluation').implement({
     description: 'What this twin\'s proposals became over the last 7 days (twin_evaluate); per twin, never per person.',

@@ -22,6 +22,7 @@ import { effectiveToolset } from './toolset'
 import { activeTwinOf, pauseForBudget } from './twin-state'
 import { pauseWhenUsdBudgetUsedUp } from '../../../domain/twins'
 import type { InCallTool, ToolCallScope, ToolDefinition } from './tool'
+import { answerSummary, refusalSummary } from './rail'
 
 export type TwinRun = AgentRun & { programId: string; twinId: string }
 
@@ -70,7 +71,7 @@ async function denied(session: RunSession, name: string, rawArgs: unknown, meta:
     const row = await tx.toolCall.create({
       data: {
         organizationId: run.organizationId, programId: run.programId, runId: run.id, twinId: run.twinId, userId: ctx.session.userId,
-        tool: name.slice(0, 200), arguments: args, turn: meta.turn, status: 'running',
+        tool: name.slice(0, 200), arguments: args, turn: meta.turn, status: 'running', summary: refusalSummary(error) as object,
       },
     })
     await transition(tx, toolCallStatus, 'refuse', { id: row.id, organizationId: run.organizationId }, {
@@ -188,7 +189,7 @@ async function callInTransaction(session: RunSession, tool: InCallTool, args: un
     // A limit the tool checks itself (backpressure) is a denial: its trace, and the admission given back.
     if (e.code === 'harness_denied') throw await denied(session, tool.name, args, opts, e, opts.admission)
     await ctx.tdb.$transaction(async (tx) => {
-      const row = await tx.toolCall.create({ data: { ...base, status: 'running' } })
+      const row = await tx.toolCall.create({ data: { ...base, status: 'running', summary: refusalSummary(e) as object } })
       await transition(tx, toolCallStatus, 'refuse', { id: row.id, organizationId: run.organizationId }, {
         outputViolations: [...opts.violations, { code: e.code, field: e.field ?? null, message: e.message }] as unknown as object,
       })
@@ -223,7 +224,8 @@ function invoke(ctx: DomainContext, input: { programId: string; tool: string }, 
       // stored on the row beside the argument changes.
       if (found) opts.violations.push(...found.map((v) => ({ ...v, field: `result.${v.field}` })))
       const result = sanitiseResult(raw, opts.violations)
-      const stored = { ...base, outputViolations: opts.violations as unknown as object }
+      // The run rail's account of the answer (rail.ts), from the result as the agent was handed it.
+      const stored = { ...base, outputViolations: opts.violations as unknown as object, summary: answerSummary(tool, result) as object }
       // A proposal's row is written by fileProposal (with its basis_hash); this call completes it. Reads write their own.
       const row = toolCallId
         ? await w.tx.toolCall.update({ where: { id: toolCallId }, data: { ...stored, idempotencyKey, ...(basisHash ? { basisHash } : {}) } })

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "tool_calls" ADD COLUMN     "summary" JSONB;
