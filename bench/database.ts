@@ -8,6 +8,9 @@ import pg from 'pg'
 import { freePort, removeEmbeddedData, startEmbeddedPostgres, withDatabase } from '../core/postgres'
 
 import { prepareDatabase } from '../jobs/prepare-database'
+import { createPrisma, type Db } from '../core/db'
+import { parseEnv, setEnv } from '../core/env'
+import { resetAuthKeys } from '../core/auth'
 
 
 export interface BenchDatabase { url: string; dataDir: string; cleanup(): Promise<void> }
@@ -48,4 +51,26 @@ export async function provisionBenchDatabase(label: string): Promise<BenchDataba
     await cleanup().catch(() => {})
     throw e
   }
+}
+
+/**
+ * What a bench over the whole stack runs on: a fresh database with the environment pointed at it (and `env` besides),
+ * fresh signing keys, and two clients: `db` the stack's pool (as npm start sizes it), `writer` the bench's own writes
+ * (so they do not queue behind the stack).
+ */
+export interface StackBench { database: BenchDatabase; db: Db; writer: Db }
+
+export async function openStackBench(label: string, env: Record<string, string> = {}): Promise<StackBench> {
+  const database = await provisionBenchDatabase(label)
+  setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir, ...env }))
+  resetAuthKeys()
+  return { database, db: createPrisma(database.url, 10), writer: createPrisma(database.url, 4) }
+}
+
+/** Stops the stack when it started, then the clients, then removes the database. */
+export async function closeStackBench(bench: StackBench, stack: { stop(): Promise<void> } | undefined): Promise<void> {
+  await stack?.stop()
+  await bench.writer.$disconnect()
+  await bench.db.$disconnect()
+  await bench.database.cleanup()
 }

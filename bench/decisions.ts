@@ -4,12 +4,9 @@
 //
 // Knobs (environment): BENCH_DECISIONS_COUNT (300), BENCH_DECISIONS_WARMUP (20).
 import { randomUUID } from 'node:crypto'
-import { provisionBenchDatabase } from './database'
+import { closeStackBench, openStackBench } from './database'
 import { knobs, out, percentile, quietLogs, runIfMain } from './figures'
 import { contextForUser } from '../core/command'
-import { createPrisma, type Db } from '../core/db'
-import { parseEnv, setEnv } from '../core/env'
-import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
 import { applyRecordChange } from '../domain/records'
 import { fileProposal } from '../domain/proposals'
@@ -22,11 +19,8 @@ const DECIDE = `mutation($id: ID!) { decideProposal(id: $id, decision: APPROVE) 
 export async function benchDecisions(): Promise<void> {
   const k = knobs('BENCH_DECISIONS', { COUNT: 300, WARMUP: 20 }, { COUNT: 5, WARMUP: 1 })
   const restoreLogs = quietLogs()
-  const database = await provisionBenchDatabase('decisions')
-  setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
-  resetAuthKeys()
-  const db: Db = createPrisma(database.url, 10)
-  const writer: Db = createPrisma(database.url, 4)
+  const bench = await openStackBench('decisions')
+  const { database, db, writer } = bench
   let started: Awaited<ReturnType<typeof startStack>> | undefined
   try {
     const stack = (started = await startStack({ db, databaseUrl: database.url, dataDir: database.dataDir, production: true }))
@@ -72,10 +66,7 @@ export async function benchDecisions(): Promise<void> {
     out('decisions.decide.p99_ms', percentile(samples, 99).toFixed(2))
     out('decisions.decide.max_ms', Math.max(...samples).toFixed(2))
   } finally {
-    await started?.stop()
-    await writer.$disconnect()
-    await db.$disconnect()
-    await database.cleanup()
+    await closeStackBench(bench, started)
     restoreLogs()
   }
 }

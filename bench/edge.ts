@@ -4,16 +4,14 @@
 //
 // Knobs (environment): BENCH_EDGE_QUERIES (1000), BENCH_EDGE_WARMUP (100), BENCH_EDGE_SUBSCRIBERS (1000),
 // BENCH_EDGE_SOCKETS_PER_USER (1), BENCH_EDGE_EVENTS (200), BENCH_EDGE_EVENT_INTERVAL_MS (25).
-import { provisionBenchDatabase } from './database'
+import { closeStackBench, openStackBench } from './database'
 import { knobs, out, percentile, quietLogs, sleep, runIfMain } from './figures'
 import fs from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import type { EventLoopUtilization } from 'node:perf_hooks'
 import { createClient, type Client } from 'graphql-ws'
 import WebSocket from 'ws'
-import { createPrisma, type Db } from '../core/db'
-import { parseEnv, setEnv } from '../core/env'
-import { mintDevToken, resetAuthKeys, signInternalToken, INTERNAL_HEADER } from '../core/auth'
+import { mintDevToken, signInternalToken, INTERNAL_HEADER } from '../core/auth'
 import { DEFAULT_USER_SETTINGS } from '../core/seed'
 import { startStack } from '../services'
 import { fileInboxItem } from '../domain/inbox'
@@ -83,12 +81,8 @@ export async function benchEdge(): Promise<void> {
   }, { QUERIES: 5, WARMUP: 1, SUBSCRIBERS: 5, EVENTS: 5 })
 
   const tSetup = performance.now()
-  const database = await provisionBenchDatabase('edge')
-  const e = parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir })
-  setEnv(e)
-  resetAuthKeys()
-  const db: Db = createPrisma(database.url, 10) // the stack's pool, as npm start sizes it
-  const writer: Db = createPrisma(database.url, 4) // the bench's own writes, so they do not queue behind the stack
+  const bench = await openStackBench('edge')
+  const { database, db, writer } = bench
   const clients: Client[] = []
   let started: Awaited<ReturnType<typeof startStack>> | undefined
   try {
@@ -275,10 +269,7 @@ export async function benchEdge(): Promise<void> {
     out('edge.sub.drain_ms', Math.round(performance.now() - tDispose))
   } finally {
     await Promise.all(clients.map((c) => c.dispose()))
-    await started?.stop()
-    await writer.$disconnect()
-    await db.$disconnect()
-    await database.cleanup()
+    await closeStackBench(bench, started)
     restoreLogs()
   }
 }

@@ -7,12 +7,9 @@
 import os from 'node:os'
 import { createClient } from 'graphql-ws'
 import WebSocket from 'ws'
-import { provisionBenchDatabase } from './database'
+import { closeStackBench, openStackBench } from './database'
 import { knobs, out, percentile, quietLogs, runIfMain } from './figures'
 import { contextForUser } from '../core/command'
-import { createPrisma, type Db } from '../core/db'
-import { parseEnv, setEnv } from '../core/env'
-import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
 import { applyRecordChange } from '../domain/records'
 import { computeReadinessForProgram, initialRequired, refreshStageReadiness } from '../domain/gates'
@@ -21,11 +18,8 @@ import { createTenant } from '../tests/helpers/factories'
 export async function benchGates(): Promise<void> {
   const k = knobs('BENCH_GATES', { GATES: 1000, PER_PROGRAM: 10, SAMPLES: 200 }, { GATES: 20, SAMPLES: 5 })
   const restoreLogs = quietLogs()
-  const database = await provisionBenchDatabase('gates')
-  setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
-  resetAuthKeys()
-  const db: Db = createPrisma(database.url, 10)
-  const writer: Db = createPrisma(database.url, 4)
+  const bench = await openStackBench('gates')
+  const { database, db, writer } = bench
   let started: Awaited<ReturnType<typeof startStack>> | undefined
   try {
     // ---- (1) 1,000 open gates: each needs 3 decided findings, a skill result and the gate-critical milestones ----
@@ -131,10 +125,7 @@ export async function benchGates(): Promise<void> {
     out('gates.stream.gate', gate.id.slice(0, 8))
     out('gates.load_avg_1m_after', os.loadavg()[0].toFixed(2))
   } finally {
-    await started?.stop()
-    await writer.$disconnect()
-    await db.$disconnect()
-    await database.cleanup()
+    await closeStackBench(bench, started)
     restoreLogs()
   }
 }

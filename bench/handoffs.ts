@@ -4,11 +4,8 @@
 // after months of use. Prints `name value` lines; never asserts timings. Alone: `npx tsx bench/handoffs.ts`.
 //
 // Knobs (environment): BENCH_HANDOFFS_BOARD_RUNS (200), BENCH_HANDOFFS_PROPOSALS (100000), BENCH_HANDOFFS_METRICS_RUNS (30).
-import { provisionBenchDatabase } from './database'
+import { closeStackBench, openStackBench } from './database'
 import { knobs, out, percentile, quietLogs, runIfMain } from './figures'
-import { createPrisma, type Db } from '../core/db'
-import { parseEnv, setEnv } from '../core/env'
-import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
 import { createTenant, createUser, addMember } from '../tests/helpers/factories'
 
@@ -20,11 +17,8 @@ const METRICS = `query($p: ID!, $since: DateTime) { decisionMetrics(programId: $
 export async function benchHandoffs(): Promise<void> {
   const k = knobs('BENCH_HANDOFFS', { BOARD_RUNS: 200, PROPOSALS: 100_000, METRICS_RUNS: 30 }, { BOARD_RUNS: 3, PROPOSALS: 200, METRICS_RUNS: 2 })
   const restoreLogs = quietLogs()
-  const database = await provisionBenchDatabase('handoffs')
-  setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir, RELEASE: 'R3' }))
-  resetAuthKeys()
-  const db: Db = createPrisma(database.url, 10)
-  const writer: Db = createPrisma(database.url, 4)
+  const bench = await openStackBench('handoffs', { RELEASE: 'R3' })
+  const { database, db, writer } = bench
   let started: Awaited<ReturnType<typeof startStack>> | undefined
   try {
     const stack = (started = await startStack({ db, databaseUrl: database.url, dataDir: database.dataDir, production: true }))
@@ -122,10 +116,7 @@ export async function benchHandoffs(): Promise<void> {
     out('handoffs.metrics.p50_ms', percentile(metrics, 50).toFixed(2))
     out('handoffs.metrics.max_ms', Math.max(...metrics).toFixed(2))
   } finally {
-    await started?.stop()
-    await writer.$disconnect()
-    await db.$disconnect()
-    await database.cleanup()
+    await closeStackBench(bench, started)
     restoreLogs()
   }
 }

@@ -4,11 +4,8 @@
 //
 // Knobs (environment): BENCH_RECORDS_RECORDS (1000), BENCH_RECORDS_LISTINGS (50), BENCH_RECORDS_WARMUP (5).
 import { randomUUID } from 'node:crypto'
-import { provisionBenchDatabase } from './database'
+import { closeStackBench, openStackBench } from './database'
 import { knobs, out, percentile, quietLogs, runIfMain } from './figures'
-import { createPrisma, type Db } from '../core/db'
-import { parseEnv, setEnv } from '../core/env'
-import { resetAuthKeys } from '../core/auth'
 import { startStack } from '../services'
 import { RECORD_TYPES, RECORD_TYPE_KEYS } from '../domain/records'
 import { createTenant } from '../tests/helpers/factories'
@@ -34,11 +31,8 @@ function fieldsFor(type: (typeof RECORD_TYPE_KEYS)[number], milestoneId: string)
 export async function benchRecords(): Promise<void> {
   const restoreLogs = quietLogs()
   const { RECORDS, LISTINGS, WARMUP } = knobs('BENCH_RECORDS', { RECORDS: 1000, LISTINGS: 50, WARMUP: 5 }, { RECORDS: 30, LISTINGS: 2, WARMUP: 1 })
-  const database = await provisionBenchDatabase('records')
-  setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
-  resetAuthKeys()
-  const db: Db = createPrisma(database.url, 10)
-  const writer: Db = createPrisma(database.url, 4)
+  const bench = await openStackBench('records')
+  const { database, db, writer } = bench
   let started: Awaited<ReturnType<typeof startStack>> | undefined
   try {
     const stack = (started = await startStack({ db, databaseUrl: database.url, dataDir: database.dataDir, production: true }))
@@ -102,10 +96,7 @@ export async function benchRecords(): Promise<void> {
     out('records.page100_p50_ms', ms(percentile(pages, 50)))
     out('records.page100_p99_ms', ms(percentile(pages, 99)))
   } finally {
-    await started?.stop()
-    await writer.$disconnect()
-    await db.$disconnect()
-    await database.cleanup()
+    await closeStackBench(bench, started)
     restoreLogs()
   }
 }

@@ -7,11 +7,9 @@
 // BENCH_ROLES_OPENS (200), BENCH_ROLES_WARMUP (20).
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
-import { provisionBenchDatabase } from './database'
+import { closeStackBench, openStackBench } from './database'
 import { knobs, out, percentile, quietLogs, runIfMain } from './figures'
-import { createPrisma, type Db } from '../core/db'
-import { parseEnv, setEnv } from '../core/env'
-import { mintDevToken, resetAuthKeys } from '../core/auth'
+import { mintDevToken } from '../core/auth'
 import { contextForUser } from '../core/command'
 import { startStack } from '../services'
 import { RECORD_TYPES, RECORD_TYPE_KEYS } from '../domain/records'
@@ -34,11 +32,8 @@ export const ROLE_HOME_QUERY = `query($p: ID!) { workbench(programId: $p) {
 export async function benchRoles(): Promise<void> {
   const restoreLogs = quietLogs()
   const { RECORDS, DECISIONS, OPENS, WARMUP } = knobs('BENCH_ROLES', { RECORDS: 1000, DECISIONS: 40, OPENS: 200, WARMUP: 20 }, { RECORDS: 30, DECISIONS: 2, OPENS: 3, WARMUP: 1 })
-  const database = await provisionBenchDatabase('roles')
-  setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
-  resetAuthKeys()
-  const db: Db = createPrisma(database.url, 10)
-  const writer: Db = createPrisma(database.url, 4)
+  const bench = await openStackBench('roles')
+  const { database, db, writer } = bench
   let started: Awaited<ReturnType<typeof startStack>> | undefined
   try {
     const stack = (started = await startStack({ db, databaseUrl: database.url, dataDir: database.dataDir, production: true }))
@@ -145,10 +140,7 @@ export async function benchRoles(): Promise<void> {
     out('roles.home_p50_ms', ms(percentile(times, 50)))
     out('roles.home_p99_ms', ms(percentile(times, 99)))
   } finally {
-    await started?.stop()
-    await writer.$disconnect()
-    await db.$disconnect()
-    await database.cleanup()
+    await closeStackBench(bench, started)
     restoreLogs()
   }
 }

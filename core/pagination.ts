@@ -12,8 +12,8 @@ export interface PageArgs { first?: number | null; after?: string | null }
 export interface Edge<T> { cursor: string; node: T }
 export interface Page<T> { edges: Edge<T>[]; pageInfo: { endCursor: string | null; hasNextPage: boolean } }
 
-
-interface Position { at: Date; id: string }
+/** Where a keyset page starts: the timestamp and id of the row before it (what a cursor encodes). */
+export interface Position { at: Date; id: string }
 
 export const encodeCursor = (p: Position) => Buffer.from(`${p.at.toISOString()}|${p.id}`).toString('base64url')
 
@@ -49,6 +49,14 @@ class KeysetEdge<T> implements Edge<T> {
   over<U>(node: U): KeysetEdge<U> { return new KeysetEdge(node, this.#at, this.#id) }
 }
 
+/**
+ * One keyset page in a form neither road owns: where it starts (the position of the last row of the page before it,
+ * or null for the first page) and how many rows to read (the page size and one more, to know whether another page
+ * follows). A Prisma read gets it as Prisma arguments (keysetArgs), a raw SQL read as a clause (keysetSql): both
+ * from this, neither from the other.
+ */
+export interface Keyset { after: Position | null; take: number }
+
 /** The Prisma arguments of one keyset page on the timestamp column `A`: spread `where` into the list's own filter. */
 export interface KeysetQuery<A extends string> {
   where: { OR?: ({ [K in A]: { lt: Date } } | ({ [K in A]: Date } & { id: { lt: string } }))[] }
@@ -56,37 +64,49 @@ export interface KeysetQuery<A extends string> {
   take: number
 }
 
+/** A keyset page as Prisma arguments: rows before the position (older, or as old with a smaller id), newest first. */
+export function keysetArgs<A extends string>(k: Keyset, at: A): KeysetQuery<A> {
+  const where: KeysetQuery<A>['where'] = k.after
+    ? { OR: [{ [at]: { lt: k.after.at } } as { [K in A]: { lt: Date } }, { [at]: k.after.at, id: { lt: k.after.id } } as { [K in A]: Date } & { id: { lt: string } }] }
+    : {}
+  return { where, orderBy: [{ [at]: 'desc' } as { [K in A]: 'desc' }, { id: 'desc' }], take: k.take }
+}
+
 /**
  * One page of a list ordered newest first by `at` then id (ids break ties, so rows sharing a timestamp are neither
  * skipped nor repeated across pages). `read` runs the query with the list's own filter, which must not use `OR`:
  *   keysetPage(args, 'receivedAt', (q) => tdb.webhookDelivery.findMany({ ...q, where: { connectionId, ...q.where } }))
- * Arguments are checked before anything is read.
+ * A raw SQL read takes the page's Keyset, the second argument, to keysetSql. Arguments are checked before anything
+ * is read.
  */
 export async function keysetPage<A extends string, T extends { id: string } & { [K in A]: Date }>(
-  args: PageArgs, at: A, read: (q: KeysetQuery<A>) => Promise<T[]>,
+  args: PageArgs, at: A, read: (q: KeysetQuery<A>, keyset: Keyset) => Promise<T[]>,
 ): Promise<Page<T>> {
   const first = pageSize(args.first)
-  const after = args.after ? decodeCursor(args.after) : null
-  const where: KeysetQuery<A>['where'] = after
-    ? { OR: [{ [at]: { lt: after.at } } as { [K in A]: { lt: Date } }, { [at]: after.at, id: { lt: after.id } } as { [K in A]: Date } & { id: { lt: string } }] }
-    : {}
-  const rows = await read({ where, orderBy: [{ [at]: 'desc' } as { [K in A]: 'desc' }, { id: 'desc' }], take: first + 1 })
+  const keyset: Keyset = { after: args.after ? decodeCursor(args.after) : null, take: first + 1 }
+  const rows = await read(keysetArgs(keyset, at), keyset)
   const edges = rows.slice(0, first).map((node) => new KeysetEdge(node, node[at], node.id))
   return { edges, pageInfo: { endCursor: edges.at(-1)?.cursor ?? null, hasNextPage: rows.length > first } }
 }
 
-/**
- * The keyset part of `q` as SQL for a hot read (core/hot-reads.ts): ` AND (position) ORDER BY ... LIMIT n`, its
- * parameters (position, page size) numbered from `next`. `column` is the SQL name of the timestamp column `at`.
- */
-export function keysetSql<A extends string>(q: KeysetQuery<A>, at: A, column: string, next: number): { sql: string; values: unknown[] } {
+/** A keyset page as SQL for a hot read (core/hot-reads.ts), its parameters numbered from the `next` it was given. */
+export interface KeysetSql {
+  /** ` AND (position)`, or '' on the first page: rows older than the position. */
+  position: string
+  /** ` ORDER BY column DESC, id DESC LIMIT $n::int`: newest first, the page size as the last parameter. */
+  order: string
+  /** position + order, to append to the list's own WHERE. */
+  sql: string
+  /** The position's parameters (timestamp, id) when there is one, then the page size. */
+  values: unknown[]
+}
+
+/** `k` as SQL on the timestamp column `column` (its SQL name), parameters numbered from `next`. */
+export function keysetSql(k: Keyset, column: string, next: number): KeysetSql {
   // the page size is a parameter too: one statement text per name (they are prepared per connection)
-  const position = q.where.OR?.[1] as ({ [K in A]: Date } & { id: { lt: string } }) | undefined
-  if (!position) return { sql: ` ORDER BY ${column} DESC, id DESC LIMIT $${next}::int`, values: [q.take] }
-  return {
-    sql: ` AND (${column} < $${next} OR (${column} = $${next} AND id < $${next + 1}::uuid)) ORDER BY ${column} DESC, id DESC LIMIT $${next + 2}::int`,
-    values: [position[at], position.id.lt, q.take],
-  }
+  const position = k.after ? ` AND (${column} < $${next} OR (${column} = $${next} AND id < $${next + 1}::uuid))` : ''
+  const order = ` ORDER BY ${column} DESC, id DESC LIMIT $${k.after ? next + 2 : next}::int`
+  return { position, order, sql: position + order, values: k.after ? [k.after.at, k.after.id, k.take] : [k.take] }
 }
 
 /** The same page with its nodes replaced (e.g. rows joined with what the page shows), cursors unchanged. */

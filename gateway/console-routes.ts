@@ -4,13 +4,11 @@
 import express from 'express'
 import type { Request } from 'express'
 import fs from 'node:fs/promises'
-import path from 'node:path'
 import { ensureConsoleAssets, CONSOLE_ASSET_FILES, INDEX_TEMPLATE } from '../console/build'
+import { builtAssetRoute, pageHeaders, sameOriginConnect } from './static-assets'
 
 /** Paths that are never the console's: a browser asking for HTML there gets what that path serves (or a 404). */
 const NOT_CONSOLE = /^\/(graphql|graphiql|api|hooks|healthz|readyz|metrics|console-assets)(\/|$|\?)/
-
-const HOST = /^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/i
 
 /** The console's OpenID Connect sign-in (OIDC_*): a public client, discovery from the issuer (docs/operators.md). */
 export interface ConsoleSignIn {
@@ -38,12 +36,7 @@ export interface ConsoleRouterOptions {
  * provider's origin when the console signs people in there; never framed.
  */
 export function consoleContentSecurityPolicy(req: Request, gatewayUrl?: string, issuer?: string): string {
-  const connect = new Set(["'self'"])
-  const host = req.headers.host
-  if (host && HOST.test(host)) {
-    connect.add(`ws://${host}`)
-    connect.add(`wss://${host}`)
-  }
+  const connect = sameOriginConnect(req)
   if (gatewayUrl) {
     const u = new URL(gatewayUrl)
     connect.add(`${u.protocol}//${u.host}`)
@@ -69,7 +62,6 @@ export function consoleContentSecurityPolicy(req: Request, gatewayUrl?: string, 
 
 export async function consoleRouter(opts: ConsoleRouterOptions): Promise<express.Router> {
   const assets = await ensureConsoleAssets(opts.dataDir)
-  const allowed = new Set<string>(CONSOLE_ASSET_FILES)
   const gatewayUrl = opts.gatewayUrl?.replace(/\/+$/, '')
   const template = await fs.readFile(INDEX_TEMPLATE, 'utf8')
   const router = express.Router()
@@ -82,31 +74,12 @@ export async function consoleRouter(opts: ConsoleRouterOptions): Promise<express
     })
   })
 
-  router.get('/console-assets/:fingerprint/:file', (req, res) => {
-    const { fingerprint, file } = req.params
-    if (fingerprint !== assets.fingerprint || !allowed.has(file)) {
-      res.status(404).set('Cache-Control', 'no-store').type('text/plain').send('not found')
-      return
-    }
-    res.sendFile(path.join(assets.dir, file), {
-      immutable: true,
-      dotfiles: 'allow', // the asset cache lives under .data/
-      maxAge: 365 * 24 * 3600 * 1000,
-      headers: { 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'same-origin' },
-    })
-  })
+  router.get('/console-assets/:fingerprint/:file', builtAssetRoute(assets, CONSOLE_ASSET_FILES))
 
   router.get(/.*/, (req, res, next) => {
     // The page for a browser and for a plain `curl` (Accept */*); a client that prefers JSON gets the 404 as JSON.
     if (NOT_CONSOLE.test(req.path) || req.accepts(['html', 'json']) !== 'html') return next()
-    res.set({
-      'Content-Type': 'text/html; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'Content-Security-Policy': consoleContentSecurityPolicy(req, gatewayUrl, opts.signIn?.issuer),
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'no-referrer',
-      'Cross-Origin-Opener-Policy': 'same-origin',
-    })
+    res.set(pageHeaders(consoleContentSecurityPolicy(req, gatewayUrl, opts.signIn?.issuer)))
     res.send(template.replaceAll('%ASSET_BASE%', `${req.baseUrl}/console-assets/${assets.fingerprint}`))
   })
 

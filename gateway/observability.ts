@@ -1,4 +1,4 @@
-// Owns what the gateway reports about itself (HTTP metrics for every route are taken in ./server.ts, around both the
+// Owns what the gateway reports about itself (HTTP metrics for every route are taken in ./routing.ts, around both the
 // GraphQL pipeline and Express): subscription counters and the open
 // subscription gauge, and /metrics (Prometheus text) answered only to METRICS_ALLOW (default: loopback) — the public
 // port must not publish internal figures; a scraper inside the network is listed there.

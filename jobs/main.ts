@@ -14,19 +14,26 @@ import { startWorkerProbes } from './probes'
 import { installDomain } from '../subgraphs/install'
 import { startTracing, stopTracing } from '../core/tracing'
 
-let e
-try { e = parseEnv() } catch (err) { console.error((err as EnvError).message); process.exit(1) }
+const e = (() => {
+  try { return parseEnv() } catch (err) { console.error((err as EnvError).message); process.exit(1) }
+})()
 setEnv(e)
 installDomain()
 await startTracing('worker') // when OTEL_* asks for traces (core/tracing.ts)
 // Background work yields to the servers sharing the host: a 202 to the vendor must not wait behind job processing.
 try { if (e.WORKER_NICE > 0) os.setPriority(Math.max(os.getPriority(), e.WORKER_NICE)) } catch { /* not permitted: run as is */ }
-// graphile-worker's own signal handling is off (noHandleSignals: it fails the running jobs after a few seconds). These
-// handlers are bound before anything starts, so a signal at any moment ends in an orderly exit 0, and a rolling
-// deploy never kills a job mid-run: no new job, the running ones finish within SHUTDOWN_GRACE_SECONDS or are released.
-const running: { worker?: WorkerHandle; probes?: { close(): void }; db?: Db; database?: { stop(): Promise<void> } } = {}
+// Stopping. graphile-worker's own signal handling is off (noHandleSignals: it fails the running jobs after a few
+// seconds). SIGTERM and SIGINT are bound here, before anything starts, so a signal at any moment ends in an orderly
+// exit 0, and a rolling deploy never kills a job mid-run. `running` holds what has started so far; stop() stops it.
+interface Running { probes?: { close(): void }; worker?: WorkerHandle; db?: Db; database?: { stop(): Promise<void> } }
+const running: Running = {}
 let stopping = false
-const stop = async (signal: string) => {
+/**
+ * Stops in order: the probes (the platform stops routing here), the worker (no new job; the running ones finish
+ * within SHUTDOWN_GRACE_SECONDS or are released to the next worker), tracing, the database client, the embedded
+ * database; then exit 0. A second signal while stopping changes nothing.
+ */
+async function stop(signal: NodeJS.Signals) {
   if (stopping) return
   stopping = true
   markShuttingDown()
@@ -39,8 +46,8 @@ const stop = async (signal: string) => {
   log.info('worker.stopped', { signal })
   process.exit(0)
 }
-process.on('SIGTERM', () => void stop('SIGTERM'))
-process.on('SIGINT', () => void stop('SIGINT'))
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void stop(signal))
+
 const database = running.database = await resolveDatabaseUrl().catch(exitOnStartFailure)
 const db = running.db = createPrisma(database.url)
 await migrateWorkerSchema(database.url)
@@ -67,7 +74,9 @@ const probes = process.env.WORKER_METRICS_PORT
     process.exit(1)
   })
   : undefined
+// What finishes starting after a signal was passed over by stop() (which exits once it is done): the probes close
+// with the process, the worker is stopped here so that it takes no job.
 if (!stopping) running.probes = probes
 const worker = await startWorker({ db, databaseUrl: database.url }, { concurrency: e.WORKER_CONCURRENCY })
-if (stopping) await worker.stop() // the signal came while it started: stop() did not see it
+if (stopping) await worker.stop()
 else running.worker = worker

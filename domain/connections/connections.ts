@@ -23,7 +23,7 @@ import { encryptSecrets } from '../adapters'
 import { connectorRuntime } from './runtime'
 import { hookUrlFor } from '../adapters'
 import { readScopeRules } from '../adapters'
-import { keysetPage, keysetSql, type KeysetQuery, type Page, type PageArgs } from '../../core/pagination'
+import { keysetPage, keysetSql, type Keyset, type Page, type PageArgs } from '../../core/pagination'
 import { IdInput, isId } from '../../core/ids'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
@@ -108,27 +108,26 @@ const connectionWrite = {
 } as const
 
 /** A program's connections, newest first, in cursor pages (disconnected ones stay as history). */
-export async function listConnections(ctx: Ctx, programId: string, args: PageArgs = {}, rowsOf?: (q: KeysetQuery<'createdAt'>) => Promise<Connection[]>): Promise<Page<Connection>> {
+export async function listConnections(ctx: Ctx, programId: string, args: PageArgs = {}, rowsOf?: (keyset: Keyset) => Promise<Connection[]>): Promise<Page<Connection>> {
   assertCan(ctx.session, READ, programId)
-  return keysetPage(args, 'createdAt', (q) => rowsOf ? rowsOf(q) : ctx.tdb.connection.findMany({ ...q, where: { programId, ...q.where } }))
+  return keysetPage(args, 'createdAt', (q, keyset) => rowsOf ? rowsOf(keyset) : ctx.tdb.connection.findMany({ ...q, where: { programId, ...q.where } }))
 }
 
 /**
  * The rows of one page (the same `q`) for several programs: the positions of all of them in one query, then the rows
  * of each program's page in a second; one program is one query, as listConnections alone.
  */
-export async function connectionPagesOf(ctx: Ctx, programIds: readonly string[], q: KeysetQuery<'createdAt'>): Promise<Connection[][]> {
+export async function connectionPagesOf(ctx: Ctx, programIds: readonly string[], keyset: Keyset): Promise<Connection[][]> {
   // a hot read (the console's programs): plain SQL, the organisation in the filter; one query for every program, each
   // program's page cut by its own row numbers
   const ids = programIds.filter(isId)
-  const page = keysetSql(q, 'createdAt', 'created_at', 3)
+  const page = keysetSql(keyset, 'created_at', 3)
   if (ids.length === 1) {
     const rows = await connectionPageRows(ctx.session.organizationId, ctx.db, ids[0], page)
     return programIds.map((id) => (id === ids[0] ? rows : []))
   }
-  // the same position clause (its ORDER BY / LIMIT left out: the row numbers cut each program's page; the last value is the size)
-  const position = page.sql.replace(/ ORDER BY .*$/, '')
-  const rows = await connectionPagesRows(ctx.session.organizationId, ctx.db, ids, page.values, position)
+  // the same position clause without its ORDER BY / LIMIT: the row numbers cut each program's page (the last value is the size)
+  const rows = await connectionPagesRows(ctx.session.organizationId, ctx.db, ids, page.values, page.position)
   return programIds.map((id) => rows.filter((r) => r.programId === id))
 }
 

@@ -24,7 +24,7 @@ export const INBOX_STATUSES = inboxItemStatus.states
 /** The caller's own inbox, newest first (GET /me/inbox), in cursor pages. Only ever the caller's rows. */
 export function listMyInbox(ctx: Ctx, args: PageArgs & { status?: InboxItemStatus[] | null }): Promise<Page<InboxItem>> {
   // a hot read (every console screen): plain SQL, the organisation and the caller in the filter
-  return keysetPage(args, 'createdAt', (q) => inboxPage(ctx.db, ctx.session.organizationId, ctx.session.userId, args.status, q))
+  return keysetPage(args, 'createdAt', (_q, keyset) => inboxPage(ctx.db, ctx.session.organizationId, ctx.session.userId, args.status, keyset))
 }
 
 /** How many of the caller's own items in a program are open. */

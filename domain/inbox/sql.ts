@@ -4,10 +4,10 @@
 import type { InboxItem, InboxItemStatus } from '../../generated/prisma/client'
 import { asTx, type AnyTx, type Db } from '../../core/db'
 import { hotRows } from '../../core/hot-reads'
-import { keysetSql, type KeysetQuery } from '../../core/pagination'
+import { keysetSql, type Keyset } from '../../core/pagination'
 
 /** One page of a person's inbox, newest first: a hot read (every console screen), plain SQL through core/hot-reads.ts. */
-export function inboxPage(db: Db, organizationId: string, userId: string, status: InboxItemStatus[] | null | undefined, q: KeysetQuery<'createdAt'>) {
+export function inboxPage(db: Db, organizationId: string, userId: string, status: InboxItemStatus[] | null | undefined, keyset: Keyset) {
   // $1 is the organisation (hotRows binds it); `values` are $2 onwards
   const values: unknown[] = [userId]
   let sql = 'SELECT * FROM inbox_items WHERE organization_id = $1::uuid AND user_id = $2::uuid'
@@ -15,7 +15,7 @@ export function inboxPage(db: Db, organizationId: string, userId: string, status
     values.push(status)
     sql += ' AND status = ANY($3::inbox_item_status[])'
   }
-  const page = keysetSql(q, 'createdAt', 'created_at', values.length + 2)
+  const page = keysetSql(keyset, 'created_at', values.length + 2)
   return hotRows<InboxItem>(organizationId, db, `inbox.list.${values.length + 1}.${page.values.length}`, sql + page.sql, [...values, ...page.values])
 }
 

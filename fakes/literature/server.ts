@@ -6,7 +6,7 @@
 // bucket metadata (/fulltext-archive/metadata/PMCxxxx.N.json). A control (in process, and /_control over HTTP) orders
 // misbehaviour per source: slow answers, 429s, malformed JSON, a renamed licence field. Imports nothing of the connector.
 import express from 'express'
-import { listen } from '../common/listen'
+import { fakeVendorApp, listenFake, type ListeningFake } from '../common/listen'
 import { FixedWindowLimiter } from '../common/rate-window'
 import { sleep } from '../common/faults'
 import { CORPUS, type FakeWork } from './corpus'
@@ -106,9 +106,7 @@ function citationWork(w: FakeWork, changed: boolean) {
 }
 
 export function createFakeLiterature(control = new FakeLiteratureControl()) {
-  const app = express()
-  app.disable('x-powered-by')
-  app.set('etag', false)
+  const app = fakeVendorApp()
   app.use(express.json())
 
   // Logging and per-source faults, before every vendor route.
@@ -221,16 +219,11 @@ export function createFakeLiterature(control = new FakeLiteratureControl()) {
   return { app, control }
 }
 
-export interface FakeLiterature {
-  url: string
-  port: number
+export interface FakeLiterature extends ListeningFake {
   control: FakeLiteratureControl
-  close(): Promise<void>
-  [Symbol.asyncDispose](): Promise<void>
 }
 
 export async function startFakeLiterature(options: { port?: number; host?: string } = {}): Promise<FakeLiterature> {
   const { app, control } = createFakeLiterature()
-  const l = await listen(app, { port: options.port ?? 0, host: options.host ?? '127.0.0.1' })
-  return { url: l.url, port: l.port, control, close: l.close, [Symbol.asyncDispose]: l.close }
+  return { ...await listenFake(app, options), control }
 }

@@ -3,9 +3,9 @@
 // fake: the domain imports no fake.
 import { env } from '../../core/env'
 import { log } from '../../core/log'
-import { listenFailure } from '../../core/start-failure'
 import type { DemoContext, DemoService } from '../../domain/adapters'
 import { connectIllustrativeQms } from '../../domain/qms'
+import { startDemoFake } from '../demo-start'
 import { startFakeQms } from './server'
 import { seedIllustrativeQms, ILLUSTRATIVE_QMS_USER, ILLUSTRATIVE_CLIENT_ID } from './seed'
 
@@ -15,14 +15,8 @@ import { seedIllustrativeQms, ILLUSTRATIVE_QMS_USER, ILLUSTRATIVE_CLIENT_ID } fr
  * failing start-up.
  */
 export async function startQmsDemo(ctx: DemoContext): Promise<DemoService | null> {
-  const port = env().FAKE_QMS_PORT
-  let fake: Awaited<ReturnType<typeof startFakeQms>>
-  try {
-    fake = await startFakeQms({ port, host: '127.0.0.1' })
-  } catch (error) {
-    log.warn('fake_qms.not_started', { port, reason: (await listenFailure(error))?.message ?? String(error) })
-    return null
-  }
+  const fake = await startDemoFake('fake_qms', env().FAKE_QMS_PORT, (port) => startFakeQms({ port, host: '127.0.0.1' }))
+  if (!fake) return null
   try {
     seedIllustrativeQms(fake.state)
     const connection = await connectIllustrativeQms(ctx.db, {

@@ -3,8 +3,8 @@
 // NODE_ENV !== 'production'.
 import express from 'express'
 import type { Request } from 'express'
-import path from 'node:path'
 import { ensureGraphiqlAssets, GRAPHIQL_ASSET_FILES } from './build'
+import { builtAssetRoute, pageHeaders, sameOriginConnect } from '../static-assets'
 
 export interface GraphiqlRouterOptions {
   /** Where built assets are cached (<dataDir>/graphiql/<fingerprint>/). */
@@ -30,8 +30,6 @@ export interface GraphiqlPageConfig {
   signInUrl?: string
 }
 
-const HOST = /^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/i
-
 /**
  * script-src 'self' only (no inline script, no eval: the bundles use neither). style-src needs
  * 'unsafe-inline' because monaco and the dialog library insert <style> elements at run time without a
@@ -39,12 +37,7 @@ const HOST = /^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/i
  * twin for graphql-ws, and the endpoint's origin when it is absolute. Workers: same-origin bundle files.
  */
 export function graphiqlContentSecurityPolicy(req: Request, endpoint: string): string {
-  const connect = new Set(["'self'"])
-  const host = req.headers.host
-  if (host && HOST.test(host)) {
-    connect.add(`ws://${host}`)
-    connect.add(`wss://${host}`)
-  }
+  const connect = sameOriginConnect(req)
   if (/^(https?|wss?):\/\//i.test(endpoint)) {
     const u = new URL(endpoint)
     const http = u.protocol.replace(/^ws/, 'http')
@@ -102,35 +95,15 @@ export async function graphiqlRouter(opts: GraphiqlRouterOptions): Promise<expre
   if (opts.defaultQuery !== undefined) config.defaultQuery = opts.defaultQuery
   if (opts.introspectWithoutToken) config.introspectWithoutToken = true
   if (opts.signInUrl) config.signInUrl = opts.signInUrl
-  const allowed = new Set<string>(GRAPHIQL_ASSET_FILES)
 
   const router = express.Router()
 
   router.get('/graphiql', (req, res) => {
-    res.set({
-      'Content-Type': 'text/html; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'Content-Security-Policy': graphiqlContentSecurityPolicy(req, endpoint),
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'no-referrer',
-      'Cross-Origin-Opener-Policy': 'same-origin',
-    })
+    res.set(pageHeaders(graphiqlContentSecurityPolicy(req, endpoint)))
     res.send(graphiqlPageHtml(`${req.baseUrl}/graphiql/assets/${assets.fingerprint}`, config))
   })
 
-  router.get('/graphiql/assets/:fingerprint/:file', (req, res) => {
-    const { fingerprint, file } = req.params
-    if (fingerprint !== assets.fingerprint || !allowed.has(file)) {
-      res.status(404).set('Cache-Control', 'no-store').type('text/plain').send('not found')
-      return
-    }
-    res.sendFile(path.join(assets.dir, file), {
-      immutable: true,
-      dotfiles: 'allow', // the asset cache lives under .data/
-      maxAge: 365 * 24 * 3600 * 1000,
-      headers: { 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'same-origin' },
-    })
-  })
+  router.get('/graphiql/assets/:fingerprint/:file', builtAssetRoute(assets, GRAPHIQL_ASSET_FILES))
 
   return router
 }

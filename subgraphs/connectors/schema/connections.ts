@@ -88,8 +88,8 @@ export function addConnections(builder: Builder, { ProgramRef, UserRef }: Connec
       description: "The program's connections, newest first (program.connections.read).",
       args: pageArgs(t.arg),
       // one DataLoader per page asked for: the programs of one entity fetch (all of `me`'s) are read together
-      resolve: (p, args, ctx) => connections.listConnections(ctx, p.id, args, (q) =>
-        ctx.loader(`Program.connections ${args.first ?? ''} ${args.after ?? ''}`, (ids: readonly string[]) => connections.connectionPagesOf(ctx, ids, q)).load(p.id)),
+      resolve: (p, args, ctx) => connections.listConnections(ctx, p.id, args, (keyset) =>
+        ctx.loader(`Program.connections ${args.first ?? ''} ${args.after ?? ''}`, (ids: readonly string[]) => connections.connectionPagesOf(ctx, ids, keyset)).load(p.id)),
     }))
 
   const ScopeRulesInput = builder.inputType('ConnectionScopeRulesInput', {
