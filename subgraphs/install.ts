@@ -26,7 +26,11 @@ export function installDomain(): void {
   installAuditHooks(TWIN_AUDIT_HOOKS)
   installErrorFactories(VENDOR_ERROR_FACTORIES)
   // The adapter registry sits below the providers' folders, which import its contract.
-  installAdapters({ eln_provider: notebookAdapter, qms_provider: qmsAdapter, literature_search: literatureAdapter })
+  installAdapters({
+    eln_provider: notebookAdapter,
+    qms_provider: qmsAdapter,
+    literature_search: literatureAdapter,
+  })
   // The twins' domain runs harnesses and hashes tool allow-lists that live above it (harness/, tools/).
   installHarnessLookup(getHarness)
   installTwinToolAllowlist(twinToolAllowlist)
