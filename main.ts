@@ -1,16 +1,16 @@
 // npm start: the whole service in one process for the demo: PostgreSQL (embedded unless DATABASE_URL), migrations,
 // the illustrative seed, the fake vendors, the three subgraphs, the gateway and the worker. Ctrl-C stops it all.
-import { parseEnv, setEnv, EnvError, type Env } from './core/env'
-import { recordRunningService, resolveDatabaseUrl } from './core/postgres'
-import { reportStartFailure } from './core/start-failure'
-import { createPrisma } from './core/db'
+import { parseEnv, setEnv, EnvError, type Env } from './core/config'
+import { recordRunningService, resolveDatabaseUrl } from './core/database'
+import { reportStartFailure } from './core/config'
+import { createPrisma } from './core/database'
 import { prepareDatabase } from './jobs/prepare-database'
 import { startWorker } from './jobs/worker'
 import { seedIllustrative } from './subgraphs/seed'
-import { mintDevToken } from './core/auth'
-import { log, markShuttingDown } from './core/log'
+import { mintDevToken } from './core/identity'
+import { log, markShuttingDown } from './core/config'
 import { installDomain } from './subgraphs/install'
-import { startTracing, stopTracing } from './core/tracing'
+import { startTracing, stopTracing } from './core/config'
 
 type Stoppable = { name: string; stop: () => Promise<unknown> }
 
@@ -28,7 +28,7 @@ async function main() {
   setEnv(e)
   installDomain() // the stack and the worker below share this process
   const running: Stoppable[] = []
-  // traces when OTEL_* asks for them (core/tracing.ts); stopped last, after every part has flushed its spans
+  // traces when OTEL_* asks for them (core/config/tracing.ts); stopped last, after every part has flushed its spans
   if (await startTracing('evidence-workspace')) running.push({ name: 'tracing', stop: stopTracing })
   let stopping = false
   // A stop after a failed start exits 1: exiting 0 there made a second npm start (ports taken) look like a success.

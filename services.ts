@@ -1,7 +1,7 @@
 // Starts the network-facing components (subgraphs, gateway, fakes) on given ports; used by npm start and tests.
-import type { Db } from './core/db'
-import { PgListener } from './core/pubsub'
-import { log } from './core/log'
+import type { Db } from './core/database'
+import { PgListener } from './core/database'
+import { log } from './core/config'
 import type { seedIllustrative } from './subgraphs/seed'
 import type { DemoContext, DemoService } from './domain/adapters'
 import { createConnectorsSubgraph } from './subgraphs/connectors/server'
@@ -67,7 +67,7 @@ export interface ServiceContext {
 
 /** npm start: the stack on the configured ports, plus the fake vendors for the demo. */
 export async function startServices(ctx: ServiceContext) {
-  const { env } = await import('./core/env')
+  const { env } = await import('./core/config')
   const e = env()
   const stack = await startStack({
     db: ctx.db, databaseUrl: ctx.databaseUrl, dataDir: e.DATA_DIR, host: e.HOST, gatewayHost: e.GATEWAY_HOST,

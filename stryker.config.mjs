@@ -12,12 +12,12 @@ export default {
   plugins: ['@stryker-mutator/vitest-runner'],
   coverageAnalysis: 'perTest',
   mutate: [
-    'core/redact.ts',
+    'core/text/redact.ts',
     'core/states/*.ts',
-    'core/state-machine.ts:64-84',
-    'core/state-machine.ts:139-172',
+    'core/states/state-machine.ts:64-84',
+    'core/states/state-machine.ts:139-172',
     'gateway/edge-limits.ts',
-    'core/footers.ts',
+    'core/text/footers.ts',
   ],
   // Stryker would rewrite tsconfig.json's references in its sandbox with the TypeScript compiler API, which TypeScript 7
   // does not have; the sandbox needs no rewrite (tsx and vitest read tsconfig.json as it is), so it is pointed at none.

@@ -6,7 +6,7 @@ import base from './stryker.config.mjs'
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   ...base,
-  mutate: ['core/sanitiser.ts'],
+  mutate: ['core/text/sanitiser.ts'],
   thresholds: { high: 95, low: 85, break: null },
   incrementalFile: '.ci/mutation-sanitiser-incremental.json',
   jsonReporter: { fileName: 'reports/mutation/sanitiser.json' },

@@ -10,9 +10,9 @@
 // Knobs (environment): BENCH_AUDIT_WRITES, BENCH_AUDIT_WRITERS, BENCH_AUDIT_ENTRIES.
 import { provisionBenchDatabase } from './database'
 import { knobs, out, percentile, quietLogs, runIfMain } from './figures'
-import { createPrisma, type Db } from '../core/db'
+import { createPrisma, type Db } from '../core/database'
 import { recordAudit } from '../core/audit'
-import { entryHash, verifyChain } from '../core/audit-chain'
+import { entryHash, verifyChain } from '../core/audit'
 import { createTenant, type Tenant } from '../tests/helpers/factories'
 
 const ms = (t0: number) => performance.now() - t0

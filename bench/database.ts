@@ -5,12 +5,12 @@ import os from 'node:os'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { freePort, removeEmbeddedData, startEmbeddedPostgres, withDatabase } from '../core/postgres'
+import { freePort, removeEmbeddedData, startEmbeddedPostgres, withDatabase } from '../core/database'
 
 import { prepareDatabase } from '../jobs/prepare-database'
-import { createPrisma, type Db } from '../core/db'
-import { parseEnv, setEnv } from '../core/env'
-import { resetAuthKeys } from '../core/auth'
+import { createPrisma, type Db } from '../core/database'
+import { parseEnv, setEnv } from '../core/config'
+import { resetAuthKeys } from '../core/identity'
 
 
 export interface BenchDatabase { url: string; dataDir: string; cleanup(): Promise<void> }

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { closeStackBench, openStackBench } from './database'
 import { knobs, out, percentile, quietLogs, runIfMain } from './figures'
-import { contextForUser } from '../core/command'
+import { contextForUser } from '../core/jobs'
 import { startStack } from '../services'
 import { applyRecordChange } from '../domain/records'
 import { fileProposal } from '../domain/proposals'

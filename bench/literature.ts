@@ -11,9 +11,9 @@
 // BENCH_LITERATURE_ROUNDS (5).
 import { provisionBenchDatabase } from './database'
 import { knobs, out, percentile, quietLogs, runIfMain } from './figures'
-import { createPrisma, type Db } from '../core/db'
-import { parseEnv, setEnv } from '../core/env'
-import { resetAuthKeys } from '../core/auth'
+import { createPrisma, type Db } from '../core/database'
+import { parseEnv, setEnv } from '../core/config'
+import { resetAuthKeys } from '../core/identity'
 import { startStack } from '../services'
 import { createTenant } from '../tests/helpers/factories'
 import { startFakeLiterature } from '../fakes/literature/server'

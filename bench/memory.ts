@@ -1,9 +1,9 @@
 // Bench `memory` (DESIGN.md §12: memory text search, 100,000 records, p50 < 20 ms): recall latency for a twin's run
 // over BENCH_MEMORY_RECORDS records in one organisation, and propose-through-sanitiser throughput.
 import { randomUUID } from 'node:crypto'
-import { contextForUser } from '../core/command'
-import { createPrisma } from '../core/db'
-import { checkMemorySummary } from '../core/sanitiser'
+import { contextForUser } from '../core/jobs'
+import { createPrisma } from '../core/database'
+import { checkMemorySummary } from '../core/text'
 import { proposeNote } from '../domain/memory'
 import { BRIEF_LIMITS, recallForRun, recallStatement } from '../domain/memory'
 import { provisionBenchDatabase } from './database'

@@ -17,7 +17,7 @@ function groupOf(url: string, functionName: string): string {
     return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]
   }
   if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`
-  const m = /\/(core|gateway|subgraphs\/[^/]+|bench|generated)\//.exec(url)
+  const m = /\/(core|domain|gateway|subgraphs\/[^/]+|bench|generated)\//.exec(url)
   return m ? `project ${m[1]}` : path.basename(url)
 }
 

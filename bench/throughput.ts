@@ -8,7 +8,7 @@
 // BENCH_THROUGHPUT_QUERIES (direct,gateway,federated,console), BENCH_THROUGHPUT_CONCURRENCY (10,50),
 // BENCH_THROUGHPUT_ROOT (the checkout whose components are started: compare another version with the same bench),
 // BENCH_THROUGHPUT_PROFILE (a folder: the components run with --cpu-prof and write their profiles there),
-// BENCH_THROUGHPUT_NODE_FLAGS (every component's node flags; core/component.ts SERVICE_NODE_FLAGS by default),
+// BENCH_THROUGHPUT_NODE_FLAGS (every component's node flags; core/jobs/component.ts SERVICE_NODE_FLAGS by default),
 // BENCH_THROUGHPUT_CALLERS (1: distinct people sending the requests in turn, each program lead with 50 inbox items;
 // many callers exercise the per-person caches as production does, one caller keeps every cache hot),
 // BENCH_THROUGHPUT_TRACING (0; 1: every component exports its traces over OTLP/HTTP to a receiver this bench runs,
@@ -27,16 +27,16 @@ import { QueryPlanner, prettyFormatQueryPlan } from '@apollo/query-planner'
 import { parse } from 'graphql'
 import { provisionBenchDatabase } from './database'
 import { knobs, out, quietLogs, runIfMain, smokeMode } from './figures'
-import { createPrisma, type Db } from '../core/db'
-import { parseEnv, setEnv } from '../core/env'
-import { resetAuthKeys, signInternalToken, INTERNAL_HEADER } from '../core/auth'
-import { freePort } from '../core/postgres'
-import { SERVICE_NODE_FLAGS } from '../core/component'
+import { createPrisma, type Db } from '../core/database'
+import { parseEnv, setEnv } from '../core/config'
+import { resetAuthKeys, signInternalToken, INTERNAL_HEADER } from '../core/identity'
+import { freePort } from '../core/database'
+import { SERVICE_NODE_FLAGS } from '../core/jobs'
 import { fileInboxItem } from '../domain/inbox'
-import { readSessionStamp } from '../core/session'
+import { readSessionStamp } from '../core/identity'
 import { addMember, createProgram, createTenant, createUser } from '../tests/helpers/factories'
-import { mintDevToken } from '../core/auth'
-import { documentHash, manifestOf } from '../core/trusted-documents'
+import { mintDevToken } from '../core/identity'
+import { documentHash, manifestOf } from '../core/http'
 import { writeFileSync } from 'node:fs'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))

@@ -2,7 +2,7 @@
 // twins with approved schedule triggers all due, then times claimDueSchedules (SKIP LOCKED batches, runs inserted and
 // twin_cycle jobs added in the same transactions) until none is due. Prints figures; never asserts timings.
 import os from 'node:os'
-import { createPrisma } from '../core/db'
+import { createPrisma } from '../core/database'
 import { claimDueSchedules } from '../domain/twins'
 import { provisionBenchDatabase } from './database'
 import { knobs, out, quietLogs } from './figures'

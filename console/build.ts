@@ -14,8 +14,8 @@ export const CONSOLE_DIR = path.dirname(fileURLToPath(import.meta.url))
 const SRC = path.join(CONSOLE_DIR, 'src')
 const ENTRY = path.join(SRC, 'main.tsx')
 export const INDEX_TEMPLATE = path.join(CONSOLE_DIR, 'index.html')
-/** Files outside src/ that shape the bundle (core/copy.ts is imported by the bundle itself). */
-const EXTRA_SOURCES = [INDEX_TEMPLATE, fileURLToPath(import.meta.url), path.join(CONSOLE_DIR, '..', 'core', 'copy.ts')]
+/** Files outside src/ that shape the bundle (core/text/copy.ts is imported by the bundle itself). */
+const EXTRA_SOURCES = [INDEX_TEMPLATE, fileURLToPath(import.meta.url), path.join(CONSOLE_DIR, '..', 'core', 'text', 'copy.ts')]
 const FINGERPRINT_PACKAGES = ['react', 'react-dom', 'urql', '@urql/core', 'wonka', 'graphql', 'graphql-ws', 'oauth4webapi', 'esbuild']
 
 export const CONSOLE_ASSET_FILES = ['app.js', 'app.css'] as const

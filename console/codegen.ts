@@ -5,7 +5,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { generateTypedDocuments } from '../clients/console/codegen'
-import { manifestOf } from '../core/trusted-documents'
+import { manifestOf } from '../core/http'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 export const CONSOLE_OPERATIONS_DIR = path.join(HERE, 'src', 'operations')
@@ -17,7 +17,7 @@ export async function consoleOperations(): Promise<string> {
   return texts.join('\n')
 }
 
-/** Where the console's operations are registered (trusted documents: hash → canonical document, core/trusted-documents.ts). */
+/** Where the console's operations are registered (trusted documents: hash → canonical document, core/http/trusted-documents.ts). */
 export const TRUSTED_DOCUMENTS_FILE = path.join(HERE, 'src', 'generated', 'trusted-documents.json')
 
 /** The manifest's text: every console operation with the fragments it uses, by hash (npm run schema writes it). */

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { log } from '../core/log'
+import { log } from '../core/config'
 
 /** Written last into a finished build; its presence marks the folder complete. */
 const MANIFEST = 'manifest.json'

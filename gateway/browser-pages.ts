@@ -4,8 +4,8 @@
 // decided here too.
 import path from 'node:path'
 import type express from 'express'
-import type { Db } from '../core/db'
-import { env, ROOT_DIR } from '../core/env'
+import type { Db } from '../core/database'
+import { env, ROOT_DIR } from '../core/config'
 import { consoleRouter } from './console-routes'
 import { devSignInRoutes } from './dev-sign-in'
 import { GRAPHQL_PATH } from './routing'

@@ -2,10 +2,10 @@
 // POST /api/dev/sign-in mints a development token for one of them. Mounted only outside production and without an
 // identity provider (AUTH_JWKS_URL): anywhere else these paths do not exist (404).
 import express from 'express'
-import type { Db } from '../core/db'
-import { mintDevToken } from '../core/auth'
-import { ILLUSTRATIVE } from '../core/seed'
-import { PERSONA_NAMES } from '../core/workbench-roles'
+import type { Db } from '../core/database'
+import { mintDevToken } from '../core/identity'
+import { ILLUSTRATIVE } from '../core/database'
+import { PERSONA_NAMES } from '../core/identity'
 
 /** Only the illustrative people (@illustrative.example), so this never signs in as a real person of a shared database. */
 function illustrativePeople() {

@@ -8,9 +8,9 @@ import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth'
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases'
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit'
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives'
-import { maskUnexpected } from '../core/graphql-errors'
+import { maskUnexpected } from '../core/http'
 import { customScalarLiteralsRule } from './edge-scalars'
-import { EXPORT_PAGE_MAX, PAGE_SIZE_MAX } from '../core/pagination'
+import { EXPORT_PAGE_MAX, PAGE_SIZE_MAX } from '../core/database'
 
 export const LIMITS = {
   bodyBytes: '1mb',

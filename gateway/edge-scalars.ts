@@ -1,4 +1,4 @@
-// Owns the edge's check of custom scalar values (core/scalars.ts), the same on HTTP and graphql-ws: a composed
+// Owns the edge's check of custom scalar values (core/text/scalars.ts), the same on HTTP and graphql-ws: a composed
 // supergraph knows a custom scalar by name only and would accept any value, which the subgraph then refused with a
 // 400 that reached the caller as a server fault. Variables are checked where they are coerced (the API schema's
 // scalars get the parsers), literals and variable defaults by a validation rule that names the argument.
@@ -6,7 +6,7 @@ import {
   GraphQLError, isInputObjectType, isListType, isNonNullType, isScalarType, Kind, print, typeFromAST,
   type GraphQLInputType, type GraphQLSchema, type ValidationContext, type ValidationRule, type ValueNode,
 } from 'graphql'
-import { SCALAR_FORMATS, ScalarValueError } from '../core/scalars'
+import { SCALAR_FORMATS, ScalarValueError } from '../core/text'
 
 /** The code of a value the caller sent that its type refuses (Apollo's, as for variables that do not coerce). */
 export const BAD_USER_INPUT = 'BAD_USER_INPUT'

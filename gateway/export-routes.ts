@@ -5,10 +5,10 @@
 // {"error":{"code","message"}} with the catalogue's HTTP status; a failure mid-stream ends the body with a final
 // {"error":…} line, so a client never mistakes a cut-off export for a complete one (a complete one ends with
 // {"end":true,"rows":N}).
-import { OUTAGE_RETRY_AFTER_SECONDS, SERVICE_UNAVAILABLE } from '../core/db-outage'
+import { OUTAGE_RETRY_AFTER_SECONDS, SERVICE_UNAVAILABLE } from '../core/database'
 import express from 'express'
 import { GraphQLError } from 'graphql'
-import { log } from '../core/log'
+import { log } from '../core/config'
 import type { ExecuteAs } from './inbox-routes'
 
 export const TWINS_EXPORT_PATH = '/orgs/current/twins/export'

@@ -11,7 +11,7 @@ import {
   getOperationAST, getVariableValues, GraphQLError, parse, print,
   type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode,
 } from 'graphql'
-import { DATA_ONLY_HEADER } from '../core/subgraph-protocol'
+import { DATA_ONLY_HEADER } from '../core/http'
 import { operationContextOf, runQueryPlan, type GraphQLDataSource, type OperationContext, type ServiceMap } from './apollo-executor'
 import { installScalarParsers } from './edge-scalars'
 import { postJson, subgraphHeaders, type SubgraphDataSource, type SubgraphCallContext } from './subgraph-http'

@@ -4,11 +4,11 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import { decodeJwt } from 'jose'
-import type { Db } from '../core/db'
-import { INTERNAL_TOKEN_TTL_MS, signInternalToken, verifyCallerToken, type CallerClaims } from '../core/auth'
+import type { Db } from '../core/database'
+import { INTERNAL_TOKEN_TTL_MS, signInternalToken, verifyCallerToken, type CallerClaims } from '../core/identity'
 import { tokenExpired, unauthenticated } from '../core/errors'
-import { isId } from '../core/ids'
-import { boundedCache, ttlUntil } from '../core/bounded-cache'
+import { isId } from '../core/text'
+import { boundedCache, ttlUntil } from '../core/config'
 import { SessionStamps } from './session-stamps'
 
 export interface CallerIdentity {

@@ -2,13 +2,13 @@
 // run the GraphQL operations (Query.myBrief, Mutation.resolveInboxItem) through the gateway's own pipeline; a resolve
 // carrying a signed link (?link=…, from an e-mail or a phone, no bearer) is forwarded to the twins subgraph, which
 // checks the link. Errors use {"error":{"code","message"}} with the catalogue's HTTP status.
-import { isDatabaseUnavailable, OUTAGE_MESSAGE, OUTAGE_RETRY_AFTER_SECONDS, SERVICE_UNAVAILABLE } from '../core/db-outage'
+import { isDatabaseUnavailable, OUTAGE_MESSAGE, OUTAGE_RETRY_AFTER_SECONDS, SERVICE_UNAVAILABLE } from '../core/database'
 import express, { type Request, type Response } from 'express'
 import { GraphQLError } from 'graphql'
 import { ERROR_CATALOGUE, isErrorCode } from '../core/errors'
-import { EDGE_TOKEN_HEADER, edgeToken } from '../core/webhook-edge'
-import { isId } from '../core/ids'
-import { log } from '../core/log'
+import { EDGE_TOKEN_HEADER, edgeToken } from '../core/http'
+import { isId } from '../core/text'
+import { log } from '../core/config'
 
 export type ExecuteAs = (authorization: string | undefined, query: string, variables: Record<string, unknown>) =>
   Promise<{ data?: Record<string, any> | null; errors?: readonly { message: string; extensions?: Record<string, unknown> }[] }>

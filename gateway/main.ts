@@ -1,6 +1,6 @@
 // The gateway as its own process: `tsx gateway/main.ts` (GATEWAY_PORT on GATEWAY_HOST); subgraphs at
 // CONNECTORS_URL, WORKBENCH_URL and TWINS_URL (default: 127.0.0.1 on their ports).
-import { runComponent } from '../core/component'
+import { runComponent } from '../core/jobs'
 import { createGateway } from './server'
 
 await runComponent('gateway', async ({ db, databaseUrl, env }) => {

@@ -4,8 +4,8 @@
 // port must not publish internal figures; a scraper inside the network is listed there.
 import type express from 'express'
 import type { ExecutionResult } from 'graphql'
-import { parseAddressRanges, normalizeAddress } from '../core/address-ranges'
-import { enableDefaultMetrics, gaugeOf, metricsHandler, subscriptionEvents, subscriptionsEnded, subscriptionsStarted } from '../core/metrics'
+import { parseAddressRanges, normalizeAddress } from '../core/config'
+import { enableDefaultMetrics, gaugeOf, metricsHandler, subscriptionEvents, subscriptionsEnded, subscriptionsStarted } from '../core/config'
 
 const ENDING_CODES = new Set(['SUBSCRIPTION_INTERRUPTED', 'SLOW_CONSUMER', 'SERVICE_UNAVAILABLE', 'UNAUTHENTICATED'])
 

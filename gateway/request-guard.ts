@@ -3,7 +3,7 @@
 // pipeline (which answers OPTIONS 405) nor Express ever sees a refused caller.
 import type http from 'node:http'
 import type { VerifyClientCallbackAsync } from 'ws'
-import { env } from '../core/env'
+import { env } from '../core/config'
 import { allowedOrigins, CorsPolicy } from './cors'
 import { HostPolicy } from './host-check'
 

@@ -2,10 +2,10 @@
 // the ingress reads, the client address) to connectors; any other path under the hook prefixes never leaves the gateway.
 import http from 'node:http'
 import type { Request, Response } from 'express'
-import { env } from '../core/env'
-import { log } from '../core/log'
-import { clientAddress, parseAddressRanges, type AddressRanges } from '../core/address-ranges'
-import { EDGE_CLIENT_HEADER, EDGE_TOKEN_HEADER, REST_EDGE_UPSTREAM_TIMEOUT_MS, edgeToken, parseHookPath } from '../core/webhook-edge'
+import { env } from '../core/config'
+import { log } from '../core/config'
+import { clientAddress, parseAddressRanges, type AddressRanges } from '../core/config'
+import { EDGE_CLIENT_HEADER, EDGE_TOKEN_HEADER, REST_EDGE_UPSTREAM_TIMEOUT_MS, edgeToken, parseHookPath } from '../core/http'
 
 /**
  * The only caller headers the ingress needs. Never the caller's authorization, cookies, x-internal-token or

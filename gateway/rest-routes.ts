@@ -2,10 +2,10 @@
 // the inbox and export shims (bearer, run through the GraphQL pipeline), and the health endpoints; and the one error
 // answer every Express route shares (restErrorAnswer, mounted last).
 import express from 'express'
-import type { Db } from '../core/db'
-import { databaseAnswers } from '../core/sql/plumbing'
-import { formattedServiceUnavailable, isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS } from '../core/db-outage'
-import { log } from '../core/log'
+import type { Db } from '../core/database'
+import { databaseAnswers } from '../core/sql'
+import { formattedServiceUnavailable, isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS } from '../core/database'
+import { log } from '../core/config'
 import type { IdentityResolver } from './identity'
 import { SUBGRAPH_NAMES, type SubgraphName } from './supergraph'
 import { forwardToConnectors } from './rest-edge'

@@ -3,10 +3,10 @@
 // request id, a deadline and a trace span; everything else to Express (the REST routes and browser pages).
 import type http from 'node:http'
 import { randomUUID } from 'node:crypto'
-import { log } from '../core/log'
-import { withRequestId } from '../core/request-context'
-import { httpMetrics } from '../core/metrics'
-import { inServerSpan } from '../core/tracing'
+import { log } from '../core/config'
+import { withRequestId } from '../core/config'
+import { httpMetrics } from '../core/config'
+import { inServerSpan } from '../core/config'
 import type { RequestGuard } from './request-guard'
 
 /** Where GraphQL is served: HTTP and graphql-ws on the same path. */
@@ -20,7 +20,7 @@ export interface EdgeRoutes {
   graphql: Listener
   /** Everything that is not GraphQL (Express). */
   rest: Listener
-  /** Called with each GraphQL response, so shutdown waits for it (core/http-drain.ts). */
+  /** Called with each GraphQL response, so shutdown waits for it (core/http/http-drain.ts). */
   track(res: http.ServerResponse): void
   timeoutMs: number
 }

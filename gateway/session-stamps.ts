@@ -1,7 +1,7 @@
 // Owns the gateway's session stamps (is the person active, and the version of what their session holds): kept in a
 // bounded per-process cache, dropped at once when PostgreSQL announces a change, read per request whenever the
 // announcements cannot be trusted (issue 20). The stamp's version is what the internal token carries to the subgraphs,
-// which reload a cached session when it moved (core/session-cache.ts): so this cache decides how live permissions are.
+// which reload a cached session when it moved (core/identity/session-cache.ts): so this cache decides how live permissions are.
 //
 // Why the first request after a change sees it (the consistency argument):
 // 1. Every change to what a session holds goes through a trigger that bumps session_versions and sends
@@ -32,11 +32,11 @@
 // What is left to STAMP_MAX_AGE_MS: writes that bypass row triggers (TRUNCATE, session_replication_role = replica during
 // a restore), or a table a session comes to depend on without a trigger.
 import type pg from 'pg'
-import type { Db } from '../core/db'
-import { boundedCache, type BoundedCache } from '../core/bounded-cache'
-import { log } from '../core/log'
-import { PgListener } from '../core/pubsub'
-import { readSessionStamp, type SessionStamp } from '../core/session'
+import type { Db } from '../core/database'
+import { boundedCache, type BoundedCache } from '../core/config'
+import { log } from '../core/config'
+import { PgListener } from '../core/database'
+import { readSessionStamp, type SessionStamp } from '../core/identity'
 
 /**
  * The longest a cached stamp is trusted: 5 s. Notifications and syncs keep the cache exact; this only bounds what a

@@ -1,10 +1,10 @@
 // Owns the order in which a gateway stops: sockets first (no new subscription starts while requests drain), then the
-// HTTP requests in flight (up to SHUTDOWN_GRACE_SECONDS, core/http-drain.ts), then what answered their identities
+// HTTP requests in flight (up to SHUTDOWN_GRACE_SECONDS, core/http/http-drain.ts), then what answered their identities
 // (session-stamp listener, then its pool): nothing that a request still running could need is closed before it ends.
 export interface GatewayParts {
   /** graphql-ws's handle (./sockets.ts): closes every socket. */
   sockets: { dispose(): void | Promise<void> }
-  /** The HTTP server's drain (core/http-drain.ts). */
+  /** The HTTP server's drain (core/http/http-drain.ts). */
   drain: { close(): Promise<void> }
   identities: { close(): Promise<void> }
   /** The small pg pool identities read session stamps over, when the gateway has one. */

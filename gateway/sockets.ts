@@ -10,10 +10,10 @@ import {
   getOperationAST, NoSchemaIntrospectionCustomRule, specifiedRules, validate, GraphQLError,
   type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError, type ValidationRule,
 } from 'graphql'
-import { attachWebSocketServer } from '../core/websocket'
+import { attachWebSocketServer } from '../core/http'
 import { isTokenExpired, tokenExpired } from '../core/errors'
-import { isDatabaseUnavailable } from '../core/db-outage'
-import { log } from '../core/log'
+import { isDatabaseUnavailable } from '../core/database'
+import { log } from '../core/config'
 import type { CallerIdentity, IdentityResolver } from './identity'
 import type { SubscriptionBridge } from './subscription-bridge'
 import type { EdgePipeline } from './graphql-http'

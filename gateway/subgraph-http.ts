@@ -6,10 +6,10 @@
 // in a subclass was its private sendRequest.
 import http from 'node:http'
 import { GraphQLError } from 'graphql'
-import { INTERNAL_HEADER } from '../core/auth'
-import { serviceUnavailable } from '../core/db-outage'
-import { currentRequestId } from '../core/request-context'
-import { injectTraceHeaders, inSpan, SpanKind, tracingOn } from '../core/tracing'
+import { INTERNAL_HEADER } from '../core/identity'
+import { serviceUnavailable } from '../core/database'
+import { currentRequestId } from '../core/config'
+import { injectTraceHeaders, inSpan, SpanKind, tracingOn } from '../core/config'
 import type { DataSourceAnswer, DataSourceRequest, GraphQLDataSource } from './apollo-executor'
 import type { CallerIdentity } from './identity'
 

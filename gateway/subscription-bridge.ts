@@ -8,11 +8,11 @@ import { operationContextOf, runQueryPlan, type DataSourceAnswer, type DataSourc
 import { createClient, type Client } from 'graphql-ws'
 import WebSocket from 'ws'
 import { GraphQLError, getOperationAST, print, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql'
-import { boundedQueue, SlowConsumerError } from '../core/pubsub'
-import { INTERRUPTED_MESSAGE, SUBSCRIPTION_INTERRUPTED } from '../core/subgraph-protocol'
-import { log } from '../core/log'
-import { boundedCache, type BoundedCache } from '../core/bounded-cache'
-import { inSpan, linkedRoot, SpanKind } from '../core/tracing'
+import { boundedQueue, SlowConsumerError } from '../core/database'
+import { INTERRUPTED_MESSAGE, SUBSCRIPTION_INTERRUPTED } from '../core/http'
+import { log } from '../core/config'
+import { boundedCache, type BoundedCache } from '../core/config'
+import { inSpan, linkedRoot, SpanKind } from '../core/config'
 
 const EVENT_SOURCE = '__subscription_event__'
 /**

@@ -1,14 +1,14 @@
 // Owns the gateway's trusted documents: the manifests of registered operations (the console's, written at build by
 // npm run schema, plus any TRUSTED_DOCUMENTS_MANIFESTS a client team registers), a request naming an operation by its
 // hash (`documentId: "sha256:<hex>"`, or Apollo's `extensions.persistedQuery.sha256Hash`), and whether a document is
-// registered (TRUSTED_DOCUMENTS_ONLY: production can run only those; core/trusted-documents.ts says what the hash is of).
+// registered (TRUSTED_DOCUMENTS_ONLY: production can run only those; core/http/trusted-documents.ts says what the hash is of).
 import fs from 'node:fs'
 import path from 'node:path'
 import type { DocumentNode } from 'graphql'
-import type { Db } from '../core/db'
-import { env, ROOT_DIR } from '../core/env'
-import { can, loadSession } from '../core/session'
-import { documentHash } from '../core/trusted-documents'
+import type { Db } from '../core/database'
+import { env, ROOT_DIR } from '../core/config'
+import { can, loadSession } from '../core/identity'
+import { documentHash } from '../core/http'
 import type { SubgraphCallContext } from './subgraph-http'
 
 /** The console's manifest (console/codegen.ts writes it). */

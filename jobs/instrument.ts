@@ -1,9 +1,9 @@
-// Owns what the worker reports about each job: Prometheus counters and durations (core/metrics.ts) and one JSON log
-// line per finished job carrying the request id of the request that enqueued it (core/request-context.ts).
+// Owns what the worker reports about each job: Prometheus counters and durations (core/config/metrics.ts) and one JSON log
+// line per finished job carrying the request id of the request that enqueued it (core/config/request-context.ts).
 import type { WorkerEvents } from 'graphile-worker'
-import { jobDuration, jobs } from '../core/metrics'
-import { JOB_REQUEST_ID_FIELD } from '../core/request-context'
-import { log } from '../core/log'
+import { jobDuration, jobs } from '../core/config'
+import { JOB_REQUEST_ID_FIELD } from '../core/config'
+import { log } from '../core/config'
 
 const requestIdOf = (payload: unknown) => {
   const v = payload && typeof payload === 'object' ? (payload as Record<string, unknown>)[JOB_REQUEST_ID_FIELD] : undefined

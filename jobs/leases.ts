@@ -18,7 +18,7 @@
 import os from 'node:os'
 import { randomInt } from 'node:crypto'
 import pg from 'pg'
-import { log } from '../core/log'
+import { log } from '../core/config'
 
 export const LEASE_NAMESPACE = 727301
 /** How often a process refreshes the heartbeat of its current pools. */

@@ -3,23 +3,23 @@
 // `--once` runs every job that is due now and exits.
 import os from 'node:os'
 import { runOnce } from 'graphile-worker'
-import { parseEnv, setEnv, EnvError } from '../core/env'
-import { resolveDatabaseUrl } from '../core/postgres'
-import { reportStartFailure, exitOnStartFailure } from '../core/start-failure'
-import { createPrisma, type Db } from '../core/db'
-import { log, markShuttingDown } from '../core/log'
-import { isDatabaseUnavailable } from '../core/db-outage'
+import { parseEnv, setEnv, EnvError } from '../core/config'
+import { resolveDatabaseUrl } from '../core/database'
+import { reportStartFailure, exitOnStartFailure } from '../core/config'
+import { createPrisma, type Db } from '../core/database'
+import { log, markShuttingDown } from '../core/config'
+import { isDatabaseUnavailable } from '../core/database'
 import { createTaskList, migrateWorkerSchema, startWorker, type WorkerHandle } from './worker'
 import { startWorkerProbes } from './probes'
 import { installDomain } from '../subgraphs/install'
-import { startTracing, stopTracing } from '../core/tracing'
+import { startTracing, stopTracing } from '../core/config'
 
 const e = (() => {
   try { return parseEnv() } catch (err) { console.error((err as EnvError).message); process.exit(1) }
 })()
 setEnv(e)
 installDomain()
-await startTracing('worker') // when OTEL_* asks for traces (core/tracing.ts)
+await startTracing('worker') // when OTEL_* asks for traces (core/config/tracing.ts)
 // Background work yields to the servers sharing the host: a 202 to the vendor must not wait behind job processing.
 try { if (e.WORKER_NICE > 0) os.setPriority(Math.max(os.getPriority(), e.WORKER_NICE)) } catch { /* not permitted: run as is */ }
 // Stopping. graphile-worker's own signal handling is off (noHandleSignals: it fails the running jobs after a few

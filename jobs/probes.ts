@@ -1,11 +1,11 @@
 // Owns the worker's small HTTP listener (WORKER_METRICS_PORT): liveness, readiness (the database answers) and
 // Prometheus metrics (jobs by task and outcome, durations, process figures). Bound to HOST (127.0.0.1 by default).
 import http from 'node:http'
-import type { Db } from '../core/db'
-import { databaseAnswers } from '../core/sql/plumbing'
-import { env } from '../core/env'
-import { enableDefaultMetrics, registry } from '../core/metrics'
-import { log } from '../core/log'
+import type { Db } from '../core/database'
+import { databaseAnswers } from '../core/sql'
+import { env } from '../core/config'
+import { enableDefaultMetrics, registry } from '../core/config'
+import { log } from '../core/config'
 
 export async function startWorkerProbes(port: number, db: Db) {
   enableDefaultMetrics('worker')

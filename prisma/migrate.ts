@@ -19,8 +19,8 @@ async function cli(cmd = 'deploy', name = 'migration') {
     console.error(`Unknown command ${cmd}.\n${USAGE}`)
     process.exit(2)
   }
-  const { resolveDatabaseUrl } = await import('../core/postgres')
-  const { exitOnStartFailure } = await import('../core/start-failure')
+  const { resolveDatabaseUrl } = await import('../core/database')
+  const { exitOnStartFailure } = await import('../core/config')
   const db = await resolveDatabaseUrl().catch(exitOnStartFailure)
   try {
     if (cmd === 'dev' || cmd === 'create') {

@@ -3,12 +3,12 @@
 // verification (scripts/audit-verify-offline.mjs). Exits 1 when a chain does not verify, 2 on a bad call.
 import fs from 'node:fs'
 import { parseArgs } from 'node:util'
-import { parseEnv, setEnv, type EnvError } from '../core/env'
-import { resolveDatabaseUrl } from '../core/postgres'
-import { createPrisma } from '../core/db'
-import { exportChain, verifyChain, type Verification } from '../core/audit-chain'
-import { chainedOrganisationsAcrossOrganisations } from '../core/sql/audit-chain'
-import { exitOnStartFailure } from '../core/start-failure'
+import { parseEnv, setEnv, type EnvError } from '../core/config'
+import { resolveDatabaseUrl } from '../core/database'
+import { createPrisma } from '../core/database'
+import { exportChain, verifyChain, type Verification } from '../core/audit'
+import { chainedOrganisationsAcrossOrganisations } from '../core/sql'
+import { exitOnStartFailure } from '../core/config'
 
 const USAGE = `Usage: npm run audit:verify [-- --org <slug or id>] [--export <file>]
 Verifies the audit chain of every organisation (or of --org) and names the first entry that does not verify.

@@ -1,9 +1,9 @@
 // npm run env-table: writes the configuration reference of docs/operators.md (between the env-table markers) from
-// core/env.ts (variables, defaults) and core/env-docs.ts (what each means).
+// core/config/env.ts (variables, defaults) and core/config/env-docs.ts (what each means).
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { renderEnvTable, replaceEnvTable } from '../core/env-docs'
+import { renderEnvTable, replaceEnvTable } from '../core/config'
 
 export const ENV_TABLE_DOC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/operators.md')
 

@@ -1,7 +1,7 @@
 // npm run schema: prints each subgraph's SDL to schema/<name>.graphql and composes schema/supergraph.graphql.
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { SCHEMA_DIR } from '../core/schema-files'
+import { SCHEMA_DIR } from '../core/config'
 import { buildSchemaArtifacts } from '../subgraphs/supergraph'
 import { GENERATED_FILE, generateClientTypes } from '../clients/console/codegen'
 import { CONSOLE_GENERATED_FILE, generateConsoleTypes, generateTrustedDocuments, TRUSTED_DOCUMENTS_FILE } from '../console/codegen'

@@ -1,11 +1,11 @@
 // npm run seed: prepares the database (migrations, the worker's schema) and applies the illustrative seed without
 // starting the service (idempotent). The seed opens a stage gate, which enqueues a job: the worker's schema must exist.
-import { parseEnv, setEnv, EnvError } from '../core/env'
-import { resolveDatabaseUrl } from '../core/postgres'
-import { createPrisma } from '../core/db'
+import { parseEnv, setEnv, EnvError } from '../core/config'
+import { resolveDatabaseUrl } from '../core/database'
+import { createPrisma } from '../core/database'
 import { prepareDatabase } from '../jobs/prepare-database'
 import { seedIllustrative } from '../subgraphs/seed'
-import { exitOnStartFailure } from '../core/start-failure'
+import { exitOnStartFailure } from '../core/config'
 
 try { setEnv(parseEnv()) } catch (e) { console.error((e as EnvError).message); process.exit(1) }
 const database = await resolveDatabaseUrl({ helper: true }).catch(exitOnStartFailure)

@@ -2,7 +2,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { renderStateTables, replaceStateTables } from '../core/state-machine'
+import { renderStateTables, replaceStateTables } from '../core/states'
 import { MACHINES } from '../core/states'
 
 export const STATE_TABLES_DOC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/contributors.md')

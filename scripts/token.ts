@@ -1,11 +1,11 @@
 // npm run token -- --user <email> [--ttl 12h]: prints a development bearer token for a seeded user.
 // stdout carries the token and nothing else (TOKEN=$(npm run -s token -- --user …)); messages and logs go to stderr.
 import { parseArgs } from 'node:util'
-import { env, parseEnv, setEnv, EnvError } from '../core/env'
-import { resolveDatabaseUrl } from '../core/postgres'
-import { createPrisma } from '../core/db'
-import { mintDevToken } from '../core/auth'
-import { exitOnStartFailure } from '../core/start-failure'
+import { env, parseEnv, setEnv, EnvError } from '../core/config'
+import { resolveDatabaseUrl } from '../core/database'
+import { createPrisma } from '../core/database'
+import { mintDevToken } from '../core/identity'
+import { exitOnStartFailure } from '../core/config'
 
 const USAGE = `Usage: npm run -s token -- --user <email> [--ttl <duration>]
 Prints a development bearer token for a seeded user on stdout (only the token: TOKEN=$(npm run -s token -- --user lead@illustrative.example)).

@@ -1,8 +1,8 @@
-// Owns seeding the illustrative data across the subgraphs: the people (core/seed.ts), then a few program records
+// Owns seeding the illustrative data across the subgraphs: the people (core/database/seed.ts), then a few program records
 // through the records write path and an open stage gate from the first stage to the next (R4) through the gate's write
 // path. It sits above the subgraphs because it composes them; core/ imports no subgraph code.
-import type { Db } from '../core/db'
-import { seedPeople } from '../core/seed'
+import type { Db } from '../core/database'
+import { seedPeople } from '../core/database'
 import { seedIllustrativeRecords } from '../domain/records'
 import { seedIllustrativeGate } from '../domain/gates'
 

@@ -4,7 +4,7 @@
 import { parse } from 'graphql'
 import { printSubgraphSchema } from '@apollo/subgraph'
 import { composeServices } from '@apollo/composition'
-import { DEFAULT_SUBGRAPH_URLS, SUBGRAPH_NAMES, type SubgraphName } from '../core/schema-files'
+import { DEFAULT_SUBGRAPH_URLS, SUBGRAPH_NAMES, type SubgraphName } from '../core/config'
 import { buildConnectorsSchema } from './connectors/schema'
 import { buildWorkbenchSchema } from './workbench/schema'
 import { buildTwinsSchema } from './twins/schema'

@@ -5,8 +5,8 @@ import path from 'node:path'
 import { createHash } from 'node:crypto'
 import pg from 'pg'
 import type { TestProject } from 'vitest/node'
-import { parseEnv, setEnv, ROOT_DIR } from '../core/env'
-import { freePort, removeEmbeddedData, startEmbeddedPostgres, withDatabase, type DatabaseHandle } from '../core/postgres'
+import { parseEnv, setEnv, ROOT_DIR } from '../core/config'
+import { freePort, removeEmbeddedData, startEmbeddedPostgres, withDatabase, type DatabaseHandle } from '../core/database'
 import { prepareDatabase } from '../jobs/prepare-database'
 
 declare module 'vitest' {

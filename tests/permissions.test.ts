@@ -23,7 +23,7 @@ import {
   fallbackHarness,
   harnessKeyFor,
   isWorkbenchRoleHeld,
-} from '../core/workbench-roles'
+} from '../core/identity'
 
 const keysAt = (v: PersonaVersion) => PERMISSIONS_BY_VERSION[v]
 const groupCounts = (v: PersonaVersion) =>

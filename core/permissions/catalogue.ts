@@ -35,7 +35,7 @@ export const PERSONA_VERSIONS = [2, 3, 4, 5] as const
 export type PersonaVersion = (typeof PERSONA_VERSIONS)[number]
 
 // Releases before R3 run persona version 2 ("today" in the twins document); R6 changes no permission in any
-// document, so it keeps persona version 5. core/release.ts decides which release is in force.
+// document, so it keeps persona version 5. core/identity/release.ts decides which release is in force.
 export const PERSONA_VERSION_BY_RELEASE = { R1: 2, R2: 2, R3: 3, R4: 4, R5: 5, R6: 5 } as const satisfies Record<
   string,
   PersonaVersion

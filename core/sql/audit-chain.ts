@@ -1,7 +1,7 @@
-// Owns the raw SQL of the per-organisation audit chain (core/audit-chain.ts): locking and moving an organisation's
+// Owns the raw SQL of the per-organisation audit chain (core/audit/audit-chain.ts): locking and moving an organisation's
 // chain head, reading rows as the chain hashes them (audit_chain_row: to_jsonb, timestamps in UTC), and the pages the
 // verifier and the export walk. Every function takes the organisation and binds it.
-import type { Db, Tx } from '../db'
+import type { Db, Tx } from '../database'
 
 export interface LockedEntry {
   seq: bigint

@@ -1,6 +1,6 @@
 // Owns the raw SQL of outgoing e-mail (email_outbox): the delivery job claims due messages of every organisation at
 // once, so its claim says so in its name.
-import type { Tx } from '../db'
+import type { Tx } from '../database'
 
 export interface DueEmail { id: string; to_address: string; subject: string; body: string; attempts: number }
 

@@ -2,7 +2,7 @@
 // answer, a savepoint around an audit hook, graphile-worker's add_job), none of which reads or writes an
 // organisation's rows. Listed as plumbing in tests/platform/sql-road.test.ts, so a reviewer of tenancy may skip it.
 import { randomBytes } from 'node:crypto'
-import { asTx, type AnyTx, type Db, type Tx } from '../db'
+import { asTx, type AnyTx, type Db, type Tx } from '../database'
 
 /** Readiness: true when the database answers a round trip (gateway, subgraphs and worker /readyz). */
 export function databaseAnswers(db: Db): Promise<boolean> {
@@ -37,7 +37,7 @@ export interface GraphileJob {
   priority: number | null
 }
 
-/** graphile_worker.add_job in the caller's transaction (core/jobs.ts enqueue validates the payload first). */
+/** graphile_worker.add_job in the caller's transaction (core/jobs/jobs.ts enqueue validates the payload first). */
 export async function addGraphileJob(tx: AnyTx, job: GraphileJob): Promise<void> {
   await asTx(tx).$executeRaw`SELECT graphile_worker.add_job(
     identifier => ${job.task}::text,

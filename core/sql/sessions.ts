@@ -1,7 +1,7 @@
 // Owns the raw SQL of sessions: who is calling, read by user id before any organisation is known. These reads cross
 // organisations by nature (the session is how a request learns its organisation), so each says so in its name.
 import type pg from 'pg'
-import type { Db } from '../db'
+import type { Db } from '../database'
 
 export interface SessionRow {
   id: string; organization_id: string; email: string; name: string; deactivated_at: Date | null

@@ -1,6 +1,6 @@
 // Owns the connector layer's state sets (connector specification 000 and ours): connections, SOP versions,
 // webhook delivery outcomes and launch ids.
-import { defineMachine } from '../state-machine'
+import { defineMachine } from './state-machine'
 
 const SPEC = 'spec 000 §States and transitions'
 

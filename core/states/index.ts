@@ -1,5 +1,5 @@
 // Owns the list of every declared state machine, in the order docs/contributors.md shows them.
-import type { Machine } from '../state-machine'
+import type { Machine } from './state-machine'
 import { connectionStatus, launchIdLifecycle, sopLifecycle, webhookOutcome } from './connectors'
 import { memoryRecordStatus } from './memory'
 import { requirementSetStatus } from './qms'
@@ -24,3 +24,4 @@ export const MACHINES: readonly Machine[] = [
   // Program records: one machine per record type, applied by domain/records.
   ...RECORD_MACHINES,
 ] as readonly Machine[]
+export * from './state-machine'

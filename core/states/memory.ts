@@ -1,5 +1,5 @@
 // Owns the memory record state set (memory and workbench roles specification 001).
-import { defineMachine } from '../state-machine'
+import { defineMachine } from './state-machine'
 
 const SETS = 'spec 001 §States and transitions'
 

@@ -1,6 +1,6 @@
 // Owns the QMS/SOP review state sets of ours: requirement sets (draft, accepted, superseded). The SOP version
 // lifecycle mirrors the vendor and lives with the other connector sets (core/states/connectors.ts).
-import { defineMachine } from '../state-machine'
+import { defineMachine } from './state-machine'
 
 /**
  * Requirement sets: extracted as draft; accepting one is the binding decision for a connector SOP (spec 000 §QMS/SOP

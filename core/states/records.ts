@@ -2,7 +2,7 @@
 // record types (spec 001, workbench role catalogue) but show no statuses or transitions for them: every row here is a
 // decision (the design decisions (docs/contributors.md) 'state transitions not shown'). Types with an .approve key (hypotheses, plans) move by a
 // decision under that key; the others by an update under .manage (domain/records).
-import { defineMachine, type TransitionSpec } from '../state-machine'
+import { defineMachine, type TransitionSpec } from './state-machine'
 
 const D = 'the specification shows no transition; record types from spec 001 §Workbench roles'
 const storage = (type: string) => ({

@@ -1,6 +1,6 @@
 // Owns the state sets of agent runs and tool calls (platform tables; the documents name 'succeeded' and the
 // tool_calls row every skill call writes, the rest is the design decisions (docs/contributors.md)).
-import { defineMachine } from '../state-machine'
+import { defineMachine } from './state-machine'
 
 export const agentRunStatus = defineMachine({
   name: 'agent_runs.status',

@@ -1,7 +1,7 @@
 // Owns the state sets of the persona twins specification (002): twins, inbox items, hand-offs, delegations,
 // stage gates, skills and proposals. Only the shown rows are 'shown'; the rest are the design decisions (docs/contributors.md) decisions
 // ("Transitions: not shown for any of these state sets beyond the rows above") built from the named operations.
-import { defineMachine } from '../state-machine'
+import { defineMachine } from './state-machine'
 
 const SETS = 'spec 002 §States and transitions'
 const MOVES = 'spec 002 §States and transitions, moves that are shown'

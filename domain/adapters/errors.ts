@@ -4,7 +4,7 @@
 // Errors carry status codes and vendor messages only: never tokens, secrets, request options or client errors as cause.
 import { DomainError, type ErrorClass, type ErrorCode, type ErrorFactory } from '../../core/errors'
 import type { AdapterOperation } from './operations'
-import { EgressRefused } from '../../core/egress'
+import { EgressRefused } from '../../core/http'
 
 /** Base of every failure that comes from (or on the way to) a vendor. `source` names the provider or platform source. */
 export abstract class VendorError extends DomainError {
@@ -30,7 +30,7 @@ export class NotSupported extends Error {
   }
 }
 
-// The classes below are a declarative catalogue, one per code, written out like core/errors.ts's data classes: each
+// The classes below are a declarative catalogue, one per code, written out like core/errors/errors.ts's data classes: each
 // keeps its own positional constructor, typed data fields and message, which a generic factory would hide behind
 // mapped types. Their `name` comes from the catalogue's type (DomainError sets it).
 
@@ -123,12 +123,12 @@ export class EvidenceQueryBudgetExhausted extends DomainError {
 
 export const VENDOR_ERROR_CLASSES: readonly ErrorClass[] = [
   RateLimited, VendorUnavailable, VendorAuthFailed, VendorNotFound, VendorRequestRejected, VendorResponseInvalid, AttachmentTooLarge,
-  EgressRefused, // the egress policy refused the vendor address (core/egress.ts)
+  EgressRefused, // the egress policy refused the vendor address (core/http/egress.ts)
   EvidenceQueryBudgetExhausted, // the literature connector's per-turn query budget
 ]
 
 // `new DomainError('RateLimited', ...)` from code that only knows the code still becomes the typed class, in every process
-// that installs the domain (installDomain, subgraphs/install.ts, hands these to core/errors.ts).
+// that installs the domain (installDomain, subgraphs/install.ts, hands these to core/errors/errors.ts).
 const str = (v: unknown, fallback = '') => (v == null ? fallback : String(v))
 const num = (v: unknown) => Number(v ?? 0)
 export const VENDOR_ERROR_FACTORIES: Readonly<Partial<Record<ErrorCode, ErrorFactory>>> = {

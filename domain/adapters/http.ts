@@ -17,7 +17,7 @@ import type { Agents, Method, PlainResponse } from 'got'
 import got, { type RequestError } from 'got'
 import { z } from 'zod'
 import { DEFAULT_RATE_HEADER_NAMES, intHeader, readRateHeaders, type RateHeaderNames, type RateHeaders } from './rate-headers'
-import { egressRefusal } from '../../core/egress'
+import { egressRefusal } from '../../core/http'
 import { RateLimited, VendorAuthFailed, VendorError, VendorNotFound, VendorRequestRejected, VendorResponseInvalid, VendorUnavailable } from './errors'
 
 /** Refresh 12 minutes into a token's life (the notebook grants 900 s), or at 80 % of a shorter one. */

@@ -1,7 +1,7 @@
 // Owns the adapter registry: one adapter per provider of the registry. The adapters live above this folder (each
 // provider's folder imports the contract here), so the registry is handed in by installDomain (subgraphs/install.ts),
 // as the audit hooks are; nothing here names a provider's module.
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import { PROVIDERS, type ProviderId } from './providers'
 import type { ConnectorAdapter } from './contract'
 

@@ -1,6 +1,6 @@
 // Owns the provider registry data of the connector specification (Provider registry table, ProviderSpec fields).
-import { itemStatus } from '../../core/release'
-import type { Env } from '../../core/env'
+import { itemStatus } from '../../core/identity'
+import type { Env } from '../../core/config'
 
 export type ProviderId = 'eln_provider' | 'qms_provider' | 'literature_search'
 
@@ -16,7 +16,7 @@ export interface BudgetSpec {
   headers?: { limit: string; remaining: string; reset: string; windowSeconds: number }
 }
 
-/** The environment settings (core/env.ts) that are per-attempt timeouts in milliseconds. */
+/** The environment settings (core/config/env.ts) that are per-attempt timeouts in milliseconds. */
 export type HttpTimeoutSetting = Extract<keyof Env, `${string}_HTTP_TIMEOUT_MS`>
 /** The environment settings that point a provider's sources at another address (a fake, a proxy). */
 export type BaseUrlSetting = Extract<keyof Env, `${string}_BASE_URL`>

@@ -6,7 +6,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
-import { env } from '../../core/env'
+import { env } from '../../core/config'
 
 export interface ConnectionSecrets {
   clientId: string

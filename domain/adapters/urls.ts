@@ -1,5 +1,5 @@
 // Owns the public addresses the connector layer hands out: a connection's hook_url and the console's launch link.
-import { env } from '../../core/env'
+import { env } from '../../core/config'
 import { providerSpec } from './providers'
 
 /** PUBLIC_URL when set (the address vendors and browsers reach), else the gateway's own address. */

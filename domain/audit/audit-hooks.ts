@@ -1,4 +1,4 @@
-// Owns which audit hooks the twins subgraph's domain installs (core/audit.ts runs each after an audited write, in its
+// Owns which audit hooks the twins subgraph's domain installs (core/audit/audit.ts runs each after an audited write, in its
 // own savepoint): event triggers and pause causes of twins, the readiness of open stage gates, and the inbox's
 // producers. It composes several concepts, so it sits above them, and the twins concept needs nothing from stage gates.
 import { AUDIT_ACTIONS, PAUSE_ACTIONS, TRIGGERABLE_ACTIONS, type AuditHook } from '../../core/audit'

@@ -1,11 +1,11 @@
 // Owns what the API says about the audit chain (issue 35): Query.auditChainVerification (org.audit.read) verifies the
 // caller's organisation's chain now and names the first entry that does not verify; Query.auditTrail tells a program
 // member whether the trail of one thing they see (a record, a proposal) was verified, and when: the console's
-// "Trail verified" line. The chain itself is core/audit-chain.ts.
-import type { DomainContext } from '../../core/command'
-import { trailStatus, verifyChain, type Verification } from '../../core/audit-chain'
-import { assertCan } from '../../core/session'
-import { isId } from '../../core/ids'
+// "Trail verified" line. The chain itself is core/audit/audit-chain.ts.
+import type { DomainContext } from '../../core/jobs'
+import { trailStatus, verifyChain, type Verification } from '../../core/audit'
+import { assertCan } from '../../core/identity'
+import { isId } from '../../core/text'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
 

@@ -4,8 +4,8 @@
 //
 // One draw is one statement that locks the organisation row, then the connection row (always in that order, so two
 // draws never deadlock), restarts windows that have ended and takes from both or from neither (budgets/sql.ts).
-import type { Db } from '../../core/db'
-import { log } from '../../core/log'
+import type { Db } from '../../core/database'
+import { log } from '../../core/config'
 import { RateLimited } from '../adapters'
 import type { BudgetGate, BudgetState, RateHeaders } from '../adapters'
 import type { BudgetSpec } from '../adapters'

@@ -3,7 +3,7 @@
 // source in the last window, at least 1 (the design decisions (docs/contributors.md)). Exhaustion is the typed RateLimited 'budget exhausted for
 // source X, retry after N s'; a paced source (a self-capped window of a second or less) whose window ends within a
 // second is waited for instead. The vendor's own word (a 429's hold, credits nearly used) refuses before the window.
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import type { BudgetState } from '../adapters'
 import { BudgetExhausted } from './connection-gate'
 import {

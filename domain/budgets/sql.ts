@@ -4,7 +4,7 @@
 // - a platform-scoped source's window (scope platform, organization_id NULL) shared by every organisation, and the
 //   fair share of each organisation in it: functions that read or write the shared row, or count other organisations'
 //   rows, say so in their name (...AcrossOrganisations).
-import type { AnyTx, Db } from '../../core/db'
+import type { AnyTx, Db } from '../../core/database'
 
 export interface BudgetRow {
   id: string

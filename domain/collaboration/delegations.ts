@@ -4,16 +4,16 @@
 // end, the delegator's decision items go to the delegate, who decides in their own right under their own live
 // permissions. One hop only: routing never looks at the delegate's own delegations (and a chain cannot be created).
 import { z } from 'zod'
-import { personText } from '../../core/person-text'
+import { personText } from '../../core/text'
 import type { Delegation } from '../../generated/prisma/client'
-import { command, onId, type DomainContext } from '../../core/command'
+import { command, onId, type DomainContext } from '../../core/jobs'
 import { systemActor, recordAudit } from '../../core/audit'
-import { asTx, type AnyTx, type Db } from '../../core/db'
-import { publishMany } from '../../core/pubsub'
+import { asTx, type AnyTx, type Db } from '../../core/database'
+import { publishMany } from '../../core/database'
 import { lockDelegationsOf } from './sql'
 import { DelegationInvalid, NotFoundError } from '../../core/errors'
-import { IdInput, isId } from '../../core/ids'
-import { transition, transitionAll } from '../../core/state-machine'
+import { IdInput, isId } from '../../core/text'
+import { transition, transitionAll } from '../../core/states'
 import { delegationStatus } from '../../core/states'
 
 /** Limits: 'delegation length: at most 30 days' (twins document). */

@@ -3,23 +3,23 @@
 // redaction, the party-scoped moves accept / decline / complete / withdraw through core/states (handoffStatus), the
 // hand-off inbox items and notifications, and the twin_handoff run an accepted hand-off starts for the recipient.
 import { z } from 'zod'
-import { personText } from '../../core/person-text'
+import { personText } from '../../core/text'
 import type { HandoffRequest } from '../../generated/prisma/client'
-import { command, type DomainContext, type Write } from '../../core/command'
+import { command, type DomainContext, type Write } from '../../core/jobs'
 import type { AuditAction } from '../../core/audit'
-import { asTx, type AnyTx, type TenantTx } from '../../core/db'
+import { asTx, type AnyTx, type TenantTx } from '../../core/database'
 import { insertHandoffUnlessOpen, lockHandoff } from './sql'
 import { HandoffExists, InvalidInput, InvalidTransition, NotAParty, NotFoundError, ReasonRequired, SelfHandoff } from '../../core/errors'
-import { IdInput, isId } from '../../core/ids'
-import { TWINS } from '../../core/copy'
-import { redactSecrets } from '../../core/redact'
+import { IdInput, isId } from '../../core/text'
+import { TWINS } from '../../core/text'
+import { redactSecrets } from '../../core/text'
 import { hasPermission, type PermissionKey } from '../../core/permissions'
-import { currentPersonaVersion } from '../../core/release'
-import { transition } from '../../core/state-machine'
-import { assertCan, can } from '../../core/session'
+import { currentPersonaVersion } from '../../core/identity'
+import { transition } from '../../core/states'
+import { assertCan, can } from '../../core/identity'
 import { handoffStatus } from '../../core/states'
 import { RECORD_TYPES, type RecordTypeKey } from '../records'
-import { keysetPage, type PageArgs } from '../../core/pagination'
+import { keysetPage, type PageArgs } from '../../core/database'
 import { closeItemsForSource, fileInboxItem } from '../inbox'
 import { createTwinRun } from '../twins'
 
@@ -37,7 +37,7 @@ type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 
 /**
  * What message_md never carries (the twins document: 'message_md (redacted)'). Kinds stored in `redactions`:
- * - secret: credentials and tokens, by core/redact.ts (the one list: bearer and basic values, JWT-shaped strings, private
+ * - secret: credentials and tokens, by core/text/redact.ts (the one list: bearer and basic values, JWT-shaped strings, private
  *   key blocks, key=value secrets, URLs with a user:password part, provider API keys). A twin's message met it already
  *   in the tool server; a person's send meets it here;
  * - unreadable_record: a reference (a bare id) to a program record the recipients may not read: a record of another

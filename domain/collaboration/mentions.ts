@@ -4,12 +4,12 @@
 // message mention them. A mention files a `mention` inbox item (notified in-app) and is audited mention.create; it
 // never starts a run by itself: the mentioned person's 'Let my twin look at this' is the only way (a mention trigger).
 import { z } from 'zod'
-import { personText } from '../../core/person-text'
+import { personText } from '../../core/text'
 import type { Thread } from '../../generated/prisma/client'
-import { command, type DomainContext } from '../../core/command'
+import { command, type DomainContext } from '../../core/jobs'
 import { DutyUnavailable, InvalidInput, NotFoundError, TwinPaused } from '../../core/errors'
-import { IdInput, isId } from '../../core/ids'
-import { TWINS } from '../../core/copy'
+import { IdInput, isId } from '../../core/text'
+import { TWINS } from '../../core/text'
 import { fileInboxItem } from '../inbox'
 import { createTwinRun } from '../twins'
 

@@ -3,10 +3,10 @@
 // program.twins.read), and the organisation's twins export (metadata only, never tool_calls.arguments, keyset pages).
 // Purpose limitation: nothing here reads inbox feedback or memory; metrics and export count proposals, tool calls,
 // hand-offs and runs only.
-import type { DomainContext } from '../../core/command'
+import type { DomainContext } from '../../core/jobs'
 import { BaselineMissing, InvalidInput } from '../../core/errors'
-import { assertCan, can } from '../../core/session'
-import { decodeCursor, encodeCursor, EXPORT_PAGE_MAX, pageSize, type Page, type PageArgs } from '../../core/pagination'
+import { assertCan, can } from '../../core/identity'
+import { decodeCursor, encodeCursor, EXPORT_PAGE_MAX, pageSize, type Page, type PageArgs } from '../../core/database'
 import { programBoardRows, proposalOutcomeCounts, refusedToolCallCounts, twinsExportRows } from './sql'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>

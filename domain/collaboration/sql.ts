@@ -1,6 +1,6 @@
-// Owns the raw SQL of collaboration (everything else goes through the tenant client of core/db.ts): hand-offs,
+// Owns the raw SQL of collaboration (everything else goes through the tenant client of core/database/db.ts): hand-offs,
 // delegations and the oversight reads. Each function takes the organisation first and binds it in its filter.
-import type { Tx } from '../../core/db'
+import type { Tx } from '../../core/database'
 
 /** Any client or transaction, tenant-scoped or not: what raw SQL needs of it. */
 type Sql = Pick<Tx, '$queryRaw' | '$executeRaw'>

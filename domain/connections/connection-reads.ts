@@ -2,9 +2,9 @@
 // webhook deliveries in cursor pages, newest first, and its rate budgets.
 import type { Connection, ConnectorObject, WebhookDelivery } from '../../generated/prisma/client'
 import type { BudgetState } from '../adapters'
-import type { DomainContext } from '../../core/command'
-import { assertCan } from '../../core/session'
-import { keysetPage, mapPage, type Page, type PageArgs } from '../../core/pagination'
+import type { DomainContext } from '../../core/jobs'
+import { assertCan } from '../../core/identity'
+import { keysetPage, mapPage, type Page, type PageArgs } from '../../core/database'
 import { providerSpec } from '../adapters'
 import { connectorRuntime } from './runtime'
 

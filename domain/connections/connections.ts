@@ -2,19 +2,19 @@
 // credentials (encrypted, never returned), health check, sync request, disconnect, and the onboarding order (a) to (e).
 import { connectionPageRows, connectionPagesRows, lockProgramProviderConnection } from './sql'
 import { z } from 'zod'
-import { personText } from '../../core/person-text'
+import { personText } from '../../core/text'
 import type { Connection } from '../../generated/prisma/client'
 import {
   ConnectionDisconnected, ConnectionExists, ConnectionNotReady, ConsentRequired, CredentialsMissing, InvalidTransition, NotFoundError, NotSupportedError,
   ReasonRequired, ScopeRulesRequired, UnknownProvider, UnsupportedApiVersion,
 } from '../../core/errors'
-import { command, onId, type DomainContext } from '../../core/command'
-import type { TenantTx } from '../../core/db'
-import { assertEgressUrl } from '../../core/egress'
-import { assertCan, can } from '../../core/session'
-import { log } from '../../core/log'
-import { CONNECTORS } from '../../core/copy'
-import { transition } from '../../core/state-machine'
+import { command, onId, type DomainContext } from '../../core/jobs'
+import type { TenantTx } from '../../core/database'
+import { assertEgressUrl } from '../../core/http'
+import { assertCan, can } from '../../core/identity'
+import { log } from '../../core/config'
+import { CONNECTORS } from '../../core/text'
+import { transition } from '../../core/states'
 import { connectionStatus } from '../../core/states'
 import { adapterFor } from '../adapters'
 import { NotSupported } from '../adapters'
@@ -23,8 +23,8 @@ import { encryptSecrets } from '../adapters'
 import { connectorRuntime } from './runtime'
 import { hookUrlFor } from '../adapters'
 import { readScopeRules } from '../adapters'
-import { keysetPage, keysetSql, type Keyset, type Page, type PageArgs } from '../../core/pagination'
-import { IdInput, isId } from '../../core/ids'
+import { keysetPage, keysetSql, type Keyset, type Page, type PageArgs } from '../../core/database'
+import { IdInput, isId } from '../../core/text'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
 

@@ -1,8 +1,8 @@
 // Owns per-process connector state: one budget gate and one provider API client (token cache) per connection, built
 // by the connection's adapter from the registry, and the IntegrationContext handed to adapters. Imports no provider.
-import type { Db } from '../../core/db'
-import { egressAgents } from '../../core/egress'
-import { env } from '../../core/env'
+import type { Db } from '../../core/database'
+import { egressAgents } from '../../core/http'
+import { env } from '../../core/config'
 import type { Connection } from '../../generated/prisma/client'
 import { DomainError } from '../../core/errors'
 import { adapterFor } from '../adapters'
@@ -13,7 +13,7 @@ import { PgBudgetGate } from '../budgets'
 import { createDocumentIngestor } from '../documents'
 import { providerSpec } from '../adapters'
 import { decryptSecrets, type ConnectionSecrets } from '../adapters'
-import { boundedCache } from '../../core/bounded-cache'
+import { boundedCache } from '../../core/config'
 
 interface Entry {
   fingerprint: string
@@ -84,7 +84,7 @@ class ConnectorRuntime {
       beforeRequest: () => gate.take(),
       onRateHeaders: (h) => gate.observe(names && h.resetSeconds === null ? { ...h, resetSeconds: names.windowSeconds } : h),
       ...(names ? { rateHeaderNames: { limit: names.limit, remaining: names.remaining, reset: names.reset } } : {}),
-      agent: egressAgents(), // private and reserved addresses are refused at connect time (core/egress.ts)
+      agent: egressAgents(), // private and reserved addresses are refused at connect time (core/http/egress.ts)
     }
   }
 

@@ -5,8 +5,8 @@
 // not exist here. A provider reached on platform keys (literature_search) needs no connection: its status is the
 // platform's, from the literature_health probe (connected before the first probe, as searches work; degraded when the
 // last probe found a source failing; verified_on the date of the last probe that answered ok).
-import type { DomainContext } from '../../core/command'
-import { can } from '../../core/session'
+import type { DomainContext } from '../../core/jobs'
+import { can } from '../../core/identity'
 import { PROVIDERS } from '../adapters'
 
 export const SOURCE_STATUSES = ['connected', 'not_connected', 'degraded'] as const

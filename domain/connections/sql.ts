@@ -2,9 +2,9 @@
 // lock and the health mark of a connection whose vendor refused its credentials. Tenant functions take the organisation
 // first and bind it.
 import type { Connection } from '../../generated/prisma/client'
-import type { AnyTx, Db } from '../../core/db'
-import { asTx } from '../../core/db'
-import { hotRows } from '../../core/hot-reads'
+import type { AnyTx, Db } from '../../core/database'
+import { asTx } from '../../core/database'
+import { hotRows } from '../../core/database'
 
 /** One app or integration user per program and provider: creations of the same program and provider take turns. */
 export async function lockProgramProviderConnection(tx: AnyTx, programId: string, providerId: string) {

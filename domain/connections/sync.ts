@@ -14,8 +14,8 @@
 // |                                          | back; the adapter's rescheduleSync queues the retry at the window end |
 // | any other failure                        | health from failedSyncHealth; thrown (the job retries with back-off)  |
 // |                                          | or returned as failed when the adapter's syncFailures is 'record'     |
-import type { Db } from '../../core/db'
-import { log } from '../../core/log'
+import type { Db } from '../../core/database'
+import { log } from '../../core/config'
 import { adapterFor } from '../adapters'
 import type { SyncReport } from '../adapters'
 import { RateLimited } from '../adapters'

@@ -3,9 +3,9 @@
 // text through the shared outside-text sanitiser (documentTextForAgent) before it leaves. documents.list_assets and
 // documents.read_table_rows (twins tools/documents.ts) and the NCA skill's table input read through here, so what a
 // skill computes from is exactly what the tool showed. Every query names the organisation and the program.
-import type { TenantTx } from '../../core/db'
+import type { TenantTx } from '../../core/database'
 import { InvalidInput } from '../../core/errors'
-import type { Finding } from '../../core/sanitiser'
+import type { Finding } from '../../core/text'
 import { documentRef, parseProgramCitation, tableCitation } from '../citations'
 import { documentTextForAgent } from './documents'
 

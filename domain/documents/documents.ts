@@ -1,7 +1,7 @@
 // Owns the DocumentIngestor: what a connector brings in becomes the service's own records (sources, documents,
 // experiments, attachment metadata), always naming the source system. Callers pass their transaction.
-import { asTx, type AnyTx } from '../../core/db'
-import { sanitiseOutsideText, type Sanitised } from '../../core/sanitiser'
+import { asTx, type AnyTx } from '../../core/database'
+import { sanitiseOutsideText, type Sanitised } from '../../core/text'
 import type { AttachmentInput, DocumentIngestor, SourceInput } from '../adapters'
 
 export function createDocumentIngestor(scope: { organizationId: string; programId: string }): DocumentIngestor {

@@ -2,7 +2,7 @@
 // sets of a program are accepted. Stage gates (twins domain/gate-readiness.ts) call it inside their own transaction,
 // so "accepted requirement sets" are judged on the same snapshot as the rest of a gate's readiness. The tenant
 // filter is explicit: the caller names the organisation.
-import { asTx, type AnyTx, type Db } from '../../core/db'
+import { asTx, type AnyTx, type Db } from '../../core/database'
 
 export interface AcceptedRequirementSet { id: string; sopVersionId: string; title: string; acceptedAt: Date | null }
 

@@ -1,10 +1,10 @@
 // Owns the live stage-gate readiness topic: a program's gates whose readiness or status changed, for whoever may read
 // stage gates there now (progress.stages.read), checked when subscribing and again for every event.
 import type { StageGate } from '../../generated/prisma/client'
-import type { Db } from '../../core/db'
-import type { PgListener } from '../../core/pubsub'
-import { assertCan, can, type Session } from '../../core/session'
-import { LiveTopic } from '../../core/live-topic'
+import type { Db } from '../../core/database'
+import type { PgListener } from '../../core/database'
+import { assertCan, can, type Session } from '../../core/identity'
+import { LiveTopic } from '../../core/http'
 
 export class StageGateEvents extends LiveTopic<'stage_gate_readiness_changed', StageGate> {
   constructor(db: Db, listener: PgListener) {

@@ -10,7 +10,7 @@
 // Inputs cannot be checked beyond what they cite; a cited table read through documents.read_table_rows is (the NCA
 // skill's table input re-reads the rows from the cited version). Set-based per program: one read of the candidate
 // results and one read per cited kind, whatever the number of gates.
-import { asTx, type AnyTx } from '../../core/db'
+import { asTx, type AnyTx } from '../../core/database'
 import { skillResultRows } from './sql'
 import { parseProgramCitation, type ProgramCitation, type ProgramCitationKind } from '../skills'
 

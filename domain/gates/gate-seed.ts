@@ -2,8 +2,8 @@
 // through the gate's own write path (audited, readiness computed, its first readiness_brief queued), so the demo shows
 // '<N> of <M> required records present' and the live stream moving as the illustrative records are decided.
 // Idempotent: a program that has a gate is left alone.
-import { contextForUser } from '../../core/command'
-import type { Db } from '../../core/db'
+import { contextForUser } from '../../core/jobs'
+import type { Db } from '../../core/database'
 import { openStageGate } from './gates'
 
 type Seeded = { organization: { id: string }; program: { id: string }; users: Record<string, { id: string }> }

@@ -1,7 +1,7 @@
-// Owns the stage gates' raw SQL (everything else goes through the tenant client of core/db.ts): each tenant function
+// Owns the stage gates' raw SQL (everything else goes through the tenant client of core/database/db.ts): each tenant function
 // takes the organisation first and binds it in its filter; a function that reads across organisations (the hourly
 // readiness refresh) says so in its name.
-import { asTx, type AnyTx, type Db } from '../../core/db'
+import { asTx, type AnyTx, type Db } from '../../core/database'
 
 /** Locks one gate of the organisation (FOR UPDATE): of two people closing it at once, the second waits and sees it closed. */
 export async function lockGate(tx: AnyTx, organizationId: string, gateId: string) {

@@ -4,11 +4,11 @@
 // the twin come from the twins subgraph and sources from the connectors subgraph, through the Workbench entity
 // (schema/workbench-home.ts): this module never reads their tables.
 import type { ProgramRecord } from '../../generated/prisma/client'
-import type { DomainContext } from '../../core/command'
-import { WORKBENCH } from '../../core/copy'
-import { can } from '../../core/session'
+import type { DomainContext } from '../../core/jobs'
+import { WORKBENCH } from '../../core/text'
+import { can } from '../../core/identity'
 import type { PermissionKey } from '../../core/permissions'
-import { FALLBACK_PERSONA_ORDER, workbenchRole, workbenchRolesAvailableTo, wornRole, type WornRole } from '../../core/workbench-roles'
+import { FALLBACK_PERSONA_ORDER, workbenchRole, workbenchRolesAvailableTo, wornRole, type WornRole } from '../../core/identity'
 import { RECORD_TYPES, RECORD_TYPE_KEYS, latestRecordPerType, recordCountsByStatus, type RecordTypeKey } from '../records'
 import { getProgram } from '../programs'
 import { memorySummary } from '../memory'

@@ -3,9 +3,9 @@
 // decisions waiting'). twin_schedule
 // (deferral), the event hook (deferral), the tool server's console.get_twin (the harness's N) and the brief all count
 // with openDecisionCounts, so they agree on N.
-import type { AnyTx, Db, TenantDb } from '../../core/db'
+import type { AnyTx, Db, TenantDb } from '../../core/database'
 import { HarnessDenied } from '../../core/errors'
-import { filingPaused as filingPausedPhrase } from '../../core/copy'
+import { filingPaused as filingPausedPhrase } from '../../core/text'
 import { lockFilingFor } from './sql'
 
 /** the design decisions (docs/contributors.md): 25 open decision items for a person pauses filing. */

@@ -2,11 +2,11 @@
 // with the inbox: what waits for a person in a program (decisions waiting, the next pass of their twin, 'Filing
 // paused: <N> decisions waiting' under backpressure, the empty state), composed from inbox_items and twin_schedules.
 import type { Artifact } from '../../generated/prisma/client'
-import { asTx, type TenantDb, type TenantTx } from '../../core/db'
-import type { DomainContext } from '../../core/command'
-import { can } from '../../core/session'
-import { FIXED_PHRASES, TWINS, nothingWaiting } from '../../core/copy'
-import { formatLocal, nextLocalMinute, personTime } from '../../core/person-time'
+import { asTx, type TenantDb, type TenantTx } from '../../core/database'
+import type { DomainContext } from '../../core/jobs'
+import { can } from '../../core/identity'
+import { FIXED_PHRASES, TWINS, nothingWaiting } from '../../core/text'
+import { formatLocal, nextLocalMinute, personTime } from '../../core/text'
 import { filingPaused, openDecisionCount } from './backpressure'
 
 export const PERSONA_BRIEF = 'persona_brief'

@@ -1,8 +1,8 @@
 // Owns the inbox item a broken audit chain files (issue 35): when the daily verification (jobs/tasks/audit_verify.ts)
 // finds an entry that does not verify, every active organisation owner and administrator gets one information item
 // naming it, once per broken entry (an item still open for the same entry is not filed again).
-import type { Db } from '../../core/db'
-import type { Verification } from '../../core/audit-chain'
+import type { Db } from '../../core/database'
+import type { Verification } from '../../core/audit'
 import { fileInboxItem } from './filing'
 
 /** The organisation personas whose people are told (the documents' org_owner and org_admin). */

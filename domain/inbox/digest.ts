@@ -2,11 +2,11 @@
 // the person's clock) passed, once per moment and day, it writes the persona_brief artifact, then the digest
 // notification (e-mailed through the outbox) with deliver_after after the person's quiet hours, in that order.
 import type { TwinDefinition } from '../../generated/prisma/client'
-import { forOrganization, type Db } from '../../core/db'
-import { log } from '../../core/log'
-import { notifyPerson } from '../../core/notifications'
-import { instantAt, personTime, wallClock } from '../../core/person-time'
-import { FIXED_PHRASES } from '../../core/copy'
+import { forOrganization, type Db } from '../../core/database'
+import { log } from '../../core/config'
+import { notifyPerson } from '../../core/jobs'
+import { instantAt, personTime, wallClock } from '../../core/text'
+import { FIXED_PHRASES } from '../../core/text'
 import { writePersonaBrief, type BriefContent } from './brief'
 import { inboxLinkUrl } from './link-tokens'
 import { DECIDED_KINDS } from './inbox'

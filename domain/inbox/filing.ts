@@ -2,9 +2,9 @@
 // hand-offs, mentions, the audit-driven producers, escalation notices) and the person's operations share. Apart from
 // inbox.ts so the producers and escalation, which inbox.ts's sweep and resolve call, need nothing from it.
 import type { InboxItem, InboxItemKind } from '../../generated/prisma/client'
-import { asTx, type AnyTx } from '../../core/db'
-import { publish, publishMany, type InboxChange } from '../../core/pubsub'
-import { notifyPerson } from '../../core/notifications'
+import { asTx, type AnyTx } from '../../core/database'
+import { publish, publishMany, type InboxChange } from '../../core/database'
+import { notifyPerson } from '../../core/jobs'
 import { inboxLinkUrl } from './link-tokens'
 
 export interface FileInboxItem {

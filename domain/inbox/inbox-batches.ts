@@ -3,8 +3,8 @@
 // key names that moment: '<twin id>@<YYYY-MM-DDTHH:MM>'. Items sharing a key are the batch the digest presents and
 // the person approves together (batch_approval). What a run of priority now files, or what no twin files, has no key.
 import type { AgentRun } from '../../generated/prisma/client'
-import type { TenantTx } from '../../core/db'
-import { instantAt, personTime, wallClock } from '../../core/person-time'
+import type { TenantTx } from '../../core/database'
+import { instantAt, personTime, wallClock } from '../../core/text'
 import { digestMinutes, slotName } from './digest'
 
 export interface Batching { priority: 'now' | 'digest'; batchKey: string | null }

@@ -6,8 +6,8 @@
 // after the twin's expiry_hours ('Expired, nothing written'), and a person's twin's proposals are theirs to decide.
 // Each escalation points to one item; nothing counts or ranks a person's waiting items.
 import type { InboxItem, InboxItemKind } from '../../generated/prisma/client'
-import type { AnyTx, Tx } from '../../core/db'
-import { asTx } from '../../core/db'
+import type { AnyTx, Tx } from '../../core/database'
+import { asTx } from '../../core/database'
 import { announce, fileInboxItem } from './filing'
 import { membersHolding, resolveItemsWhere } from './inbox-producers'
 import { escalateOverdueAcrossOrganisations, staleNoticesAcrossOrganisations } from './sql'

@@ -1,10 +1,10 @@
 // Owns the live inbox topic: an item's owner receives it while still active and a member of its program, with the
 // change the (latest) notification announced (created, resolved, snoozed, expired, reminded, ...).
 import type { InboxItem } from '../../generated/prisma/client'
-import type { Db } from '../../core/db'
-import type { InboxChange, PgListener } from '../../core/pubsub'
-import type { Session } from '../../core/session'
-import { LiveTopic } from '../../core/live-topic'
+import type { Db } from '../../core/database'
+import type { InboxChange, PgListener } from '../../core/database'
+import type { Session } from '../../core/identity'
+import { LiveTopic } from '../../core/http'
 import { changeShownBy } from './inbox'
 
 /** An item as a subscriber receives it: the row and what happened to it. */

@@ -1,9 +1,9 @@
 // Owns using a signed inbox link (its token: link-tokens.ts): what a link page may show, and resolving the one item
 // it names as the person it names, without signing in and without reading the private thread. A link works once.
 import { z } from 'zod'
-import type { Db } from '../../core/db'
-import { command, contextForUser } from '../../core/command'
-import { IdInput } from '../../core/ids'
+import type { Db } from '../../core/database'
+import { command, contextForUser } from '../../core/jobs'
+import { IdInput } from '../../core/text'
 import { DecisionRequired, InboxLinkInvalid, InboxLinkUsed, InvalidTransition } from '../../core/errors'
 import { DECIDED_KINDS, ownItemWrite, resolveOwnItem } from './inbox'
 import { LINK_ACTIONS, verifyInboxLink } from './link-tokens'

@@ -1,6 +1,6 @@
 // Owns which audited events file signature, question and information items, for whom, when they fall due, and which
 // events resolve them (proposals, hand-offs, mentions and stage gates file their own items in their writes). It runs
-// as an audit post-flush hook (core/audit.ts: in a savepoint of the writer's transaction, so a failure here never fails
+// as an audit post-flush hook (core/audit/audit.ts: in a savepoint of the writer's transaction, so a failure here never fails
 // the write), so a write in any subgraph or job reaches the inbox without that subgraph knowing the inbox.
 //
 // | audited event                                   | kind        | filed for                                                   | resolved by                                  |
@@ -19,11 +19,11 @@
 // decisions are (inbox.ts REMINDED_KINDS); every item is announced live (inbox_changed) when filed and when resolved.
 import type { AuditEvent, InboxItem, InboxItemKind } from '../../generated/prisma/client'
 import type { AuditAction } from '../../core/audit'
-import type { AnyTx, Tx } from '../../core/db'
-import { asTx } from '../../core/db'
+import type { AnyTx, Tx } from '../../core/database'
+import { asTx } from '../../core/database'
 import { hasPermission } from '../../core/permissions'
-import { currentPersonaVersion } from '../../core/release'
-import { transitionAll } from '../../core/state-machine'
+import { currentPersonaVersion } from '../../core/identity'
+import { transitionAll } from '../../core/states'
 import { inboxItemStatus } from '../../core/states'
 import { announce, fileInboxItem } from './filing'
 

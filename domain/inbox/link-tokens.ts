@@ -9,7 +9,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { z } from 'zod'
-import { env } from '../../core/env'
+import { env } from '../../core/config'
 import { InboxLinkExpired, InboxLinkInvalid } from '../../core/errors'
 import { publicBaseUrl } from '../adapters'
 

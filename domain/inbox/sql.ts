@@ -1,12 +1,12 @@
-// Owns the inbox concept's raw SQL (everything else goes through the tenant client of core/db.ts): each tenant
+// Owns the inbox concept's raw SQL (everything else goes through the tenant client of core/database/db.ts): each tenant
 // function takes the organisation first and binds it in its filter; a function that reads across organisations (a job
 // sweeping them all) says so in its name. Advisory locks read no rows: their keys name one person or twin (UUIDs).
 import type { InboxItem, InboxItemStatus } from '../../generated/prisma/client'
-import { asTx, type AnyTx, type Db } from '../../core/db'
-import { hotRows } from '../../core/hot-reads'
-import { keysetSql, type Keyset } from '../../core/pagination'
+import { asTx, type AnyTx, type Db } from '../../core/database'
+import { hotRows } from '../../core/database'
+import { keysetSql, type Keyset } from '../../core/database'
 
-/** One page of a person's inbox, newest first: a hot read (every console screen), plain SQL through core/hot-reads.ts. */
+/** One page of a person's inbox, newest first: a hot read (every console screen), plain SQL through core/database/hot-reads.ts. */
 export function inboxPage(db: Db, organizationId: string, userId: string, status: InboxItemStatus[] | null | undefined, keyset: Keyset) {
   // $1 is the organisation (hotRows binds it); `values` are $2 onwards
   const values: unknown[] = [userId]

@@ -7,7 +7,7 @@
 // Header-driven sources: the DOI registry's x-rate-limit-limit per x-rate-limit-interval become the platform window; the
 // citation graph's X-RateLimit-Limit / -Remaining / -Reset are its daily credits, refused once 90 % are used; a 429
 // from any source holds it until its Retry-After.
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import { FairShareBudgetGate, ensureSharedBudgetAcrossOrganisations } from '../budgets'
 import { intHeader } from '../adapters'
 import { SOURCES, type SourceId } from './sources'

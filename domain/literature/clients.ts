@@ -7,7 +7,7 @@
 // A query string never enters a source's query language unescaped: the index gets each word as a quoted term
 // (quotes and backslashes dropped), identifiers are checked against their pattern before they are put in a filter or
 // a path, and everything else travels as URL-encoded parameters.
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import { InvalidInput } from '../../core/errors'
 import { VendorResponseInvalid } from '../adapters'
 import { SourceBudget } from './budget'

@@ -3,7 +3,7 @@
 // and the per-attempt timeout. Keys never leave this module except as the one request parameter their source takes;
 // nothing here logs them. Licence-gated sources, when added, take tenant keys from connection secrets instead.
 import fs from 'node:fs'
-import { env } from '../../core/env'
+import { env } from '../../core/config'
 import { providerSpec } from '../adapters'
 import { SOURCES, type SourceId } from './sources'
 

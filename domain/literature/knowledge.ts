@@ -5,11 +5,11 @@
 // (dataTimestamp, meta.last_updated, meta.dataVersion, <bioactivity>_db_version). A record without its source's stamp
 // cannot be cited with provenance, so an answer that lacks it is VendorResponseInvalid (the step fails, never a crash).
 //
-// Outside text (titles, summaries) passes core/sanitiser.ts before anyone reads it. Query text never enters a query
+// Outside text (titles, summaries) passes core/text/sanitiser.ts before anyone reads it. Query text never enters a query
 // language unescaped: the trial registry and the drug safety search get quoted words (quotes and backslashes dropped),
 // the target-disease GraphQL query gets the text only as a variable, the bioactivity search takes it as a plain URL
 // parameter, and identifiers are checked against their scheme's pattern before they go into a filter or a path.
-import { sanitiseOutsideText, type Finding } from '../../core/sanitiser'
+import { sanitiseOutsideText, type Finding } from '../../core/text'
 import { InvalidInput } from '../../core/errors'
 import { RateLimited, VendorResponseInvalid } from '../adapters'
 import type { SourceBudget } from './budget'

@@ -3,7 +3,7 @@
 // probes the sources every 15 minutes (the same two calls as the adapter's health_check) and keeps one row per provider
 // in platform_source_health; the home reads that row. The probe draws from the sources' platform windows under the
 // platform's own fair-share key (PLATFORM_PROBE_ORGANIZATION), never from an organisation's share.
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import type { HealthReport } from '../adapters'
 import { isVendorError } from '../adapters'
 import { literatureClients } from './clients'

@@ -4,8 +4,8 @@
 // cc_by_sa. A source that times out, answers 429, answers malformed JSON or changes its licence field leaves its step
 // failed with a per-source status; the search returns what the others gave and never guesses a licence open. When the
 // index cannot answer, the citation graph's plain-text search stands in. Titles, abstracts and full text pass the shared
-// outside-content sanitiser (core/sanitiser.ts) before anyone, agent or person, reads them.
-import { sanitiseOutsideText, type Finding } from '../../core/sanitiser'
+// outside-content sanitiser (core/text/sanitiser.ts) before anyone, agent or person, reads them.
+import { sanitiseOutsideText, type Finding } from '../../core/text'
 import { InvalidInput } from '../../core/errors'
 import { RateLimited, VendorError } from '../adapters'
 import { clusterRecords, idKeys, type Cluster, type SourceRecord } from './clusters'

@@ -2,11 +2,11 @@
 // (evidence.literature.search), 25 results per query in cursor pages, the per-turn query budget of twin runs
 // (programs.settings.evidence_query_budget, default three), and the clusters kept per organisation so records can cite
 // them (literature_clusters, by cluster key or alias).
-import type { Db } from '../../core/db'
-import type { DomainContext } from '../../core/command'
+import type { Db } from '../../core/database'
+import type { DomainContext } from '../../core/jobs'
 import { InvalidInput, NotFoundError } from '../../core/errors'
-import { assertCan } from '../../core/session'
-import type { Edge, Page } from '../../core/pagination'
+import { assertCan } from '../../core/identity'
+import type { Edge, Page } from '../../core/database'
 import { literatureClients } from './clients'
 import type { KnowledgeSourceId } from './knowledge'
 import { runPolicy, type ClusterOut, type SearchOutcome } from './policy'

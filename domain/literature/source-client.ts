@@ -1,6 +1,6 @@
 // Owns what every literature source client shares: the VendorHttpClient (got with timeouts and retries) with the
 // source's budget drawn before each attempt, its rate headers fed back, and a 429 holding the source for everyone.
-import { egressAgents } from '../../core/egress'
+import { egressAgents } from '../../core/http'
 import { RateLimited } from '../adapters'
 import { VendorHttpClient, type RawAnswer } from '../adapters'
 import type { SourceBudget } from './budget'

@@ -1,6 +1,6 @@
 // Owns the raw statements over literature_clusters: every function takes the organisation first and binds it.
-import type { Db, TenantTx } from '../../core/db'
-import { Prisma } from '../../core/db'
+import type { Db, TenantTx } from '../../core/database'
+import { Prisma } from '../../core/database'
 import type { ClusterOut } from './policy'
 
 /** Keeps the page's clusters for the organisation (new aliases and provenance merged in), so records can cite them. */

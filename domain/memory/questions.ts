@@ -3,12 +3,12 @@
 // the note through keepNote in the same transaction; Not now (or expiry) stores nothing: "Your twin saves nothing
 // unless you say so."
 import { z } from 'zod'
-import { command, type DomainContext, type Write } from '../../core/command'
+import { command, type DomainContext, type Write } from '../../core/jobs'
 import type { AuditAction } from '../../core/audit'
-import { FIXED_PHRASES } from '../../core/copy'
-import type { TenantTx } from '../../core/db'
+import { FIXED_PHRASES } from '../../core/text'
+import type { TenantTx } from '../../core/database'
 import { InvalidInput, InvalidTransition, MemoryNoteRefused, NotFoundError } from '../../core/errors'
-import { IdInput, isId } from '../../core/ids'
+import { IdInput, isId } from '../../core/text'
 import type { MemoryRecord, RunInterrupt } from '../../generated/prisma/client'
 import { lockNoteQuestion } from './sql'
 import { keepNote, MemoryNoteProposal } from './records'

@@ -4,9 +4,9 @@
 // Seam for the tool server (issue 12): memory.recall calls `recallForRun(ctx, { programId, query })` with the twin's
 // context (contextForUser(db, boundUserId, orgId, { twinId })) and returns `records`; the harness puts
 // `buildMemoryBrief(ctx, { programId, query }).text` into every main run's prompt.
-import type { DomainContext } from '../../core/command'
-import { checkMemorySummary, type Finding } from '../../core/sanitiser'
-import { can } from '../../core/session'
+import type { DomainContext } from '../../core/jobs'
+import { checkMemorySummary, type Finding } from '../../core/text'
+import { can } from '../../core/identity'
 import type { MemoryKind, MemoryOrigin, MemoryTier } from '../../generated/prisma/client'
 import { recallRows, type RecallRow } from './sql'
 import { assertOwnOrganisation } from './store'

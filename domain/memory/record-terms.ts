@@ -1,7 +1,7 @@
 // Owns the scrubber's term source from program records (memory document, Scrubber): target names from the program's
 // hypotheses (the hypothesis `target` field) and milestone names (milestone titles). Listed in the scrubber's
 // SCRUB_TERM_SOURCES, so every promote scrubs them.
-import type { TenantTx } from '../../core/db'
+import type { TenantTx } from '../../core/database'
 
 export type ScrubLabel = 'program' | 'compound' | 'batch' | 'target' | 'milestone' | 'partner' | 'person'
 /** A term the scrubber removes, with what it names (scrubber.ts). */

@@ -2,16 +2,16 @@
 // answered write_approval Keep); promote with scrubbing; oversight reads with their views; removal by an owner or
 // lead; and the R5 answers (propose-share, propose_promotion). Nothing here stores a note nobody kept.
 import { z } from 'zod'
-import { command, type DomainContext, type Write } from '../../core/command'
-import type { TenantTx } from '../../core/db'
+import { command, type DomainContext, type Write } from '../../core/jobs'
+import type { TenantTx } from '../../core/database'
 import { InvalidInput, InvalidTransition, KindNotPromotable, MemoryNoteRefused, NotAParty, NotFoundError, NotImplemented, ReasonRequired } from '../../core/errors'
-import { IdInput } from '../../core/ids'
-import { checkMemorySummary, sanitiseOutsideText, type Finding } from '../../core/sanitiser'
-import { assertCan, can, type Session } from '../../core/session'
-import { transition } from '../../core/state-machine'
-import { memoryRecordStatus } from '../../core/states/memory'
+import { IdInput } from '../../core/text'
+import { checkMemorySummary, sanitiseOutsideText, type Finding } from '../../core/text'
+import { assertCan, can, type Session } from '../../core/identity'
+import { transition } from '../../core/states'
+import { memoryRecordStatus } from '../../core/states'
 import type { MemoryKind, MemoryRecord } from '../../generated/prisma/client'
-import { keysetPage, mapPage, type Page, type PageArgs } from '../../core/pagination'
+import { keysetPage, mapPage, type Page, type PageArgs } from '../../core/database'
 import { scrub, scrubTermsFor } from './scrubber'
 import {
   DAY_MS, EPISODIC_DAYS, KINDS_BY_TIER, LIVE_STATUSES, PROMOTABLE_KINDS, assertNoSourceText, assertOwnDecision,

@@ -2,9 +2,9 @@
 // after membership in the program ends; episodic records expire 180 days after they were kept unless pinned. Tier 2
 // goes with the user (memory_records.user_id cascades). Expired rows are erased tombstones, like forgotten ones, and
 // Keep questions that expired unanswered lose their note.
-import type { Db } from '../../core/db'
-import { transitionAll } from '../../core/state-machine'
-import { memoryRecordStatus } from '../../core/states/memory'
+import type { Db } from '../../core/database'
+import { transitionAll } from '../../core/states'
+import { memoryRecordStatus } from '../../core/states'
 import { announceNotesBeneath, DAY_MS, MEMBERSHIP_GRACE_DAYS } from './store'
 import { eraseExpiredNoteQuestionsAcrossOrganisations, recordsOfEndedMembershipsAcrossOrganisations } from './sql'
 

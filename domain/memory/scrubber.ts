@@ -1,7 +1,7 @@
 // Owns the scrubber run on promote (memory document, Scrubber): a tier-2 copy travels to every program of the person,
 // so it loses the program slug and name, compound and batch identifiers, target names of the program's hypotheses,
 // milestone names, partner names from connection metadata and member names. Counts what it removed.
-import type { TenantTx } from '../../core/db'
+import type { TenantTx } from '../../core/database'
 import { programRecordTerms } from './record-terms'
 
 export type { ScrubLabel, ScrubTerm } from './record-terms'

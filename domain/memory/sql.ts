@@ -2,7 +2,7 @@
 // the source-text check, the Keep question's row lock, and the retention sweep. Tenant functions take the organisation
 // first and bind it in every statement; the retention sweep crosses organisations and says so in its names
 // (tests/platform/sql-road.test.ts). Everything else of memory reads and writes through the tenant client.
-import { asTx, type AnyTx, type Tx } from '../../core/db'
+import { asTx, type AnyTx, type Tx } from '../../core/database'
 import type { MemoryRecord } from '../../generated/prisma/client'
 
 const COLUMNS = `id, organization_id AS "organizationId", namespace, tier, kind, origin, summary, source_ref AS "sourceRef",

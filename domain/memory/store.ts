@@ -2,12 +2,12 @@
 // tier admits and never stores, tombstones, the erased and announced shapes of Keep questions, and the MemoryRecordOut
 // shape. Every memory module reads through here.
 import { createHash } from 'node:crypto'
-import type { DomainContext } from '../../core/command'
-import { asTx, TenancyViolation, type AnyTx, type TenantTx } from '../../core/db'
+import type { DomainContext } from '../../core/jobs'
+import { asTx, TenancyViolation, type AnyTx, type TenantTx } from '../../core/database'
 import { InvalidInput } from '../../core/errors'
-import { isId } from '../../core/ids'
-import { publishMany } from '../../core/pubsub'
-import { itemStatus } from '../../core/release'
+import { isId } from '../../core/text'
+import { publishMany } from '../../core/database'
+import { itemStatus } from '../../core/identity'
 import type { MemoryKind, MemoryRecord, MemoryTier } from '../../generated/prisma/client'
 import { documentsRepeating } from './sql'
 

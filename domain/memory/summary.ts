@@ -1,7 +1,7 @@
 // Owns the memory summary of the role home (memory document, WorkbenchOut.memory_summary, "at most 3"): the latest
 // tier-1 records a person keeps in one program. The home and the oversight read it; it never reads tier 2 (oversight
 // excludes it) or another program.
-import type { DomainContext } from '../../core/command'
+import type { DomainContext } from '../../core/jobs'
 import { LIVE_STATUSES, toOut, type MemoryRecordOut } from './store'
 
 /** WorkbenchOut.memory_summary holds at most this many records. */

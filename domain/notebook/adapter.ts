@@ -5,8 +5,8 @@
 // before the stored version was fetched is already covered and is marked "coalesced" without another vendor call.
 import { randomUUID } from 'node:crypto'
 import type { Connection, WebhookDelivery } from '../../generated/prisma/client'
-import type { Db } from '../../core/db'
-import { CONNECTORS } from '../../core/copy'
+import type { Db } from '../../core/database'
+import { CONNECTORS } from '../../core/text'
 import { DomainError } from '../../core/errors'
 import {
   BaseAdapter, type BudgetState, type ChangedObject, type ClientInput, type ConnectPlan, type HandleResult, type HealthCheckItem,

@@ -1,10 +1,10 @@
 // Owns the demo wiring of npm start: the fake notebook on FAKE_NOTEBOOK_PORT and the illustrative program's notebook
 // connection to it, made idempotently through the ordinary domain functions (as the illustrative program owner), then a
 // first full sync (the adapter's startDemo hook).
-import type { Db } from '../../core/db'
-import { loadSession } from '../../core/session'
+import type { Db } from '../../core/database'
+import { loadSession } from '../../core/identity'
 import { enqueue } from '../../core/jobs'
-import { domainContext } from '../../core/command'
+import { domainContext } from '../../core/jobs'
 import {
   checkConnectionHealth, createConnection, setConnectionCredentials, updateConnection,
 } from '../connections'

@@ -1,11 +1,11 @@
 // Owns notebook canvas launches: one-time launch_ids (10-minute expiry) created by a click, opened once by the console,
 // swept 24 h after expiry.
 import { z } from 'zod'
-import type { Db, Tx } from '../../core/db'
+import type { Db, Tx } from '../../core/database'
 import { LaunchExpired, LaunchNotFound, LaunchUsed } from '../../core/errors'
-import { command } from '../../core/command'
+import { command } from '../../core/jobs'
 import { PROVIDER_ID } from './canonical'
-import { isId } from '../../core/ids'
+import { isId } from '../../core/text'
 import { checkForLaunch } from '../qms'
 
 export const LAUNCH_TTL_MS = 10 * 60_000

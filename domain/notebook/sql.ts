@@ -1,8 +1,8 @@
 // Owns the notebook connector's raw statements: the per-entry lock, the "seen again" mark of an unchanged entry, and
 // the coalescing of a delivery already covered by a later fetch (one statement in the worker, handed the delivery's
 // id by its job: AcrossOrganisations). The database clock is read here too.
-import type { AnyTx, Db } from '../../core/db'
-import { asTx } from '../../core/db'
+import type { AnyTx, Db } from '../../core/database'
+import { asTx } from '../../core/database'
 
 /** The database's clock (the one received_at uses). */
 export async function databaseNow(db: Db): Promise<Date> {

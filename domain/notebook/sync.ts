@@ -7,7 +7,7 @@
 // metadata, registry entities linked by id only, and an audit row (connector_object.create / connector_object.update).
 import { lockEntry, markEntrySeen } from './sql'
 import { readScopeRules, type ScopeRules } from '../adapters'
-import type { Tx } from '../../core/db'
+import type { Tx } from '../../core/database'
 import { recordAudit, systemActor } from '../../core/audit'
 import type { IntegrationContext } from '../adapters'
 import {

@@ -16,7 +16,7 @@
 // `failureBackoffMs` (10 s) either, so a JWKS outage is not hammered.
 import { createPublicKey, verify as cryptoVerify, type JsonWebKey, type KeyObject } from 'node:crypto'
 import got from 'got'
-import { egressAgents } from '../../core/egress'
+import { egressAgents } from '../../core/http'
 import type { HeaderBag, VerifyResult, WebhookRejectReason } from '../adapters'
 import { z } from 'zod'
 
@@ -371,7 +371,7 @@ export class JwksCache implements KeySource {
         const doc = this.o.fetchJwks
           ? await this.o.fetchJwks(this.url)
           : await got(this.url, {
-              agent: egressAgents(), // the vendor base URL is user-configured: same egress policy (core/egress.ts)
+              agent: egressAgents(), // the vendor base URL is user-configured: same egress policy (core/http/egress.ts)
               timeout: { request: this.o.timeoutMs },
               retry: { limit: this.o.retries, methods: ['GET'], backoffLimit: JWKS_BACKOFF_LIMIT_MS },
               signal: AbortSignal.timeout(this.fetchBudgetMs), // the bound the 503's Retry-After counts on

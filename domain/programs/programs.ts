@@ -1,16 +1,16 @@
 // Owns people and programs: the caller's own view, program lookup, creation, membership and persona assignment.
 import { z } from 'zod'
-import { personText } from '../../core/person-text'
+import { personText } from '../../core/text'
 import { InvalidInput, LastOwner, NotAMember, NotAssigned, NotFoundError, SlugTaken, StageViaGate } from '../../core/errors'
-import { assertCan, can } from '../../core/session'
-import { command, type DomainContext, type Write } from '../../core/command'
-import type { TenantTx } from '../../core/db'
+import { assertCan, can } from '../../core/identity'
+import { command, type DomainContext, type Write } from '../../core/jobs'
+import type { TenantTx } from '../../core/database'
 import { PROGRAM_PERSONAS } from '../../core/permissions'
-import { DEFAULT_PROGRAM_SETTINGS } from '../../core/seed'
+import { DEFAULT_PROGRAM_SETTINGS } from '../../core/database'
 import type { User } from '../../generated/prisma/client'
 import { lockProgramOwners, meRows } from './sql'
-import { keysetPage, mapPage, type Page, type PageArgs } from '../../core/pagination'
-import { IdInput } from '../../core/ids'
+import { keysetPage, mapPage, type Page, type PageArgs } from '../../core/database'
+import { IdInput } from '../../core/text'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 

@@ -2,8 +2,8 @@
 // the row locks that order concurrent membership and settings changes, and the jsonb update of one workbench role
 // entry. Every function takes the organisation first and binds it in its statement (tests/platform/sql-road.test.ts).
 // Records and memory have their own (records/sql.ts, memory/sql.ts).
-import { hotRows } from '../../core/hot-reads'
-import { asTx, type AnyTx, type Db } from '../../core/db'
+import { hotRows } from '../../core/database'
+import { asTx, type AnyTx, type Db } from '../../core/database'
 import type { Program, User } from '../../generated/prisma/client'
 
 /** The person's row and their programs' rows (ids: the programs they belong to), by name: every console screen reads them. */

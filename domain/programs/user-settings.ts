@@ -1,5 +1,5 @@
 // Owns what the API serves of users.settings: the settings the service reads (timezone, digest_time, quiet_hours:
-// core/person-time.ts; workbench_role: workbench-roles.ts). inbox_shortcuts and illustrative are left out: the
+// core/text/person-time.ts; workbench_role: workbench-roles.ts). inbox_shortcuts and illustrative are left out: the
 // specification names them among the stored settings but gives them no behaviour, so the API does not offer a switch
 // that changes nothing (see docs/contributors.md, Decisions, 'Two stored user settings').
 import type { Prisma } from '../../generated/prisma/client'

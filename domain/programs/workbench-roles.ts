@@ -4,19 +4,19 @@
 // the role ('Set by <Name> on <date>. Change'). A workbench role never grants a permission: nothing here is read by
 // core/permissions, and the persona bundle held through role assignments stays the only authority.
 import { z } from 'zod'
-import { personText } from '../../core/person-text'
+import { personText } from '../../core/text'
 import type { Actor } from '../../core/audit'
 import { recordAudit } from '../../core/audit'
-import { command, type DomainContext } from '../../core/command'
-import type { AnyTx, Db, TenantTx } from '../../core/db'
-import { asTx, forOrganization } from '../../core/db'
+import { command, type DomainContext } from '../../core/jobs'
+import type { AnyTx, Db, TenantTx } from '../../core/database'
+import { asTx, forOrganization } from '../../core/database'
 import { NotFoundError, WorkbenchRoleNotHeld } from '../../core/errors'
-import { IdInput } from '../../core/ids'
-import { setBy } from '../../core/copy'
+import { IdInput } from '../../core/text'
+import { setBy } from '../../core/text'
 import {
   USER_SETTING_WORKBENCH_ROLE, WORKBENCH_ROLES, WORKBENCH_ROLE_KEYS, isWorkbenchRoleHeld, workbenchRole, workbenchRoleOut, wornRole,
   type WornRole,
-} from '../../core/workbench-roles'
+} from '../../core/identity'
 import { getProgram } from './programs'
 import { lockDefaultApplied, lockUserSettings, writeWorkbenchRoleEntry } from './sql'
 

@@ -10,9 +10,9 @@
 //   anyone else, the holders of the manage key that decides the other types included, is refused bound_user_only.
 // A hand-off proposal is stricter (decisions.ts): it goes out in its author's name, so only the author decides it.
 // A proposal filed by a person (no twin) is decided by whoever holds its decide key, as before.
-import type { Session } from '../../core/session'
-import { can } from '../../core/session'
-import type { TenantTx } from '../../core/db'
+import type { Session } from '../../core/identity'
+import { can } from '../../core/identity'
+import type { TenantTx } from '../../core/database'
 import { BoundUserOnly } from '../../core/errors'
 import { RECORD_TYPES, type RecordTypeKey } from '../records'
 import { delegationBetween } from '../collaboration'

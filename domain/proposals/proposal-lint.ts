@@ -8,7 +8,7 @@
 // not a skill the agent chose to run, and counting it would let three skills of a turn block the turn's filing. The
 // propose_* call that runs it is admitted (and counted) once, as before. A lint the agent asks for itself
 // (evidence.assertion_lint as a tool) counts as every skill does.
-import type { TenantTx } from '../../core/db'
+import type { TenantTx } from '../../core/database'
 import { recordAudit, type Actor } from '../../core/audit'
 import { runSkillSync } from '../skills'
 import { recordRun } from '../skills'

@@ -4,22 +4,22 @@
 // draft; a `tool_calls` row with basis_hash when a twin filed it; and a `decision` inbox item for the person.
 import { z } from 'zod'
 import type { RunInterrupt } from '../../generated/prisma/client'
-import { command, type DomainContext } from '../../core/command'
-import type { TenantTx } from '../../core/db'
+import { command, type DomainContext } from '../../core/jobs'
+import type { TenantTx } from '../../core/database'
 import { InvalidInput, NotFoundError } from '../../core/errors'
-import { IdInput, isId } from '../../core/ids'
+import { IdInput, isId } from '../../core/text'
 import type { PermissionKey } from '../../core/permissions'
-import { FIXED_PHRASES, TWINS } from '../../core/copy'
-import { decisionFooter, delegationLine } from '../../core/footers'
-import { PERSONA_NAMES, workbenchRole } from '../../core/workbench-roles'
-import type { ProgramPersona } from '../../core/permissions/catalogue'
+import { FIXED_PHRASES, TWINS } from '../../core/text'
+import { decisionFooter, delegationLine } from '../../core/text'
+import { PERSONA_NAMES, workbenchRole } from '../../core/identity'
+import type { ProgramPersona } from '../../core/permissions'
 import { RECORD_TYPES, currentVersions, decidePermission, parseRecordChange, type RecordChange, type RecordTypeKey } from '../records'
 import { canonicalSha256 } from '../skills'
 import { fileInboxItem } from '../inbox'
 import { admitFiling } from '../inbox'
 import { routeDecision } from '../collaboration'
 import { checkSendable, HandoffDraft } from '../collaboration'
-import { redactSecrets } from '../../core/redact'
+import { redactSecrets } from '../../core/text'
 import { HandoffExists, SelfHandoff } from '../../core/errors'
 import type { ProposalLint } from './proposal-lint'
 import { expiresAtFor } from '../twins'
@@ -304,8 +304,8 @@ export function workingAsOf(run: { harnessKey?: string | null; workbenchRoleKey?
   return run.harnessKey && run.harnessKey in PERSONA_NAMES ? PERSONA_NAMES[run.harnessKey as ProgramPersona] : null
 }
 
-// Composed in core/footers.ts, the one place both a decided proposal's footer and a record version's footer are made.
-export { decisionFooter, type DecisionFooterParts } from '../../core/footers'
+// Composed in core/text/footers.ts, the one place both a decided proposal's footer and a record version's footer are made.
+export { decisionFooter, type DecisionFooterParts } from '../../core/text'
 
 /**
  * The footer of every decision on a twin's proposal, approved or declined (the specification's record footer applies to

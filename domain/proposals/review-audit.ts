@@ -3,12 +3,12 @@
 // server-written summary artifact, and accepted by a quality reviewer.
 import { z } from 'zod'
 import type { ReviewAuditReview } from '../../generated/prisma/client'
-import { command, type DomainContext } from '../../core/command'
+import { command, type DomainContext } from '../../core/jobs'
 import { InvalidInput, InvalidTransition, NotFoundError, ReviewerRoleRequired } from '../../core/errors'
-import { IdInput } from '../../core/ids'
-import type { TenantTx } from '../../core/db'
+import { IdInput } from '../../core/text'
+import type { TenantTx } from '../../core/database'
 import { auditActionsInPeriod } from './sql'
-import { can } from '../../core/session'
+import { can } from '../../core/identity'
 
 /** Ids listed per group; the count is always complete. */
 export const SUMMARY_ID_LIMIT = 500

@@ -1,6 +1,6 @@
-// Owns the raw SQL of proposals and decisions (everything else goes through the tenant client of core/db.ts): each
+// Owns the raw SQL of proposals and decisions (everything else goes through the tenant client of core/database/db.ts): each
 // function takes the organisation first and binds it in its filter.
-import type { Tx } from '../../core/db'
+import type { Tx } from '../../core/database'
 
 /** Any client or transaction, tenant-scoped or not: what raw SQL needs of it. */
 type Sql = Pick<Tx, '$queryRaw' | '$executeRaw'>

@@ -3,8 +3,8 @@
 // open decisions there) and the twin panel (the caller's twin in the program). The workbench subgraph hands over the
 // role's record types through the Workbench entity; this module reads only the twins' own tables.
 import type { InboxItem, TwinDefinition } from '../../generated/prisma/client'
-import type { DomainContext } from '../../core/command'
-import { isMember } from '../../core/session'
+import type { DomainContext } from '../../core/jobs'
+import { isMember } from '../../core/identity'
 import { openRoleDecisionIds } from './sql'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>

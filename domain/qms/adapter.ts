@@ -2,7 +2,7 @@
 // (the R1c exit gate: every gap reported at once), the delta poll and the nightly reconciliation. Read-only: nothing is
 // ever written to the vault. Events: none (no webhooks).
 import type { Connection } from '../../generated/prisma/client'
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import { enqueue } from '../../core/jobs'
 import { DomainError } from '../../core/errors'
 import { BaseAdapter, readScopeRules, type BudgetState, type ClientInput, type ConnectionHealth, type ConnectPlan, type SyncRun, type HealthCheckItem, type HealthReport, type IntegrationContext, type SyncReport } from '../adapters'

@@ -2,9 +2,9 @@
 // (labelled illustrative), made idempotently through the ordinary domain functions as the program owner: create,
 // configure (client id, instance id, lifecycle map without the vault's "Pending Retirement"), credentials, health
 // check, then a first poll queued for the worker. The adapter's startDemo hook starts the fake first.
-import type { Db } from '../../core/db'
-import { domainContext } from '../../core/command'
-import { loadSession } from '../../core/session'
+import type { Db } from '../../core/database'
+import { domainContext } from '../../core/jobs'
+import { loadSession } from '../../core/identity'
 import { enqueue } from '../../core/jobs'
 import { checkConnectionHealth, createConnection, setConnectionCredentials, updateConnection } from '../connections'
 import { configureQmsConnection } from './review'

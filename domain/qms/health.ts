@@ -2,8 +2,8 @@
 // entry per gap, replacing the previous entry of the same name. A sync names its entry by the QMS job vocabulary
 // (sync.poll for an incremental sync, sync.reconcile for a full one); a failure names the version and the vendor's
 // words (never a secret), an exhausted budget its retry delay; the versions under unmapped labels are surfaced.
-import type { Db } from '../../core/db'
-import { budgetExhausted } from '../../core/copy'
+import type { Db } from '../../core/database'
+import { budgetExhausted } from '../../core/text'
 import type { ConnectionHealth, HealthCheckItem, SyncRun } from '../adapters'
 import { RateLimited, VendorAuthFailed, VendorError } from '../adapters'
 import { DomainError } from '../../core/errors'

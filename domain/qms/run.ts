@@ -1,7 +1,7 @@
 // Owns the QMS jobs: poll_qms (every 15 minutes, the delta poll) and reconcile_qms (nightly) over every active QMS
 // connection with credentials, or one. Each connection syncs through the one sync module (domain/sync.ts), whose
 // rules for QMS are the adapter's sync hooks: an incremental sync is the poll, a full sync the reconciliation.
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import { runSync, type SyncOutcome } from '../connections'
 import { modeOf, type QmsSyncKind } from './health'
 import type { QmsSyncReport } from './sync'

@@ -1,7 +1,7 @@
 // Owns the QMS connector's raw statements over sops, sop_versions and requirement_sets: the per-connection sync lock,
 // the successor rule and the upstream deletion of documents. Every function takes the organisation first and binds it.
-import type { AnyTx } from '../../core/db'
-import { asTx } from '../../core/db'
+import type { AnyTx } from '../../core/database'
+import { asTx } from '../../core/database'
 
 /** A poll and a reconciliation of the same connection commit one page at a time, in turn. */
 export async function lockQmsSync(tx: AnyTx, connectionId: string) {

@@ -4,9 +4,9 @@
 // versions a twin proposed, run output) has no citation kind, so it can never be cited (spec 001: agent-origin records
 // are never citable as evidence; only the passage references they carry are).
 import { z } from 'zod'
-import type { TenantTx } from '../../core/db'
+import type { TenantTx } from '../../core/database'
 import type { InputIssue } from '../../core/errors'
-import { isId } from '../../core/ids'
+import { isId } from '../../core/text'
 
 export const CITATION_KINDS = ['eln_entry', 'literature_cluster', 'document_passage', 'sop_version'] as const
 export type CitationKind = (typeof CITATION_KINDS)[number]

@@ -1,8 +1,8 @@
 // Owns a record's content as people read it: each typed field with its label and its value in words (a person's name,
 // a linked record's title, a source's title and address), what changed from one version to the next, and what the
 // caller may do to the record, asked of the very commands that make those changes (Command.permits).
-import type { DomainContext } from '../../core/command'
-import { can, type Session } from '../../core/session'
+import type { DomainContext } from '../../core/jobs'
+import { can, type Session } from '../../core/identity'
 import type { ProgramRecord, ProgramRecordVersion } from '../../generated/prisma/client'
 import { findRecord, sourceById, userName, versionRow } from './read'
 import { isRecordType, RECORD_TYPE_KEYS, RECORD_TYPES, valueWords, type FieldSpec, type RecordTypeSpec } from './types'

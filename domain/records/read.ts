@@ -1,13 +1,13 @@
 // Owns the reads of program records: one record, a program's records in cursor pages (filtered by type and status),
 // a record's history and citations, the source system it came from, and the footer of its current version.
 import DataLoader from 'dataloader'
-import type { DomainContext } from '../../core/command'
+import type { DomainContext } from '../../core/jobs'
 import { InvalidInput } from '../../core/errors'
-import { decisionFooter } from '../../core/footers'
-import { isId } from '../../core/ids'
-import { assertCan, can } from '../../core/session'
+import { decisionFooter } from '../../core/text'
+import { isId } from '../../core/text'
+import { assertCan, can } from '../../core/identity'
 import type { ProgramRecord, ProgramRecordVersion } from '../../generated/prisma/client'
-import { keysetPage, type Page, type PageArgs } from '../../core/pagination'
+import { keysetPage, type Page, type PageArgs } from '../../core/database'
 import { getProgram } from '../programs'
 import { isRecordType, RECORD_TYPE_KEYS, RECORD_TYPES, type RecordTypeKey } from './types'
 
@@ -176,7 +176,7 @@ export async function experimentElnSourceId(ctx: Ctx, record: ProgramRecord): Pr
 /**
  * 'Proposed by <Name>'s twin (agent, working as <workbench role or persona name>); decided by <Name>', or the twins
  * document's 'Proposed by <Name>'s twin (agent); decided by <Name>' when the run recorded no harness: composed by
- * decisionFooter (core/footers.ts), the same function as a decided proposal's footer.
+ * decisionFooter (core/text/footers.ts), the same function as a decided proposal's footer.
  */
 export const recordFooter = (proposer: string, decider: string, workingAs: string | null = null) =>
   decisionFooter({ proposerName: proposer, workingAs, decidedByName: decider })

@@ -1,7 +1,7 @@
 // Owns the illustrative program's records: a few of each product, written through the one write path as the seed's
 // people (so each has its version, audit row and typed fields). Idempotent: a program that has records is left alone.
-import { contextForUser } from '../../core/command'
-import type { Db } from '../../core/db'
+import { contextForUser } from '../../core/jobs'
+import type { Db } from '../../core/database'
 import { applyRecordChange, type RecordChange } from './write'
 
 type Seeded = { organization: { id: string }; program: { id: string }; users: Record<string, { id: string }> }

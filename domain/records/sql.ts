@@ -1,7 +1,7 @@
 // Owns the raw SQL of program records (program_records): a row lock for the one write path and the counts of the
 // workbench home. Every function takes the organisation first and binds it in its statement
 // (tests/platform/sql-road.test.ts); the rest of records reads through the tenant client.
-import { Prisma, type AnyTx, asTx } from '../../core/db'
+import { Prisma, type AnyTx, asTx } from '../../core/database'
 
 /** Locks one record of the organisation for the rest of the transaction (changes to one record apply one after another). */
 export async function lockRecordRow(organizationId: string, tx: AnyTx, id: string): Promise<void> {

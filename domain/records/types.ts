@@ -4,10 +4,10 @@
 import { z } from 'zod'
 import type { AuditAction } from '../../core/audit'
 import type { PermissionKey } from '../../core/permissions'
-import type { Machine } from '../../core/state-machine'
-import * as states from '../../core/states/records'
+import type { Machine } from '../../core/states'
+import * as states from '../../core/states'
 import type { InputIssue } from '../../core/errors'
-import { isId } from '../../core/ids'
+import { isId } from '../../core/text'
 
 /** A typed field of a record type, stored under its snake_case name in program_records.fields. */
 export type FieldKind =

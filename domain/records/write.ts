@@ -1,17 +1,17 @@
-// Owns the one write path of program records: create, update and decide, each a command (core/command.ts) that checks
+// Owns the one write path of program records: create, update and decide, each a command (core/jobs/command.ts) that checks
 // the type's key live in the record's program, locks the row, validates typed fields, references and citations, bumps
 // the version, writes the version snapshot with its provenance, the citations, one typed audit row, and announces the
 // change. applyRecordChange is the contract the decisions helper (twins subgraph) applies an approved proposal through,
 // inside its own write, as the deciding person.
 import { z } from 'zod'
-import { personText } from '../../core/person-text'
+import { personText } from '../../core/text'
 import type { AuditAction } from '../../core/audit'
-import { command, type DomainContext, type Write } from '../../core/command'
-import type { TenantTx } from '../../core/db'
+import { command, type DomainContext, type Write } from '../../core/jobs'
+import type { TenantTx } from '../../core/database'
 import { forbidden, InvalidInput, InvalidTransition, NotFoundError, parseInput, type InputIssue } from '../../core/errors'
-import { IdInput, isId } from '../../core/ids'
-import { can } from '../../core/session'
-import { invalidTransition } from '../../core/state-machine'
+import { IdInput, isId } from '../../core/text'
+import { can } from '../../core/identity'
+import { invalidTransition } from '../../core/states'
 import type { Prisma, ProgramRecord } from '../../generated/prisma/client'
 import { getProgram } from '../programs'
 import { lockRecordRow } from './sql'

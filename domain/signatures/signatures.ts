@@ -2,10 +2,10 @@
 // (printed name, date and time, meaning, as 21 CFR 11.50 requires). Decisions on records (twins domain/decisions.ts)
 // and stage gates (twins domain/gates.ts) sign through signTarget (built on sign, which the QMS acceptance uses too); records and gates read the manifestation here.
 import type { Signature } from '../../generated/prisma/client'
-import type { DomainContext, Write } from '../../core/command'
-import type { ApprovalTargetType, SignatureTargetType } from '../../core/kinds'
+import type { DomainContext, Write } from '../../core/jobs'
+import type { ApprovalTargetType, SignatureTargetType } from '../../core/config'
 import { FreshSignInRequired } from '../../core/errors'
-import { env } from '../../core/env'
+import { env } from '../../core/config'
 
 export type SignatureMeaning = 'review' | 'approval' | 'responsibility' | 'authorship'
 

@@ -2,15 +2,15 @@
 // from the worker, and the record: a skill_result artifact (run_id null), a tool_calls row, audit skill_run.start.
 import { z } from 'zod'
 import { checkReadinessInput } from '../qms'
-import type { Db } from '../../core/db'
-import { asTx, type AnyTx } from '../../core/db'
+import type { Db } from '../../core/database'
+import { asTx, type AnyTx } from '../../core/database'
 import {
   DomainError, InvalidInput, NotFoundError, SkillFailed, SkillTimeout, UnitMismatch, UnitRequired, UnitUnsupported, domainError,
 } from '../../core/errors'
-import { command, type DomainContext } from '../../core/command'
+import { command, type DomainContext } from '../../core/jobs'
 import type { PermissionKey } from '../../core/permissions'
-import { env } from '../../core/env'
-import { transition } from '../../core/state-machine'
+import { env } from '../../core/config'
+import { transition } from '../../core/states'
 import { toolCallStatus } from '../../core/states'
 import { isSkillInputError } from './errors'
 import { executeSkill, outputViolations, skillClassOf } from './runner'

@@ -6,9 +6,9 @@
 // citation carried through as `citation`, so the result cites the entry version and table it was computed from. The
 // recorded inputs (and inputs_hash) are the rows and the citation: the same table always hashes the same.
 import { z } from 'zod'
-import type { DomainContext } from '../../core/command'
+import type { DomainContext } from '../../core/jobs'
 import { InvalidInput } from '../../core/errors'
-import { can } from '../../core/session'
+import { can } from '../../core/identity'
 import { readDocumentTable } from '../documents'
 
 /** The skills that take a table read through documents.read_table_rows. */

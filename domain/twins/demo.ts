@@ -1,9 +1,9 @@
 // Owns the illustrative twins of the demo (npm start, never production): the program owner, lead, scientist and quality
 // reviewer each get an active twin with an hourly blocker_scan schedule under an approved standing plan, due within a
 // minute of start, and the owner a pre_read twin trigger on experiment.update. Idempotent across restarts.
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import { auditTrailEndAcrossOrganisations } from './sql'
-import { log } from '../../core/log'
+import { log } from '../../core/config'
 import { enqueue } from '../../core/jobs'
 import { planHash } from './twin-admin'
 import { nextRunAt, normaliseSchedule } from './schedules'

@@ -2,8 +2,8 @@
 // workbench role) that may hold it, as one list read where duties are checked. The templates themselves (what a duty
 // reads and files) live with the harness (harness/duties.ts), which takes the QA templates' personas from here, so a
 // twin is refused a duty its person cannot hold (duty_unavailable) in every process alike.
-import type { ProgramPersona } from '../../core/permissions/catalogue'
-import { RESERVED_DUTY_TEMPLATES, USER_SETTING_WORKBENCH_ROLE } from '../../core/workbench-roles'
+import type { ProgramPersona } from '../../core/permissions'
+import { RESERVED_DUTY_TEMPLATES, USER_SETTING_WORKBENCH_ROLE } from '../../core/identity'
 
 export interface DutyTemplate {
   key: string

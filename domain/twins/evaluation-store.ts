@@ -2,10 +2,10 @@
 // day, and the reads of them. A report is per twin; no read here sums reports across one person's twins, and nothing
 // here reads memory or feedback per person (memory document: "No endpoint aggregates memory or feedback per person").
 import type { TwinDefinition, TwinEvaluation as TwinEvaluationRow } from '../../generated/prisma/client'
-import type { AnyTx } from '../../core/db'
-import { asTx } from '../../core/db'
-import type { DomainContext } from '../../core/command'
-import { can } from '../../core/session'
+import type { AnyTx } from '../../core/database'
+import { asTx } from '../../core/database'
+import type { DomainContext } from '../../core/jobs'
+import { can } from '../../core/identity'
 
 /** One twin's evaluation over its window (evaluation.ts computes it; stored here). */
 export interface TwinEvaluation {

@@ -2,7 +2,7 @@
 // became (filed, approved unchanged, edited, declined by reason, refused, expired) and the not_useful rate of each
 // trigger; and the high_decline_rate pause (the design decisions (docs/contributors.md): 10 or more decided in 7 days with 60 % or more declined).
 import { systemActor } from '../../core/audit'
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import { declineReasonsOf, feedbackByTriggerOf, proposalOutcomesOf, refusedCallsOf } from './sql'
 import { clock } from './schedules'
 import { pauseTwin } from './twins'

@@ -2,8 +2,8 @@
 // tool server) is listed in harness/registry.ts; a model-backed harness plugs in behind the same interface. Nothing
 // here calls a model.
 import type { AgentRun, TwinDefinition, TwinTrigger } from '../../generated/prisma/client'
-import type { DomainContext } from '../../core/command'
-import type { Db } from '../../core/db'
+import type { DomainContext } from '../../core/jobs'
+import type { Db } from '../../core/database'
 
 /** Everything a harness gets for one run. It acts only through tools, under the person's live permissions. */
 export interface RunContext {

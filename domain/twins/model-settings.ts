@@ -6,12 +6,12 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import type { TwinModelSettings } from '../../generated/prisma/client'
-import { command, type DomainContext } from '../../core/command'
-import { assertCan } from '../../core/session'
-import { assertEgressUrl } from '../../core/egress'
-import type { Db } from '../../core/db'
+import { command, type DomainContext } from '../../core/jobs'
+import { assertCan } from '../../core/identity'
+import { assertEgressUrl } from '../../core/http'
+import type { Db } from '../../core/database'
 import { InvalidInput, NotFoundError } from '../../core/errors'
-import { IdInput } from '../../core/ids'
+import { IdInput } from '../../core/text'
 import { secretKey } from '../adapters'
 
 /** The two tool-calling APIs: OpenAI-compatible chat completions (self-hosted servers too) and Anthropic Messages. */
@@ -97,7 +97,7 @@ export const setTwinModelSettings = command({
   program: (input) => input.programId ?? null,
   audit: ['twin_model_settings.update'],
   async run(w, input): Promise<ModelSettingsView> {
-    // The outbound address policy of connections (core/egress.ts): a private or reserved address needs EGRESS_ALLOW.
+    // The outbound address policy of connections (core/http/egress.ts): a private or reserved address needs EGRESS_ALLOW.
     assertEgressUrl(input.baseUrl, 'baseUrl')
     if (input.defaultHarness === MODEL_HARNESS_KEY && input.apiKey === null) throw InvalidInput.of('apiKey', 'The model harness needs an API key; keep or give one.')
     const organizationId = w.ctx.session.organizationId

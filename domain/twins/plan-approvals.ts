@@ -6,8 +6,8 @@
 // moved queued -> running -> interrupted while it waits, then succeeded (approved) or cancelled (superseded). The
 // trigger still fires only under standing_plan_approved_at; plan_interrupt_id points at the record of that approval.
 import type { TwinDefinition, TwinTrigger } from '../../generated/prisma/client'
-import type { TenantTx } from '../../core/db'
-import { transition } from '../../core/state-machine'
+import type { TenantTx } from '../../core/database'
+import { transition } from '../../core/states'
 import { agentRunStatus } from '../../core/states'
 
 export interface PlanApprovalQuestion {

@@ -6,10 +6,10 @@
 // specification's words (its Literature sources table), never by its id. Reads only; the tool server writes the rows
 // and their `summary` (tools/rail.ts).
 import type { AgentRun, ToolCall } from '../../generated/prisma/client'
-import type { DomainContext } from '../../core/command'
-import { budgetExhausted, CONNECTORS } from '../../core/copy'
+import type { DomainContext } from '../../core/jobs'
+import { budgetExhausted, CONNECTORS } from '../../core/text'
 import { InvalidInput } from '../../core/errors'
-import { findPlumbingWords } from '../../core/plumbing-words'
+import { findPlumbingWords } from '../../core/text'
 import { SOURCES, POLICY_STEPS } from '../literature'
 import { SKILL_DEFINITIONS } from '../skills'
 import { canSeeTwin } from './twin-admin'
@@ -77,7 +77,7 @@ export function toolWords(name: string): string {
   return words ? words[0].toUpperCase() + words.slice(1) : 'A tool'
 }
 
-/** Text a person may read as is: it names no code, key or id (core/plumbing-words.ts). */
+/** Text a person may read as is: it names no code, key or id (core/text/plumbing-words.ts). */
 const readable = (text: string | null | undefined): text is string => !!text && findPlumbingWords(text).length === 0
 
 /** Why a call was refused, in words: the refusal's data where it was kept, else its message when that reads as words. */
@@ -100,7 +100,7 @@ function refusalWords(row: Pick<ToolCall, 'outputViolations'>, summary: StepSumm
 }
 
 /**
- * The rail's words for each policy step: the specification's four phrases as written (core/copy.ts), and words for the
+ * The rail's words for each policy step: the specification's four phrases as written (core/text/copy.ts), and words for the
  * steps it does not phrase (the archive's licence reading, whose fields are named by their keys in the specification;
  * the knowledge sources asked for).
  */

@@ -3,10 +3,10 @@
 // change is announced on twin_run_updated inside its transaction, so subscribers hear of it only once it committed.
 // Also the run footer: who started the run, and under whose standing plan.
 import type { AgentRun, Prisma } from '../../generated/prisma/client'
-import { asTx, type AnyTx, type Db } from '../../core/db'
+import { asTx, type AnyTx, type Db } from '../../core/database'
 import { insertQueuedRun } from './sql'
-import { publish } from '../../core/pubsub'
-import { transition } from '../../core/state-machine'
+import { publish } from '../../core/database'
+import { transition } from '../../core/states'
 import { agentRunStatus } from '../../core/states'
 import { enqueue } from '../../core/jobs'
 

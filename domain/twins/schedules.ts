@@ -3,12 +3,12 @@
 // runs inserted and twin_cycle jobs added in the same transaction, backpressure and the cadence floor honoured).
 import * as rrulePkg from 'rrule'
 import type { RRule, RRuleSet } from 'rrule'
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import { dueSchedulesAcrossOrganisations, insertScheduledRunsAcrossOrganisations, markTriggersFiredAcrossOrganisations, moveSchedulesAcrossOrganisations, type DueRow } from './sql'
 import { InvalidInput } from '../../core/errors'
-import { log } from '../../core/log'
+import { log } from '../../core/config'
 import { isFilingPaused, openDecisionCounts } from '../inbox'
-import { boundedCache } from '../../core/bounded-cache'
+import { boundedCache } from '../../core/config'
 
 // rrule ships CommonJS: Node's ESM loader sees its exports on `default`, vite's on the namespace.
 const { rrulestr } = ((rrulePkg as unknown as { default?: typeof rrulePkg }).default ?? rrulePkg) as typeof rrulePkg

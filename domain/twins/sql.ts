@@ -1,8 +1,8 @@
-// Owns the twins concept's raw SQL (everything else goes through the tenant client of core/db.ts): each tenant function
+// Owns the twins concept's raw SQL (everything else goes through the tenant client of core/database/db.ts): each tenant function
 // takes the organisation first and binds it in its filter; a function of a job that sweeps every organisation (the
 // schedule claim, the abandoned-run sweep, the event reconciliation) says so in its name. Savepoints read no rows.
-import type { AnyTx, Db, Tx } from '../../core/db'
-import type { asTx } from '../../core/db'
+import type { AnyTx, Db, Tx } from '../../core/database'
+import type { asTx } from '../../core/database'
 
 /** Any client or transaction, tenant-scoped or not: what raw SQL needs of it. */
 type Sql = Pick<Tx, '$queryRaw' | '$executeRaw' | '$executeRawUnsafe'>

@@ -4,8 +4,8 @@
 // configuration's trail sees every change of what the twin may call, not only the ones a person made.
 import type { TwinDefinition } from '../../generated/prisma/client'
 import { recordAudit, type Actor } from '../../core/audit'
-import { asTx, type AnyTx } from '../../core/db'
-import type { Session } from '../../core/session'
+import { asTx, type AnyTx } from '../../core/database'
+import type { Session } from '../../core/identity'
 
 /** The tools a twin_cycle run may call under a person's live permissions in a program, and their hash. */
 export type TwinToolAllowlist = (session: Session, programId: string) => { tools: string[]; hash: string }

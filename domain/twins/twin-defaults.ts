@@ -3,12 +3,12 @@
 // own choices when creating their twin win; the defaults fill what they leave out. Existing twins are not changed
 // (each person configures their own twin, program.twins.use).
 import { z } from 'zod'
-import { personText } from '../../core/person-text'
+import { personText } from '../../core/text'
 import type { Program } from '../../generated/prisma/client'
-import { command } from '../../core/command'
+import { command } from '../../core/jobs'
 import { InvalidInput, NotFoundError, ReasonRequired } from '../../core/errors'
-import { IdInput } from '../../core/ids'
-import { RESERVED_DUTY_TEMPLATES } from '../../core/workbench-roles'
+import { IdInput } from '../../core/text'
+import { RESERVED_DUTY_TEMPLATES } from '../../core/identity'
 import { dutyKeys, dutyRefusal } from './duty-catalogue'
 
 const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'use HH:MM (24 h)')

@@ -1,12 +1,12 @@
-// Owns what the audit trail does to twins: the post-flush hooks (core/audit.ts, each in its own savepoint, so a failing
+// Owns what the audit trail does to twins: the post-flush hooks (core/audit/audit.ts, each in its own savepoint, so a failing
 // hook never loses the write; installed by ../audit-hooks.ts) that turn a triggerable action into coalesced twin_cycle runs and a pause action into
 // paused twins, and twin_events_reconcile, which compares each event trigger's entry_seq watermark with the trail.
 import type { AuditEvent, TwinTrigger } from '../../generated/prisma/client'
 import { PAUSE_ACTIONS, TRIGGERABLE_ACTIONS, systemActor } from '../../core/audit'
-import { asTx, type Db, type Tx } from '../../core/db'
+import { asTx, type Db, type Tx } from '../../core/database'
 import { advanceTriggerWatermark, lockTriggerBehind, missedTriggerEventsAcrossOrganisations } from './sql'
 import { hasPermission } from '../../core/permissions'
-import { currentPersonaVersion } from '../../core/release'
+import { currentPersonaVersion } from '../../core/identity'
 import { createTwinRun } from './runs'
 import { clock } from './schedules'
 import { isFilingPaused, openDecisionCount } from '../inbox'

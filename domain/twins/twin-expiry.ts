@@ -1,8 +1,8 @@
 // Owns how long what a twin files waits for its person: twin_definitions.expiry_hours (72 unless the person set it),
 // read for every proposal, hand-off proposal and Keep question the twin files. Filings with no twin (a person's own
 // proposal) and twins no longer found use the specification's 72.
-import type { AnyTx } from '../../core/db'
-import { asTx } from '../../core/db'
+import type { AnyTx } from '../../core/database'
+import { asTx } from '../../core/database'
 
 /** Limits: 'twin expiry_hours: 72' (twins document). */
 export const DEFAULT_EXPIRY_HOURS = 72

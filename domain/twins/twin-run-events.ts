@@ -1,10 +1,10 @@
 // Owns the live twin-runs topic: a program's run status changes, for whoever may see the run's twin now
 // (program.twins.read for every twin, read_own for one's own), checked when subscribing and for every event.
 import type { AgentRun } from '../../generated/prisma/client'
-import type { Db } from '../../core/db'
-import type { PgListener } from '../../core/pubsub'
-import { assertCan, can, type Session } from '../../core/session'
-import { LiveTopic } from '../../core/live-topic'
+import type { Db } from '../../core/database'
+import type { PgListener } from '../../core/database'
+import { assertCan, can, type Session } from '../../core/identity'
+import { LiveTopic } from '../../core/http'
 
 export type TwinRunRow = AgentRun & { twinUserId: string | null }
 

@@ -11,7 +11,7 @@
 // reason budget (audit twin.self_pause, once). The month's reported cost reaching the budget also pauses the twin,
 // checked before each run starts and before each tool call.
 import { systemActor } from '../../core/audit'
-import { type AnyTx, type Db } from '../../core/db'
+import { type AnyTx, type Db } from '../../core/database'
 import { DomainError } from '../../core/errors'
 import type { TwinDefinition } from '../../generated/prisma/client'
 import { pauseTwin } from './twins'

@@ -2,12 +2,12 @@
 // twin for a reason (audit twin.pause, or twin.self_pause for budget and high_decline_rate; notification twin_paused, queued runs cancelled) and the fixed phrases.
 import type { TwinDefinition, TwinPausedReason } from '../../generated/prisma/client'
 import { recordAudit, type Actor } from '../../core/audit'
-import { asTx, type AnyTx } from '../../core/db'
+import { asTx, type AnyTx } from '../../core/database'
 import { NotFoundError, TwinPaused } from '../../core/errors'
-import { notifyPerson } from '../../core/notifications'
-import { transition, transitionAll } from '../../core/state-machine'
+import { notifyPerson } from '../../core/jobs'
+import { transition, transitionAll } from '../../core/states'
 import { agentRunStatus, twinStatus } from '../../core/states'
-import { publish } from '../../core/pubsub'
+import { publish } from '../../core/database'
 
 /** Fixed phrases of the twins document (Fixed phrases; Versioning). */
 export const PAUSED_PHRASE = 'Paused. Nothing runs until you resume.'

@@ -1,6 +1,6 @@
 // Owns the processing marks of webhook_deliveries: a delivery is marked processed in the same transaction as the writes
 // it caused, and only once (a second run of the same job finds it marked and rolls its own writes back). Statements: ./sql.ts.
-import type { AnyTx, Db } from '../../core/db'
+import type { AnyTx, Db } from '../../core/database'
 import { TaskPayloads } from '../../core/jobs'
 import {
   markProcessedAcrossOrganisations, noteAttemptAcrossOrganisations, postponeWithDrainAcrossOrganisations, waitingDeliveryIdsAcrossOrganisations,

@@ -32,10 +32,10 @@
 // | no answer within 1.8 s (database slow)            | 503    | -        | Retry-After; a row stored later is marked 503    |
 // | database unavailable                              | 503    | -        | nothing stored; the vendor retries               |
 import { randomUUID } from 'node:crypto'
-import type { Db } from '../../core/db'
-import { log } from '../../core/log'
-import { env } from '../../core/env'
-import { parseAddressRanges, type AddressRanges } from '../../core/address-ranges'
+import type { Db } from '../../core/database'
+import { log } from '../../core/config'
+import { env } from '../../core/config'
+import { parseAddressRanges, type AddressRanges } from '../../core/config'
 import { TaskPayloads } from '../../core/jobs'
 import { adapterFor } from '../adapters'
 import { providerSpec } from '../adapters'
@@ -43,7 +43,7 @@ import type { HeaderBag } from '../adapters'
 import { connectorRuntime } from '../connections'
 import { REJECTED_PER_MINUTE, RejectionLimit, type RejectedRow } from './limits'
 import { noteAnsweredStatusAcrossOrganisations, storeVerifiedDelivery, webhookConnectionAcrossOrganisations } from './sql'
-import { isId } from '../../core/ids'
+import { isId } from '../../core/text'
 
 export { REJECTED_PER_MINUTE } from './limits'
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -69,8 +69,8 @@ export interface IngressStats {
   refusedUnread: number
 }
 
-export type { CappedBody as BodyRead } from '../../core/capped-body'
-import type { CappedBody as BodyRead } from '../../core/capped-body'
+export type { CappedBody as BodyRead } from '../../core/http'
+import type { CappedBody as BodyRead } from '../../core/http'
 
 /** One inbound request as the HTTP layer hands it over: the body is read only when a decision needs it. */
 export interface InboundDelivery {

@@ -2,9 +2,9 @@
 // webhook_source_counters, in the same statement as the rejected row, so concurrent requests and replicas never store
 // more than the limit), and remembered in this process so an over-limit source is refused without a query, and where
 // the headers alone decide, without reading its body.
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import { countAndStoreRejectedAcrossOrganisations, storeRejectedAcrossOrganisations, sweepSourceCountersAcrossOrganisations, type RejectedRow } from './sql'
-import { boundedCache, ttlUntil } from '../../core/bounded-cache'
+import { boundedCache, ttlUntil } from '../../core/config'
 
 export const REJECTED_PER_MINUTE = 60
 const WINDOW_SECONDS = 60

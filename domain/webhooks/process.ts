@@ -13,12 +13,12 @@
 // | the vendor answers 404 for the object | processed with result not_found (entry, canvas or any other object the    |
 // |                                       | event points to: a retry would meet the same 404)                         |
 // | a second run of the same delivery     | finds it processed and changes nothing (AlreadyProcessed)                 |
-import type { Db } from '../../core/db'
-import { log } from '../../core/log'
+import type { Db } from '../../core/database'
+import { log } from '../../core/config'
 import { adapterFor, coalesceDelivery } from '../adapters'
 import { failureText } from '../adapters'
 import { isVendorRateLimit } from '../budgets'
-import { budgetExhausted } from '../../core/copy'
+import { budgetExhausted } from '../../core/text'
 import { RateLimited, VendorAuthFailed, VendorNotFound } from '../adapters'
 import { connectorRuntime } from '../connections'
 import { markConnectionFailing } from '../connections'

@@ -1,6 +1,6 @@
 // Owns the retention of webhook_deliveries: 90 days, rejected deliveries 30 days; delivery-id claims once the 72 h
 // replay window is over; per-source counters once their window is long over (daily job webhook_retention).
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import { REPLAY_WINDOW_MS } from './ingress'
 import { sweepSourceCounters } from './limits'
 

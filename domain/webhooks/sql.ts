@@ -3,8 +3,8 @@
 // rest runs before an organisation is known (a public route given a connection id, a rejected delivery that names no
 // connection, a source address's counter) or in the worker, which is handed a delivery's or connection's id by its
 // job: those functions say so (...AcrossOrganisations), and the id they are handed is the only key they read by.
-import type { AnyTx, Db } from '../../core/db'
-import { asTx } from '../../core/db'
+import type { AnyTx, Db } from '../../core/database'
+import { asTx } from '../../core/database'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Ingress

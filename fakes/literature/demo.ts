@@ -1,9 +1,9 @@
 // Owns npm start's literature demo (fakes/demos.ts): the fake literature
 // sources on FAKE_LITERATURE_PORT, and the connector pointed at them unless its base URL setting (LITERATURE_BASE_URL)
 // names other sources. A taken port leaves the connector on its configured sources.
-import { env } from '../../core/env'
-import { log } from '../../core/log'
-import { listenFailure } from '../../core/start-failure'
+import { env } from '../../core/config'
+import { log } from '../../core/config'
+import { listenFailure } from '../../core/config'
 import type { DemoContext, DemoService } from '../../domain/adapters'
 import { providerSpec } from '../../domain/adapters'
 import { startFakeLiterature } from './server'

@@ -1,7 +1,7 @@
 // Runs the fake literature sources alone (default 127.0.0.1:8192) with the illustrative corpus; npm start starts it in
 // process and connects the literature connector to it.
 import { startFakeLiterature } from './server'
-import { exitOnStartFailure } from '../../core/start-failure'
+import { exitOnStartFailure } from '../../core/config'
 
 const port = Number(process.env.FAKE_LITERATURE_PORT ?? 8192)
 // A port in use: one sentence (held by whom, FAKE_LITERATURE_PORT), exit 1.

@@ -1,10 +1,10 @@
 // Owns npm start's model demo (fakes/demos.ts), with MODEL_PROVIDER=fake only: the fake model provider on
 // FAKE_MODEL_PORT answering as a drafting model (scripts.ts), and the illustrative program's model settings pointed
 // at it with the model-backed harness as its default, so the demo twins' drafts say what they read and why.
-import { env } from '../../core/env'
-import { log } from '../../core/log'
-import { contextForUser } from '../../core/command'
-import { listenFailure } from '../../core/start-failure'
+import { env } from '../../core/config'
+import { log } from '../../core/config'
+import { contextForUser } from '../../core/jobs'
+import { listenFailure } from '../../core/config'
 import type { DemoContext, DemoService } from '../../domain/adapters'
 import { setTwinModelSettings } from '../../domain/twins'
 import { startFakeModel } from './server'

@@ -2,8 +2,8 @@
 // illustrative program connected to it through the connectors domain's demo functions
 // (domain/notebook/demo.ts). It lives here, not in the domain, because it starts the fake: the
 // domain imports no fake.
-import { env } from '../../core/env'
-import { log } from '../../core/log'
+import { env } from '../../core/config'
+import { log } from '../../core/config'
 import type { DemoContext, DemoService } from '../../domain/adapters'
 import { hookUrlFor } from '../../domain/adapters'
 import { DEMO_NOTEBOOK, connectIllustrativeNotebook, finishIllustrativeOnboarding } from '../../domain/notebook'

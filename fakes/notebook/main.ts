@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { seedIllustrative } from './seed'
 import { startFakeNotebook } from './server'
-import { exitOnStartFailure } from '../../core/start-failure'
+import { exitOnStartFailure } from '../../core/config'
 
 const Env = z.object({
   FAKE_NOTEBOOK_PORT: z.coerce.number().int().min(0).max(65535).default(8190),

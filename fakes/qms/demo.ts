@@ -1,8 +1,8 @@
 // Owns npm start's QMS demo (fakes/demos.ts): the fake QMS on FAKE_QMS_PORT with illustrative SOPs, connected to the
 // illustrative program through the connectors domain (qms/demo.ts). Here, not in the domain, because it starts the
 // fake: the domain imports no fake.
-import { env } from '../../core/env'
-import { log } from '../../core/log'
+import { env } from '../../core/config'
+import { log } from '../../core/config'
 import type { DemoContext, DemoService } from '../../domain/adapters'
 import { connectIllustrativeQms } from '../../domain/qms'
 import { startDemoFake } from '../demo-start'

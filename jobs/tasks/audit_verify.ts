@@ -1,9 +1,9 @@
-// Task audit_verify (daily, issue 35): verifies every organisation's audit chain (core/audit-chain.ts) and, where an
+// Task audit_verify (daily, issue 35): verifies every organisation's audit chain (core/audit/audit-chain.ts) and, where an
 // entry does not verify, files an inbox item for the organisation's owners and administrators.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { verifyChain } from '../../core/audit-chain'
-import { chainedOrganisationsAcrossOrganisations } from '../../core/sql/audit-chain'
+import { verifyChain } from '../../core/audit'
+import { chainedOrganisationsAcrossOrganisations } from '../../core/sql'
 import { fileChainBreak } from '../../domain/inbox'
 import type { WorkerDeps } from './deps'
 

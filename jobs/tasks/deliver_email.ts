@@ -1,8 +1,8 @@
 // Task deliver_email: sends (or holds) due outbox e-mail; retried by graphile-worker while any attempt failed.
 import type { Task } from 'graphile-worker'
 import { TaskPayloads } from '../../core/jobs'
-import { deliverDueEmails } from '../../core/notifications'
-import { env } from '../../core/env'
+import { deliverDueEmails } from '../../core/jobs'
+import { env } from '../../core/config'
 import type { WorkerDeps } from './deps'
 
 export const deliverEmail = (deps: WorkerDeps): Task => async (payload, helpers) => {

@@ -1,5 +1,5 @@
 // The connectors subgraph as its own process: `tsx subgraphs/connectors/main.ts` (CONNECTORS_PORT on HOST).
-import { runComponent } from '../../core/component'
+import { runComponent } from '../../core/jobs'
 import { createConnectorsSubgraph } from './server'
 import { installDomain } from '../install'
 

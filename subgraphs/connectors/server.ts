@@ -1,6 +1,6 @@
 // Builds the connectors subgraph server (no side effects until listen): GraphQL plus the webhook REST shim, whose routes
 // are mounted before listen() adds /graphql.
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import { createSubgraphServer } from '../shared/server'
 import { buildConnectorsSchema } from './schema'
 import type { IngressOptions } from '../../domain/webhooks'

@@ -6,8 +6,8 @@ import FederationPlugin from '@pothos/plugin-federation'
 import { GraphQLScalarType, Kind, type FieldNode, type GraphQLResolveInfo, type OperationDefinitionNode, type SelectionSetNode } from 'graphql'
 import type { Organization, Program, User } from '../../generated/prisma/client'
 import { CORE_ERROR_CLASSES, DomainError, ERROR_CATALOGUE, fieldPath, type ErrorClass, type InputIssue } from '../../core/errors'
-import type { ErrorDataField, ErrorSpec } from '../../core/errors/catalogue'
-import { DATE_TIME_EXPECTED, parseScalar } from '../../core/scalars'
+import type { ErrorDataField, ErrorSpec } from '../../core/errors'
+import { DATE_TIME_EXPECTED, parseScalar } from '../../core/text'
 import type { GraphQLContext } from './context'
 
 export interface SchemaTypes {
@@ -27,7 +27,7 @@ export function createBuilder() {
     name: 'DateTime',
     description: `An instant: ${DATE_TIME_EXPECTED} (a date alone is midnight UTC)`,
     serialize: (v) => (v instanceof Date ? v : new Date(String(v))).toISOString(),
-    // the one parser the gateway's edge also checks values with (core/scalars.ts)
+    // the one parser the gateway's edge also checks values with (core/text/scalars.ts)
     parseValue: (v) => parseScalar('DateTime', v) as Date,
     parseLiteral: (ast) => parseScalar('DateTime', ast.kind === Kind.STRING ? ast.value : undefined) as Date,
   }), {})

@@ -1,7 +1,7 @@
 // Owns the schema side of cursor pages: `PageInfo`, one `<Name>Connection { nodes edges pageInfo }` per paged type and
-// the `first`/`after` arguments, so every growing list reads and pages the same way (core/pagination.ts decides).
+// the `first`/`after` arguments, so every growing list reads and pages the same way (core/database/pagination.ts decides).
 import type { ObjectRef } from '@pothos/core'
-import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type Edge, type Page } from '../../core/pagination'
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type Edge, type Page } from '../../core/database'
 import type { Builder, SchemaTypes } from './builder'
 
 type Types = PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>
@@ -46,7 +46,7 @@ export function connectionType<T>(builder: Builder, name: string, node: ObjectRe
 
 type ArgBuilder = Parameters<Parameters<Builder['queryFields']>[0]>[0]['arg']
 
-/** The paging arguments every connection field takes; domain functions check them (core/pagination.ts). */
+/** The paging arguments every connection field takes; domain functions check them (core/database/pagination.ts). */
 export function pageArgs(arg: ArgBuilder) {
   return {
     first: arg.int({ required: false, description: `Page size, 1 to ${PAGE_SIZE_MAX} (default ${PAGE_SIZE_DEFAULT}); outside that range the answer is invalid_input on first.` }),

@@ -1,11 +1,11 @@
 // Owns what every subgraph resolver receives: the caller's session, the organisation-scoped database, loaders.
 import DataLoader from 'dataloader'
-import type { Db, TenantDb } from '../../core/db'
-import { domainContext, type Authentication, type DomainContext } from '../../core/command'
-import type { Session } from '../../core/session'
+import type { Db, TenantDb } from '../../core/database'
+import { domainContext, type Authentication, type DomainContext } from '../../core/jobs'
+import type { Session } from '../../core/identity'
 import type { Program, User } from '../../generated/prisma/client'
 import { rowsByIds } from './sql'
-import { isId } from '../../core/ids'
+import { isId } from '../../core/text'
 
 /** The domain context (session, organisation-scoped client, actor) plus what only a request has. */
 export interface GraphQLContext extends DomainContext {

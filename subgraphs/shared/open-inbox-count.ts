@@ -4,7 +4,7 @@
 // by each schema: shared code imports no subgraph), one batch per request.
 import type { ObjectRef } from '@pothos/core'
 import type { Builder, SchemaTypes } from './builder'
-import type { DomainContext } from '../../core/command'
+import type { DomainContext } from '../../core/jobs'
 
 export type OpenInboxCounts = (ctx: DomainContext, programIds: readonly string[]) => Promise<number[]>
 

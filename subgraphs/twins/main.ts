@@ -1,7 +1,7 @@
 // The twins subgraph as its own process: `tsx subgraphs/twins/main.ts` (TWINS_PORT on HOST), with its LISTEN connection.
-import { runComponent } from '../../core/component'
-import { PgListener } from '../../core/pubsub'
-import { log } from '../../core/log'
+import { runComponent } from '../../core/jobs'
+import { PgListener } from '../../core/database'
+import { log } from '../../core/config'
 import { createTwinsSubgraph } from './server'
 import { installDomain } from '../install'
 

@@ -1,6 +1,6 @@
 // Builds the twins subgraph server with its live inbox events and the signed inbox-link routes (no side effects until listen).
-import type { Db } from '../../core/db'
-import type { PgListener } from '../../core/pubsub'
+import type { Db } from '../../core/database'
+import type { PgListener } from '../../core/database'
 import { createSubgraphServer } from '../shared/server'
 import { InboxEvents } from '../../domain/inbox'
 import { TwinRunEvents } from '../../domain/twins'

@@ -1,5 +1,5 @@
 // The workbench subgraph as its own process: `tsx subgraphs/workbench/main.ts` (WORKBENCH_PORT on HOST).
-import { runComponent } from '../../core/component'
+import { runComponent } from '../../core/jobs'
 import { createWorkbenchSubgraph } from './server'
 import { installDomain } from '../install'
 

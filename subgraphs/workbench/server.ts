@@ -1,5 +1,5 @@
 // Builds the workbench subgraph server (no side effects until listen).
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import { createSubgraphServer } from '../shared/server'
 import { buildWorkbenchSchema } from './schema'
 

@@ -1,7 +1,7 @@
 // Issue 35 through the gateway: Query.auditChainVerification (org.audit.read) verifies the organisation's chain and
 // names the first entry that does not verify; Query.auditTrail tells a program member when a record's trail verified.
 import { describe, expect, it } from 'vitest'
-import { contextForUser } from '../../core/command'
+import { contextForUser } from '../../core/jobs'
 import { createRecord } from '../../domain/records'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { gql } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, type Tenant } from '../helpers/factories'
-import { CONNECTORS } from '../../core/copy'
+import { CONNECTORS } from '../../core/text'
 import { CHECK_BUTTON_ID } from '../../domain/notebook'
 import { launchUrlFor } from '../../domain/adapters'
 import { sampleEntry, useNotebookStack, type ConnectedNotebook } from './helpers'

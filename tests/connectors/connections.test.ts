@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest'
 import { gql } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, expectRowsExist, type Tenant } from '../helpers/factories'
-import { CONNECTORS } from '../../core/copy'
-import { env, setEnv } from '../../core/env'
+import { CONNECTORS } from '../../core/text'
+import { env, setEnv } from '../../core/config'
 import { getConnection, listConnections } from '../../domain/connections'
 import { connectNotebook, entryUpdated, ownerContext, runWorkerOnce, sampleEntry, useNotebookStack, FOLDER } from './helpers'
 

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { useTestDatabase } from '../helpers/db'
 import { createTenant } from '../helpers/factories'
-import { env, setEnv } from '../../core/env'
+import { env, setEnv } from '../../core/config'
 import { startConnectorDemos } from '../../fakes/demos'
 import { configureLiterature, sourceBaseUrl } from '../../domain/literature'
 

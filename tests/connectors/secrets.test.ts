@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import fs from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
-import { env, parseEnv, setEnv } from '../../core/env'
+import { env, parseEnv, setEnv } from '../../core/config'
 import { decryptSecrets, encryptSecrets } from '../../domain/adapters'
 
 const saved = env()

@@ -10,7 +10,7 @@ import { connectNotebook, entryUpdated, jobCount, makeJobsDue, ownerContext, pos
 import { disconnectConnection } from '../../domain/connections'
 import { CHECK_BUTTON_ID } from '../../domain/notebook'
 import { forwardToConnectors } from '../../gateway/rest-edge'
-import { EnvError, env, parseEnv, setEnv } from '../../core/env'
+import { EnvError, env, parseEnv, setEnv } from '../../core/config'
 import { enqueue } from '../../core/jobs'
 
 const { stack, fake, connect } = useNotebookStack()

@@ -1,11 +1,11 @@
-// The console's words: every phrase the specification fixes comes from core/copy.ts (which tests/copy.test.ts holds to
+// The console's words: every phrase the specification fixes comes from core/text/copy.ts (which tests/copy.test.ts holds to
 // the documents), never retyped in console/src; the words the documents forbid appear nowhere; no popup or modal.
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { build } from 'esbuild'
-import * as copy from '../../core/copy'
-import { ROOT_DIR } from '../../core/env'
+import * as copy from '../../core/text'
+import { ROOT_DIR } from '../../core/config'
 
 const SRC = path.join(ROOT_DIR, 'console', 'src')
 
@@ -48,16 +48,16 @@ describe('the console copy', () => {
     expect(FIXED.length).toBeGreaterThan(40)
   })
 
-  it('retypes no phrase the specification fixes: each comes from core/copy.ts through console/src/copy.ts', () => {
+  it('retypes no phrase the specification fixes: each comes from core/text/copy.ts through console/src/copy.ts', () => {
     const retyped = SOURCES.flatMap(({ file, text }) => FIXED.filter((p) => text.includes(p)).map((p) => `${file}: ${p}`))
     expect(retyped).toEqual([])
   })
 
-  it('bundles core/copy.ts as is: it imports nothing, so no server code reaches the browser', () => {
-    expect(readFileSync(path.join(ROOT_DIR, 'core', 'copy.ts'), 'utf8')).not.toMatch(/^\s*import\s/m)
+  it('bundles core/text/copy.ts as is: it imports nothing, so no server code reaches the browser', () => {
+    expect(readFileSync(path.join(ROOT_DIR, 'core', 'text', 'copy.ts'), 'utf8')).not.toMatch(/^\s*import\s/m)
     const door = SOURCES.find((s) => s.file === path.join('console', 'src', 'copy.ts'))!
-    expect(door.text).toContain("from '../../core/copy'")
-    const others = SOURCES.filter((s) => s !== door && /core\/copy/.test(s.text)).map((s) => s.file)
+    expect(door.text).toContain("from '../../core/text/copy'")
+    const others = SOURCES.filter((s) => s !== door && /core\/text\/copy/.test(s.text)).map((s) => s.file)
     expect(others).toEqual([])
   })
 

@@ -4,7 +4,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ROOT_DIR } from '../../core/env'
+import { ROOT_DIR } from '../../core/config'
 import { findPopupCode, POPUP_CODE } from '../helpers/web-checks'
 
 const CONSOLE = path.join(ROOT_DIR, 'console')

@@ -9,9 +9,9 @@ import { createTenant, type Tenant } from '../helpers/factories'
 import { launchChromium } from '../helpers/browser'
 import { startTestProvider, type TestProvider } from '../helpers/oidc-provider'
 import { createGateway, type Gateway } from '../../gateway/server'
-import { env, setEnv, type Env } from '../../core/env'
-import { resetAuthKeys } from '../../core/auth'
-import { freePort } from '../../core/postgres'
+import { env, setEnv, type Env } from '../../core/config'
+import { resetAuthKeys } from '../../core/identity'
+import { freePort } from '../../core/database'
 
 const stack = useStack()
 const CLIENT_ID = 'evidence-console'

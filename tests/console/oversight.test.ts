@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { useStack } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
 import { checkScreen, watchScreens } from '../helpers/web-checks'
-import { ILLUSTRATIVE } from '../../core/seed'
+import { ILLUSTRATIVE } from '../../core/database'
 import { seedIllustrative } from '../../subgraphs/seed'
 import { seedIllustrativeTwins } from '../../domain/twins'
 

@@ -6,11 +6,11 @@ import { useStack, gql } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
 import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, type ConsolePerson } from '../helpers/console'
 import type { Tenant } from '../helpers/factories'
-import { ILLUSTRATIVE } from '../../core/seed'
+import { ILLUSTRATIVE } from '../../core/database'
 import { seedIllustrative } from '../../subgraphs/seed'
 import { seedIllustrativeTwins } from '../../domain/twins'
-import { WORKBENCH } from '../../core/copy'
-import { workbenchRole } from '../../core/workbench-roles'
+import { WORKBENCH } from '../../core/text'
+import { workbenchRole } from '../../core/identity'
 
 const stack = useStack()
 const PROGRAM = ILLUSTRATIVE.program.name

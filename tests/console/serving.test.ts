@@ -7,7 +7,7 @@ import { useStack, gql } from '../helpers/stack'
 import { seedIllustrative } from '../../subgraphs/seed'
 import { createGateway } from '../../gateway/server'
 import { ensureConsoleAssets } from '../../console/build'
-import { ROOT_DIR } from '../../core/env'
+import { ROOT_DIR } from '../../core/config'
 
 const stack = useStack()
 const url = () => stack.current.gatewayUrl

@@ -8,7 +8,7 @@ import { launchChromium } from '../helpers/browser'
 import { illustrativeTenant, openConsoleAs, type ConsolePerson } from '../helpers/console'
 import type { Tenant } from '../helpers/factories'
 import { seedIllustrative } from '../../subgraphs/seed'
-import { mintDevToken } from '../../core/auth'
+import { mintDevToken } from '../../core/identity'
 
 const stack = useStack()
 let tenant: Tenant

@@ -5,11 +5,11 @@ import type { Browser } from 'playwright-core'
 import { useStack } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
 import { openConsoleAs, openProgramHome, plumbingIn, scrollsHorizontally, type ConsolePerson } from '../helpers/console'
-import { ILLUSTRATIVE } from '../../core/seed'
+import { ILLUSTRATIVE } from '../../core/database'
 import { seedIllustrative } from '../../subgraphs/seed'
 import { seedIllustrativeTwins } from '../../domain/twins'
 import { runSkillSync } from '../../domain/skills'
-import { SKILLS } from '../../core/copy'
+import { SKILLS } from '../../core/text'
 import { THEOPH_SUBJECT1_ROWS } from '../skills/fixtures/theoph-subject1'
 
 const stack = useStack()

@@ -7,10 +7,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { useStack } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
 import { checkScreen, watchScreens } from '../helpers/web-checks'
-import { ILLUSTRATIVE } from '../../core/seed'
+import { ILLUSTRATIVE } from '../../core/database'
 import { seedIllustrative } from '../../subgraphs/seed'
 import { seedIllustrativeTwins } from '../../domain/twins'
-import { FIXED_PHRASES, MEMORY_PANEL, WORKBENCH } from '../../core/copy'
+import { FIXED_PHRASES, MEMORY_PANEL, WORKBENCH } from '../../core/text'
 import { contentHash, namespaceFor } from '../../domain/memory'
 
 const stack = useStack()

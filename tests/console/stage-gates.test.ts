@@ -8,10 +8,10 @@ import { useStack, gql } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
 import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, scrollsHorizontally, type ConsolePerson } from '../helpers/console'
 import type { Tenant } from '../helpers/factories'
-import { ILLUSTRATIVE } from '../../core/seed'
+import { ILLUSTRATIVE } from '../../core/database'
 import { seedIllustrative } from '../../subgraphs/seed'
 import { seedIllustrativeTwins } from '../../domain/twins'
-import { gateClosedBy, requiredRecordsPresent } from '../../core/copy'
+import { gateClosedBy, requiredRecordsPresent } from '../../core/text'
 
 const stack = useStack()
 const PROGRAM = ILLUSTRATIVE.program.name

@@ -6,10 +6,10 @@ import { useStack, startTestWorker } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
 import { illustrativeTenant, openConsoleAs, openProgramHome, plumbingIn, scrollsHorizontally, type ConsolePerson } from '../helpers/console'
 import type { Tenant } from '../helpers/factories'
-import { ILLUSTRATIVE } from '../../core/seed'
+import { ILLUSTRATIVE } from '../../core/database'
 import { seedIllustrative } from '../../subgraphs/seed'
 import { seedIllustrativeTwins } from '../../domain/twins'
-import { FIXED_PHRASES, TWINS } from '../../core/copy'
+import { FIXED_PHRASES, TWINS } from '../../core/text'
 
 const stack = useStack()
 const PROGRAM = ILLUSTRATIVE.program.name

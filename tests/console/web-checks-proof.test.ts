@@ -1,4 +1,4 @@
-// The web checks themselves (tests/helpers/web-checks.ts, core/plumbing-words.ts), proven able to fail: small fixture
+// The web checks themselves (tests/helpers/web-checks.ts, core/text/plumbing-words.ts), proven able to fail: small fixture
 // pages, served by a local HTTP server under the console's own strict Content-Security-Policy, each breaking one rule,
 // in the same Chromium as the console's checks; and the plumbing-word list and the popup lint on strings.
 import http from 'node:http'
@@ -11,9 +11,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { launchChromium } from '../helpers/browser'
 import { checkScreen, findPopupCode, inspectScreen, watchScreens, type ScreenWatch } from '../helpers/web-checks'
-import { findPlumbingWords } from '../../core/plumbing-words'
+import { findPlumbingWords } from '../../core/text'
 import { ERROR_CODES } from '../../core/errors'
-import * as copy from '../../core/copy'
+import * as copy from '../../core/text'
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'"
 

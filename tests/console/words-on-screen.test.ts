@@ -9,8 +9,8 @@ import { launchChromium } from '../helpers/browser'
 import { openConsoleAs, plumbingIn, type ConsolePerson } from '../helpers/console'
 import { seedIllustrative } from '../../subgraphs/seed'
 import { seedIllustrativeTwins } from '../../domain/twins'
-import { findPlumbingWords } from '../../core/plumbing-words'
-import { MEMORY } from '../../core/copy'
+import { findPlumbingWords } from '../../core/text'
+import { MEMORY } from '../../core/text'
 
 const stack = useStack()
 let browser: Browser

@@ -8,7 +8,7 @@ import {
   type GraphQLInputType, type GraphQLSchema,
 } from 'graphql'
 import type { Client } from 'graphql-ws'
-import { SCALAR_FORMATS } from '../../core/scalars'
+import { SCALAR_FORMATS } from '../../core/text'
 import { createGateway } from '../../gateway/server'
 import { useStack, gql, wsClient, type GqlResult } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'

@@ -3,8 +3,8 @@
 // so under churn a busy person's stamp or session was read again while one-off callers stayed). Each cache here is
 // made small (three people) so that a handful of real people churn it, over a real database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SessionCache } from '../../core/session-cache'
-import { readSessionStamp } from '../../core/session'
+import { SessionCache } from '../../core/identity'
+import { readSessionStamp } from '../../core/identity'
 import { SessionStamps } from '../../gateway/session-stamps'
 import { useTestDatabase } from '../helpers/db'
 import { waitFor } from '../helpers/stack'

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createGateway, type Gateway } from '../../gateway/server'
-import { parseEnv, EnvError } from '../../core/env'
+import { parseEnv, EnvError } from '../../core/config'
 import { useStack, wsClient } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { SlowConsumerError } from '../../core/pubsub'
-import { LIVE_TOPIC_PENDING_LIMIT } from '../../core/live-topic'
+import { SlowConsumerError } from '../../core/database'
+import { LIVE_TOPIC_PENDING_LIMIT } from '../../core/http'
 import { useStack } from '../helpers/stack'
 import { createTenant } from '../helpers/factories'
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { freePort } from '../../core/postgres'
+import { freePort } from '../../core/database'
 import { useTestDatabase } from '../helpers/db'
 import { createTenant } from '../helpers/factories'
 import { gql } from '../helpers/stack'

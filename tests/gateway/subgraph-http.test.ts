@@ -3,9 +3,9 @@
 // filtering by organisation although the other tenant's rows exist.
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { INTERNAL_HEADER, signInternalToken } from '../../core/auth'
-import { domainContext } from '../../core/command'
-import { loadSession } from '../../core/session'
+import { INTERNAL_HEADER, signInternalToken } from '../../core/identity'
+import { domainContext } from '../../core/jobs'
+import { loadSession } from '../../core/identity'
 import { createLoaders } from '../../subgraphs/shared/context'
 import { countMyOpenInboxByProgram, fileInboxItem, listMyInbox } from '../../domain/inbox'
 import { useStack, gql } from '../helpers/stack'

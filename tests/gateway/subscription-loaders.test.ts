@@ -2,8 +2,8 @@
 // its selection set on fresh loaders, so a loader-backed field shows the row as it is at that event.
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { contextForUser } from '../../core/command'
-import { env, setEnv } from '../../core/env'
+import { contextForUser } from '../../core/jobs'
+import { env, setEnv } from '../../core/config'
 import { applyRecordChange } from '../../domain/records'
 import { fileProposal } from '../../domain/proposals'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'

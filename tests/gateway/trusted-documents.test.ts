@@ -7,7 +7,7 @@ import { Client as UrqlClient, cacheExchange, fetchExchange } from '@urql/core'
 import { createGateway, type Gateway } from '../../gateway/server'
 import { generateTrustedDocuments, TRUSTED_DOCUMENTS_FILE } from '../../console/codegen'
 import { RoleHomeDocument, MyInboxDocument } from '../../console/src/generated/graphql'
-import { documentHash } from '../../core/trusted-documents'
+import { documentHash } from '../../core/http'
 import { useStack, gql, wsClient, collect } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 

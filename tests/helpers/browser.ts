@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync,
 import path from 'node:path'
 import { brotliDecompressSync } from 'node:zlib'
 import { chromium, type Browser, type ConsoleMessage, type Page, type Request } from 'playwright-core'
-import { ROOT_DIR } from '../../core/env'
+import { ROOT_DIR } from '../../core/config'
 
 const SYSTEM_CHROMIUM = '/usr/bin/chromium'
 

@@ -4,9 +4,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { watchPage, type PageWatch } from './browser'
 import { plumbingWordsOnPage, watchForPopups, type PopupWatch } from './web-checks'
 import type { Tenant } from './factories'
-import { ILLUSTRATIVE } from '../../core/seed'
+import { ILLUSTRATIVE } from '../../core/database'
 import { type seedIllustrative } from '../../subgraphs/seed'
-import { mintDevToken } from '../../core/auth'
+import { mintDevToken } from '../../core/identity'
 
 export interface ConsolePerson {
   context: BrowserContext
@@ -47,7 +47,7 @@ export async function scrollsHorizontally(page: Page): Promise<boolean> {
 }
 
 /**
- * The plumbing words a person would read on the page now (none expected): the one list, core/plumbing-words.ts, as
+ * The plumbing words a person would read on the page now (none expected): the one list, core/text/plumbing-words.ts, as
  * the web checks read the page (visible text, title, aria-labels, placeholders, titles, alt texts, input values).
  */
 export async function plumbingIn(page: Page): Promise<string[]> {

@@ -5,10 +5,10 @@ import fs from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll, inject } from 'vitest'
-import { createPrisma, type Db } from '../../core/db'
-import { parseEnv, setEnv, type Env } from '../../core/env'
-import { withDatabase } from '../../core/postgres'
-import { resetAuthKeys } from '../../core/auth'
+import { createPrisma, type Db } from '../../core/database'
+import { parseEnv, setEnv, type Env } from '../../core/config'
+import { withDatabase } from '../../core/database'
+import { resetAuthKeys } from '../../core/identity'
 
 export interface TestDatabase {
   url: string

@@ -1,9 +1,9 @@
 // Factories: every call makes a new organisation (unique slugs and e-mails), so tests never share tenants.
 import { randomBytes } from 'node:crypto'
-import type { Db } from '../../core/db'
-import { loadSession, type Session } from '../../core/session'
-import { mintDevToken } from '../../core/auth'
-import { DEFAULT_PROGRAM_SETTINGS, DEFAULT_USER_SETTINGS } from '../../core/seed'
+import type { Db } from '../../core/database'
+import { loadSession, type Session } from '../../core/identity'
+import { mintDevToken } from '../../core/identity'
+import { DEFAULT_PROGRAM_SETTINGS, DEFAULT_USER_SETTINGS } from '../../core/database'
 
 const uid = () => randomBytes(4).toString('hex')
 

@@ -6,7 +6,7 @@
 //   await checkScreen(page, 'role-home', { primaryAction: page.getByRole('button', { name: 'Approve' }) })
 //
 // checkScreen looks at the page at 1440 and 390 pixels wide and fails listing every problem it found: console errors,
-// page errors, failed requests, plumbing words (core/plumbing-words.ts) in the visible text and the attributes people
+// page errors, failed requests, plumbing words (core/text/plumbing-words.ts) in the visible text and the attributes people
 // read, axe-core's serious and critical violations, horizontal scrolling, a primary action not visible, a popup or a
 // modal. It writes the two pictures to the screenshot folder (SCREENSHOTS_DIR, else .data/screenshots/<date>/).
 //
@@ -16,8 +16,8 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { Locator, Page } from 'playwright-core'
-import { ROOT_DIR } from '../../core/env'
-import { findPlumbingWords, type PlumbingFinding } from '../../core/plumbing-words'
+import { ROOT_DIR } from '../../core/config'
+import { findPlumbingWords, type PlumbingFinding } from '../../core/text'
 import { watchPage, type PageWatch } from './browser'
 
 /** The widths of the screenshot set: a laptop and a phone. */

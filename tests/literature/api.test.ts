@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
-import { contextForUser } from '../../core/command'
+import { contextForUser } from '../../core/jobs'
 import { INJECTION_FIXTURES } from '../fixtures/injection'
 import { deterministicHarness } from '../../subgraphs/twins/harness/deterministic'
 import type { RunContext } from '../../domain/twins'

@@ -1,7 +1,7 @@
 // Test helpers for the literature connector: the fake literature sources on port 0 with the connector pointed at them,
 // and a clean slate (fake control and the literature_search rate_budgets rows) before each test.
 import { afterAll, beforeAll, beforeEach } from 'vitest'
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import { startFakeLiterature, type FakeLiterature } from '../../fakes/literature/server'
 import { configureLiterature } from '../../domain/literature'
 import { PROVIDER } from '../../domain/literature'

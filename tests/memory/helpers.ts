@@ -1,7 +1,7 @@
 // Memory test helpers: GraphQL documents of the memory routes, a domain context for a person, and a way to file the
 // write_approval interrupt the tool server will file (an agent run with the interrupt) so Keep can be answered.
-import { contextForUser } from '../../core/command'
-import type { Db } from '../../core/db'
+import { contextForUser } from '../../core/jobs'
+import type { Db } from '../../core/database'
 import type { Tenant } from '../helpers/factories'
 
 export const ERR = `__typename ... on Error { code message field }`

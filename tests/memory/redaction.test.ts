@@ -1,9 +1,9 @@
-// Credential redaction (core/redact.ts) as a rule, without a database: each kind of credential is replaced whole (no
+// Credential redaction (core/text/redact.ts) as a rule, without a database: each kind of credential is replaced whole (no
 // usable tail), counted, and found in every string of a JSON value; prose that only names a token is kept. Through
 // the tool server and the gateway: tests/twins/agent-text.test.ts. Pure: runs in the mutation-testing run.
 import { generateKeyPairSync } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { REDACTED_SECRET, redactSecrets, redactSecretsDeep, type SecretFinding } from '../../core/redact'
+import { REDACTED_SECRET, redactSecrets, redactSecretsDeep, type SecretFinding } from '../../core/text'
 
 const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJydW4tMTIzIiwib3JnIjoiYWJjIn0.c2lnbmF0dXJlLW9mLXRoZS1ydW4tdG9rZW4'
 const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()

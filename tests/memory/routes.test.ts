@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
 import { addMember, createTenant, type Tenant } from '../helpers/factories'
 import { KEEP, MY, FORGET, PROMOTE, OVERSIGHT, REMOVE, ERR, REC } from './helpers'
-import { contextForUser } from '../../core/command'
+import { contextForUser } from '../../core/jobs'
 import { buildMemoryBrief } from '../../domain/memory'
 
 const stack = useStack()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkAgentText, checkMemorySummary, isEvaluative, sanitiseOutsideText, stripMarkup, MEMORY_SUMMARY_MAX } from '../../core/sanitiser'
+import { checkAgentText, checkMemorySummary, isEvaluative, sanitiseOutsideText, stripMarkup, MEMORY_SUMMARY_MAX } from '../../core/text'
 import { BENIGN_NOTES, INJECTION_FIXTURES, TONE_FIXTURES, describeInjectionFixture } from '../fixtures/injection'
 
 // The shared fixture, one test per case, through each handler that hands text to an agent (the tool-server handlers,

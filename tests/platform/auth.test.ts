@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import * as jose from 'jose'
-import { mintDevToken, signInternalToken, verifyCallerToken, verifyInternalToken, devKeyPair } from '../../core/auth'
-import { env } from '../../core/env'
+import { mintDevToken, signInternalToken, verifyCallerToken, verifyInternalToken, devKeyPair } from '../../core/identity'
+import { env } from '../../core/config'
 import { useTestDatabase } from '../helpers/db'
 
 useTestDatabase()

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import semver from 'semver'
 import { describe, expect, it } from 'vitest'
-import { ROOT_DIR } from '../../core/env'
+import { ROOT_DIR } from '../../core/config'
 import { launchChromium, npmChromium } from '../helpers/browser'
 
 const pkg = JSON.parse(readFileSync(path.join(ROOT_DIR, 'package.json'), 'utf8')) as {

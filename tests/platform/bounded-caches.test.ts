@@ -1,13 +1,13 @@
-// One policy for bounded in-process caches (core/bounded-cache.ts: lru-cache, least recently used out first, TTLs kept
+// One policy for bounded in-process caches (core/config/bounded-cache.ts: lru-cache, least recently used out first, TTLs kept
 // by the cache): a Map that evicts its oldest insertion, or is cleared when it grows past a size, is the hand-rolled
 // cache this keeps from coming back, and lru-cache is built in one place only. The files listed in NOT_YET are the
 // caches still hand-rolled in code other changes own; the list only shrinks.
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ROOT_DIR } from '../../core/env'
+import { ROOT_DIR } from '../../core/config'
 
-const SOURCE_DIRS = ['core', 'gateway', 'subgraphs', 'jobs', 'clients', 'fakes', 'scripts', 'bench']
+const SOURCE_DIRS = ['core', 'domain', 'gateway', 'subgraphs', 'jobs', 'clients', 'fakes', 'scripts', 'bench']
 const NOT_YET = new Set<string>([
 ])
 
@@ -26,14 +26,14 @@ const HAND_ROLLED = [
 describe('bounded caches', () => {
   const files = SOURCE_DIRS.flatMap(sourceFiles)
 
-  it('are built with core/bounded-cache.ts: no Map evicting by insertion order or cleared past a size elsewhere', () => {
+  it('are built with core/config/bounded-cache.ts: no Map evicting by insertion order or cleared past a size elsewhere', () => {
     expect(files).toContain('gateway/identity.ts') // the scan sees the source
     const handRolled = files.filter((f) => !NOT_YET.has(f) && HAND_ROLLED.some((re) => re.test(readFileSync(path.join(ROOT_DIR, f), 'utf8'))))
     expect(handRolled).toEqual([])
   })
 
-  it('construct lru-cache in core/bounded-cache.ts only, so every cache has the one policy', () => {
-    const direct = files.filter((f) => f !== 'core/bounded-cache.ts' && /from 'lru-cache'/.test(readFileSync(path.join(ROOT_DIR, f), 'utf8')))
+  it('construct lru-cache in core/config/bounded-cache.ts only, so every cache has the one policy', () => {
+    const direct = files.filter((f) => f !== 'core/config/bounded-cache.ts' && /from 'lru-cache'/.test(readFileSync(path.join(ROOT_DIR, f), 'utf8')))
     expect(direct).toEqual([])
   })
 

@@ -1,16 +1,16 @@
-// The documentation stays true by construction: the configuration reference is generated from core/env.ts, every
+// The documentation stays true by construction: the configuration reference is generated from core/config/env.ts, every
 // variable service code reads is in it, no document names a file a clone does not hold, and every relative link of
 // the README and docs/ points at a file (and heading) that exists. (The examples run in tests/gateway/docs-examples.)
 import { describe, expect, it } from 'vitest'
 import fs from 'node:fs'
 import path from 'node:path'
-import { ROOT_DIR, EnvSchema } from '../../core/env'
-import { ENV_DOCS, ENV_TABLE_END, ENV_TABLE_START, RAW_VARIABLES, renderEnvTable } from '../../core/env-docs'
+import { ROOT_DIR, EnvSchema } from '../../core/config'
+import { ENV_DOCS, ENV_TABLE_END, ENV_TABLE_START, RAW_VARIABLES, renderEnvTable } from '../../core/config'
 
 const DOCS = ['README.md', ...fs.readdirSync(path.join(ROOT_DIR, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
 const read = (file: string) => fs.readFileSync(path.join(ROOT_DIR, file), 'utf8')
 /** The other markdown files of the repository (bench/README.md, a domain folder's README). */
-const MORE_MARKDOWN = ['bench', 'subgraphs', 'core', 'console', 'fakes', 'jobs', 'gateway', 'tests', 'scripts', 'clients']
+const MORE_MARKDOWN = ['bench', 'subgraphs', 'domain', 'core', 'console', 'fakes', 'jobs', 'gateway', 'tests', 'scripts', 'clients']
   .flatMap((dir) => (fs.readdirSync(path.join(ROOT_DIR, dir), { recursive: true }) as string[]).filter((f) => f.endsWith('.md')).map((f) => `${dir}/${f}`))
 
 /** Every TypeScript file under the folders that make up the running service. */
@@ -23,7 +23,7 @@ function serviceFiles(): string[] {
       else if (entry.name.endsWith('.ts')) found.push(rel)
     }
   }
-  for (const dir of ['core', 'gateway', 'subgraphs', 'jobs']) walk(dir)
+  for (const dir of ['core', 'domain', 'gateway', 'subgraphs', 'jobs']) walk(dir)
   return found
 }
 
@@ -38,7 +38,7 @@ function anchorsOf(markdown: string): Set<string> {
 }
 
 describe('the documentation', () => {
-  it('shows the configuration reference generated from core/env.ts (run npm run env-table when this fails)', () => {
+  it('shows the configuration reference generated from core/config/env.ts (run npm run env-table when this fails)', () => {
     const doc = read('docs/operators.md')
     const start = doc.indexOf(ENV_TABLE_START)
     const end = doc.indexOf(ENV_TABLE_END)
@@ -90,12 +90,12 @@ describe('the documentation', () => {
     expect(problems).toEqual([])
   })
 
-  // Links are checked above; a path named in prose or a code span (`core/db.ts`, subgraphs/twins/schema/index.ts) is
+  // Links are checked above; a path named in prose or a code span (`core/database/db.ts`, subgraphs/twins/schema/index.ts) is
   // a link too, and went stale unseen when its file moved (issue 37, item 6). A path from the repository's root
   // (core/…, subgraphs/…), or a file named from inside a subgraph or a test folder (domain/connections/sync.ts,
   // schema/gates.ts, connectors/helpers.ts), must name something that exists. Patterns (*, <name>, {a,b}) are not paths.
   it('names only repository paths that exist, in prose and code spans', () => {
-    const FROM_ROOT = ['core', 'gateway', 'subgraphs', 'jobs', 'tests', 'bench', 'console', 'fakes', 'scripts', 'clients', 'docs', 'prisma', 'schema', 'generated', '.ci']
+    const FROM_ROOT = ['core', 'domain', 'gateway', 'subgraphs', 'jobs', 'tests', 'bench', 'console', 'fakes', 'scripts', 'clients', 'docs', 'prisma', 'schema', 'generated', '.ci']
     const FROM_INSIDE = ['connectors', 'twins', 'workbench', 'shared', 'domain', 'tools', 'tasks', 'helpers']
     const candidate = new RegExp(`(?<![\\w./-])((?:${[...FROM_ROOT, ...FROM_INSIDE].map((d) => d.replace('.', '\\.')).join('|')})/[\\w./*{}<>…$-]*[\\w/])`, 'g')
     const subgraphs = fs.readdirSync(path.join(ROOT_DIR, 'subgraphs'))

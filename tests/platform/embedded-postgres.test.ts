@@ -4,8 +4,8 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { ROOT_DIR } from '../../core/env'
-import { freePort, removeEmbeddedData, startEmbeddedPostgres } from '../../core/postgres'
+import { ROOT_DIR } from '../../core/config'
+import { freePort, removeEmbeddedData, startEmbeddedPostgres } from '../../core/database'
 import { waitFor } from '../helpers/stack'
 
 const ping = async (url: string) => {

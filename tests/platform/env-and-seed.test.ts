@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { parseEnv, EnvError } from '../../core/env'
-import { ILLUSTRATIVE } from '../../core/seed'
+import { parseEnv, EnvError } from '../../core/config'
+import { ILLUSTRATIVE } from '../../core/database'
 import { seedIllustrative } from '../../subgraphs/seed'
-import { itemStatus, personaVersionFor } from '../../core/release'
+import { itemStatus, personaVersionFor } from '../../core/identity'
 import { useTestDatabase } from '../helpers/db'
 
 const t = useTestDatabase()

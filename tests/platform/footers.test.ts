@@ -1,7 +1,7 @@
 // The decision footer and the delegation line, in the specification's words, with every name in its own place: a
 // footer that swapped the proposer and the decider would put a decision in someone else's name. Pure (no database).
 import { describe, expect, it } from 'vitest'
-import { decisionFooter, delegationLine } from '../../core/footers'
+import { decisionFooter, delegationLine } from '../../core/text'
 
 describe('decision footers', () => {
   it('names the proposer, the role the twin worked as and the decider, each where the specification puts them', () => {

@@ -1,10 +1,10 @@
-// The hot-read path (core/hot-reads.ts) answers the rows Prisma would: camelCased keys, the same values, the same
+// The hot-read path (core/database/hot-reads.ts) answers the rows Prisma would: camelCased keys, the same values, the same
 // instants, for every timestamp form PostgreSQL may write.
 import { describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { useTestDatabase } from '../helpers/db'
 import { createTenant } from '../helpers/factories'
-import { hotRows, parseTimestamptz } from '../../core/hot-reads'
+import { hotRows, parseTimestamptz } from '../../core/database'
 import { fileInboxItem } from '../../domain/inbox'
 
 const t = useTestDatabase()

@@ -32,7 +32,11 @@ export const CONCEPT_ORDER = [
 
 /** The concept folder of a file (domain/<concept>/…), or null outside the domain. */
 const conceptName = (file: string) => /^domain\/([^/]+)\//.exec(file)?.[1] ?? null
-const conceptOf = (file: string) => (conceptName(file) ? `domain/${conceptName(file)}` : null)
+/** The folder with one face a file sits in: a domain concept, or a group of core/ (config, database, identity …). */
+const conceptOf = (file: string) => /^(domain|core)\/[^/]+(?=\/)/.exec(file)?.[0] ?? null
+
+/** core/'s groups, by concern; each is a folder with a face (index.ts), as the domain's concepts are. */
+const CORE_GROUPS = ['audit', 'config', 'database', 'errors', 'http', 'identity', 'jobs', 'permissions', 'sql', 'states', 'text']
 
 const subgraphOf = (file: string) => /^subgraphs\/(connectors|workbench|twins)\//.exec(file)?.[1] ?? null
 const isDomain = (file: string) => file.startsWith('domain/')
@@ -78,7 +82,7 @@ export function orderViolations(list: ImportEdge[], order: readonly string[] = C
 
 describe('the import graph', () => {
   it('is read from the real source: every module of the project, with value, type and dynamic imports', () => {
-    expect(files).toContain('core/db.ts')
+    expect(files).toContain('core/database/db.ts')
     expect(files).toContain('domain/inbox/index.ts')
     expect(edges.length).toBeGreaterThan(1000)
     expect(new Set(edges.map((e) => e.kind))).toEqual(new Set(['value', 'type', 'dynamic']))
@@ -104,6 +108,13 @@ describe('the import graph', () => {
     const found = [...new Set(files.map(conceptName).filter((c): c is string => c !== null))].sort()
     expect([...CONCEPT_ORDER].sort()).toEqual(found)
     for (const c of found) expect(files, `domain/${c} has no face`).toContain(`domain/${c}/index.ts`)
+  })
+
+  it('groups core/ by concern: no file at its top, each group a folder with a face', () => {
+    expect(files.filter((f) => /^core\/[^/]+$/.test(f))).toEqual([])
+    const found = [...new Set(files.map((f) => /^core\/([^/]+)\//.exec(f)?.[1]).filter((g): g is string => !!g))].sort()
+    expect(found).toEqual(CORE_GROUPS)
+    for (const g of found) expect(files, `core/${g} has no face`).toContain(`core/${g}/index.ts`)
   })
 
   it('has each concept import only concepts declared before it', () => {

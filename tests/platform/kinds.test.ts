@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { agentRunKinds, approvalTargetTypes, artifactKinds, interruptKinds, notificationKinds, signatureTargetTypes, toneMap, TONES } from '../../core/kinds'
-import { NOTIFICATION_KINDS_ADDED } from '../../core/notifications'
+import { agentRunKinds, approvalTargetTypes, artifactKinds, interruptKinds, notificationKinds, signatureTargetTypes, toneMap, TONES } from '../../core/config'
+import { NOTIFICATION_KINDS_ADDED } from '../../core/jobs'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant } from '../helpers/factories'
 

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { freePort } from '../../core/postgres'
+import { freePort } from '../../core/database'
 import { useTestDatabase } from '../helpers/db'
 
 const t = useTestDatabase()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Broadcaster, SlowConsumerError, boundedQueue } from '../../core/pubsub'
+import { Broadcaster, SlowConsumerError, boundedQueue } from '../../core/database'
 
 describe('bounded subscriber queues', () => {
   it('delivers in order to a subscriber that keeps up', async () => {

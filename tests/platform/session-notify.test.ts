@@ -2,7 +2,7 @@
 // PgListener.sync() returns only after the notifications of everything committed before it were handled: the two
 // facts the gateway's stamp cache rests on (gateway/session-stamps.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PgListener } from '../../core/pubsub'
+import { PgListener } from '../../core/database'
 import { useTestDatabase } from '../helpers/db'
 import { createOrganization, createProgram, createUser } from '../helpers/factories'
 

@@ -30,11 +30,11 @@ const EXEMPT = {
  * Service plumbing, not tenant data: SQL about connections, locks, jobs and channels, never an organisation's rows.
  * Each says so in its header.
  */
-const PLUMBING_MODULES = ['core/sql/plumbing.ts', 'core/pubsub.ts', 'jobs/leases.ts']
+const PLUMBING_MODULES = ['core/sql/plumbing.ts', 'core/database/pubsub.ts', 'jobs/leases.ts']
 const PLUMBING_HEADER = 'Service plumbing, not tenant data'
 
 /** The hot-read executor: it runs the SQL text `sql.ts` modules give it, binding the organisation as $1. */
-const HOT_READ_EXECUTOR = 'core/hot-reads.ts'
+const HOT_READ_EXECUTOR = 'core/database/hot-reads.ts'
 
 /**
  * Files of the twins and connectors subgraphs that still hold raw SQL on main while their conversion to `sql.ts`

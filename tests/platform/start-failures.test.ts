@@ -5,7 +5,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, removeEmbeddedData } from '../../core/postgres'
+import { freePort, removeEmbeddedData } from '../../core/database'
 import { useTestDatabase } from '../helpers/db'
 import { runEntry } from '../helpers/processes'
 

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { defineMachine, invalidTransition, renderMachine, renderStateTables, transitionsOf, STATE_TABLES_END, STATE_TABLES_START } from '../../core/state-machine'
+import { defineMachine, invalidTransition, renderMachine, renderStateTables, transitionsOf, STATE_TABLES_END, STATE_TABLES_START } from '../../core/states'
 import { MACHINES, twinStatus } from '../../core/states'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { forOrganization, TenancyViolation, TENANT_MODELS } from '../../core/db'
+import { forOrganization, TenancyViolation, TENANT_MODELS } from '../../core/database'
 import { useTestDatabase } from '../helpers/db'
 import { createTwoOrganizations, expectRowsExist } from '../helpers/factories'
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { print } from 'graphql'
 import { RoleHomeDocument } from '../../console/src/generated/graphql'
 import { enqueue } from '../../core/jobs'
-import { flushTracing, inSpan, SpanKind, startTracing, stopTracing, tracingConfigured } from '../../core/tracing'
+import { flushTracing, inSpan, SpanKind, startTracing, stopTracing, tracingConfigured } from '../../core/config'
 import { useStack, gql, startTestWorker, waitFor, wsClient } from '../helpers/stack'
 import { createTenant } from '../helpers/factories'
 

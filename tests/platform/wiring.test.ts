@@ -6,7 +6,7 @@ import path from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { ROOT_DIR } from '../../core/env'
+import { ROOT_DIR } from '../../core/config'
 import { AUDIT_ACTIONS, PAUSE_ACTIONS, TRIGGERABLE_ACTIONS } from '../../core/audit'
 import { QA_TEMPLATES } from '../../subgraphs/twins/harness/duties'
 import { INBOX_PRODUCER_ACTIONS } from '../../domain/inbox'
@@ -16,7 +16,7 @@ const ENTRY_POINTS = [
   'main.ts', 'jobs/main.ts', 'subgraphs/connectors/main.ts', 'subgraphs/workbench/main.ts', 'subgraphs/twins/main.ts',
   'subgraphs/twins/tools/main.ts', 'bench/run.ts', 'tests/setup/domain.ts',
 ]
-const PRODUCT = ['core', 'subgraphs', 'jobs', 'gateway', 'clients', 'fakes', 'main.ts', 'services.ts']
+const PRODUCT = ['core', 'domain', 'subgraphs', 'jobs', 'gateway', 'clients', 'fakes', 'main.ts', 'services.ts']
 
 function sources(entry: string): string[] {
   const full = path.join(ROOT_DIR, entry)
@@ -53,8 +53,8 @@ describe('explicit wiring', () => {
 
   it('in a fresh process: importing installs nothing, installDomain() installs the hooks for their actions and the vendor errors, and the duty catalogue and harnesses are whole', () => {
     const seen = inFreshProcess(`
-      const audit = await import(${url('core/audit.ts')})
-      const errors = await import(${url('core/errors.ts')})
+      const audit = await import(${url('core/audit/audit.ts')})
+      const errors = await import(${url('core/errors/errors.ts')})
       const duties = await import(${url('domain/twins/index.ts')})
       const harnesses = await import(${url('subgraphs/twins/harness/registry.ts')})
       const install = await import(${url('subgraphs/install.ts')})

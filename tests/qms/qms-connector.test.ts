@@ -7,7 +7,7 @@ import { createTenant, createTwoOrganizations, expectRowsExist } from '../helper
 import { gql, useStack } from '../helpers/stack'
 import { runQmsSync } from '../../domain/qms'
 import { BUDGET_DRAW } from '../../domain/qms'
-import { sanitiseOutsideText } from '../../core/sanitiser'
+import { sanitiseOutsideText } from '../../core/text'
 import { INJECTION_FIXTURES } from '../fixtures/injection'
 import { clearQmsFaults, type FakeQms } from '../../fakes/qms/server'
 import { HEALTH, LIFECYCLE_MAP, configure, connectQms, seedSop, startTestFakeQms } from './helpers'

@@ -3,7 +3,7 @@
 // footer and reason. Scientific notation (<, >, &, ≤, µ) is stored and read back exactly.
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { contextForUser } from '../../core/command'
+import { contextForUser } from '../../core/jobs'
 import { applyRecordChange } from '../../domain/records'
 import { fileProposal } from '../../domain/proposals'
 import { createTenant } from '../helpers/factories'

@@ -1,14 +1,14 @@
 // Proposals and decisions through the gateway and graphql-ws, at persona version 3 (R3).
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { contextForUser } from '../../core/command'
-import { env, setEnv } from '../../core/env'
+import { contextForUser } from '../../core/jobs'
+import { env, setEnv } from '../../core/config'
 import { registerAuditHook } from '../../core/audit'
 import { applyRecordChange } from '../../domain/records'
 import { fileProposal } from '../../domain/proposals'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { addMember, createProgram, createTenant, createTwoOrganizations, createUser, expectRowsExist, type Tenant } from '../helpers/factories'
-import { mintDevToken } from '../../core/auth'
+import { mintDevToken } from '../../core/identity'
 
 const stack = useStack()
 const before = env()

@@ -4,7 +4,7 @@
 // the Keep question of the principal's note answered by the delegate (their tier 1, on_behalf_of); isolation.
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { contextForUser } from '../../core/command'
+import { contextForUser } from '../../core/jobs'
 import { applyRecordChange } from '../../domain/records'
 import { fileProposal } from '../../domain/proposals'
 import { expireDelegations } from '../../domain/collaboration'

@@ -4,14 +4,14 @@
 // two-organisation and two-program isolation.
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { env, setEnv } from '../../core/env'
-import { contextForUser } from '../../core/command'
+import { env, setEnv } from '../../core/config'
+import { contextForUser } from '../../core/jobs'
 import { applyRecordChange } from '../../domain/records'
 import { PLANNING_TOOLS } from '../../subgraphs/twins/tools/toolset'
 import { toolByName } from '../../subgraphs/twins/tools/catalogue'
 import { useStack, gql, wsClient, collect, waitFor, startTestWorker } from '../helpers/stack'
 import { addMember, createProgram, createTenant, createUser, expectRowsExist, type Tenant } from '../helpers/factories'
-import { mintDevToken } from '../../core/auth'
+import { mintDevToken } from '../../core/identity'
 import { connect, runningRun, writeRecord } from './tools-helpers'
 import { recordingHarness, waitForRun } from './twin-helpers'
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { useStack, gql, wsClient, collect, startTestWorker, waitFor } from '../helpers/stack'
 import { createTenant } from '../helpers/factories'
-import { contextForUser } from '../../core/command'
+import { contextForUser } from '../../core/jobs'
 import { applyRecordChange } from '../../domain/records'
 import { claimDueSchedules } from '../../domain/twins'
 import { runFooter } from '../../domain/twins'

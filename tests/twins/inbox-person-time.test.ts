@@ -1,6 +1,6 @@
-// A person's clock (core/person-time.ts): the settings read leniently, quiet hours across midnight and DST changes.
+// A person's clock (core/text/person-time.ts): the settings read leniently, quiet hours across midnight and DST changes.
 import { describe, expect, it } from 'vitest'
-import { afterQuietHours, inQuietHours, instantAt, nextLocalMinute, personTime } from '../../core/person-time'
+import { afterQuietHours, inQuietHours, instantAt, nextLocalMinute, personTime } from '../../core/text'
 
 describe('a person\'s clock', () => {
   it('reads timezone, digest_time and quiet_hours, and falls back to the defaults on values that do not parse', () => {

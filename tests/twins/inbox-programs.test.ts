@@ -7,7 +7,7 @@ import { addMember, createProgram, createTenant } from '../helpers/factories'
 import { fileInboxItem } from '../../domain/inbox'
 import { buildTwinsSchema } from '../../subgraphs/twins/schema'
 import { createContext } from '../../subgraphs/shared/context'
-import { loadSession } from '../../core/session'
+import { loadSession } from '../../core/identity'
 
 const stack = useStack()
 const db = () => stack.db.db

@@ -4,7 +4,7 @@
 // trigger); isolation.
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { env, setEnv } from '../../core/env'
+import { env, setEnv } from '../../core/config'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, expectRowsExist, type Tenant } from '../helpers/factories'
 

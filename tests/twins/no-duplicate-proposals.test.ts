@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { useStack, gql, startTestWorker } from '../helpers/stack'
 import { createTenant } from '../helpers/factories'
-import { contextForUser } from '../../core/command'
+import { contextForUser } from '../../core/jobs'
 import { createTwinRun } from '../../domain/twins'
 import { fileProposal } from '../../domain/proposals'
 import { seedTwin, waitForRun } from './twin-helpers'

@@ -2,7 +2,7 @@
 // twin's person; their delegate under a delegation in force; for a type with an approval key, a holder of that key;
 // anyone else holding the decide key is refused bound_user_only and nothing is written.
 import { describe, expect, it } from 'vitest'
-import { contextForUser } from '../../core/command'
+import { contextForUser } from '../../core/jobs'
 import { fileProposal } from '../../domain/proposals'
 import { createTenant, type Tenant } from '../helpers/factories'
 import { connect, runningRun, writeRecord } from './tools-helpers'

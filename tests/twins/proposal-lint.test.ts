@@ -3,7 +3,7 @@
 // (Proposal.assertionLint, through the gateway) shows which assertions are uncited interpretations. The lint does not
 // count against max_skill_runs_per_turn; other proposals are not linted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { env, setEnv } from '../../core/env'
+import { env, setEnv } from '../../core/config'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 import { connect, runningRun } from './tools-helpers'

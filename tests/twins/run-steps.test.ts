@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant } from '../helpers/factories'
 import { SourceBudget } from '../../domain/literature'
-import { findPlumbingWords } from '../../core/plumbing-words'
+import { findPlumbingWords } from '../../core/text'
 import { connect, runningRun } from './tools-helpers'
 import { setWindow, useFakeLiterature } from '../literature/helpers'
 
@@ -64,7 +64,7 @@ describe('TwinRun.steps (the run rail)', () => {
     expect(steps[3].reason).toBe('This turn has used its 3 literature queries.')
     expect(steps[4]).toMatchObject({ tool: 'documents.not_a_tool', toolName: 'Not a tool', reason: 'Not one of the tools this run may use.' })
     // Every line a person reads is words: no source id, code or key.
-    // (The specification's own policy phrases, 'cc0, cc_by and cc_by_sa' among them, are fixed text: core/copy.ts.)
+    // (The specification's own policy phrases, 'cc0, cc_by and cc_by_sa' among them, are fixed text: core/text/copy.ts.)
     const text = steps.flatMap((s) => [s.toolName, s.reason ?? '', s.summary ?? '', ...s.details])
     expect(text.flatMap((x) => findPlumbingWords(x).map((f) => `${f.name}: ${f.context}`))).toEqual([])
 

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest'
 import * as jose from 'jose'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
-import { devKeyPair, mintDevToken } from '../../core/auth'
-import { env } from '../../core/env'
+import { devKeyPair, mintDevToken } from '../../core/identity'
+import { env } from '../../core/config'
 
 const stack = useStack()
 const db = () => stack.db.db

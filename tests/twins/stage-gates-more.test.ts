@@ -6,7 +6,7 @@ import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { createTenant, createTwoOrganizations, expectRowsExist, type Tenant } from '../helpers/factories'
 import { connect, runningRun } from './tools-helpers'
 import { PERMISSIONS_BY_VERSION, PERSONA_BUNDLES, PROGRAM_PERSONAS } from '../../core/permissions'
-import { agentRunKinds, approvalTargetTypes, artifactKinds, notificationKinds, signatureTargetTypes, toneMap } from '../../core/kinds'
+import { agentRunKinds, approvalTargetTypes, artifactKinds, notificationKinds, signatureTargetTypes, toneMap } from '../../core/config'
 import { TOOLS } from '../../subgraphs/twins/tools/catalogue'
 import routeMap from '../../schema/route-map.json'
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { addMember, createProgram, createTenant, createTwoOrganizations, createUser, expectRowsExist, type Tenant } from '../helpers/factories'
 import { refreshStageReadiness } from '../../domain/gates'
-import { FIXED_PHRASES } from '../../core/copy'
+import { FIXED_PHRASES } from '../../core/text'
 import { printSubgraphs } from '../../subgraphs/supergraph'
 
 const stack = useStack()
@@ -314,7 +314,7 @@ describe('stage gate isolation', () => {
     const p2 = await createProgram(db(), b.organization.id)
     const outsider = await createUser(db(), b.organization.id, { name: 'Outsider' })
     await addMember(db(), p2, outsider.id, ['program_owner'])
-    const { mintDevToken } = await import('../../core/auth')
+    const { mintDevToken } = await import('../../core/identity')
     const token = await mintDevToken(outsider)
     expect((await gql(url(), `query($id: ID!) { stageGate(id: $id) { id } }`, { id: other.gate.id }, token)).body.data.stageGate).toBeNull()
     const client = wsClient(url(), token)

@@ -2,8 +2,8 @@
 // there is an audited write (tool_call.invoke), and the audit hooks that process installed act on it in the same
 // transaction, as they do in every other process that records audit rows.
 import { describe, expect, it } from 'vitest'
-import { freePort } from '../../core/postgres'
-import { contextForUser } from '../../core/command'
+import { freePort } from '../../core/database'
+import { contextForUser } from '../../core/jobs'
 import { useTestDatabase } from '../helpers/db'
 import { createTenant } from '../helpers/factories'
 import { startComponentProcess } from '../helpers/processes'

@@ -1,7 +1,7 @@
 // Test helpers for the tool server and the harness: a running twin run, an MCP client on it, records written by a
 // person, and a raw POST for the protocol's edge cases.
-import type { Db } from '../../core/db'
-import { contextForUser } from '../../core/command'
+import type { Db } from '../../core/database'
+import { contextForUser } from '../../core/jobs'
 import { createRecord } from '../../domain/records'
 import { mintRunToken } from '../../subgraphs/twins/tools/run-tokens'
 import { ToolClient } from '../../subgraphs/twins/harness/tool-client'

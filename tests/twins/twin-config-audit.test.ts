@@ -4,7 +4,7 @@
 // who did it; a refused change leaves none.
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { env, setEnv } from '../../core/env'
+import { env, setEnv } from '../../core/config'
 import { evaluateTwins } from '../../domain/twins'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'

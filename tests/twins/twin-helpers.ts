@@ -2,9 +2,9 @@
 // records what it was given, and waiting for a run to reach a status.
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll } from 'vitest'
-import { env, setEnv } from '../../core/env'
+import { env, setEnv } from '../../core/config'
 import { gql, useStack } from '../helpers/stack'
-import type { Db } from '../../core/db'
+import type { Db } from '../../core/database'
 import type { RunContext, RunOutcome } from '../../domain/twins'
 import { registerHarness } from '../../subgraphs/twins/harness/registry'
 import type { Tenant, PersonaKey } from '../helpers/factories'

@@ -201,7 +201,7 @@ describe('what the caller may do, asked before they try', () => {
 
 describe("a twin's proposal: viewerCanDecide", () => {
   it('agrees with decideProposal for each persona: the twin\'s person where their keys allow, an approver, and nobody else', async () => {
-    const { contextForUser } = await import('../../core/command')
+    const { contextForUser } = await import('../../core/jobs')
     const { applyRecordChange } = await import('../../domain/records')
     const { fileProposal } = await import('../../domain/proposals')
     const t = await createTenant(db(), 'Proposal')

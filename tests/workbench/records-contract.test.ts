@@ -3,9 +3,9 @@
 // the field, nothing half-applied, and current versions for the basis check.
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { command, contextForUser } from '../../core/command'
+import { command, contextForUser } from '../../core/jobs'
 import { InvalidInput, InvalidTransition, NotFoundError } from '../../core/errors'
-import { IdInput } from '../../core/ids'
+import { IdInput } from '../../core/text'
 import { z } from 'zod'
 import { AUDIT_ACTIONS, TRIGGERABLE_ACTIONS } from '../../core/audit'
 import { PERMISSIONS_BY_VERSION, PERSONA_BUNDLES, PROGRAM_PERSONAS } from '../../core/permissions'

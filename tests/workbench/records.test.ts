@@ -3,8 +3,8 @@
 // citations of source-system objects only, connector links, and cursor pages.
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { contextForUser } from '../../core/command'
-import { INTERNAL_HEADER, signInternalToken } from '../../core/auth'
+import { contextForUser } from '../../core/jobs'
+import { INTERNAL_HEADER, signInternalToken } from '../../core/identity'
 import { applyRecordChange, RECORD_TYPES, RECORD_TYPE_KEYS, type RecordTypeKey } from '../../domain/records'
 import { useStack, gql } from '../helpers/stack'
 import { addMember, createProgram, createTenant, expectRowsExist, type Tenant } from '../helpers/factories'

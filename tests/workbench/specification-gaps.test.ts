@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { useStack, gql } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
 import { KEEP, PROMOTE } from '../memory/helpers'
-import { SUGGESTED_FIRST_CHOICES } from '../../core/workbench-roles'
+import { SUGGESTED_FIRST_CHOICES } from '../../core/identity'
 import { contentHash, namespaceFor } from '../../domain/memory'
 
 const stack = useStack()

@@ -7,15 +7,15 @@ import {
   EXPECTED_WORKBENCH_ROLE_COUNT, FALLBACK_PERSONA_ORDER, FOLDED_ROLES, RESERVED_DUTY_TEMPLATES, ROADMAP_NOT_KEYS, ROLE_DUTY_TEMPLATES,
   WORKBENCH_ROLES, WORKBENCH_ROLE_KEYS, WORKBENCH_ROLE_VERSION, fallbackHarness, harnessKeyFor, isWorkbenchRoleHeld, workbenchRole,
   workbenchRoleOut, wornRole,
-} from '../../core/workbench-roles'
+} from '../../core/identity'
 import { ALL_PERMISSION_KEYS, PERMISSIONS_BY_VERSION, PERSONAS, PROGRAM_PERSONAS, bundleFor, type PersonaVersion, type ProgramPersona } from '../../core/permissions'
-import { currentPersonaVersion } from '../../core/release'
-import type { Session } from '../../core/session'
+import { currentPersonaVersion } from '../../core/identity'
+import type { Session } from '../../core/identity'
 import { ALWAYS_ALLOWED_TOOLS, EXPECTED_HARNESS_COUNT, PERSONA_HARNESSES, personaHarness } from '../../subgraphs/twins/harness/persona-harnesses'
 import { PLANNING_TOOLS, READER_RUN_KINDS, RUN_KIND_ROLES, allowList, effectiveToolset, isReaderRunKind, runRoleTools } from '../../subgraphs/twins/tools/toolset'
 import { TOOLS, toolByName } from '../../subgraphs/twins/tools/catalogue'
 import { READER_RUN_ROLES, defineTool, isUntrusted } from '../../subgraphs/twins/tools/tool'
-import { agentRunKinds } from '../../core/kinds'
+import { agentRunKinds } from '../../core/config'
 import { z } from 'zod'
 import { dutyRefusal, dutyTemplate } from '../../domain/twins'
 import { DUTY_TEMPLATES } from '../../subgraphs/twins/harness/duties'

@@ -1,6 +1,6 @@
 // One record (/p/<slug>/records/<id>): the H1 keeps the record's contract name (its title, never relabelled by a
 // workbench role); the workbench role the person wears is the subtitle. Then its source system (every surfaced record
-// names one), the current version's footer exactly as the API composes it (core/footers.ts), its citations, and every
+// names one), the current version's footer exactly as the API composes it (core/text/footers.ts), its citations, and every
 // version, newest first, each with its own footer. Its content (fields, citations, what each version changed) and what
 // the person may do to it are components/record-content.tsx.
 import { useEffect } from 'react'

@@ -3,13 +3,13 @@
 // takes the client address the gateway vouches for, and answers within the ingress deadline; the decisions (verify,
 // record, limit) are domain/webhooks/ingress.ts.
 import express, { type Request, type Response } from 'express'
-import type { Db } from '../../../core/db'
-import { log } from '../../../core/log'
-import { normalizeAddress } from '../../../core/address-ranges'
-import { EDGE_CLIENT_HEADER, EDGE_TOKEN_HEADER, WEBHOOK_ANSWER_DEADLINE_MS, isEdgeToken } from '../../../core/webhook-edge'
+import type { Db } from '../../../core/database'
+import { log } from '../../../core/config'
+import { normalizeAddress } from '../../../core/config'
+import { EDGE_CLIENT_HEADER, EDGE_TOKEN_HEADER, WEBHOOK_ANSWER_DEADLINE_MS, isEdgeToken } from '../../../core/http'
 import { PROVIDERS } from '../../../domain/adapters'
 import { MAX_BODY_BYTES, RETRY_SOON_SECONDS, createWebhookIngress, type IngressAnswer, type IngressOptions } from '../../../domain/webhooks'
-import { readCappedBody } from '../../../core/capped-body'
+import { readCappedBody } from '../../../core/http'
 
 const GENERIC_HOOK_PATH = '/hooks'
 

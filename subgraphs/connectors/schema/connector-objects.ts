@@ -1,5 +1,5 @@
 // What a connection has seen, in the connectors subgraph: ConnectorObject (connector_objects) and Connection.objects.
-import { CONNECTORS } from '../../../core/copy'
+import { CONNECTORS } from '../../../core/text'
 import type { Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import { listConnectorObjects, type ConnectorObjectOut } from '../../../domain/connections'

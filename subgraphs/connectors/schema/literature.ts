@@ -3,7 +3,7 @@
 // per-source status and the policy's steps. Resolvers translate; domain/literature decides.
 import type { Builder } from '../../shared/builder'
 import { connectionType } from '../../shared/connection'
-import type { Page } from '../../../core/pagination'
+import type { Page } from '../../../core/database'
 import type { Provenance } from '../../../domain/literature'
 import type { Rendering } from '../../../domain/literature'
 import type { ClusterOut, PolicyStep, SourceStatus } from '../../../domain/literature'

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import type { ToolClient } from './tool-client'
 import { filingPaused, isFilingPaused } from '../../../domain/inbox'
 import { dutyTemplate } from '../../../domain/twins'
-import type { ProgramPersona } from '../../../core/permissions/catalogue'
+import type { ProgramPersona } from '../../../core/permissions'
 
 type Rec = { id: string; title: string; status: string; version: number; fields: Record<string, any>; body: string }
 

@@ -13,8 +13,8 @@
 // the run ends with reason budget and the twin pauses (once). After the call the running total is written to
 // agent_runs.outcome.cost_usd and the reservation given back, in one statement, so runs in flight together never
 // spend past the budget. The outcome holds counts, never prompt text, model text, the model's name or the vendor's.
-import { assertEgressUrl } from '../../../core/egress'
-import { log } from '../../../core/log'
+import { assertEgressUrl } from '../../../core/http'
+import { log } from '../../../core/config'
 import { modelRunSettings, reserveModelCall, settleModelCall, MODEL_HARNESS_KEY, type ModelRunSettings } from '../../../domain/twins'
 import { mintRunToken } from '../tools/run-tokens'
 import { runEndpoint } from '../tools/endpoint'

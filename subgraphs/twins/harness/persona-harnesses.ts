@@ -6,8 +6,8 @@
 // toolset, the run role's tools and the allow-list from the person's live permissions (tools/toolset.ts).
 import {
   NEUTRAL_PERSONA_HARNESSES, PERSONA_NAMES, WORKBENCH_ROLES, workbenchRole, type WorkbenchRole, type WorkbenchRoleKey,
-} from '../../../core/workbench-roles'
-import type { ProgramPersona } from '../../../core/permissions/catalogue'
+} from '../../../core/identity'
+import type { ProgramPersona } from '../../../core/permissions'
 import { SKILL_DEFINITIONS } from '../../../domain/skills'
 import type { ToolDefinition } from '../tools/tool'
 

@@ -6,8 +6,8 @@
 // calls no model, fetches it too and records which prompt it ran under (key, version, sha256) in the run's outcome.
 // Templates hold no person's data: <Name>, <working as>, <program> and <tools> are filled per run.
 import { createHash } from 'node:crypto'
-import { SKILLS, TWINS } from '../../../core/copy'
-import { workbenchRole } from '../../../core/workbench-roles'
+import { SKILLS, TWINS } from '../../../core/text'
+import { workbenchRole } from '../../../core/identity'
 import { HARNESS_MEMORY_STATEMENT } from '../../../domain/memory'
 import { PERSONA_HARNESSES, personaHarness, type PersonaHarness } from './persona-harnesses'
 

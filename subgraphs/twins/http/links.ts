@@ -3,11 +3,11 @@
 // link, never by a session. Answers HTML for browsers and JSON ({"status"} or {"error":{"code","message"}}) when asked.
 import express, { type Request, type Response } from 'express'
 import { GraphQLError } from 'graphql'
-import type { Db } from '../../../core/db'
+import type { Db } from '../../../core/database'
 import { DomainError } from '../../../core/errors'
-import { EDGE_TOKEN_HEADER, isEdgeToken } from '../../../core/webhook-edge'
-import { isId } from '../../../core/ids'
-import { log } from '../../../core/log'
+import { EDGE_TOKEN_HEADER, isEdgeToken } from '../../../core/http'
+import { isId } from '../../../core/text'
+import { log } from '../../../core/config'
 import { describeInboxLink, useInboxLink } from '../../../domain/inbox'
 
 /** Where the gateway forwards /me/inbox/{item_id}/resolve?link=… (twins subgraph HTTP). */

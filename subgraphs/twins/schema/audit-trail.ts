@@ -1,7 +1,7 @@
 // The audit chain in the twins subgraph (issue 35): Query.auditChainVerification (org.audit.read) and
 // Query.auditTrail(programId, targetId) (program members). Resolvers translate; domain/audit-trail.ts decides.
 import type { Builder } from '../../shared/builder'
-import type { ChainBreak, Verification } from '../../../core/audit-chain'
+import type { ChainBreak, Verification } from '../../../core/audit'
 import { auditTrailOf, verifyMyOrganisationChain, type AuditTrail } from '../../../domain/audit'
 
 export function addAuditTrail(builder: Builder) {

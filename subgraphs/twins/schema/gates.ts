@@ -5,7 +5,7 @@
 import type { Artifact, ProgramStage, ReviewAuditReview, Signature, StageGate } from '../../../generated/prisma/client'
 import { entityRef, result, successExtra, withSuccessExtras, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
-import { can } from '../../../core/session'
+import { can } from '../../../core/identity'
 import * as gates from '../../../domain/gates'
 import * as reviewAudit from '../../../domain/proposals'
 import { REQUIRED_RECORD_KINDS, asRequiredRecords, type RequirementState } from '../../../domain/gates'

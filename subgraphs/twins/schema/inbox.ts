@@ -1,8 +1,8 @@
 // The inbox in the twins subgraph: InboxItem, Query.myInbox (cursor pages), Query.inboxItem, Query.myBrief,
 // Program.myOpenInboxCount and Program.myInboxSummary, the operations (resolve, snooze, dismiss, feedback) and
 // Subscription.inboxChanged (GET /me/inbox, GET /me/inbox/{item_id}, POST .../resolve, .../snooze, .../feedback, GET /me/brief).
-import { INBOX_CHANGES } from '../../../core/pubsub'
-import { FIXED_PHRASES } from '../../../core/copy'
+import { INBOX_CHANGES } from '../../../core/database'
+import { FIXED_PHRASES } from '../../../core/text'
 import { entityRef, preloadPrograms, programAt, result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import {

@@ -1,8 +1,8 @@
 // The kind enumerations and the tone map in the twins subgraph, read-only: Query.kinds and Query.toneMap (a console
-// renders statuses with the tone map). Values come from core/kinds.ts.
-import { RELEASES } from '../../../core/env'
-import { currentRelease } from '../../../core/release'
-import { TONES, kindsAt, toneMap, type ToneEntry } from '../../../core/kinds'
+// renders statuses with the tone map). Values come from core/config/kinds.ts.
+import { RELEASES } from '../../../core/config'
+import { currentRelease } from '../../../core/identity'
+import { TONES, kindsAt, toneMap, type ToneEntry } from '../../../core/config'
 import type { Builder } from '../../shared/builder'
 
 export function addKinds(builder: Builder) {

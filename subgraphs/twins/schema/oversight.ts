@@ -1,7 +1,7 @@
 // Owns Program.oversight: what the caller may see and do on the oversight screen (twin evaluations, the program board,
 // decision metrics, QA summaries, twin configuration), each computed with can() on the permission the API already
 // checks for that part (the console shows a part only when its flag is true; the queries still check).
-import { can } from '../../../core/session'
+import { can } from '../../../core/identity'
 import type { Builder } from '../../shared/builder'
 import type { TwinsRefs } from './refs'
 

@@ -7,8 +7,8 @@
 // Counting: a call is counted when it is admitted; what the tool then answers (a result, a refusal of its own, a
 // failure) does not give it back, since it ran. A call refused by a limit the tool checks itself (backpressure) is
 // given back in the transaction that writes its refused trace (release).
-import type { Db, AnyTx } from '../../../core/db'
-import { asTx } from '../../../core/db'
+import type { Db, AnyTx } from '../../../core/database'
+import { asTx } from '../../../core/database'
 import { counterRow, giveBackCounter, takeCounter } from './sql'
 
 export type CounterScope = 'twin_month' | 'turn_skills' | 'turn_queries'

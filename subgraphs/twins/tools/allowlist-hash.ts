@@ -3,7 +3,7 @@
 // toolset.ts), sorted, as canonical JSON, sha256. The workbench role's narrowing is left out: it is fixed per run, and
 // the hash describes what the person's permissions grant their twin.
 import { createHash } from 'node:crypto'
-import type { Session } from '../../../core/session'
+import type { Session } from '../../../core/identity'
 import { allowList, runRoleTools } from './toolset'
 
 export function twinToolAllowlist(session: Session, programId: string): { tools: string[]; hash: string } {

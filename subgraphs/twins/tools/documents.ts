@@ -5,8 +5,8 @@
 // return outside content: run role 'documents', a reader role (tool.ts READER_RUN_ROLES), never held by a hand-off or
 // planning run. What the sanitiser neutralised is reported with the call (output_violations, `sanitised`).
 import { z } from 'zod'
-import type { TenantTx } from '../../../core/db'
-import { can } from '../../../core/session'
+import type { TenantTx } from '../../../core/database'
+import { can } from '../../../core/identity'
 import { agentText, entryTables, readDocumentTable, sourceOf, type Scope } from '../../../domain/documents'
 import { documentRef, parseProgramCitation, tableCitation } from '../../../domain/skills'
 import { InvalidInput } from '../../../core/errors'

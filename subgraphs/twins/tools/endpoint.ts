@@ -1,6 +1,6 @@
 // Owns where harnesses reach the tool server: the in-process server's address when this process started one
 // (npm start, tests), otherwise TOOLS_URL, otherwise 127.0.0.1 on TOOLS_PORT.
-import { env } from '../../../core/env'
+import { env } from '../../../core/config'
 
 let started: string | undefined
 

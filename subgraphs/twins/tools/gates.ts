@@ -3,7 +3,7 @@
 // and each requirement's state (labels and ids, no record text).
 import { z } from 'zod'
 import type { StageGate } from '../../../generated/prisma/client'
-import { IdInput } from '../../../core/ids'
+import { IdInput } from '../../../core/text'
 import { asRequiredRecords, card } from '../../../domain/gates'
 import { STAGE_GATE_STATUSES } from '../../../domain/gates'
 import { defineTool, type ToolDefinition } from './tool'

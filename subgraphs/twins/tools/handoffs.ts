@@ -2,7 +2,7 @@
 // nothing is sent until they approve) and console.list_handoffs (a read of the run's program). Neither is ever in
 // PLANNING_TOOLS (toolset.ts): planning reads, it never proposes a send.
 import { z } from 'zod'
-import { IdInput } from '../../../core/ids'
+import { IdInput } from '../../../core/text'
 import { HANDOFF_KINDS, HANDOFF_PERSONAS, HANDOFF_STATUSES, LINKED_TYPES } from '../../../domain/collaboration'
 import { fileHandoffProposal } from '../../../domain/proposals'
 import { defineTool, type ToolDefinition } from './tool'

@@ -1,5 +1,5 @@
 // The tool server as its own process: `tsx subgraphs/twins/tools/main.ts` (TOOLS_PORT on HOST).
-import { runComponent } from '../../../core/component'
+import { runComponent } from '../../../core/jobs'
 import { createToolServer } from './server'
 import { installDomain } from '../../install'
 

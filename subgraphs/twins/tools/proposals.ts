@@ -3,7 +3,7 @@
 // item). A tool files only its own record type in the run's program, and only creates or updates: twins never decide.
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
-import { IdInput } from '../../../core/ids'
+import { IdInput } from '../../../core/text'
 import { InvalidInput } from '../../../core/errors'
 import { RECORD_TYPES, type RecordTypeKey } from '../../../domain/records'
 import { fileProposal } from '../../../domain/proposals'

@@ -2,7 +2,7 @@
 // records contract, under that type's .read key, answering ids, titles, statuses, versions and typed fields.
 import { z } from 'zod'
 import { RECORD_TYPE_KEYS, RECORD_TYPES, listRecords, typedFields } from '../../../domain/records'
-import { sanitiseOutsideText } from '../../../core/sanitiser'
+import { sanitiseOutsideText } from '../../../core/text'
 import { defineTool, type RunRole, type ToolDefinition } from './tool'
 import { asViolation, type Violation } from './sanitise'
 

@@ -2,8 +2,8 @@
 // the person (never the person's own token), signed ES256 with a key the service holds under DATA_DIR/keys.
 import path from 'node:path'
 import * as jose from 'jose'
-import { loadOrCreateKeyPair } from '../../../core/auth'
-import { env } from '../../../core/env'
+import { loadOrCreateKeyPair } from '../../../core/identity'
+import { env } from '../../../core/config'
 
 const ALG = 'ES256'
 const ISSUER = 'urn:evidence-workspace:runs'

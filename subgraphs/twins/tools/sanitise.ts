@@ -1,12 +1,12 @@
 // Owns the tool server's side of what crosses it, in one call path for every tool: the limits of a call's arguments
-// (refused above them), every argument string's credentials redacted (core/redact.ts), agent-written text checked by
-// the one sanitiser (core/sanitiser.ts checkAgentText: a hostile text refuses the call whole, it is never stored
+// (refused above them), every argument string's credentials redacted (core/text/redact.ts), agent-written text checked by
+// the one sanitiser (core/text/sanitiser.ts checkAgentText: a hostile text refuses the call whole, it is never stored
 // partly rewritten), and results passed through the same sanitiser's outside-text pass before an agent reads them
 // (record text is written by people and vendors, so anything read through a tool is untrusted input to an agent).
 // It keeps no pattern list of its own.
 import { DomainError, InvalidInput, type InputIssue } from '../../../core/errors'
-import { checkAgentText, sanitiseOutsideText, type Finding } from '../../../core/sanitiser'
-import { redactSecretsDeep, type SecretFinding } from '../../../core/redact'
+import { checkAgentText, sanitiseOutsideText, type Finding } from '../../../core/text'
+import { redactSecretsDeep, type SecretFinding } from '../../../core/text'
 
 /** Limits of one call's arguments (refused above them) and of one string in a result (truncated above it). */
 export const LIMITS = Object.freeze({ argumentsBytes: 64 * 1024, inputString: 16 * 1024, outputString: 16 * 1024, depth: 12, listItems: 1000 })

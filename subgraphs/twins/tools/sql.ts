@@ -1,6 +1,6 @@
 // Owns the tool server's raw SQL: the admission counters (agent_limit_counters: a twin's month, a run's turn). Each
 // function takes the organisation first and binds it.
-import type { Tx } from '../../../core/db'
+import type { Tx } from '../../../core/database'
 
 /** Any client or transaction, tenant-scoped or not: what raw SQL needs of it. */
 type Sql = Pick<Tx, '$queryRaw' | '$executeRaw'>

@@ -2,10 +2,10 @@
 // role, the permission it exercises, its zod input schema and its handler. The catalogue (catalogue.ts) lists them.
 import { z } from 'zod'
 import type { AgentRun } from '../../../generated/prisma/client'
-import type { DomainContext, Write } from '../../../core/command'
+import type { DomainContext, Write } from '../../../core/jobs'
 import type { AuditAction } from '../../../core/audit'
 import type { PermissionKey } from '../../../core/permissions'
-import type { TenantDb } from '../../../core/db'
+import type { TenantDb } from '../../../core/database'
 import type { DomainError } from '../../../core/errors'
 import { FORBIDDEN_VERBS as SKILL_FORBIDDEN_VERBS } from '../../../domain/skills'
 

@@ -1,7 +1,7 @@
 // Owns the effective toolset of a run (memory and workbench roles document: "the intersection of the workbench role's
 // toolset, the tools of the run role, and the allow-list computed from the person's live permissions. No workbench role
 // widens it"). One function, effectiveToolset, answers it for tools/list and for every call.
-import { can, type Session } from '../../../core/session'
+import { can, type Session } from '../../../core/identity'
 import { READER_RUN_ROLES, isUntrusted, type RunRole, type ToolDefinition } from './tool'
 import { TOOLS } from './catalogue'
 import { harnessToolset } from '../harness/persona-harnesses'

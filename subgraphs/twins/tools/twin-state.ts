@@ -1,7 +1,7 @@
 // Owns what the tool server asks of a run's twin: may it call (active), how much of its monthly tool-call budget
 // is used (the admission counter), pausing it with reason budget on exhaustion, and the summary console.get_twin returns.
-import type { TenantDb, TenantTx } from '../../../core/db'
-import type { DomainContext } from '../../../core/command'
+import type { TenantDb, TenantTx } from '../../../core/database'
+import type { DomainContext } from '../../../core/jobs'
 import { DomainError } from '../../../core/errors'
 import { systemActor } from '../../../core/audit'
 import { openDecisionCount, filingPaused } from '../../../domain/inbox'

@@ -4,7 +4,7 @@
 // memory.propose_note: Query.memoryNoteQuestions, InboxItem.memoryNotes (beneath the proposal) and Mutation.answerMemoryNote.
 // Resolvers translate only.
 import type { MemoryRecord } from '../../../generated/prisma/client'
-import { viewedBy } from '../../../core/copy'
+import { viewedBy } from '../../../core/text'
 import { NotImplemented } from '../../../core/errors'
 import { result, successExtra, withSuccessExtras, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'

@@ -2,7 +2,7 @@
 // Mutation.createProgram.
 import { result, type Builder } from '../../shared/builder'
 import * as programs from '../../../domain/programs'
-import { TWINS } from '../../../core/copy'
+import { TWINS } from '../../../core/text'
 
 const UPDATE_PROGRAM_SETTINGS = TWINS.updateProgramSettings
 import type { WorkbenchRefs } from './refs'

@@ -5,9 +5,9 @@
 // adds decisions, otherDecisionCount and twin to the entity, the connectors subgraph adds sources.
 import type { ObjectRef } from '@pothos/core'
 import type { ProgramRecord } from '../../../generated/prisma/client'
-import { WORKBENCH } from '../../../core/copy'
+import { WORKBENCH } from '../../../core/text'
 import { NotFoundError } from '../../../core/errors'
-import { SUGGESTED_FIRST_CHOICES, WORKBENCH_ROLE_VERSION, isWorkbenchRoleHeld, workbenchRole, type WorkbenchRoleKey, type WorkbenchRoleOut } from '../../../core/workbench-roles'
+import { SUGGESTED_FIRST_CHOICES, WORKBENCH_ROLE_VERSION, isWorkbenchRoleHeld, workbenchRole, type WorkbenchRoleKey, type WorkbenchRoleOut } from '../../../core/identity'
 import { entityRef, result, type Builder } from '../../shared/builder'
 import * as roles from '../../../domain/programs'
 import * as home from '../../../domain/home'

@@ -1,0 +1,3 @@
+// The face of core/audit: what code outside the concept may use.
+export * from './audit-chain'
+export * from './audit'

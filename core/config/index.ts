@@ -1,0 +1,12 @@
+// The face of core/config: what code outside the concept may use.
+export * from './address-ranges'
+export * from './bounded-cache'
+export * from './env-docs'
+export * from './env'
+export * from './kinds'
+export * from './log'
+export * from './metrics'
+export * from './request-context'
+export * from './schema-files'
+export * from './start-failure'
+export * from './tracing'

@@ -1,0 +1,3 @@
+// The face of core/errors: what code outside the concept may use.
+export * from './catalogue'
+export * from './errors'

@@ -1,0 +1,12 @@
+// The face of core/http: what code outside the concept may use.
+export * from './capped-body'
+export * from './egress'
+export * from './graphql-documents'
+export * from './graphql-errors'
+export * from './graphql-http'
+export * from './http-drain'
+export * from './live-topic'
+export * from './subgraph-protocol'
+export * from './trusted-documents'
+export * from './webhook-edge'
+export * from './websocket'

@@ -1,0 +1,10 @@
+// The face of core/text: what code outside the concept may use.
+export * from './copy'
+export * from './footers'
+export * from './ids'
+export * from './person-text'
+export * from './person-time'
+export * from './plumbing-words'
+export * from './redact'
+export * from './sanitiser'
+export * from './scalars'
