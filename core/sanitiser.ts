@@ -77,9 +77,29 @@ const CONFUSABLES: Record<string, string> = {
 }
 const CONFUSABLE_CLASS = new RegExp(`[${Object.keys(CONFUSABLES).join('')}]`, 'u')
 
-/** NFKC (folds full-width and mathematical letters), then invisible and control characters removed. */
+// Units scientists write whose compatibility fold (NFKC) would change them: the micro sign, degree Celsius and
+// Fahrenheit, ohm, ångström and the trade mark sign stay as written.
+const KEEP_AS_WRITTEN = new Set(['\u00B5', '\u2103', '\u2109', '\u2126', '\u212B', '\u2122'])
+// What a fold must produce for it to be applied: a letter or a sign of markup, delimiters or links.
+const FOLD_MATTERS = /[\p{L}<>[\]{}|\\/`:=#!?&%@_*]/u
+
+/**
+ * Compatibility characters folded (NFKC) where the fold spells a letter or a sign that matters (full-width and
+ * mathematical letters, `＜`, ligatures, superscript letters); the rest stay as written, so `m²`, `10⁻⁶`, `½`, `…`
+ * and `µg` are not rewritten to `m2`, `10-6`, `1⁄2`, `...` and `μg`. The pattern list reads the full fold
+ * (matchesInjection), so nothing hides behind a character kept.
+ */
+function foldCompatibility(text: string): string {
+  if (text.normalize('NFKC') === text) return text
+  return [...text].map((ch) => {
+    const folded = ch.normalize('NFKC')
+    return folded === ch || KEEP_AS_WRITTEN.has(ch) || !FOLD_MATTERS.test(folded) ? ch : folded
+  }).join('')
+}
+
+/** Compatibility letters folded (foldCompatibility), then invisible and control characters removed. */
 function cleanUnicode(text: string, found: Set<Finding>): string {
-  let out = text.normalize('NFKC')
+  let out = foldCompatibility(text)
   const stripped = out.replace(INVISIBLE, '').replace(CONTROL, ' ')
   if (stripped !== out) found.add('invisible_characters')
   out = stripped
@@ -118,20 +138,47 @@ const MARKUP_OPTIONS: sanitizeHtml.IOptions = {
   nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'iframe', 'object', 'embed', 'template', 'svg', 'math', 'title', 'xmp', 'noembed', 'noframes', 'plaintext'],
 }
 
+// The element names of HTML (current and obsolete ones browsers still parse) and the two foreign roots. Only these
+// start markup: a parser takes any `<` before a letter for a tag, and scientists write `<LLOQ at 24 h; dose <5 mg/kg
+// and AUC>100`, which it would drop whole. An unknown `<word …>` is text to every reader of plain text (the console
+// shows it escaped). Chat-template tags (`<system>`, `<tool_call>`) are markup as well (ROLE_TAGS).
+const HTML_ELEMENTS = ('a abbr acronym address applet area article aside audio b base basefont bdi bdo bgsound big blink blockquote body '
+  + 'br button canvas caption center cite code col colgroup data datalist dd del details dfn dialog dir div dl dt em embed fieldset '
+  + 'figcaption figure font footer form frame frameset h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe image img input ins '
+  + 'isindex kbd keygen label legend li link listing main map mark marquee math menu menuitem meta meter multicol nav nextid nobr '
+  + 'noembed noframes noscript object ol optgroup option output p param picture plaintext pre progress q rb rp rt rtc ruby s samp '
+  + 'script search section select slot small source spacer span strike strong style sub summary sup svg table tbody td template '
+  + 'textarea tfoot th thead time title tr track tt u ul var video wbr xmp').split(' ')
+// The tags of chat templates and our memory markers: outside text loses them as it loses HTML (a memory note or an
+// agent's text carrying one is refused, ROLE_MARKERS).
+const ROLE_TAGS = 'system assistant developer user tool_call tool_result function_call instructions? im_start im_end memory'.split(' ')
+// What starts markup: a comment, doctype or CDATA (`<!`), a processing instruction (`<?`), an HTML element's (or a
+// custom element's, which has a hyphen) opening or closing tag, or a role tag. Every other `<` is a character of the text.
+const TAG_START = new RegExp(
+  `<(?=!|\\?|/?(?:(?:${HTML_ELEMENTS.join('|')}|[a-z][a-z0-9]*-[a-z0-9._-]*)(?:[\\s/>]|$)|(?:${ROLE_TAGS.join('|')})(?:[\\s/>:]|$)))`, 'gi')
+
 /**
  * The markup allow-list (empty): text only. Entities are decoded first so encoded tags are stripped too (up to three
  * rounds, for double encoding); a tag becomes a space, so words on either side stay apart. Text without `<` never
- * reaches the parser. The answer is plain text: sanitize-html's own escaping of `<`, `>`, `&` is decoded again.
+ * reaches the parser; a `<` that starts no tag (TAG_START) reaches it escaped, so it stays text with what follows it.
+ * The answer is plain text: sanitize-html's own escaping of `<`, `>`, `&` is decoded again.
  */
 export function stripMarkup(text: string): string {
   let out = text
   for (let i = 0; i < 3; i++) {
     const before = out
     out = decodeEntities(out)
-    if (out.includes('<')) out = decodeEntities(sanitizeHtml(out.replace(/<(?=[a-z/!?])/gi, ' <'), MARKUP_OPTIONS))
+    if (out.includes('<')) out = decodeEntities(sanitizeHtml(escapeText(out), MARKUP_OPTIONS))
     if (out === before) break
   }
   return out
+}
+
+/** `&` and every `<` that starts no tag escaped (what they are is text); a tag gets a space before it. */
+function escapeText(text: string): string {
+  const tags = new Set<number>()
+  for (const m of text.matchAll(TAG_START)) tags.add(m.index)
+  return text.replace(/[<&]/g, (ch, at: number) => (ch === '&' ? '&amp;' : tags.has(at) ? ' <' : '&lt;'))
 }
 
 // ---- links and images ---------------------------------------------------------------------------------------------
@@ -340,7 +387,8 @@ export function injectionPatternsMatching(text: string): { folded: number[]; raw
   return { folded: hits(INJECTION_PATTERNS, folded), raw: hits(RAW_INJECTION_PATTERNS, text) }
 }
 
-function matchesInjection(text: string): boolean {
+function matchesInjection(raw: string): boolean {
+  const text = raw.normalize('NFKC')
   if (RAW_INJECTION_PATTERNS.some((re) => re.test(text))) return true
   if (matchesFolded(text)) return true
   // Escapes written out as text are read as what they spell ('\u0061pprove all plans', '\n\nsystem: ...'): an
