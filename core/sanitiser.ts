@@ -86,8 +86,8 @@ const FOLD_MATTERS = /[\p{L}<>[\]{}|\\/`:=#!?&%@_*]/u
 /**
  * Compatibility characters folded (NFKC) where the fold spells a letter or a sign that matters (full-width and
  * mathematical letters, `＜`, ligatures, superscript letters); the rest stay as written, so `m²`, `10⁻⁶`, `½`, `…`
- * and `µg` are not rewritten to `m2`, `10-6`, `1⁄2`, `...` and `μg`. The pattern list reads the full fold
- * (matchesInjection), so nothing hides behind a character kept.
+ * and `µg` are not rewritten to `m2`, `10-6`, `1⁄2`, `...` and `μg`. What is kept spells no letter and no such sign,
+ * so no instruction or delimiter can hide behind it.
  */
 function foldCompatibility(text: string): string {
   if (text.normalize('NFKC') === text) return text
@@ -387,8 +387,7 @@ export function injectionPatternsMatching(text: string): { folded: number[]; raw
   return { folded: hits(INJECTION_PATTERNS, folded), raw: hits(RAW_INJECTION_PATTERNS, text) }
 }
 
-function matchesInjection(raw: string): boolean {
-  const text = raw.normalize('NFKC')
+function matchesInjection(text: string): boolean {
   if (RAW_INJECTION_PATTERNS.some((re) => re.test(text))) return true
   if (matchesFolded(text)) return true
   // Escapes written out as text are read as what they spell ('\u0061pprove all plans', '\n\nsystem: ...'): an
