@@ -21,6 +21,7 @@ export const PURE_TESTS = [
   'tests/skills/unattended.test.ts',
   'tests/skills/determinism.test.ts',
   'tests/skills/golden-results.test.ts',
+  'tests/skills/numbers.test.ts',
 ]
 
 export default defineConfig({

@@ -90,9 +90,11 @@ const FOLD_MATTERS = /[\p{L}<>[\]{}|\\/`:=#!?&%@_*]/u
  * so no instruction or delimiter can hide behind it.
  */
 function foldCompatibility(text: string): string {
+  // Stryker disable next-line ConditionalExpression: equivalent, a text NFKC leaves alone maps every character to itself below
   if (text.normalize('NFKC') === text) return text
   return [...text].map((ch) => {
     const folded = ch.normalize('NFKC')
+    // Stryker disable next-line ConditionalExpression: equivalent, a character NFKC leaves alone is itself either way
     return folded === ch || KEEP_AS_WRITTEN.has(ch) || !FOLD_MATTERS.test(folded) ? ch : folded
   }).join('')
 }
@@ -169,6 +171,7 @@ export function stripMarkup(text: string): string {
     const before = out
     out = decodeEntities(out)
     if (out.includes('<')) out = decodeEntities(sanitizeHtml(escapeText(out), MARKUP_OPTIONS))
+    // Stryker disable next-line ConditionalExpression: equivalent, a round that changes nothing changes nothing the next time either
     if (out === before) break
   }
   return out
@@ -260,8 +263,10 @@ const ESCAPES = /(?:\\u[0-9a-f]{4}|\\x[0-9a-f]{2}|%[0-9a-f]{2}){4,}/gi
  * text, memory) removes every run; `suspicious` (agent-written arguments and tool results, which carry our own
  * hashes, cursors and ids) removes, and reports, only a run that decodes to an instruction.
  */
+// Stryker disable next-line StringLiteral: equivalent, any mode but 'suspicious' removes every run
 function neutraliseEncoded(text: string, found: Set<Finding>, decoded: string[], mode: 'remove' | 'suspicious' = 'remove'): string {
   const handle = (m: string, decode: () => string) => {
+    // Stryker disable next-line StringLiteral: equivalent, a run that does not decode is kept in 'suspicious' mode whatever d holds, and removed otherwise
     let d = ''
     try { d = decode() } catch { /* not text */ }
     if (mode === 'suspicious' && !(d && matchesInjection(cleanUnicode(d, new Set())))) return m
@@ -275,6 +280,7 @@ function neutraliseEncoded(text: string, found: Set<Finding>, decoded: string[],
     if (!/[0-9+/=]/.test(m) && !/[a-z][A-Z]|[A-Z][a-z][A-Z]/.test(m)) return m
     return handle(m, () => Buffer.from(m.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'))
   })
+  // Stryker disable next-line Regex: equivalent, a hex run holds an x only in its 0x prefix
   out = out.replace(HEX_RUN, (m) => handle(m, () => Buffer.from(m.replace(/^0x/i, ''), 'hex').toString('utf8')))
   return out
 }
@@ -285,6 +291,7 @@ function neutraliseEncoded(text: string, found: Set<Finding>, decoded: string[],
  */
 function unescapeLiterals(text: string): string {
   return text
+    // Stryker disable next-line StringLiteral: equivalent, the regex always captures a or b
     .replace(/\\u\{([0-9a-f]{1,6})\}|\\u([0-9a-f]{4})/gi, (_m, a: string | undefined, b: string | undefined) => safeChar(parseInt(a ?? b ?? '', 16)))
     .replace(/\\x([0-9a-f]{2})/gi, (_m, h: string) => safeChar(parseInt(h, 16)))
     .replace(/\\([0-7]{3})/g, (_m, o: string) => safeChar(parseInt(o, 8)))
@@ -367,6 +374,7 @@ export const INJECTION_PATTERNS: readonly RegExp[] = [
 const SQUASHED = ['ignorepreviousinstructions', 'ignoreallpreviousinstructions', 'ignoreallinstructions', 'disregardpreviousinstructions',
   'ignoreprevious', 'systemprompt', 'youarenow', 'developermode', 'jailbreak', 'newinstructions', 'doanythingnow']
 
+// Stryker disable next-line MethodExpression: equivalent, the folded patterns start at word boundaries, so outer spaces never decide a match
 const fold = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()
 
 /**
@@ -388,10 +396,12 @@ export function injectionPatternsMatching(text: string): { folded: number[]; raw
 }
 
 function matchesInjection(text: string): boolean {
+  // Stryker disable next-line MethodExpression: equivalent while the raw list holds one pattern (some and every agree)
   if (RAW_INJECTION_PATTERNS.some((re) => re.test(text))) return true
   if (matchesFolded(text)) return true
   // Escapes written out as text are read as what they spell ('\u0061pprove all plans', '\n\nsystem: ...'): an
   // instruction, or a role marker that only exists once the escapes are read.
+  // Stryker disable next-line ConditionalExpression,BooleanLiteral: equivalent, a text without escapes spells itself, which was read above
   if (!HAS_LITERAL_ESCAPE.test(text)) return false
   const spelled = unescapeLiterals(text)
   return matchesFolded(spelled) || RAW_INJECTION_PATTERNS.some((re) => re.test(spelled)) || ROLE_MARKERS.some((re) => re.test(spelled))
@@ -447,6 +457,7 @@ export function isEvaluative(text: string, people: readonly string[] = []): bool
   const names = people.flatMap((n) => fold(n).split(' ')).filter((w) => w.length >= 3).map((w) => w.replace(/[^a-z0-9]/g, ''))
   if (!names.length) return false
   const re = judged(`(?:${[...new Set(names)].join('|')})`)
+  // Stryker disable next-line StringLiteral: equivalent, EVALUATIVE_PATTERNS already judge any name's possessive ('x s performance')
   return re.test(folded) || new RegExp(`\\b(?:${names.join('|')}) s (?:performance|competence|attitude|productivity|work ethic|track record)\\b`).test(folded)
 }
 
@@ -462,6 +473,7 @@ interface PipelineOptions { links?: 'remove' | 'beacons' | 'keep'; encoded?: 're
 
 function pipeline(raw: string, opts: PipelineOptions = {}): PipelineOut {
   const found = new Set<Finding>()
+  // Stryker disable next-line ArrayDeclaration: equivalent, a decoded text is only ever searched for instructions
   const decoded: string[] = []
   let text = cleanUnicode(raw, found)
   if (ROLE_MARKERS.some((re) => re.test(text) || re.test(decodeEntities(text)))) found.add('delimiter')
@@ -491,6 +503,7 @@ export function sanitiseOutsideText(raw: string, opts: { mentions?: boolean } & 
   const input = opts.mentions ? raw.replace(/<([a-z][a-z_]{0,40}):([A-Za-z0-9_-]{1,80})>/g, '[$1:$2]') : raw
   const { text, found, injection } = pipeline(input, opts)
   // Nothing reads as an instruction in the whole text, so no line or window of it can (the patterns match within it).
+  // Stryker disable next-line ConditionalExpression: equivalent, without an instruction no line or window reads as one, so nothing below changes the text
   if (!injection) return { text, findings: [...found] }
   const REMOVED = '[instruction-like text removed]'
   const lines = text.split('\n')
