@@ -77,9 +77,31 @@ const CONFUSABLES: Record<string, string> = {
 }
 const CONFUSABLE_CLASS = new RegExp(`[${Object.keys(CONFUSABLES).join('')}]`, 'u')
 
-/** NFKC (folds full-width and mathematical letters), then invisible and control characters removed. */
+// Units scientists write whose compatibility fold (NFKC) would change them: the micro sign, degree Celsius and
+// Fahrenheit, ohm, ångström and the trade mark sign stay as written.
+const KEEP_AS_WRITTEN = new Set(['\u00B5', '\u2103', '\u2109', '\u2126', '\u212B', '\u2122'])
+// What a fold must produce for it to be applied: a letter or a sign of markup, delimiters or links.
+const FOLD_MATTERS = /[\p{L}<>[\]{}|\\/`:=#!?&%@_*]/u
+
+/**
+ * Compatibility characters folded (NFKC) where the fold spells a letter or a sign that matters (full-width and
+ * mathematical letters, `＜`, ligatures, superscript letters); the rest stay as written, so `m²`, `10⁻⁶`, `½`, `…`
+ * and `µg` are not rewritten to `m2`, `10-6`, `1⁄2`, `...` and `μg`. What is kept spells no letter and no such sign,
+ * so no instruction or delimiter can hide behind it.
+ */
+function foldCompatibility(text: string): string {
+  // Stryker disable next-line ConditionalExpression: equivalent, a text NFKC leaves alone maps every character to itself below
+  if (text.normalize('NFKC') === text) return text
+  return [...text].map((ch) => {
+    const folded = ch.normalize('NFKC')
+    // Stryker disable next-line ConditionalExpression: equivalent, a character NFKC leaves alone is itself either way
+    return folded === ch || KEEP_AS_WRITTEN.has(ch) || !FOLD_MATTERS.test(folded) ? ch : folded
+  }).join('')
+}
+
+/** Compatibility letters folded (foldCompatibility), then invisible and control characters removed. */
 function cleanUnicode(text: string, found: Set<Finding>): string {
-  let out = text.normalize('NFKC')
+  let out = foldCompatibility(text)
   const stripped = out.replace(INVISIBLE, '').replace(CONTROL, ' ')
   if (stripped !== out) found.add('invisible_characters')
   out = stripped
@@ -118,20 +140,48 @@ const MARKUP_OPTIONS: sanitizeHtml.IOptions = {
   nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'iframe', 'object', 'embed', 'template', 'svg', 'math', 'title', 'xmp', 'noembed', 'noframes', 'plaintext'],
 }
 
+// The element names of HTML (current and obsolete ones browsers still parse) and the two foreign roots. Only these
+// start markup: a parser takes any `<` before a letter for a tag, and scientists write `<LLOQ at 24 h; dose <5 mg/kg
+// and AUC>100`, which it would drop whole. An unknown `<word …>` is text to every reader of plain text (the console
+// shows it escaped). Chat-template tags (`<system>`, `<tool_call>`) are markup as well (ROLE_TAGS).
+const HTML_ELEMENTS = ('a abbr acronym address applet area article aside audio b base basefont bdi bdo bgsound big blink blockquote body '
+  + 'br button canvas caption center cite code col colgroup data datalist dd del details dfn dialog dir div dl dt em embed fieldset '
+  + 'figcaption figure font footer form frame frameset h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe image img input ins '
+  + 'isindex kbd keygen label legend li link listing main map mark marquee math menu menuitem meta meter multicol nav nextid nobr '
+  + 'noembed noframes noscript object ol optgroup option output p param picture plaintext pre progress q rb rp rt rtc ruby s samp '
+  + 'script search section select slot small source spacer span strike strong style sub summary sup svg table tbody td template '
+  + 'textarea tfoot th thead time title tr track tt u ul var video wbr xmp').split(' ')
+// The tags of chat templates and our memory markers: outside text loses them as it loses HTML (a memory note or an
+// agent's text carrying one is refused, ROLE_MARKERS).
+const ROLE_TAGS = 'system assistant developer user tool_call tool_result function_call instructions? im_start im_end memory'.split(' ')
+// What starts markup: a comment, doctype or CDATA (`<!`), a processing instruction (`<?`), an HTML element's (or a
+// custom element's, which has a hyphen) opening or closing tag, or a role tag. Every other `<` is a character of the text.
+const TAG_START = new RegExp(
+  `<(?=!|\\?|/?(?:(?:${HTML_ELEMENTS.join('|')}|[a-z][a-z0-9]*-[a-z0-9._-]*)(?:[\\s/>]|$)|(?:${ROLE_TAGS.join('|')})(?:[\\s/>:]|$)))`, 'gi')
+
 /**
  * The markup allow-list (empty): text only. Entities are decoded first so encoded tags are stripped too (up to three
  * rounds, for double encoding); a tag becomes a space, so words on either side stay apart. Text without `<` never
- * reaches the parser. The answer is plain text: sanitize-html's own escaping of `<`, `>`, `&` is decoded again.
+ * reaches the parser; a `<` that starts no tag (TAG_START) reaches it escaped, so it stays text with what follows it.
+ * The answer is plain text: sanitize-html's own escaping of `<`, `>`, `&` is decoded again.
  */
 export function stripMarkup(text: string): string {
   let out = text
   for (let i = 0; i < 3; i++) {
     const before = out
     out = decodeEntities(out)
-    if (out.includes('<')) out = decodeEntities(sanitizeHtml(out.replace(/<(?=[a-z/!?])/gi, ' <'), MARKUP_OPTIONS))
+    if (out.includes('<')) out = decodeEntities(sanitizeHtml(escapeText(out), MARKUP_OPTIONS))
+    // Stryker disable next-line ConditionalExpression: equivalent, a round that changes nothing changes nothing the next time either
     if (out === before) break
   }
   return out
+}
+
+/** `&` and every `<` that starts no tag escaped (what they are is text); a tag gets a space before it. */
+function escapeText(text: string): string {
+  const tags = new Set<number>()
+  for (const m of text.matchAll(TAG_START)) tags.add(m.index)
+  return text.replace(/[<&]/g, (ch, at: number) => (ch === '&' ? '&amp;' : tags.has(at) ? ' <' : '&lt;'))
 }
 
 // ---- links and images ---------------------------------------------------------------------------------------------
@@ -213,8 +263,10 @@ const ESCAPES = /(?:\\u[0-9a-f]{4}|\\x[0-9a-f]{2}|%[0-9a-f]{2}){4,}/gi
  * text, memory) removes every run; `suspicious` (agent-written arguments and tool results, which carry our own
  * hashes, cursors and ids) removes, and reports, only a run that decodes to an instruction.
  */
+// Stryker disable next-line StringLiteral: equivalent, any mode but 'suspicious' removes every run
 function neutraliseEncoded(text: string, found: Set<Finding>, decoded: string[], mode: 'remove' | 'suspicious' = 'remove'): string {
   const handle = (m: string, decode: () => string) => {
+    // Stryker disable next-line StringLiteral: equivalent, a run that does not decode is kept in 'suspicious' mode whatever d holds, and removed otherwise
     let d = ''
     try { d = decode() } catch { /* not text */ }
     if (mode === 'suspicious' && !(d && matchesInjection(cleanUnicode(d, new Set())))) return m
@@ -228,6 +280,7 @@ function neutraliseEncoded(text: string, found: Set<Finding>, decoded: string[],
     if (!/[0-9+/=]/.test(m) && !/[a-z][A-Z]|[A-Z][a-z][A-Z]/.test(m)) return m
     return handle(m, () => Buffer.from(m.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'))
   })
+  // Stryker disable next-line Regex: equivalent, a hex run holds an x only in its 0x prefix
   out = out.replace(HEX_RUN, (m) => handle(m, () => Buffer.from(m.replace(/^0x/i, ''), 'hex').toString('utf8')))
   return out
 }
@@ -238,6 +291,7 @@ function neutraliseEncoded(text: string, found: Set<Finding>, decoded: string[],
  */
 function unescapeLiterals(text: string): string {
   return text
+    // Stryker disable next-line StringLiteral: equivalent, the regex always captures a or b
     .replace(/\\u\{([0-9a-f]{1,6})\}|\\u([0-9a-f]{4})/gi, (_m, a: string | undefined, b: string | undefined) => safeChar(parseInt(a ?? b ?? '', 16)))
     .replace(/\\x([0-9a-f]{2})/gi, (_m, h: string) => safeChar(parseInt(h, 16)))
     .replace(/\\([0-7]{3})/g, (_m, o: string) => safeChar(parseInt(o, 8)))
@@ -320,6 +374,7 @@ export const INJECTION_PATTERNS: readonly RegExp[] = [
 const SQUASHED = ['ignorepreviousinstructions', 'ignoreallpreviousinstructions', 'ignoreallinstructions', 'disregardpreviousinstructions',
   'ignoreprevious', 'systemprompt', 'youarenow', 'developermode', 'jailbreak', 'newinstructions', 'doanythingnow']
 
+// Stryker disable next-line MethodExpression: equivalent, the folded patterns start at word boundaries, so outer spaces never decide a match
 const fold = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()
 
 /**
@@ -341,10 +396,12 @@ export function injectionPatternsMatching(text: string): { folded: number[]; raw
 }
 
 function matchesInjection(text: string): boolean {
+  // Stryker disable next-line MethodExpression: equivalent while the raw list holds one pattern (some and every agree)
   if (RAW_INJECTION_PATTERNS.some((re) => re.test(text))) return true
   if (matchesFolded(text)) return true
   // Escapes written out as text are read as what they spell ('\u0061pprove all plans', '\n\nsystem: ...'): an
   // instruction, or a role marker that only exists once the escapes are read.
+  // Stryker disable next-line ConditionalExpression,BooleanLiteral: equivalent, a text without escapes spells itself, which was read above
   if (!HAS_LITERAL_ESCAPE.test(text)) return false
   const spelled = unescapeLiterals(text)
   return matchesFolded(spelled) || RAW_INJECTION_PATTERNS.some((re) => re.test(spelled)) || ROLE_MARKERS.some((re) => re.test(spelled))
@@ -400,6 +457,7 @@ export function isEvaluative(text: string, people: readonly string[] = []): bool
   const names = people.flatMap((n) => fold(n).split(' ')).filter((w) => w.length >= 3).map((w) => w.replace(/[^a-z0-9]/g, ''))
   if (!names.length) return false
   const re = judged(`(?:${[...new Set(names)].join('|')})`)
+  // Stryker disable next-line StringLiteral: equivalent, EVALUATIVE_PATTERNS already judge any name's possessive ('x s performance')
   return re.test(folded) || new RegExp(`\\b(?:${names.join('|')}) s (?:performance|competence|attitude|productivity|work ethic|track record)\\b`).test(folded)
 }
 
@@ -415,6 +473,7 @@ interface PipelineOptions { links?: 'remove' | 'beacons' | 'keep'; encoded?: 're
 
 function pipeline(raw: string, opts: PipelineOptions = {}): PipelineOut {
   const found = new Set<Finding>()
+  // Stryker disable next-line ArrayDeclaration: equivalent, a decoded text is only ever searched for instructions
   const decoded: string[] = []
   let text = cleanUnicode(raw, found)
   if (ROLE_MARKERS.some((re) => re.test(text) || re.test(decodeEntities(text)))) found.add('delimiter')
@@ -444,6 +503,7 @@ export function sanitiseOutsideText(raw: string, opts: { mentions?: boolean } & 
   const input = opts.mentions ? raw.replace(/<([a-z][a-z_]{0,40}):([A-Za-z0-9_-]{1,80})>/g, '[$1:$2]') : raw
   const { text, found, injection } = pipeline(input, opts)
   // Nothing reads as an instruction in the whole text, so no line or window of it can (the patterns match within it).
+  // Stryker disable next-line ConditionalExpression: equivalent, without an instruction no line or window reads as one, so nothing below changes the text
   if (!injection) return { text, findings: [...found] }
   const REMOVED = '[instruction-like text removed]'
   const lines = text.split('\n')

@@ -76,3 +76,4 @@ export { documentRef, parseProgramCitation, tableCitation, type ProgramCitation,
 export { recordRun } from './skill-runs'
 export { TABLE_INPUT_SKILLS, tableInputJsonSchema, tableRowsAsInput } from './skill-table-input'
 export { keysAsWords, labelOf, outputInWords, stepInWords, unitWords, valueText } from './words'
+export { formatFixed, formatSig, normalise15, plainDecimal, sameToSig } from './numbers'
