@@ -26,6 +26,7 @@ const BENCHES: BenchModule[] = [
   { name: 'handoffs', file: 'handoffs.ts', fn: 'benchHandoffs' },
   { name: 'console', file: 'console.ts', fn: 'benchConsole' },
   { name: 'audit', file: 'audit.ts', fn: 'benchAudit' },
+  { name: 'peers', file: 'peers.ts', fn: 'benchPeers' },
 ]
 
 type Outcome = { name: string; status: 'ok' | 'crashed' | 'absent'; seconds?: number; figures?: number; error?: string }

@@ -1,8 +1,9 @@
 // Owns the throughput bench's load generator: autocannon in its own process (so its CPU is not the server's event
 // loop), one run per invocation. Reads one JSON argument, prints one JSON line with the result.
-// Used by bench/throughput.ts; run alone: tsx bench/throughput-load.ts '{"url":…,"query":…,"distinct":1000,"headerSets":[{}],"connections":10,"seconds":20}'
+// Used by bench/throughput.ts and bench/peers.ts (the argument may be `@<file>` holding the JSON); run alone: tsx bench/throughput-load.ts '{"url":…,"query":…,"distinct":1000,"headerSets":[{}],"connections":10,"seconds":20}'
 // @ts-expect-error autocannon ships no types (and @types/autocannon is not installed)
 import autocannon from 'autocannon'
+import { readFileSync } from 'node:fs'
 
 interface LoadSpec {
   url: string
@@ -16,13 +17,21 @@ interface LoadSpec {
   headerSets: Record<string, string>[]
   connections: number
   seconds: number
+  /** sent with every request besides the nonce (the query's own variables) */
+  variables?: Record<string, unknown>
+  /** when set, the only answer bodies accepted (byte for byte): any other counts as a mismatch */
+  expected?: string[]
 }
 
-const spec = JSON.parse(process.argv[2]) as LoadSpec
+const arg = process.argv[2]
+const spec = JSON.parse(arg.startsWith('@') ? readFileSync(arg.slice(1), 'utf8') : arg) as LoadSpec
+const expected = spec.expected ? new Set(spec.expected) : undefined
+let mismatches = 0
+let firstMismatch: string | undefined
 let graphqlErrors = 0
 let firstError: string | undefined
 let next = 0
-const bodies = Array.from({ length: spec.distinct }, (_, i) => JSON.stringify(spec.documentId ? { documentId: spec.documentId, variables: { nonce: i } } : { query: spec.query, variables: { nonce: i } }))
+const bodies = Array.from({ length: spec.distinct }, (_, i) => JSON.stringify(spec.documentId ? { documentId: spec.documentId, variables: { ...spec.variables, nonce: i } } : { query: spec.query, variables: { ...spec.variables, nonce: i } }))
 
 const instance = autocannon({
   url: spec.url,
@@ -41,6 +50,9 @@ const instance = autocannon({
       if (body.includes('"errors"')) {
         graphqlErrors++
         firstError ??= body.slice(0, 400)
+      } else if (expected && !expected.has(body)) {
+        mismatches++
+        firstMismatch ??= body.slice(0, 400)
       }
     },
   }],
@@ -58,6 +70,8 @@ instance.on('done', (r: any) => {
     errors: r.errors + r.timeouts,
     graphqlErrors,
     firstError,
+    mismatches,
+    firstMismatch,
   })}\n`)
   process.exit(0)
 })

@@ -37,7 +37,7 @@ import { readSessionStamp } from '../core/identity'
 import { addMember, createProgram, createTenant, createUser } from '../tests/helpers/factories'
 import { mintDevToken } from '../core/identity'
 import { documentHash, manifestOf } from '../core/http'
-import { writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 
@@ -66,15 +66,15 @@ const ISSUE_BEFORE: Partial<Record<QueryName, string>> = {
   console: '135 rps, p50 73 ms, p99 125 ms (c50: 141 rps, p50 351 ms)',
 }
 
-interface LoadResult { cpu?: Record<string, number>; requests: number; rps: number; mean: number; p50: number; p99: number; max: number; non2xx: number; errors: number; graphqlErrors: number; firstError?: string }
+export interface LoadResult { cpu?: Record<string, number>; requests: number; rps: number; mean: number; p50: number; p99: number; max: number; non2xx: number; errors: number; graphqlErrors: number; firstError?: string; mismatches?: number; firstMismatch?: string }
 
 function tsxNode(root: string, file: string, args: string[], env: Record<string, string>, nodeFlags: string[] = []): ChildProcess {
   return spawn(process.execPath, [...nodeFlags, '--import', 'tsx', file, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
 }
 
-/** Starts one component (its main.ts) and resolves when it logs component.ready. */
-function startComponent(root: string, file: string, env: Record<string, string>, nodeFlags: string[], children: ChildProcess[]) {
-  const child = tsxNode(root, file, [], { ...env, LOG_LEVEL: 'info' }, nodeFlags)
+/** Starts one component (its main.ts, with `args`) and resolves when it logs component.ready. */
+export function startComponent(root: string, file: string, env: Record<string, string>, nodeFlags: string[], children: ChildProcess[], args: string[] = []) {
+  const child = tsxNode(root, file, args, { ...env, LOG_LEVEL: 'info' }, nodeFlags)
   children.push(child)
   pids[path.basename(path.dirname(file)) as keyof typeof pids] = child.pid // <component>/main.ts
   return new Promise<void>((resolve, reject) => {
@@ -93,7 +93,7 @@ function startComponent(root: string, file: string, env: Record<string, string>,
 }
 
 /** CPU milliseconds (user + system) a process has used so far, from /proc (Linux); 0 where unreadable. */
-function cpuMs(pid: number | undefined): number {
+export function cpuMs(pid: number | undefined): number {
   if (!pid) return 0
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
@@ -126,9 +126,16 @@ function cpuPerRequest(before: Cpu, after: Cpu, requests: number) {
   return { ...parts, total: Object.values(parts).reduce((a, b) => a + b, 0) }
 }
 
-function runLoad(spec: { url: string; query: string; documentId?: string; distinct: number; headerSets: Record<string, string>[]; connections: number; seconds: number }): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = tsxNode(path.resolve(HERE, '..'), path.join(HERE, 'throughput-load.ts'), [JSON.stringify(spec)], {})
+/** `variables` are sent with every request besides the nonce; `expected`: the only bodies accepted (bench/throughput-load.ts). */
+export interface LoadSpec { url: string; query: string; documentId?: string; variables?: Record<string, unknown>; distinct: number; headerSets: Record<string, string>[]; connections: number; seconds: number; expected?: string[] }
+
+export function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  // a large spec (expected answers) goes through a file: one argument may hold at most 128 KiB on Linux
+  const json = JSON.stringify(spec)
+  const specFile = json.length > 100_000 ? path.join(os.tmpdir(), `ew-bench-load-${process.pid}-${Date.now()}.json`) : undefined
+  if (specFile) writeFileSync(specFile, json)
+  return new Promise<LoadResult>((resolve, reject) => {
+    const child = tsxNode(path.resolve(HERE, '..'), path.join(HERE, 'throughput-load.ts'), [specFile ? `@${specFile}` : json], {})
     let stdout = ''
     let stderr = ''
     child.stdout!.on('data', (c: Buffer) => { stdout += c })
@@ -138,7 +145,7 @@ function runLoad(spec: { url: string; query: string; documentId?: string; distin
       if (code !== 0 || !line) return reject(new Error(`load generator exited with ${code}: ${stderr.slice(0, 2000)}`))
       resolve(JSON.parse(line) as LoadResult)
     })
-  })
+  }).finally(() => { if (specFile) rmSync(specFile, { force: true }) })
 }
 
 const pids: Record<(typeof COMPONENTS)[number], number | undefined> = { gateway: undefined, workbench: undefined, connectors: undefined, twins: undefined }
@@ -152,8 +159,8 @@ export function subgraphFetches(root: string): Record<string, number> {
   }))
 }
 
-const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN }
-const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' ')
+export const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN }
+export const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' ')
 
 export async function benchThroughput(): Promise<void> {
   const restoreLogs = quietLogs()

@@ -1,6 +1,6 @@
 // The gateway's touch points with Apollo's query-plan executor (gateway/apollo-executor.ts), one test each, over the
 // real subgraphs: an upgrade of @apollo/gateway that changes what the gateway relies on fails here, not in production.
-// Only public exports are used, and only gateway/apollo-executor.ts imports @apollo/gateway.
+// Only public exports are used, and only gateway/apollo-executor.ts imports @apollo/gateway (besides the stock peer of bench/peer-gateway.ts).
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { executeQueryPlan } from '@apollo/gateway'
@@ -116,13 +116,15 @@ describe("the gateway's touch points with Apollo's executor", () => {
     expect(answerReads).toContain('data')
   })
 
-  it('are all in gateway/apollo-executor.ts: nothing else imports @apollo/gateway, and nothing reaches into an Apollo dist folder', () => {
+  it('are all in gateway/apollo-executor.ts: nothing else imports @apollo/gateway (but the peers bench\'s stock peer), and nothing reaches into an Apollo dist folder', () => {
     const files = ['core', 'domain', 'gateway', 'subgraphs', 'jobs', 'clients', 'scripts', 'bench'].flatMap((dir) =>
       readdirSync(path.join(ROOT_DIR, dir), { withFileTypes: true, recursive: true })
         .filter((e) => e.isFile() && /\.tsx?$/.test(e.name))
         .map((e) => path.relative(ROOT_DIR, path.join(e.parentPath, e.name)).split(path.sep).join('/')))
     const text = (f: string) => readFileSync(path.join(ROOT_DIR, f), 'utf8')
-    expect(files.filter((f) => f !== 'gateway/apollo-executor.ts' && /from '@apollo\/gateway'/.test(text(f)))).toEqual([])
+    // bench/peer-gateway.ts runs the stock Apollo Gateway as a peer the peers bench measures ours against: not ours
+    const allowed = ['gateway/apollo-executor.ts', 'bench/peer-gateway.ts']
+    expect(files.filter((f) => !allowed.includes(f) && /from '@apollo\/gateway'/.test(text(f)))).toEqual([])
     expect(files.filter((f) => /from '@apollo\/[\w-]+\/dist\//.test(text(f)))).toEqual([])
   })
 })
