@@ -186,7 +186,7 @@ export class NotebookAdapter extends BaseAdapter {
     } while (pageToken)
     if (mode === 'full') {
       // A full listing is the whole truth: entries it no longer shows were deleted in the notebook.
-      const gone = await ctx.db.connectorObject.findMany({
+      const gone = await ctx.tdb.connectorObject.findMany({
         where: { connectionId: ctx.connection.id, externalType: ENTRY, deletedAt: null, externalId: { notIn: [...seen] } },
         select: { externalId: true },
       })
@@ -210,7 +210,7 @@ export class NotebookAdapter extends BaseAdapter {
     const client = this.client(ctx)
     if (ref.externalType === ENTRY) return client.getEntry(ref.externalId)
     if (ref.externalType === 'attachment') {
-      const row = await ctx.db.attachment.findUnique({ where: { connectionId_externalId: { connectionId: ctx.connection.id, externalId: ref.externalId } } })
+      const row = await ctx.tdb.attachment.findUnique({ where: { connectionId_externalId: { connectionId: ctx.connection.id, externalId: ref.externalId } } })
       if (!row) throw new DomainError('not_found', `Attachment ${ref.externalId} was not found.`)
       return client.getAttachment(row.entryExternalId, row.externalId)
     }
@@ -272,7 +272,7 @@ export class NotebookAdapter extends BaseAdapter {
         const entryId = canvas.resourceId
         const outcome = await this.refreshEntry(ctx, entryId, delivery, false)
         if (!isVisible(outcome)) return done(outcome)
-        const object = await ctx.db.connectorObject.findUnique({
+        const object = await ctx.tdb.connectorObject.findUnique({
           where: { connectionId_externalType_externalId: { connectionId: ctx.connection.id, externalType: ENTRY, externalId: entryId } },
         })
         // The link goes on the canvas first; the launch row commits with the processing mark, so a retry after a
@@ -299,7 +299,7 @@ export class NotebookAdapter extends BaseAdapter {
    */
   private async refreshEntry(ctx: IntegrationContext, entryId: string, delivery: WebhookDelivery, finalize: boolean): Promise<EntryOutcome | 'coalesced'> {
     const mark = finalize ? (tx: Parameters<NonNullable<Parameters<typeof recordEntry>[4]>>[0], outcome: string) => markDeliveryProcessed(tx, delivery.id, outcome) : undefined
-    const object = await ctx.db.connectorObject.findUnique({
+    const object = await ctx.tdb.connectorObject.findUnique({
       where: { connectionId_externalType_externalId: { connectionId: ctx.connection.id, externalType: ENTRY, externalId: entryId } },
     })
     if (object && !object.deletedAt && object.lastFetchedAt && object.lastFetchedAt >= delivery.receivedAt) {

@@ -77,7 +77,7 @@ export async function recordEntry(
   fetchStartedAt: Date,
   finalize?: Finalize,
 ): Promise<EntryOutcome> {
-  const { db, connection } = ctx
+  const { db, tdb, connection } = ctx
   const rules = readScopeRules(connection.scopeRules)
   const key = { connectionId_externalType_externalId: { connectionId: connection.id, externalType: ENTRY, externalId: entry.id } }
   const state = stateOf(entry)
@@ -101,7 +101,7 @@ export async function recordEntry(
     return outcome
   }
 
-  const existing = await db.connectorObject.findUnique({ where: key })
+  const existing = await tdb.connectorObject.findUnique({ where: key })
   const unchanged = (o: typeof existing) => Boolean(o && !o.deletedAt && modifiedAtOf(o.externalVersion) === entry.modifiedAt && o.state === state)
   if (unchanged(existing)) {
     await db.$transaction(async (tx) => {

@@ -246,7 +246,7 @@ async function processPage(ctx: IntegrationContext, client: QmsClient, s: QmsSet
     return ok
   })
   const existing = inScope.length
-    ? await ctx.db.sopVersion.findMany({ where: { connectionId: ctx.connection.id, OR: inScope.map((v) => ({ documentId: v.documentId, major: v.major, minor: v.minor })) } })
+    ? await ctx.tdb.sopVersion.findMany({ where: { connectionId: ctx.connection.id, OR: inScope.map((v) => ({ documentId: v.documentId, major: v.major, minor: v.minor })) } })
     : []
   const byKey = new Map(existing.map((e) => [`${e.documentId}|${e.major}|${e.minor}`, e]))
   const work = inScope.map((v) => {
@@ -310,7 +310,7 @@ export async function reconcileVersions(ctx: IntegrationContext, client: QmsClie
     if (!page.next) break
     page = await client.query({ next: page.next })
   }
-  const mirrored = await ctx.db.sopVersion.findMany({ where: { connectionId: ctx.connection.id, deletedAt: null }, select: { id: true, documentId: true, major: true, minor: true, sopId: true, lifecycleState: true } })
+  const mirrored = await ctx.tdb.sopVersion.findMany({ where: { connectionId: ctx.connection.id, deletedAt: null }, select: { id: true, documentId: true, major: true, minor: true, sopId: true, lifecycleState: true } })
   const gone = mirrored.filter((m) => !seen.has(`${m.documentId}|${m.major}|${m.minor}`))
   const eventsByDoc = new Map<string, { name: string; properties: Record<string, unknown> }[]>()
   for (const g of gone) {
@@ -341,7 +341,7 @@ export async function reconcileVersions(ctx: IntegrationContext, client: QmsClie
       await markSopsWithoutVersionsDeleted(tx, ctx.connection.organizationId, [...new Set(gone.map((g) => g.sopId))], now)
     })
   }
-  await ctx.db.connection.update({ where: { id: ctx.connection.id }, data: { providerSettings: { ...(ctx.connection.providerSettings as object), reconciled_at: now.toISOString() } } })
+  await ctx.tdb.connection.update({ where: { id: ctx.connection.id }, data: { providerSettings: { ...(ctx.connection.providerSettings as object), reconciled_at: now.toISOString() } } })
   report.delayedAnswers = client.delays.count
   return report
 }
