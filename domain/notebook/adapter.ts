@@ -5,7 +5,7 @@
 // before the stored version was fetched is already covered and is marked "coalesced" without another vendor call.
 import { randomUUID } from 'node:crypto'
 import type { Connection, WebhookDelivery } from '../../generated/prisma/client'
-import type { Db } from '../../core/database'
+import { transactionFor, type Db } from '../../core/database'
 import { CONNECTORS } from '../../core/text'
 import { DomainError } from '../../core/errors'
 import {
@@ -235,7 +235,7 @@ export class NotebookAdapter extends BaseAdapter {
     this.assertApiVersion(ctx.connection)
     const message = ((delivery.payload as { message?: Message } | null)?.message ?? { type: '' }) as Message
     const done = async (result: string) => {
-      await ctx.db.$transaction((tx) => markDeliveryProcessed(tx, delivery.id, result))
+      await transactionFor(ctx.db, ctx.connection.organizationId, (tx) => markDeliveryProcessed(tx, delivery.id, result))
       return { result }
     }
     const type = message.type
@@ -279,7 +279,7 @@ export class NotebookAdapter extends BaseAdapter {
         // failed commit replaces the link instead of leaving a second live launch.
         const launchId = randomUUID()
         await client.updateCanvas(canvasId, { blocks: promptBlocks(launchUrlFor(launchId)), enabled: true, data: canvasData(ctx.connection.id, entryId, launchId) })
-        await ctx.db.$transaction(async (tx) => {
+        await transactionFor(ctx.db, ctx.connection.organizationId, async (tx) => {
           await createLaunch(tx, {
             id: launchId, organizationId: ctx.connection.organizationId, programId: ctx.connection.programId, connectionId: ctx.connection.id,
             entryId, sourceId: object?.mappedType === 'source' ? object.mappedId : null, canvasId, notebookUserId: str(message.userId),
@@ -303,7 +303,7 @@ export class NotebookAdapter extends BaseAdapter {
       where: { connectionId_externalType_externalId: { connectionId: ctx.connection.id, externalType: ENTRY, externalId: entryId } },
     })
     if (object && !object.deletedAt && object.lastFetchedAt && object.lastFetchedAt >= delivery.receivedAt) {
-      if (mark) await ctx.db.$transaction((tx) => mark(tx, 'coalesced'))
+      if (mark) await transactionFor(ctx.db, ctx.connection.organizationId, (tx) => mark(tx, 'coalesced'))
       return 'coalesced'
     }
     const client = this.client(ctx)

@@ -11,6 +11,7 @@ import { applySuccessorRule, lockQmsSync, markSopsWithoutVersionsDeleted } from 
 import { createHash } from 'node:crypto'
 import type { Prisma, SopVersion } from '../../generated/prisma/client'
 import { recordAudit, systemActor } from '../../core/audit'
+import { transactionFor } from '../../core/database'
 import { DomainError } from '../../core/errors'
 import { sanitiseOutsideText } from '../../core/text'
 import type { IntegrationContext, SyncReport } from '../adapters'
@@ -150,7 +151,7 @@ type Tx = Prisma.TransactionClient
  */
 async function commitPage(ctx: IntegrationContext, s: QmsSettings, items: { v: VaultVersion; existing?: SopVersion; fetched: Fetched | null }[], watermark: string | null, report: QmsSyncReport, observedAt: Date) {
   const c = ctx.connection
-  await ctx.db.$transaction(async (tx: Tx) => {
+  await transactionFor(ctx.db, ctx.connection.organizationId, async (tx: Tx) => {
     // A poll and a reconciliation of the same connection commit one page at a time, in turn; each writes against the
     // rows as they are now (another run may have written some of them since they were read).
     await lockQmsSync(tx, c.id)
@@ -270,7 +271,7 @@ async function processPage(ctx: IntegrationContext, client: QmsClient, s: QmsSet
   })
   // Unchanged rows are still seen: one statement for all of them.
   const unchangedIds = work.filter((w) => !w.changed && w.existing).map((w) => w.existing!.id)
-  await ctx.db.$transaction(async (tx: Tx) => {
+  await transactionFor(ctx.db, ctx.connection.organizationId, async (tx: Tx) => {
     if (unchangedIds.length) await tx.sopVersion.updateMany({ where: { id: { in: unchangedIds } }, data: { lastSeenAt: observedAt } })
   })
   await commitPage(ctx, s, toWrite.map((w, i) => ({ v: w.v, existing: w.existing, fetched: fetched[i] })), opts.watermark ? maxModified : null, report, observedAt)
@@ -324,7 +325,7 @@ export async function reconcileVersions(ctx: IntegrationContext, client: QmsClie
   }
   const now = new Date()
   if (gone.length) {
-    await ctx.db.$transaction(async (tx: Tx) => {
+    await transactionFor(ctx.db, ctx.connection.organizationId, async (tx: Tx) => {
       for (const g of gone) {
         const ev = (eventsByDoc.get(g.documentId!) ?? []).filter((e) => e.name === 'version_deleted'
           && Number(e.properties.major_version_number__v) === g.major && Number(e.properties.minor_version_number__v) === g.minor).at(-1)
