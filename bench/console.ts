@@ -197,7 +197,7 @@ export async function benchConsole(): Promise<void> {
     const arrivals: number[] = []
     // A person's twins stop filing at BACKPRESSURE_OPEN_DECISIONS decisions waiting (the bench leaves each one open):
     // at most as many as fit below it, so a larger knob measures fewer rather than crashing on harness_denied.
-    const room = BACKPRESSURE_OPEN_DECISIONS - 1 - await openDecisionCount(db, tenant.users.scientist.id)
+    const room = BACKPRESSURE_OPEN_DECISIONS - 1 - await openDecisionCount(db, tenant.users.scientist.id, tenant.organization.id)
     const decisions = Math.max(1, Math.min(k.DECISIONS, room))
     const run = await runningRun(db, tenant, 'scientist')
     const client = await connect(stack.toolsUrl, run)

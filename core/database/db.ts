@@ -81,3 +81,14 @@ export type TenantTx = Omit<TenantDb, '$connect' | '$disconnect' | '$on' | '$tra
 export type AnyTx = Tx | TenantTx
 /** Recorders write through the plain type; an organisation-scoped client behaves the same at run time. */
 export const asTx = (tx: AnyTx) => tx as Tx
+
+/**
+ * An interactive transaction on the organisation's client (forOrganization), handed to `fn` typed as the plain Tx
+ * that recorders and sql.ts modules take: at run time every tenant model call in it keeps the organisation filter.
+ */
+export function transactionFor<R>(
+  db: PrismaClient, organizationId: string, fn: (tx: Tx) => Promise<R>,
+  options?: { maxWait?: number; timeout?: number; isolationLevel?: Prisma.TransactionIsolationLevel },
+): Promise<R> {
+  return forOrganization(db, organizationId).$transaction((tx) => fn(asTx(tx)), options)
+}

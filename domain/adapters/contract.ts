@@ -1,7 +1,7 @@
 // Owns the adapter contract every provider implements (connector specification, Adapter contract), with NotSupported
 // as the default for every operation; the IntegrationContext handed to adapters (budget gate, document ingestor, the
 // provider's API client); rate-limit header parsing and the webhook verification types. Imports no provider.
-import type { Db, AnyTx } from '../../core/database'
+import type { Db, AnyTx, TenantDb } from '../../core/database'
 import { enqueue } from '../../core/jobs'
 import type { Connection, WebhookDelivery } from '../../generated/prisma/client'
 import type { ProviderSpec } from './providers'
@@ -119,7 +119,10 @@ export interface DocumentIngestor {
 }
 
 export interface IntegrationContext {
+  /** The unscoped client, for what takes one (budget gates, raw SQL modules); model reads and writes go through tdb. */
   db: Db
+  /** The connection's organisation's client (forOrganization): every tenant model query is filtered to it. */
+  tdb: TenantDb
   connection: Connection
   spec: ProviderSpec
   budget: BudgetGate

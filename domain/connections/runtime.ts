@@ -1,6 +1,6 @@
 // Owns per-process connector state: one budget gate and one provider API client (token cache) per connection, built
 // by the connection's adapter from the registry, and the IntegrationContext handed to adapters. Imports no provider.
-import type { Db } from '../../core/database'
+import { forOrganization, type Db } from '../../core/database'
 import { egressAgents } from '../../core/http'
 import { env } from '../../core/config'
 import type { Connection } from '../../generated/prisma/client'
@@ -151,6 +151,7 @@ class ConnectorRuntime {
     if (!spec) throw new DomainError('unknown_provider', `Provider ${c.providerId} is not in the registry.`)
     return {
       db,
+      tdb: forOrganization(db, c.organizationId),
       connection: c,
       spec,
       budget: this.entry(db, c).gate,

@@ -32,7 +32,7 @@ export type SyncOutcome<R extends SyncReport = SyncReport> =
 
 /** Runs a full or incremental sync of one connection and writes connection.health (on every sync, success or failure). */
 export async function runSync(db: Db, connectionId: string, mode: SyncMode): Promise<SyncOutcome> {
-  const connection = await db.connection.findUnique({ where: { id: connectionId } })
+  const connection = await connectionAcrossOrganisations(db, connectionId)
   const adapter = connection && adapterFor(connection.providerId)
   if (!connection || !adapter || connection.status !== 'active') return { status: 'skipped', reason: 'connection_disconnected' }
   const skip = adapter.syncSkipReason(connection)
@@ -42,7 +42,7 @@ export async function runSync(db: Db, connectionId: string, mode: SyncMode): Pro
   try {
     if (adapter.healthCheckBeforeFirstSync && !connection.healthCheckedAt) {
       const report = await adapter.healthCheck(ctx)
-      await db.connection.update({
+      await ctx.tdb.connection.update({
         where: { id: connection.id },
         data: { healthCheckedAt: new Date(report.checkedAt), health: { ...previous, status: report.status, checked_at: report.checkedAt, checks: report.checks, note: null, last_error: null } as object },
       })
@@ -57,7 +57,7 @@ export async function runSync(db: Db, connectionId: string, mode: SyncMode): Pro
     }
     const at = new Date()
     const { health, cursor } = await adapter.syncedHealth(ctx, report, previous, { mode, at })
-    await db.connection.update({
+    await ctx.tdb.connection.update({
       where: { id: connection.id },
       data: { lastSyncedAt: at, healthCheckedAt: at, health: health as object, ...(cursor !== undefined ? { syncCursor: cursor } : {}) },
     })
@@ -69,7 +69,7 @@ export async function runSync(db: Db, connectionId: string, mode: SyncMode): Pro
   async function failed(e: unknown): Promise<SyncOutcome> {
     const at = new Date()
     const { health, error } = adapter!.failedSyncHealth(e, previous, { mode, at })
-    await db.connection.update({ where: { id: connectionId }, data: { healthCheckedAt: at, health: health as object } })
+    await ctx.tdb.connection.update({ where: { id: connectionId }, data: { healthCheckedAt: at, health: health as object } })
       .catch((err) => log.warn('connector.health_write_failed', { connectionId, error: err }))
     if (e instanceof RateLimited) {
       if (isVendorRateLimit(e)) await ctx.budget.backOff(e.retryAfterSeconds)
@@ -81,4 +81,12 @@ export async function runSync(db: Db, connectionId: string, mode: SyncMode): Pro
     log.warn('connector.sync_failed', { connectionId, mode, error })
     return { status: 'failed', error }
   }
+}
+
+/**
+ * A connection by id, whichever organisation holds it: the jobs that sync (connector_sync, poll_qms, reconcile_qms)
+ * carry the connection's id only, so this read is the one that learns the organisation; all else goes through it.
+ */
+export function connectionAcrossOrganisations(db: Db, connectionId: string) {
+  return db.connection.findUnique({ where: { id: connectionId } })
 }

@@ -8,7 +8,7 @@ import { z } from 'zod'
 import type { AuditEvent, StageGate } from '../../generated/prisma/client'
 import { asTx, type AnyTx, type Db } from '../../core/database'
 import { lockOpenGates, programsWithOpenGatesAcrossOrganisations } from './sql'
-import { publish, publishMany } from '../../core/database'
+import { publish, publishMany, transactionFor } from '../../core/database'
 import { FIXED_PHRASES, requiredRecordsPresent } from '../../core/text'
 import { IdInput } from '../../core/text'
 import { RECORD_TYPE_KEYS } from '../records'
@@ -258,7 +258,7 @@ export async function refreshStageReadiness(db: Db, opts: { gateId?: string } = 
   const report: RefreshReport = { gates: 0, programs: 0, changed: 0, briefs: 0 }
   const programs = await programsWithOpenGatesAcrossOrganisations(db, opts.gateId ?? null)
   for (const p of programs) {
-    await db.$transaction(async (tx) => {
+    await transactionFor(db, p.organization_id, async (tx) => {
       const ids = await lockOpenGates(tx, p.organization_id, p.program_id, opts.gateId ?? null)
       if (!ids.length) return
       const gates = await tx.stageGate.findMany({ where: { id: { in: ids.map((r) => r.id) }, organizationId: p.organization_id } })

@@ -3,15 +3,16 @@
 // '<N> of <M> required records present' and the live stream moving as the illustrative records are decided.
 // Idempotent: a program that has a gate is left alone.
 import { contextForUser } from '../../core/jobs'
-import type { Db } from '../../core/database'
+import { forOrganization, type Db } from '../../core/database'
 import { openStageGate } from './gates'
 
 type Seeded = { organization: { id: string }; program: { id: string }; users: Record<string, { id: string }> }
 
 export async function seedIllustrativeGate(db: Db, seed: Seeded): Promise<number> {
   const programId = seed.program.id
-  if (await db.stageGate.count({ where: { programId } })) return 0
-  const stages = await db.programStage.findMany({ where: { programId }, orderBy: { position: 'asc' }, take: 2 })
+  const tdb = forOrganization(db, seed.organization.id)
+  if (await tdb.stageGate.count({ where: { programId } })) return 0
+  const stages = await tdb.programStage.findMany({ where: { programId }, orderBy: { position: 'asc' }, take: 2 })
   if (stages.length < 2) return 0
   const lead = await contextForUser(db, seed.users.program_lead.id, seed.organization.id)
   await openStageGate(lead, {

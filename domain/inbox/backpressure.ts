@@ -12,11 +12,20 @@ import { lockFilingFor } from './sql'
 export const BACKPRESSURE_OPEN_DECISIONS = 25
 
 
+/** Decisions waiting for each of `userIds` of the organisation across their programs (absent users count 0). */
+export function openDecisionCounts(q: Db | TenantDb | AnyTx, userIds: readonly string[], organizationId: string): Promise<Map<string, number>> {
+  return countOpenDecisions(q, userIds, organizationId)
+}
+
 /**
- * Decisions waiting for each of `userIds` across their programs (absent users count 0). One grouped query, so a
- * twin_schedule batch of thousands of schedules asks once. Pass `organizationId` when the client is not tenant-scoped.
+ * The same for a twin_schedule batch, which holds people of many organisations (each person's items are in their own
+ * organisation): one grouped query, so a batch of thousands of schedules asks once.
  */
-export async function openDecisionCounts(q: Db | TenantDb | AnyTx, userIds: readonly string[], organizationId?: string): Promise<Map<string, number>> {
+export function openDecisionCountsAcrossOrganisations(q: Db | AnyTx, userIds: readonly string[]): Promise<Map<string, number>> {
+  return countOpenDecisions(q, userIds, null)
+}
+
+async function countOpenDecisions(q: Db | TenantDb | AnyTx, userIds: readonly string[], organizationId: string | null): Promise<Map<string, number>> {
   const counts = new Map<string, number>(userIds.map((u) => [u, 0]))
   if (userIds.length === 0) return counts
   const rows = await (q as Db).inboxItem.groupBy({
@@ -29,7 +38,7 @@ export async function openDecisionCounts(q: Db | TenantDb | AnyTx, userIds: read
 }
 
 /** Decisions waiting for one person. */
-export async function openDecisionCount(q: Db | TenantDb | AnyTx, userId: string, organizationId?: string): Promise<number> {
+export async function openDecisionCount(q: Db | TenantDb | AnyTx, userId: string, organizationId: string): Promise<number> {
   return (await openDecisionCounts(q, [userId], organizationId)).get(userId) ?? 0
 }
 

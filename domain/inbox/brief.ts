@@ -76,7 +76,7 @@ export async function composeBrief(q: TenantDb | TenantTx, who: BriefFor): Promi
     tx.inboxItem.count({ where: base }),
     tx.inboxItem.count({ where: { ...base, kind: 'decision' } }),
     // The backpressure count, as the harness reads it (domain/backpressure.ts), so the brief and filing agree on N.
-    openDecisionCount(q, who.userId),
+    openDecisionCount(q, who.userId, who.organizationId),
     tx.inboxItem.findMany({ where: base, orderBy: [{ dueAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }], take: BRIEF_ITEMS, select: { id: true, kind: true, dueAt: true } }),
     tx.roleAssignment.findMany({ where: { organizationId: who.organizationId, programId: who.programId, userId: who.userId }, select: { personaKey: true } }),
   ])

@@ -1,7 +1,7 @@
 // Owns the inbox item a broken audit chain files (issue 35): when the daily verification (jobs/tasks/audit_verify.ts)
 // finds an entry that does not verify, every active organisation owner and administrator gets one information item
 // naming it, once per broken entry (an item still open for the same entry is not filed again).
-import type { Db } from '../../core/database'
+import { transactionFor, type Db } from '../../core/database'
 import type { Verification } from '../../core/audit'
 import { fileInboxItem } from './filing'
 
@@ -21,7 +21,7 @@ export function chainBreakTitle(v: Verification): string {
 export async function fileChainBreak(db: Db, v: Verification, now = new Date()): Promise<number> {
   if (v.verified || !v.firstBreak) return 0
   const sourceId = v.firstBreak.entryId ?? `head:${v.firstBreak.seq}`
-  return db.$transaction(async (tx) => {
+  return transactionFor(db, v.organizationId, async (tx) => {
     const people = await tx.orgRoleAssignment.findMany({
       where: { organizationId: v.organizationId, personaKey: { in: [...CHAIN_BREAK_RECIPIENTS] }, user: { deactivatedAt: null } },
       select: { userId: true },

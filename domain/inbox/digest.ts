@@ -63,15 +63,25 @@ async function digestEmail(brief: BriefContent, programName: string, itemOwner: 
 export interface DigestReport { briefs: number; notified: number }
 
 /**
+ * twin_digest's sweep: every organisation's active twins with a program, and their active people's settings (the
+ * digest times). Each brief is then written on its twin's organisation's client.
+ */
+async function digestTwinsAcrossOrganisations(db: Db) {
+  const twins = await db.twinDefinition.findMany({ where: { status: 'active', programId: { not: null } }, orderBy: { id: 'asc' } })
+  if (!twins.length) return { twins, users: new Map<string, { id: string; settings: unknown }>() }
+  const users = new Map((await db.user.findMany({ where: { id: { in: [...new Set(twins.map((t) => t.userId))] }, deactivatedAt: null }, select: { id: true, settings: true } })).map((u) => [u.id, u]))
+  return { twins, users }
+}
+
+/**
  * One pass of twin_digest. Per twin and moment exactly once (an advisory lock per twin, and the slot recorded in the
  * brief, so two workers or a retried job never write it twice). A brief is written at every moment; the digest
  * notification only when something waits (an empty digest is noise; the brief still says when the next pass is).
  */
 export async function runDigests(db: Db, now = new Date()): Promise<DigestReport> {
   const report: DigestReport = { briefs: 0, notified: 0 }
-  const twins = await db.twinDefinition.findMany({ where: { status: 'active', programId: { not: null } }, orderBy: { id: 'asc' } })
+  const { twins, users } = await digestTwinsAcrossOrganisations(db)
   if (!twins.length) return report
-  const users = new Map((await db.user.findMany({ where: { id: { in: [...new Set(twins.map((t) => t.userId))] }, deactivatedAt: null }, select: { id: true, settings: true } })).map((u) => [u.id, u]))
   const due = twins.flatMap((twin) => {
     const user = users.get(twin.userId)
     const slot = user ? dueSlot(twin, user.settings, now) : null

@@ -10,13 +10,18 @@ import { changeShownBy } from './inbox'
 /** An item as a subscriber receives it: the row and what happened to it. */
 export type LiveInboxItem = InboxItem & { change?: InboxChange }
 
+/** The items one batch of notifications names: a batch serves every organisation's subscribers, each filtered by visible. */
+function inboxItemsAcrossOrganisations(db: Db, ids: string[]) {
+  return db.inboxItem.findMany({ where: { id: { in: ids } } })
+}
+
 export class InboxEvents extends LiveTopic<'inbox_changed', LiveInboxItem> {
   constructor(db: Db, listener: PgListener) {
     super(db, listener, {
       channel: 'inbox_changed',
       audience: (n) => n.userId,
       key: (n) => n.id,
-      read: (db, ids) => db.inboxItem.findMany({ where: { id: { in: ids } } }),
+      read: inboxItemsAcrossOrganisations,
       keyOf: (item) => item.id,
       matches: (item, n) => item.userId === n.userId && item.organizationId === n.organizationId,
       visible: (item, session) => item.organizationId === session.organizationId && (!item.programId || session.programPersonas.has(item.programId)),

@@ -1,7 +1,7 @@
 // Owns using a signed inbox link (its token: link-tokens.ts): what a link page may show, and resolving the one item
 // it names as the person it names, without signing in and without reading the private thread. A link works once.
 import { z } from 'zod'
-import type { Db } from '../../core/database'
+import { forOrganization, type Db } from '../../core/database'
 import { command, contextForUser } from '../../core/jobs'
 import { IdInput } from '../../core/text'
 import { DecisionRequired, InboxLinkInvalid, InboxLinkUsed, InvalidTransition } from '../../core/errors'
@@ -11,9 +11,11 @@ import { LINK_ACTIONS, verifyInboxLink } from './link-tokens'
 /** What a link page may show: the kind of item and whether it can be resolved here. Never a title or thread text. */
 export async function describeInboxLink(db: Db, token: string | undefined, itemId: string) {
   const claims = await verifyInboxLink(token, itemId)
-  const used = await db.inboxLinkUse.findUnique({ where: { id: claims.jti } })
+  // The signed link names its organisation: both reads are that organisation's.
+  const tdb = forOrganization(db, claims.org)
+  const used = await tdb.inboxLinkUse.findUnique({ where: { id: claims.jti } })
   if (used) throw new InboxLinkUsed()
-  const item = await db.inboxItem.findFirst({ where: { id: claims.item, userId: claims.sub, organizationId: claims.org }, select: { kind: true, status: true } })
+  const item = await tdb.inboxItem.findFirst({ where: { id: claims.item, userId: claims.sub, organizationId: claims.org }, select: { kind: true, status: true } })
   if (!item) throw new InboxLinkInvalid()
   return { kind: item.kind, status: item.status, resolvable: !DECIDED_KINDS.has(item.kind) }
 }

@@ -206,6 +206,11 @@ const REMINDED_KINDS: InboxItemKind[] = ['decision', 'signature', 'question']
  * statement, so two sweeps never remind twice), delivered after the person's quiet hours. Each change is announced.
  */
 export async function sweepInbox(db: Db, now = new Date()) {
+  return sweepInboxAcrossOrganisations(db, now)
+}
+
+/** One rule for every organisation's items, all or nothing: the sweep's one transaction spans the organisations. */
+function sweepInboxAcrossOrganisations(db: Db, now: Date) {
   return db.$transaction(async (tx) => {
     // Every organisation's items (a system sweep); the from-states come from the declaration.
     const expired = await transitionAll(tx, inboxItemStatus, 'expire', { dueAt: { not: null, lte: now } }, { updatedAt: now })

@@ -5,7 +5,7 @@ export { sweepInbox, countMyOpenInboxByProgram, closeItemsForSource, DECIDED_KIN
 export { fileInboxItem } from './filing'
 export type { FileInboxItem } from './filing'
 export { runDigests } from './digest'
-export { admitFiling, isFilingPaused, openDecisionCounts, openDecisionCount, filingPaused, BACKPRESSURE_OPEN_DECISIONS } from './backpressure'
+export { admitFiling, isFilingPaused, openDecisionCounts, openDecisionCountsAcrossOrganisations, openDecisionCount, filingPaused, BACKPRESSURE_OPEN_DECISIONS } from './backpressure'
 export { describeInboxLink, useInboxLink } from './inbox-links'
 export { signInboxLink, LINK_TTL_SECONDS } from './link-tokens'
 export { myBriefs, myInboxSummary } from './brief'

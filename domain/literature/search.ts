@@ -2,7 +2,7 @@
 // (evidence.literature.search), 25 results per query in cursor pages, the per-turn query budget of twin runs
 // (programs.settings.evidence_query_budget, default three), and the clusters kept per organisation so records can cite
 // them (literature_clusters, by cluster key or alias).
-import type { Db } from '../../core/database'
+import { forOrganization, type Db } from '../../core/database'
 import type { DomainContext } from '../../core/jobs'
 import { InvalidInput, NotFoundError } from '../../core/errors'
 import { assertCan } from '../../core/identity'
@@ -62,5 +62,5 @@ export function queriesPerTurn(settings: unknown): number {
 export async function getCluster(db: Db, organizationId: string, ref: string) {
   const found = await findCluster(db, organizationId, ref)
   if (!found) throw new NotFoundError('LiteratureCluster')
-  return db.literatureCluster.findFirstOrThrow({ where: { organizationId, clusterKey: found.cluster_key } })
+  return forOrganization(db, organizationId).literatureCluster.findFirstOrThrow({ where: { organizationId, clusterKey: found.cluster_key } })
 }

@@ -5,7 +5,7 @@
 // before the stored version was fetched is already covered and is marked "coalesced" without another vendor call.
 import { randomUUID } from 'node:crypto'
 import type { Connection, WebhookDelivery } from '../../generated/prisma/client'
-import type { Db } from '../../core/database'
+import { transactionFor, type Db } from '../../core/database'
 import { CONNECTORS } from '../../core/text'
 import { DomainError } from '../../core/errors'
 import {
@@ -186,7 +186,7 @@ export class NotebookAdapter extends BaseAdapter {
     } while (pageToken)
     if (mode === 'full') {
       // A full listing is the whole truth: entries it no longer shows were deleted in the notebook.
-      const gone = await ctx.db.connectorObject.findMany({
+      const gone = await ctx.tdb.connectorObject.findMany({
         where: { connectionId: ctx.connection.id, externalType: ENTRY, deletedAt: null, externalId: { notIn: [...seen] } },
         select: { externalId: true },
       })
@@ -210,7 +210,7 @@ export class NotebookAdapter extends BaseAdapter {
     const client = this.client(ctx)
     if (ref.externalType === ENTRY) return client.getEntry(ref.externalId)
     if (ref.externalType === 'attachment') {
-      const row = await ctx.db.attachment.findUnique({ where: { connectionId_externalId: { connectionId: ctx.connection.id, externalId: ref.externalId } } })
+      const row = await ctx.tdb.attachment.findUnique({ where: { connectionId_externalId: { connectionId: ctx.connection.id, externalId: ref.externalId } } })
       if (!row) throw new DomainError('not_found', `Attachment ${ref.externalId} was not found.`)
       return client.getAttachment(row.entryExternalId, row.externalId)
     }
@@ -235,7 +235,7 @@ export class NotebookAdapter extends BaseAdapter {
     this.assertApiVersion(ctx.connection)
     const message = ((delivery.payload as { message?: Message } | null)?.message ?? { type: '' }) as Message
     const done = async (result: string) => {
-      await ctx.db.$transaction((tx) => markDeliveryProcessed(tx, delivery.id, result))
+      await transactionFor(ctx.db, ctx.connection.organizationId, (tx) => markDeliveryProcessed(tx, delivery.id, result))
       return { result }
     }
     const type = message.type
@@ -272,14 +272,14 @@ export class NotebookAdapter extends BaseAdapter {
         const entryId = canvas.resourceId
         const outcome = await this.refreshEntry(ctx, entryId, delivery, false)
         if (!isVisible(outcome)) return done(outcome)
-        const object = await ctx.db.connectorObject.findUnique({
+        const object = await ctx.tdb.connectorObject.findUnique({
           where: { connectionId_externalType_externalId: { connectionId: ctx.connection.id, externalType: ENTRY, externalId: entryId } },
         })
         // The link goes on the canvas first; the launch row commits with the processing mark, so a retry after a
         // failed commit replaces the link instead of leaving a second live launch.
         const launchId = randomUUID()
         await client.updateCanvas(canvasId, { blocks: promptBlocks(launchUrlFor(launchId)), enabled: true, data: canvasData(ctx.connection.id, entryId, launchId) })
-        await ctx.db.$transaction(async (tx) => {
+        await transactionFor(ctx.db, ctx.connection.organizationId, async (tx) => {
           await createLaunch(tx, {
             id: launchId, organizationId: ctx.connection.organizationId, programId: ctx.connection.programId, connectionId: ctx.connection.id,
             entryId, sourceId: object?.mappedType === 'source' ? object.mappedId : null, canvasId, notebookUserId: str(message.userId),
@@ -299,11 +299,11 @@ export class NotebookAdapter extends BaseAdapter {
    */
   private async refreshEntry(ctx: IntegrationContext, entryId: string, delivery: WebhookDelivery, finalize: boolean): Promise<EntryOutcome | 'coalesced'> {
     const mark = finalize ? (tx: Parameters<NonNullable<Parameters<typeof recordEntry>[4]>>[0], outcome: string) => markDeliveryProcessed(tx, delivery.id, outcome) : undefined
-    const object = await ctx.db.connectorObject.findUnique({
+    const object = await ctx.tdb.connectorObject.findUnique({
       where: { connectionId_externalType_externalId: { connectionId: ctx.connection.id, externalType: ENTRY, externalId: entryId } },
     })
     if (object && !object.deletedAt && object.lastFetchedAt && object.lastFetchedAt >= delivery.receivedAt) {
-      if (mark) await ctx.db.$transaction((tx) => mark(tx, 'coalesced'))
+      if (mark) await transactionFor(ctx.db, ctx.connection.organizationId, (tx) => mark(tx, 'coalesced'))
       return 'coalesced'
     }
     const client = this.client(ctx)

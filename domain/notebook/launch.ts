@@ -96,7 +96,10 @@ export const openLaunch = command({
 
 /** Deletes launch ids 24 h after they expired (daily job). */
 export async function sweepLaunchIds(db: Db, now = new Date()): Promise<number> {
-  const cutoff = new Date(now.getTime() - LAUNCH_SWEEP_AFTER_MS)
-  const r = await db.launchId.deleteMany({ where: { expiresAt: { lt: cutoff } } })
-  return r.count
+  return (await deleteExpiredLaunchIdsAcrossOrganisations(db, new Date(now.getTime() - LAUNCH_SWEEP_AFTER_MS))).count
+}
+
+/** The daily sweep is one rule for every organisation's launch ids, so it spans them. */
+function deleteExpiredLaunchIdsAcrossOrganisations(db: Db, cutoff: Date) {
+  return db.launchId.deleteMany({ where: { expiresAt: { lt: cutoff } } })
 }

@@ -7,7 +7,7 @@
 // metadata, registry entities linked by id only, and an audit row (connector_object.create / connector_object.update).
 import { lockEntry, markEntrySeen } from './sql'
 import { readScopeRules, type ScopeRules } from '../adapters'
-import type { Tx } from '../../core/database'
+import { transactionFor, type Tx } from '../../core/database'
 import { recordAudit, systemActor } from '../../core/audit'
 import type { IntegrationContext } from '../adapters'
 import {
@@ -77,14 +77,14 @@ export async function recordEntry(
   fetchStartedAt: Date,
   finalize?: Finalize,
 ): Promise<EntryOutcome> {
-  const { db, connection } = ctx
+  const { db, tdb, connection } = ctx
   const rules = readScopeRules(connection.scopeRules)
   const key = { connectionId_externalType_externalId: { connectionId: connection.id, externalType: ENTRY, externalId: entry.id } }
   const state = stateOf(entry)
 
   if (!inScope(rules, entry) || entry.archiveRecord) {
     const outcome: EntryOutcome = entry.archiveRecord ? 'archived' : 'out_of_scope'
-    await db.$transaction(async (tx) => {
+    await transactionFor(db, connection.organizationId, async (tx) => {
       await lockEntry(tx, connection.id, entry.id)
       const existing = await tx.connectorObject.findUnique({ where: key })
       if (existing && !existing.deletedAt) {
@@ -101,10 +101,10 @@ export async function recordEntry(
     return outcome
   }
 
-  const existing = await db.connectorObject.findUnique({ where: key })
+  const existing = await tdb.connectorObject.findUnique({ where: key })
   const unchanged = (o: typeof existing) => Boolean(o && !o.deletedAt && modifiedAtOf(o.externalVersion) === entry.modifiedAt && o.state === state)
   if (unchanged(existing)) {
-    await db.$transaction(async (tx) => {
+    await transactionFor(db, connection.organizationId, async (tx) => {
       await markEntrySeen(tx, existing!.organizationId, existing!.id, fetchStartedAt)
       await finalize?.(tx, 'unchanged')
     })
@@ -127,7 +127,7 @@ export async function recordEntry(
   const flat = flattenEntry(entry, { attachmentSha256: digests })
   const modifiedAt = new Date(entry.modifiedAt)
 
-  return db.$transaction(async (tx) => {
+  return transactionFor(db, connection.organizationId, async (tx) => {
     await lockEntry(tx, connection.id, entry.id)
     const current = await tx.connectorObject.findUnique({ where: key })
     // Another job stored a newer version meanwhile: this answer is older, keep what is there.
@@ -208,7 +208,7 @@ export async function recordEntry(
 /** An entry the vendor no longer has (404): hidden, kept as history. */
 export async function recordEntryGone(ctx: IntegrationContext, entryId: string, finalize?: Finalize): Promise<'not_found'> {
   const { db, connection } = ctx
-  await db.$transaction(async (tx) => {
+  await transactionFor(db, connection.organizationId, async (tx) => {
     await lockEntry(tx, connection.id, entryId)
     const existing = await tx.connectorObject.findUnique({
       where: { connectionId_externalType_externalId: { connectionId: connection.id, externalType: ENTRY, externalId: entryId } },

@@ -37,7 +37,7 @@ export class QmsAdapter extends BaseAdapter {
   override readonly healthCheckBeforeFirstSync = true
   override readonly syncFailures = 'record' as const
   override syncedHealth(ctx: IntegrationContext, report: SyncReport, previous: ConnectionHealth, run: SyncRun) {
-    return syncedHealth(ctx.db, ctx.connection.id, report as QmsSyncReport, previous, run)
+    return syncedHealth(ctx.tdb, ctx.connection.id, report as QmsSyncReport, previous, run)
   }
   override failedSyncHealth(error: unknown, previous: ConnectionHealth, run: SyncRun) {
     return failedSyncHealth(error, previous, run)
@@ -143,7 +143,7 @@ export class QmsAdapter extends BaseAdapter {
         }
       }
     }
-    const unmappedRows = await ctx.db.sopVersion.groupBy({ by: ['vendorLabel'], where: { connectionId: c.id, lifecycleState: 'unmapped', deletedAt: null }, _count: { _all: true } })
+    const unmappedRows = await ctx.tdb.sopVersion.groupBy({ by: ['vendorLabel'], where: { connectionId: c.id, lifecycleState: 'unmapped', deletedAt: null }, _count: { _all: true } })
     const unmappedTotal = unmappedRows.reduce((n, r) => n + r._count._all, 0)
     checks.push({
       name: 'unmapped_versions', ok: unmappedTotal === 0,

@@ -2,7 +2,7 @@
 // entry per gap, replacing the previous entry of the same name. A sync names its entry by the QMS job vocabulary
 // (sync.poll for an incremental sync, sync.reconcile for a full one); a failure names the version and the vendor's
 // words (never a secret), an exhausted budget its retry delay; the versions under unmapped labels are surfaced.
-import type { Db } from '../../core/database'
+import type { TenantDb } from '../../core/database'
 import { budgetExhausted } from '../../core/text'
 import type { ConnectionHealth, HealthCheckItem, SyncRun } from '../adapters'
 import { RateLimited, VendorAuthFailed, VendorError } from '../adapters'
@@ -30,9 +30,9 @@ function mergeChecks(previous: HealthCheckItem[] | undefined, entries: HealthChe
 }
 
 /** After a sync: its entry, the unmapped versions and the budget; degraded while any entry is not ok. The cursor is the sync's own (page by page). */
-export async function syncedHealth(db: Db, connectionId: string, report: QmsSyncReport, previous: ConnectionHealth, { mode, at }: SyncRun): Promise<{ health: ConnectionHealth }> {
+export async function syncedHealth(tdb: TenantDb, connectionId: string, report: QmsSyncReport, previous: ConnectionHealth, { mode, at }: SyncRun): Promise<{ health: ConnectionHealth }> {
   const kind = kindOf(mode)
-  const unmapped = await db.sopVersion.groupBy({ by: ['vendorLabel'], where: { connectionId, lifecycleState: 'unmapped', deletedAt: null }, _count: { _all: true } })
+  const unmapped = await tdb.sopVersion.groupBy({ by: ['vendorLabel'], where: { connectionId, lifecycleState: 'unmapped', deletedAt: null }, _count: { _all: true } })
   const unmappedTotal = unmapped.reduce((n, r) => n + r._count._all, 0)
   const entries: HealthCheckItem[] = [
     { name: `sync.${kind}`, ok: true, detail: `${report.seen} seen, ${report.created} created, ${report.updated} updated, ${report.deleted} deleted upstream${report.restated ? `, ${report.restated} re-stated` : ''}; watermark ${report.cursor ?? 'none'}` },

@@ -11,6 +11,7 @@ import { applySuccessorRule, lockQmsSync, markSopsWithoutVersionsDeleted } from 
 import { createHash } from 'node:crypto'
 import type { Prisma, SopVersion } from '../../generated/prisma/client'
 import { recordAudit, systemActor } from '../../core/audit'
+import { transactionFor } from '../../core/database'
 import { DomainError } from '../../core/errors'
 import { sanitiseOutsideText } from '../../core/text'
 import type { IntegrationContext, SyncReport } from '../adapters'
@@ -150,7 +151,7 @@ type Tx = Prisma.TransactionClient
  */
 async function commitPage(ctx: IntegrationContext, s: QmsSettings, items: { v: VaultVersion; existing?: SopVersion; fetched: Fetched | null }[], watermark: string | null, report: QmsSyncReport, observedAt: Date) {
   const c = ctx.connection
-  await ctx.db.$transaction(async (tx: Tx) => {
+  await transactionFor(ctx.db, ctx.connection.organizationId, async (tx: Tx) => {
     // A poll and a reconciliation of the same connection commit one page at a time, in turn; each writes against the
     // rows as they are now (another run may have written some of them since they were read).
     await lockQmsSync(tx, c.id)
@@ -246,7 +247,7 @@ async function processPage(ctx: IntegrationContext, client: QmsClient, s: QmsSet
     return ok
   })
   const existing = inScope.length
-    ? await ctx.db.sopVersion.findMany({ where: { connectionId: ctx.connection.id, OR: inScope.map((v) => ({ documentId: v.documentId, major: v.major, minor: v.minor })) } })
+    ? await ctx.tdb.sopVersion.findMany({ where: { connectionId: ctx.connection.id, OR: inScope.map((v) => ({ documentId: v.documentId, major: v.major, minor: v.minor })) } })
     : []
   const byKey = new Map(existing.map((e) => [`${e.documentId}|${e.major}|${e.minor}`, e]))
   const work = inScope.map((v) => {
@@ -270,7 +271,7 @@ async function processPage(ctx: IntegrationContext, client: QmsClient, s: QmsSet
   })
   // Unchanged rows are still seen: one statement for all of them.
   const unchangedIds = work.filter((w) => !w.changed && w.existing).map((w) => w.existing!.id)
-  await ctx.db.$transaction(async (tx: Tx) => {
+  await transactionFor(ctx.db, ctx.connection.organizationId, async (tx: Tx) => {
     if (unchangedIds.length) await tx.sopVersion.updateMany({ where: { id: { in: unchangedIds } }, data: { lastSeenAt: observedAt } })
   })
   await commitPage(ctx, s, toWrite.map((w, i) => ({ v: w.v, existing: w.existing, fetched: fetched[i] })), opts.watermark ? maxModified : null, report, observedAt)
@@ -310,7 +311,7 @@ export async function reconcileVersions(ctx: IntegrationContext, client: QmsClie
     if (!page.next) break
     page = await client.query({ next: page.next })
   }
-  const mirrored = await ctx.db.sopVersion.findMany({ where: { connectionId: ctx.connection.id, deletedAt: null }, select: { id: true, documentId: true, major: true, minor: true, sopId: true, lifecycleState: true } })
+  const mirrored = await ctx.tdb.sopVersion.findMany({ where: { connectionId: ctx.connection.id, deletedAt: null }, select: { id: true, documentId: true, major: true, minor: true, sopId: true, lifecycleState: true } })
   const gone = mirrored.filter((m) => !seen.has(`${m.documentId}|${m.major}|${m.minor}`))
   const eventsByDoc = new Map<string, { name: string; properties: Record<string, unknown> }[]>()
   for (const g of gone) {
@@ -324,7 +325,7 @@ export async function reconcileVersions(ctx: IntegrationContext, client: QmsClie
   }
   const now = new Date()
   if (gone.length) {
-    await ctx.db.$transaction(async (tx: Tx) => {
+    await transactionFor(ctx.db, ctx.connection.organizationId, async (tx: Tx) => {
       for (const g of gone) {
         const ev = (eventsByDoc.get(g.documentId!) ?? []).filter((e) => e.name === 'version_deleted'
           && Number(e.properties.major_version_number__v) === g.major && Number(e.properties.minor_version_number__v) === g.minor).at(-1)
@@ -341,7 +342,7 @@ export async function reconcileVersions(ctx: IntegrationContext, client: QmsClie
       await markSopsWithoutVersionsDeleted(tx, ctx.connection.organizationId, [...new Set(gone.map((g) => g.sopId))], now)
     })
   }
-  await ctx.db.connection.update({ where: { id: ctx.connection.id }, data: { providerSettings: { ...(ctx.connection.providerSettings as object), reconciled_at: now.toISOString() } } })
+  await ctx.tdb.connection.update({ where: { id: ctx.connection.id }, data: { providerSettings: { ...(ctx.connection.providerSettings as object), reconciled_at: now.toISOString() } } })
   report.delayedAnswers = client.delays.count
   return report
 }

@@ -1,14 +1,14 @@
 // Owns the illustrative program's records: a few of each product, written through the one write path as the seed's
 // people (so each has its version, audit row and typed fields). Idempotent: a program that has records is left alone.
 import { contextForUser } from '../../core/jobs'
-import type { Db } from '../../core/database'
+import { forOrganization, type Db } from '../../core/database'
 import { applyRecordChange, type RecordChange } from './write'
 
 type Seeded = { organization: { id: string }; program: { id: string }; users: Record<string, { id: string }> }
 
 export async function seedIllustrativeRecords(db: Db, seed: Seeded): Promise<number> {
   const programId = seed.program.id
-  if (await db.programRecord.count({ where: { programId } })) return 0
+  if (await forOrganization(db, seed.organization.id).programRecord.count({ where: { programId } })) return 0
   const as = (persona: string) => contextForUser(db, seed.users[persona].id, seed.organization.id)
   const create = async (persona: string, change: Omit<Extract<RecordChange, { kind: 'create' }>, 'kind' | 'programId'>) =>
     (await applyRecordChange(await as(persona), { kind: 'create', programId, ...change })).recordId

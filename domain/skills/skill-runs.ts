@@ -3,7 +3,7 @@
 import { z } from 'zod'
 import { checkReadinessInput } from '../qms'
 import type { Db } from '../../core/database'
-import { asTx, type AnyTx } from '../../core/database'
+import { asTx, forOrganization, type AnyTx } from '../../core/database'
 import {
   DomainError, InvalidInput, NotFoundError, SkillFailed, SkillTimeout, UnitMismatch, UnitRequired, UnitUnsupported, domainError,
 } from '../../core/errors'
@@ -144,7 +144,7 @@ export const runSkillForPerson = Object.assign(async (ctx: DomainContext, input:
 
 /** skill_library_job: runs one class B skill in the worker and records its result (or refusal). */
 export async function runQueuedSkill(db: Db, toolCallId: string, timeoutMs = CLASS_B_TIMEOUT_MS) {
-  const call = await db.toolCall.findUnique({ where: { id: toolCallId } })
+  const call = await toolCallAcrossOrganisations(db, toolCallId)
   if (!call || call.status !== 'running') return // already answered (delivery is at least once)
   const args = call.arguments as { inputs?: unknown; citations?: unknown }
   let result: SkillResult
@@ -161,11 +161,16 @@ export async function runQueuedSkill(db: Db, toolCallId: string, timeoutMs = CLA
     if (!refused) throw e
     return
   }
-  await db.$transaction((tx) => recordRun(tx, { organizationId: call.organizationId, programId: call.programId!, userId: call.userId! }, result, { toolCallId }))
+  await forOrganization(db, call.organizationId).$transaction((tx) => recordRun(tx, { organizationId: call.organizationId, programId: call.programId!, userId: call.userId! }, result, { toolCallId }))
     .catch(answeredMeanwhile)
 }
 
 /** Another delivery of the same job answered the call first: its answer stands (delivery is at least once). */
+/** The queued call a skill_library_job names: its payload carries the id only, so this read learns the organisation. */
+function toolCallAcrossOrganisations(db: Db, toolCallId: string) {
+  return db.toolCall.findUnique({ where: { id: toolCallId } })
+}
+
 function answeredMeanwhile(e: unknown) {
   if (e instanceof DomainError && e.code === 'invalid_transition') return
   throw e

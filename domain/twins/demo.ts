@@ -1,7 +1,7 @@
 // Owns the illustrative twins of the demo (npm start, never production): the program owner, lead, scientist and quality
 // reviewer each get an active twin with an hourly blocker_scan schedule under an approved standing plan, due within a
 // minute of start, and the owner a pre_read twin trigger on experiment.update. Idempotent across restarts.
-import type { Db } from '../../core/database'
+import { transactionFor, type Db } from '../../core/database'
 import { auditTrailEndAcrossOrganisations } from './sql'
 import { log } from '../../core/config'
 import { enqueue } from '../../core/jobs'
@@ -19,7 +19,7 @@ export async function seedIllustrativeTwins(db: Db, seed: DemoSeed, now = new Da
   for (const persona of DEMO_PERSONAS) {
     const user = seed.users[persona]
     if (!user) continue
-    await db.$transaction(async (tx) => {
+    await transactionFor(db, seed.organization.id, async (tx) => {
       const twin = await tx.twinDefinition.upsert({
         where: { programId_userId_personaKey: { programId: seed.program.id, userId: user.id, personaKey: persona } },
         update: {},

@@ -2,7 +2,7 @@
 // became (filed, approved unchanged, edited, declined by reason, refused, expired) and the not_useful rate of each
 // trigger; and the high_decline_rate pause (the design decisions (docs/contributors.md): 10 or more decided in 7 days with 60 % or more declined).
 import { systemActor } from '../../core/audit'
-import type { Db } from '../../core/database'
+import { forOrganization, type Db } from '../../core/database'
 import { declineReasonsOf, feedbackByTriggerOf, proposalOutcomesOf, refusedCallsOf } from './sql'
 import { clock } from './schedules'
 import { pauseTwin } from './twins'
@@ -23,7 +23,7 @@ export async function evaluateTwin(db: Db, twin: { id: string; organizationId: s
   const p = await proposalOutcomesOf(db, twin.organizationId, twin.id, since)
   const reasons = await declineReasonsOf(db, twin.organizationId, twin.id, since)
   const r = await refusedCallsOf(db, twin.organizationId, twin.id, since)
-  const expired = await db.inboxItem.count({ where: { organizationId: twin.organizationId, twinId: twin.id, kind: 'decision', status: 'expired', updatedAt: { gte: since } } })
+  const expired = await forOrganization(db, twin.organizationId).inboxItem.count({ where: { organizationId: twin.organizationId, twinId: twin.id, kind: 'decision', status: 'expired', updatedAt: { gte: since } } })
   const feedback = await feedbackByTriggerOf(db, twin.organizationId, twin.id)
   return {
     twinId: twin.id, windowStart: since, filed: p.filed, approvedUnchanged: p.approved, edited: p.edited, declined: p.declined,
@@ -43,7 +43,7 @@ export function declineRateTooHigh(e: Pick<TwinEvaluation, 'approvedUnchanged' |
  * active twins over the decline rate pause (high_decline_rate).
  */
 export async function evaluateTwins(db: Db, now = clock.now()) {
-  const twins = await db.twinDefinition.findMany({ where: { status: { in: ['active', 'paused'] } }, select: { id: true, organizationId: true, programId: true, status: true } })
+  const twins = await twinsToEvaluateAcrossOrganisations(db)
   const evaluations: TwinEvaluation[] = []
   let paused = 0
   for (const twin of twins) {
@@ -51,7 +51,7 @@ export async function evaluateTwins(db: Db, now = clock.now()) {
     await storeEvaluation(db, twin, e, now)
     evaluations.push(e)
     if (twin.status === 'active' && declineRateTooHigh(e)) {
-      await db.$transaction(async (tx) => {
+      await forOrganization(db, twin.organizationId).$transaction(async (tx) => {
         const current = await tx.twinDefinition.findUnique({ where: { id: twin.id } })
         if (current?.status !== 'active') return
         await pauseTwin(tx, twin, 'high_decline_rate', {
@@ -62,4 +62,9 @@ export async function evaluateTwins(db: Db, now = clock.now()) {
     }
   }
   return { evaluated: evaluations.length, paused, evaluations }
+}
+
+/** twin_evaluate's sweep: every organisation's active or paused twins (each is then evaluated on its organisation's client). */
+function twinsToEvaluateAcrossOrganisations(db: Db) {
+  return db.twinDefinition.findMany({ where: { status: { in: ['active', 'paused'] } }, select: { id: true, organizationId: true, programId: true, status: true } })
 }

@@ -9,7 +9,7 @@ import type { TwinModelSettings } from '../../generated/prisma/client'
 import { command, type DomainContext } from '../../core/jobs'
 import { assertCan } from '../../core/identity'
 import { assertEgressUrl } from '../../core/http'
-import type { Db } from '../../core/database'
+import { forOrganization, type Db } from '../../core/database'
 import { InvalidInput, NotFoundError } from '../../core/errors'
 import { IdInput } from '../../core/text'
 import { secretKey } from '../adapters'
@@ -124,13 +124,13 @@ export const setTwinModelSettings = command({
 
 /** The settings in force for a program: its own row, else its organisation's; null when neither exists. */
 async function settingsRow(db: Db, organizationId: string, programId: string | null): Promise<TwinModelSettings | null> {
-  const rows = await db.twinModelSettings.findMany({ where: { organizationId, scope: { in: programId ? [programId, ORGANIZATION_SCOPE] : [ORGANIZATION_SCOPE] } } })
+  const rows = await forOrganization(db, organizationId).twinModelSettings.findMany({ where: { organizationId, scope: { in: programId ? [programId, ORGANIZATION_SCOPE] : [ORGANIZATION_SCOPE] } } })
   return rows.find((r) => r.scope === programId) ?? rows.find((r) => r.scope === ORGANIZATION_SCOPE) ?? null
 }
 
 /** What the API reads: the program's (or organisation's, programId null) own settings, the key never included. */
 export async function twinModelSettings(db: Db, organizationId: string, programId: string | null): Promise<ModelSettingsView | null> {
-  const row = await db.twinModelSettings.findFirst({ where: { organizationId, scope: programId ?? ORGANIZATION_SCOPE } })
+  const row = await forOrganization(db, organizationId).twinModelSettings.findFirst({ where: { organizationId, scope: programId ?? ORGANIZATION_SCOPE } })
   return row ? describeModelSettings(row) : null
 }
 

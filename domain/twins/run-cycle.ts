@@ -4,7 +4,7 @@
 // twice).
 import type { AgentRun } from '../../generated/prisma/client'
 import { contextForUser } from '../../core/jobs'
-import type { Db } from '../../core/database'
+import { forOrganization, type Db } from '../../core/database'
 import { abandonedRunsAcrossOrganisations } from './sql'
 import { DomainError, InvalidTransition } from '../../core/errors'
 import { log } from '../../core/config'
@@ -38,7 +38,7 @@ export type CycleResult =
 
 /** Runs `runId` once; safe to call again (a finished run is left alone). */
 export async function runTwinCycle(db: Db, runId: string, opts: { timeLimitMs?: number } = {}): Promise<CycleResult> {
-  const run = await db.agentRun.findUnique({ where: { id: runId } })
+  const run = await runAcrossOrganisations(db, runId)
   if (!run || !run.twinId) return { ran: false, why: 'missing' }
   if (run.status === 'succeeded' || run.status === 'failed' || run.status === 'cancelled') return { ran: false, why: 'finished' }
   if (run.status === 'interrupted') return { ran: false, why: 'waiting' }
@@ -46,7 +46,9 @@ export async function runTwinCycle(db: Db, runId: string, opts: { timeLimitMs?: 
     await finishRun(db, run, 'failed', { error: CRASHED_RUN_ERROR })
     return { ran: false, why: 'crashed' }
   }
-  const twin = await db.twinDefinition.findFirst({ where: { id: run.twinId, organizationId: run.organizationId } })
+  // Everything after the run is read happens in the run's organisation.
+  const tdb = forOrganization(db, run.organizationId)
+  const twin = await tdb.twinDefinition.findFirst({ where: { id: run.twinId, organizationId: run.organizationId } })
   if (!twin || twin.status !== 'active') {
     const why = !twin || twin.status === 'retired' ? 'twin_retired' : 'twin_paused'
     await finishRun(db, run, 'cancelled', { error: why })
@@ -54,7 +56,7 @@ export async function runTwinCycle(db: Db, runId: string, opts: { timeLimitMs?: 
   }
   // budget_usd_month used up (twin-usd-budget.ts): the twin pauses, which cancels this queued run with the others.
   if (await pauseWhenUsdBudgetUsedUp(db, twin, 'twin_cycle')) return { ran: false, why: 'twin_paused' }
-  const trigger = run.triggerId ? await db.twinTrigger.findFirst({ where: { id: run.triggerId, organizationId: run.organizationId } }) : null
+  const trigger = run.triggerId ? await tdb.twinTrigger.findFirst({ where: { id: run.triggerId, organizationId: run.organizationId } }) : null
   // The trigger's own harness, else the program's or organisation's default (model-settings.ts), else deterministic.
   const harnessKey = harnessKeyFor(trigger, triggerHarnessKey(trigger) ? null : await defaultHarnessFor(db, run.organizationId, run.programId))
   const harness = harnessOf(harnessKey)
@@ -73,7 +75,7 @@ export async function runTwinCycle(db: Db, runId: string, opts: { timeLimitMs?: 
     return { ran: true, status: 'failed' }
   }
   // The allow-list the person's permissions grant now: a change since the twin was configured is recorded and audited.
-  await db.$transaction((tx) => recordToolAllowlist(tx, twin, ctx.session, systemActor('twin_cycle'), 'run'))
+  await tdb.$transaction((tx) => recordToolAllowlist(tx, twin, ctx.session, systemActor('twin_cycle'), 'run'))
   const duties = trigger ? [trigger.dutyKey] : (twin.duties as string[])
   const abort = new AbortController()
   const input: RunContext = { run: started, twin, trigger, duties, ctx, db, footer: (await runFooter(db, started)) ?? '', signal: abort.signal }
@@ -90,7 +92,7 @@ export async function runTwinCycle(db: Db, runId: string, opts: { timeLimitMs?: 
     }
     // Paused while the harness worked (budget exhausted, a person, a lost permission): the run in flight was left to
     // end here, and it ends cancelled with what it did, since nothing more runs until the person resumes.
-    const now = await db.twinDefinition.findUnique({ where: { id: twin.id }, select: { status: true, pausedReason: true } })
+    const now = await tdb.twinDefinition.findUnique({ where: { id: twin.id }, select: { status: true, pausedReason: true } })
     if (now && now.status !== 'active') {
       return { ran: true, status: await endRun(db, started, 'cancelled', { outcome: outcome.summary ?? {}, error: `twin ${now.status}${now.pausedReason ? ` (${now.pausedReason})` : ''} during the run` }) }
     }
@@ -115,10 +117,15 @@ async function endRun(db: Db, run: AgentRun, status: 'succeeded' | 'failed' | 'c
     return (await finishRun(db, run, status, opts)).status
   } catch (error) {
     if (!(error instanceof InvalidTransition)) throw error
-    const current = await db.agentRun.findUnique({ where: { id: run.id }, select: { status: true } })
+    const current = await forOrganization(db, run.organizationId).agentRun.findUnique({ where: { id: run.id }, select: { status: true } })
     log.warn('twin_cycle.ended_elsewhere', { runId: run.id, wanted: status, status: current?.status })
     return current?.status ?? status
   }
+}
+
+/** The run a twin_cycle job names: its payload carries the run's id only, so this read learns the organisation. */
+function runAcrossOrganisations(db: Db, runId: string) {
+  return db.agentRun.findUnique({ where: { id: runId } })
 }
 
 export const ABANDONED_RUN_ERROR = 'No worker holds this run any more (its job gave up or was lost); it was marked failed.'

@@ -7,7 +7,7 @@ import type { Db } from '../../core/database'
 import { dueSchedulesAcrossOrganisations, insertScheduledRunsAcrossOrganisations, markTriggersFiredAcrossOrganisations, moveSchedulesAcrossOrganisations, type DueRow } from './sql'
 import { InvalidInput } from '../../core/errors'
 import { log } from '../../core/config'
-import { isFilingPaused, openDecisionCounts } from '../inbox'
+import { isFilingPaused, openDecisionCountsAcrossOrganisations } from '../inbox'
 import { boundedCache } from '../../core/config'
 
 // rrule ships CommonJS: Node's ESM loader sees its exports on `default`, vite's on the namespace.
@@ -108,7 +108,7 @@ export async function claimDueSchedules(db: Db, opts: { now?: Date; batch?: numb
     const n = await db.$transaction(async (tx) => {
       const due = await dueSchedulesAcrossOrganisations(tx, now, opts.batch ?? CLAIM_BATCH)
       if (due.length === 0) return 0
-      const open = await openDecisionCounts(tx, [...new Set(due.map((d) => d.user_id))])
+      const open = await openDecisionCountsAcrossOrganisations(tx, [...new Set(due.map((d) => d.user_id))])
       const busy = new Set([...open].filter(([, n]) => isFilingPaused(n)).map(([userId]) => userId))
       const fire: DueRow[] = []
       const moves: { id: string; next: Date | null; fired: boolean }[] = []

@@ -3,7 +3,7 @@
 // paused twins, and twin_events_reconcile, which compares each event trigger's entry_seq watermark with the trail.
 import type { AuditEvent, TwinTrigger } from '../../generated/prisma/client'
 import { PAUSE_ACTIONS, TRIGGERABLE_ACTIONS, systemActor } from '../../core/audit'
-import { asTx, type Db, type Tx } from '../../core/database'
+import { asTx, transactionFor, type Db, type Tx } from '../../core/database'
 import { advanceTriggerWatermark, lockTriggerBehind, missedTriggerEventsAcrossOrganisations } from './sql'
 import { hasPermission } from '../../core/permissions'
 import { currentPersonaVersion } from '../../core/identity'
@@ -95,7 +95,7 @@ export async function reconcileEventTriggers(db: Db, now = clock.now()): Promise
   const missed = await missedTriggerEventsAcrossOrganisations(db)
   for (const m of missed) {
     report.triggers++
-    const outcome = await db.$transaction(async (tx) => {
+    const outcome = await transactionFor(db, m.organization_id, async (tx) => {
       const locked = await lockTriggerBehind(tx, m.organization_id, m.id, m.seq)
       if (!locked) return null
       const t = await tx.twinTrigger.findUniqueOrThrow({ where: { id: m.id }, include: { twin: { select: { userId: true } } } })

@@ -14,18 +14,24 @@ function mayRead(session: Session, run: { programId: string | null; twinUserId: 
     || (run.twinUserId === session.userId && can(session, 'program.twins.read_own', run.programId))
 }
 
+/**
+ * The runs one batch of notifications names, each with its twin's owner: a batch serves every organisation's
+ * subscribers, each filtered by visible (mayRead).
+ */
+async function runsAcrossOrganisations(db: Db, ids: string[]): Promise<TwinRunRow[]> {
+  const runs = await db.agentRun.findMany({ where: { id: { in: ids } } })
+  const twins = await db.twinDefinition.findMany({ where: { id: { in: runs.flatMap((r) => (r.twinId ? [r.twinId] : [])) } }, select: { id: true, userId: true } })
+  const owner = new Map(twins.map((t) => [t.id, t.userId]))
+  return runs.map((r) => ({ ...r, twinUserId: r.twinId ? owner.get(r.twinId) ?? null : null }))
+}
+
 export class TwinRunEvents extends LiveTopic<'twin_run_updated', TwinRunRow> {
   constructor(db: Db, listener: PgListener) {
     super(db, listener, {
       channel: 'twin_run_updated',
       audience: (n) => n.programId,
       key: (n) => n.id,
-      read: async (db, ids) => {
-        const runs = await db.agentRun.findMany({ where: { id: { in: ids } } })
-        const twins = await db.twinDefinition.findMany({ where: { id: { in: runs.flatMap((r) => (r.twinId ? [r.twinId] : [])) } }, select: { id: true, userId: true } })
-        const owner = new Map(twins.map((t) => [t.id, t.userId]))
-        return runs.map((r) => ({ ...r, twinUserId: r.twinId ? owner.get(r.twinId) ?? null : null }))
-      },
+      read: runsAcrossOrganisations,
       keyOf: (run) => run.id,
       matches: (run, n) => run.programId === n.programId && run.organizationId === n.organizationId,
       visible: (run, session) => mayRead(session, run),

@@ -11,7 +11,7 @@
 // reason budget (audit twin.self_pause, once). The month's reported cost reaching the budget also pauses the twin,
 // checked before each run starts and before each tool call.
 import { systemActor } from '../../core/audit'
-import { type AnyTx, type Db } from '../../core/database'
+import { transactionFor, type AnyTx, type Db } from '../../core/database'
 import { DomainError } from '../../core/errors'
 import type { TwinDefinition } from '../../generated/prisma/client'
 import { pauseTwin } from './twins'
@@ -41,7 +41,7 @@ export async function usdBudgetUsedUp(q: AnyTx | Db, twin: Pick<TwinDefinition, 
 export async function pauseWhenUsdBudgetUsedUp(db: Db, twin: Pick<TwinDefinition, 'id' | 'organizationId' | 'budgetUsdMonth'>, actorName: string): Promise<{ spent: number; budget: number } | null> {
   const used = await usdBudgetUsedUp(db, twin)
   if (!used) return null
-  await db.$transaction((tx) => pauseTwin(tx, twin, 'budget', {
+  await transactionFor(db, twin.organizationId, (tx) => pauseTwin(tx, twin, 'budget', {
     actor: systemActor(actorName), note: `the month's budget of ${used.budget.toFixed(2)} USD is used (${used.spent.toFixed(2)} USD reported by its runs)`,
   })).catch((e) => {
     if (!(e instanceof DomainError && e.code === 'invalid_transition')) throw e
@@ -64,13 +64,13 @@ export async function reserveModelCall(
   db: Db, run: { id: string; organizationId: string }, twin: Pick<TwinDefinition, 'id' | 'organizationId'>, worstCaseUsd: number, actorName: string, now = new Date(),
 ): Promise<ModelCallReservation> {
   const amountUsd = microUp(Math.max(0, worstCaseUsd))
-  const row = await db.$transaction((tx) => reserveTwinUsd(tx, run.organizationId, { twinId: twin.id, runId: run.id, amountUsd, since: monthStart(now) }))
+  const row = await transactionFor(db, run.organizationId, (tx) => reserveTwinUsd(tx, run.organizationId, { twinId: twin.id, runId: run.id, amountUsd, since: monthStart(now) }))
   if (row?.reserved) return { reserved: true }
   // A twin paused or retired meanwhile, or a run ended elsewhere (the abandoned-run sweep): no call, and no pause.
   if (!row || row.status !== 'active' || row.fits) return { reserved: false, why: 'stopped' }
   const budget = Number(row.budget)
   const counted = Number(row.counted)
-  await db.$transaction((tx) => pauseTwin(tx, twin, 'budget', {
+  await transactionFor(db, twin.organizationId, (tx) => pauseTwin(tx, twin, 'budget', {
     actor: systemActor(actorName),
     note: `the month's budget of ${budget.toFixed(2)} USD cannot cover the next model call (up to ${amountUsd.toFixed(4)} USD) after ${counted.toFixed(4)} USD reported or reserved by its runs`,
   })).catch((e) => {

@@ -13,7 +13,7 @@
 // | the vendor answers 404 for the object | processed with result not_found (entry, canvas or any other object the    |
 // |                                       | event points to: a retry would meet the same 404)                         |
 // | a second run of the same delivery     | finds it processed and changes nothing (AlreadyProcessed)                 |
-import type { Db } from '../../core/database'
+import { forOrganization, type Db } from '../../core/database'
 import { log } from '../../core/config'
 import { adapterFor, coalesceDelivery } from '../adapters'
 import { failureText } from '../adapters'
@@ -32,7 +32,7 @@ export type ProcessOutcome =
 export async function processDelivery(db: Db, deliveryRowId: string): Promise<ProcessOutcome> {
   if (await coalesceDelivery(db, deliveryRowId)) return { status: 'processed', result: 'coalesced' }
   // The row is read once: what is decided below (processed already, postponed, disconnected) is about that one read.
-  const delivery = await db.webhookDelivery.findUnique({ where: { id: deliveryRowId } })
+  const delivery = await deliveryAcrossOrganisations(db, deliveryRowId)
   if (!delivery) return { status: 'skipped', reason: 'no_such_delivery' }
   if (delivery.processedAt) return { status: 'skipped', reason: 'already_processed' }
   if (delivery.outcome !== 'enqueued' || !delivery.connectionId) return { status: 'skipped', reason: 'not_enqueued' }
@@ -42,7 +42,8 @@ export async function processDelivery(db: Db, deliveryRowId: string): Promise<Pr
     await postponeDelivery(db, { id: delivery.id, connectionId: delivery.connectionId }, budgetExhausted(delivery.providerId, refusal), new Date(Date.now() + refusal * 1000))
     return { status: 'rescheduled', retryAfterSeconds: refusal }
   }
-  const connection = await db.connection.findUnique({ where: { id: delivery.connectionId } })
+  // An enqueued delivery was matched to its connection, so it carries that connection's organisation.
+  const connection = delivery.organizationId ? await forOrganization(db, delivery.organizationId).connection.findUnique({ where: { id: delivery.connectionId } }) : null
   const adapter = connection && adapterFor(connection.providerId)
   if (!connection || !adapter || connection.status !== 'active') {
     // A mark that cannot be written fails the job (graphile-worker retries it): never "processed" with the row unmarked.
@@ -112,4 +113,9 @@ export async function drainDeliveries(db: Db, connectionId: string): Promise<{ p
       if (outcome.status === 'processed') processed += 1
     }
   }
+}
+
+/** The delivery a webhook job names: its payload carries the row's id only, so this read learns the organisation. */
+function deliveryAcrossOrganisations(db: Db, deliveryRowId: string) {
+  return db.webhookDelivery.findUnique({ where: { id: deliveryRowId } })
 }

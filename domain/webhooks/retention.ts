@@ -9,12 +9,18 @@ export const REJECTED_RETENTION_DAYS = 30
 const DAY = 24 * 60 * 60_000
 
 export async function sweepWebhookDeliveries(db: Db, now = new Date()): Promise<{ deleted: number; rejected: number; deliveryIds: number; counters: number }> {
+  const { rejected, older, ids } = await deleteExpiredDeliveriesAcrossOrganisations(db, now)
+  const counters = await sweepSourceCounters(db)
+  return { deleted: rejected.count + older.count, rejected: rejected.count, deliveryIds: ids.count, counters }
+}
+
+/** Retention is one rule for every organisation (and for rejected deliveries that have none), so the sweep spans them. */
+async function deleteExpiredDeliveriesAcrossOrganisations(db: Db, now: Date) {
   const rejected = await db.webhookDelivery.deleteMany({
     where: { outcome: 'rejected', receivedAt: { lt: new Date(now.getTime() - REJECTED_RETENTION_DAYS * DAY) } },
   })
   const older = await db.webhookDelivery.deleteMany({ where: { receivedAt: { lt: new Date(now.getTime() - DELIVERY_RETENTION_DAYS * DAY) } } })
   // A claim past the replay window no longer blocks anything: the ingress would overwrite it on the next copy anyway.
   const ids = await db.webhookDeliveryId.deleteMany({ where: { firstReceivedAt: { lt: new Date(now.getTime() - REPLAY_WINDOW_MS) } } })
-  const counters = await sweepSourceCounters(db)
-  return { deleted: rejected.count + older.count, rejected: rejected.count, deliveryIds: ids.count, counters }
+  return { rejected, older, ids }
 }

@@ -31,7 +31,7 @@ export async function pauseForBudget(ctx: DomainContext, twin: { id: string; bud
 /** console.get_twin. */
 export async function twinSummary(q: TenantTx, scope: ToolCallScope) {
   const twin = await q.twinDefinition.findFirstOrThrow({ where: { id: scope.run.twinId } })
-  const [used, openDecisions] = await Promise.all([toolCallsThisMonth(q, twin), openDecisionCount(q, twin.userId)])
+  const [used, openDecisions] = await Promise.all([toolCallsThisMonth(q, twin), openDecisionCount(q, twin.userId, twin.organizationId)])
   return {
     id: twin.id, programId: twin.programId, personaKey: twin.personaKey, agentKey: twin.agentKey, status: twin.status,
     pausedReason: twin.pausedReason, duties: twin.duties, expiryHours: twin.expiryHours,
