@@ -1,10 +1,10 @@
-// Proves every fixed phrase in core/text/copy.ts is the documents' own wording, and that each formatter fills its template.
+// Proves every fixed phrase in core/text/copy.ts (the text face's `phrases`) is the documents' own wording, and that each formatter fills its template.
 // The specification documents live beside the checkout (../shared/spec), not in the repository: a clone on its own
 // runs everything else and reports the comparisons with the documents as skipped, saying why.
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import * as copy from '../core/text'
+import { phrases as copy } from '../core/text'
 import { ROOT_DIR } from '../core/config'
 
 const SPEC_DIR = path.resolve(ROOT_DIR, '../shared/spec')

@@ -56,7 +56,7 @@ describe('the console copy', () => {
   it('bundles core/text/copy.ts as is: it imports nothing, so no server code reaches the browser', () => {
     expect(readFileSync(path.join(ROOT_DIR, 'core', 'text', 'copy.ts'), 'utf8')).not.toMatch(/^\s*import\s/m)
     const door = SOURCES.find((s) => s.file === path.join('console', 'src', 'copy.ts'))!
-    expect(door.text).toContain("from '../../core/text'")
+    expect(door.text).toContain("from '../../core/text/copy'")
     const others = SOURCES.filter((s) => s !== door && /core\/text\/copy/.test(s.text)).map((s) => s.file)
     expect(others).toEqual([])
   })
