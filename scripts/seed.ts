@@ -6,6 +6,11 @@ import { createPrisma } from '../core/database'
 import { prepareDatabase } from '../jobs/prepare-database'
 import { seedIllustrative } from '../subgraphs/seed'
 import { exitOnStartFailure } from '../core/config'
+import { installDomain } from '../subgraphs/install'
+
+// This process calls domain functions (connections, the inbox, the seed): it installs the domain first, as every
+// entry point does (the adapter registry, the audit hooks).
+installDomain()
 
 try { setEnv(parseEnv()) } catch (e) { console.error((e as EnvError).message); process.exit(1) }
 const database = await resolveDatabaseUrl({ helper: true }).catch(exitOnStartFailure)

@@ -27,6 +27,11 @@ import { FOLDER, entryUpdated, ownerContext, sampleEntry } from '../tests/connec
 import { createConnection, setConnectionCredentials } from '../domain/connections'
 import { fileInboxItem } from '../domain/inbox'
 import { SUBSCRIPTION_INTERRUPTED } from '../core/http'
+import { installDomain } from '../subgraphs/install'
+
+// This process calls domain functions (connections, the inbox, the seed): it installs the domain first, as every
+// entry point does (the adapter registry, the audit hooks).
+installDomain()
 
 const arg = (name: string) => { const i = process.argv.indexOf(name); return i >= 0 ? process.argv[i + 1] : undefined }
 const SECONDS = Number(arg('--seconds') ?? process.env.SOAK_SECONDS ?? 300)

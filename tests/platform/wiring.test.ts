@@ -14,7 +14,7 @@ import { INBOX_PRODUCER_ACTIONS } from '../../domain/inbox'
 /** Every process's entry: the service, the worker, each subgraph, the tool server, the benches, the test stack. */
 const ENTRY_POINTS = [
   'main.ts', 'jobs/main.ts', 'subgraphs/connectors/main.ts', 'subgraphs/workbench/main.ts', 'subgraphs/twins/main.ts',
-  'subgraphs/twins/tools/main.ts', 'bench/run.ts', 'tests/setup/domain.ts',
+  'subgraphs/twins/tools/main.ts', 'bench/run.ts', 'tests/setup/domain.ts', 'scripts/soak.ts', 'scripts/seed.ts',
 ]
 const PRODUCT = ['core', 'domain', 'subgraphs', 'jobs', 'gateway', 'clients', 'fakes', 'main.ts', 'services.ts']
 
