@@ -50,7 +50,7 @@ export class FairShareBudgetGate {
   /** Takes `n` requests from the shared window and the organisation's fair share, or throws RateLimited. */
   async take(n = 1): Promise<void> {
     for (let waited = 0; ; ) {
-      const v = await this.draw(n)
+      const v = await this.drawAcrossOrganisations(n)
       if (v.ok) return
       if (this.window.paced && v.retryMs <= MAX_PACE_MS && waited < 3 * MAX_PACE_MS) {
         await sleep(v.retryMs + 5)
@@ -67,8 +67,11 @@ export class FairShareBudgetGate {
     this.ensured = true
   }
 
-  /** One transaction: lock the platform row then the organisation's, restart ended windows, take from both or neither. */
-  private async draw(n: number): Promise<Verdict> {
+  /**
+   * One transaction: lock the platform row then the organisation's, restart ended windows, take from both or neither.
+   * Across organisations: the platform row is every organisation's, and the fair share counts the others drawing.
+   */
+  private async drawAcrossOrganisations(n: number): Promise<Verdict> {
     await this.ensure()
     const nowMs = this.clock()
     const now = new Date(nowMs)

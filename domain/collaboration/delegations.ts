@@ -193,6 +193,11 @@ async function returnRoutedItems(tx: AnyTx, d: Delegation, now: Date): Promise<n
 
 /** Job delegation_expire (hourly): active delegations past ends_at expire, each audited delegation.expire. */
 export async function expireDelegations(db: Db, now = new Date()) {
+  return expireDelegationsAcrossOrganisations(db, now)
+}
+
+/** The hourly sweep takes every organisation's ended delegations in one transaction, all or nothing. */
+function expireDelegationsAcrossOrganisations(db: Db, now: Date) {
   return db.$transaction(async (tx) => {
     const expired = await transitionAll(tx, delegationStatus, 'expire', { endsAt: { lte: now } }, { updatedAt: now })
     for (const d of expired) {

@@ -3,7 +3,7 @@
 // decisions waiting'). twin_schedule
 // (deferral), the event hook (deferral), the tool server's console.get_twin (the harness's N) and the brief all count
 // with openDecisionCounts, so they agree on N.
-import type { AnyTx, Db, TenantDb } from '../../core/database'
+import { asTx, type AnyTx, type Db, type TenantDb } from '../../core/database'
 import { HarnessDenied } from '../../core/errors'
 import { filingPaused as filingPausedPhrase } from '../../core/text'
 import { lockFilingFor } from './sql'
@@ -28,7 +28,7 @@ export function openDecisionCountsAcrossOrganisations(q: Db | AnyTx, userIds: re
 async function countOpenDecisions(q: Db | TenantDb | AnyTx, userIds: readonly string[], organizationId: string | null): Promise<Map<string, number>> {
   const counts = new Map<string, number>(userIds.map((u) => [u, 0]))
   if (userIds.length === 0) return counts
-  const rows = await (q as Db).inboxItem.groupBy({
+  const rows = await asTx(q).inboxItem.groupBy({
     by: ['userId'], _count: { _all: true },
     // A decision waiting is a decision item open or snoozed (snoozing one does not make room).
     where: { kind: 'decision', status: { in: ['open', 'snoozed'] }, userId: { in: [...userIds] }, ...(organizationId ? { organizationId } : {}) },

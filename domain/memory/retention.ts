@@ -11,6 +11,11 @@ import { eraseExpiredNoteQuestionsAcrossOrganisations, recordsOfEndedMemberships
 /** One sweep across organisations at `now` (a parameter, so tests move the clock). No audit: the job is the actor. */
 export async function sweepMemory(db: Db, now: Date = new Date()): Promise<{ membershipEnded: number; episodicExpired: number; questionsErased: number }> {
   const cutoff = new Date(now.getTime() - MEMBERSHIP_GRACE_DAYS * DAY_MS)
+  return sweepMemoryAcrossOrganisations(db, now, cutoff)
+}
+
+/** Every organisation's expired notes in one transaction: the retention windows are the platform's rule, not a tenant's. */
+function sweepMemoryAcrossOrganisations(db: Db, now: Date, cutoff: Date) {
   const erased = { summary: '', body: null, forgottenAt: now, updatedAt: now }
   return db.$transaction(async (tx) => {
     const ended = await recordsOfEndedMembershipsAcrossOrganisations(tx, cutoff)

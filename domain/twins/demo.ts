@@ -57,7 +57,7 @@ export async function seedIllustrativeTwins(db: Db, seed: DemoSeed, now = new Da
     })
   }
   // The crontab's twin_schedule runs on minute boundaries; one pass at the first due time keeps it within a minute.
-  if (made.length) await db.$transaction((tx) => enqueue(tx, 'twin_schedule', {}, { runAt: soon, jobKey: 'twin_schedule:demo_start' }))
+  if (made.length) await transactionFor(db, seed.organization.id, (tx) => enqueue(tx, 'twin_schedule', {}, { runAt: soon, jobKey: 'twin_schedule:demo_start' }))
   log.info('demo.twins_seeded', { personas: made, firstRunAt: soon.toISOString() })
   return { personas: made, firstRunAt: soon }
 }

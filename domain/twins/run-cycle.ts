@@ -78,7 +78,7 @@ export async function runTwinCycle(db: Db, runId: string, opts: { timeLimitMs?: 
   await tdb.$transaction((tx) => recordToolAllowlist(tx, twin, ctx.session, systemActor('twin_cycle'), 'run'))
   const duties = trigger ? [trigger.dutyKey] : (twin.duties as string[])
   const abort = new AbortController()
-  const input: RunContext = { run: started, twin, trigger, duties, ctx, db, footer: (await runFooter(db, started)) ?? '', signal: abort.signal }
+  const input: RunContext = { run: started, twin, trigger, duties, ctx, db, footer: (await runFooter(tdb, started)) ?? '', signal: abort.signal }
   const limit = opts.timeLimitMs ?? RUN_TIME_LIMIT_MS
   let timer: NodeJS.Timeout | undefined
   const timedOut = new Promise<never>((_, reject) => {
@@ -141,8 +141,13 @@ export async function failAbandonedRuns(db: Db, now = new Date()): Promise<numbe
   const before = new Date(now.getTime() - ABANDONED_AFTER_MS)
   const stuck = await abandonedRunsAcrossOrganisations(db, before)
   if (!stuck.length) return 0
+  return failRunsAcrossOrganisations(db, stuck.map((r) => r.id), now)
+}
+
+/** One transaction fails every organisation's abandoned runs together: the sweep is the platform's, not a tenant's. */
+function failRunsAcrossOrganisations(db: Db, runIds: string[], now: Date): Promise<number> {
   return db.$transaction(async (tx) => {
-    const failed = await transitionAll(tx, agentRunStatus, 'fail', { id: { in: stuck.map((r) => r.id) } }, { finishedAt: now, error: ABANDONED_RUN_ERROR })
+    const failed = await transitionAll(tx, agentRunStatus, 'fail', { id: { in: runIds } }, { finishedAt: now, error: ABANDONED_RUN_ERROR })
     for (const r of failed) if (r.programId) await publish(tx, 'twin_run_updated', { id: r.id, programId: r.programId, organizationId: r.organizationId })
     return failed.length
   })

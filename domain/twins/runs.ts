@@ -3,7 +3,7 @@
 // change is announced on twin_run_updated inside its transaction, so subscribers hear of it only once it committed.
 // Also the run footer: who started the run, and under whose standing plan.
 import type { AgentRun, Prisma } from '../../generated/prisma/client'
-import { asTx, type AnyTx, type Db } from '../../core/database'
+import { asTx, transactionFor, type AnyTx, type Db, type TenantDb, type TenantTx } from '../../core/database'
 import { insertQueuedRun } from './sql'
 import { publish } from '../../core/database'
 import { transition } from '../../core/states'
@@ -65,8 +65,9 @@ async function move(db: Db | AnyTx, run: RunRow, name: keyof typeof agentRunStat
     await announce(tx, moved)
     return moved
   }
-  // A root client opens its own transaction; a transaction client (no $transaction of its own) joins the caller's.
-  return '$transaction' in db ? (db as Db).$transaction((tx) => apply(tx)) : apply(db)
+  // A root client opens its own transaction, on the run's organisation; a transaction client (no $transaction of its
+  // own) joins the caller's.
+  return '$transaction' in db ? transactionFor(db as Db, run.organizationId, apply) : apply(db)
 }
 
 /**
@@ -113,9 +114,9 @@ export function formatRunFooter(p: FooterParts): string {
  * The footer of a twin run, read from its twin's person and its trigger's approved plan. A run without a trigger
  * (run-now) reads under the twin's most recently approved plan.
  */
-export async function runFooter(q: AnyTx | Db, run: Pick<AgentRun, 'initiatedBy' | 'twinId' | 'triggerId' | 'organizationId'>): Promise<string | null> {
+export async function runFooter(q: TenantDb | TenantTx, run: Pick<AgentRun, 'initiatedBy' | 'twinId' | 'triggerId' | 'organizationId'>): Promise<string | null> {
   if (!run.twinId || !run.initiatedBy) return null
-  const tx = q as unknown as Db
+  const tx = asTx(q)
   const twin = await tx.twinDefinition.findFirst({ where: { id: run.twinId, organizationId: run.organizationId } })
   if (!twin) return null
   const user = await tx.user.findFirst({ where: { id: twin.userId }, select: { name: true } })
@@ -131,14 +132,14 @@ export async function runFooter(q: AnyTx | Db, run: Pick<AgentRun, 'initiatedBy'
  * did not file because one of the same kind on the same basis is still waiting for them (named by title). Null until
  * the run has finished, and for runs whose harness reports no counts.
  */
-export async function runSummary(q: AnyTx | Db, run: Pick<AgentRun, 'status' | 'outcome' | 'organizationId'>): Promise<string | null> {
+export async function runSummary(q: TenantDb | TenantTx, run: Pick<AgentRun, 'status' | 'outcome' | 'organizationId'>): Promise<string | null> {
   if (run.status !== 'succeeded' || !run.outcome || typeof run.outcome !== 'object') return null
   const outcome = run.outcome as { proposals_filed?: unknown; already_waiting_ids?: unknown }
   if (typeof outcome.proposals_filed !== 'number') return null
   const filed = outcome.proposals_filed
   const waitingIds = Array.isArray(outcome.already_waiting_ids) ? outcome.already_waiting_ids.filter((x): x is string => typeof x === 'string') : []
   const waiting = waitingIds.length
-    ? await (q as unknown as Db).runInterrupt.findMany({ where: { id: { in: waitingIds }, organizationId: run.organizationId }, select: { id: true, question: true } })
+    ? await asTx(q).runInterrupt.findMany({ where: { id: { in: waitingIds }, organizationId: run.organizationId }, select: { id: true, question: true } })
     : []
   const titles = waiting.map((w) => String((w.question as { title?: unknown })?.title ?? '')).filter(Boolean)
   const filedLine = filed === 0 ? 'Filed no new proposal.' : filed === 1 ? 'Filed 1 proposal for your decision.' : `Filed ${filed} proposals for your decision.`

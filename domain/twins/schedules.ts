@@ -105,40 +105,48 @@ export async function claimDueSchedules(db: Db, opts: { now?: Date; batch?: numb
   const now = opts.now ?? clock.now()
   const report: ClaimReport = { claimed: 0, enqueued: 0, deferred: 0, floored: 0, coalesced: 0, batches: 0 }
   for (let i = 0; i < (opts.maxBatches ?? 100); i++) {
-    const n = await db.$transaction(async (tx) => {
-      const due = await dueSchedulesAcrossOrganisations(tx, now, opts.batch ?? CLAIM_BATCH)
-      if (due.length === 0) return 0
-      const open = await openDecisionCountsAcrossOrganisations(tx, [...new Set(due.map((d) => d.user_id))])
-      const busy = new Set([...open].filter(([, n]) => isFilingPaused(n)).map(([userId]) => userId))
-      const fire: DueRow[] = []
-      const moves: { id: string; next: Date | null; fired: boolean }[] = []
-      for (const d of due) {
-        const floor = d.last_run_at ? new Date(d.last_run_at.getTime() + d.min_interval_seconds * 1000) : null
-        if (floor && floor > now) {
-          report.floored++
-          moves.push({ id: d.schedule_id, next: nextRunAt(d.rrule, { now, lastRunAt: d.last_run_at, minIntervalSeconds: d.min_interval_seconds }), fired: false })
-        } else if (busy.has(d.user_id)) {
-          report.deferred++
-          moves.push({ id: d.schedule_id, next: nextRunAt(d.rrule, { now }), fired: false })
-        } else {
-          fire.push(d)
-          moves.push({ id: d.schedule_id, next: nextRunAt(d.rrule, { now, lastRunAt: now, minIntervalSeconds: d.min_interval_seconds }), fired: true })
-        }
-      }
-      if (fire.length) {
-        // One statement: the runs (a trigger with a queued run already keeps that one), a job per new run, a NOTIFY per run.
-        const created = await insertScheduledRunsAcrossOrganisations(tx, fire)
-        report.enqueued += created[0].n
-        report.coalesced += fire.length - created[0].n
-        await markTriggersFiredAcrossOrganisations(tx, fire.map((f) => f.trigger_id), now)
-      }
-      await moveSchedulesAcrossOrganisations(tx, moves, now)
-      report.claimed += due.length
-      return due.length
-    }, { timeout: 60_000 })
+    const n = await claimBatchAcrossOrganisations(db, now, opts.batch ?? CLAIM_BATCH, report)
     if (n === 0) break
     report.batches++
   }
   if (report.claimed) log.info('twin_schedule.claimed', { ...report })
   return report
+}
+
+/**
+ * One batch of due schedules, whoever's they are: the claim locks and moves every organisation's due schedules in one
+ * transaction (SKIP LOCKED shares them among workers), so the sweep is the platform's, not a tenant's.
+ */
+function claimBatchAcrossOrganisations(db: Db, now: Date, batch: number, report: ClaimReport): Promise<number> {
+  return db.$transaction(async (tx) => {
+    const due = await dueSchedulesAcrossOrganisations(tx, now, batch)
+    if (due.length === 0) return 0
+    const open = await openDecisionCountsAcrossOrganisations(tx, [...new Set(due.map((d) => d.user_id))])
+    const busy = new Set([...open].filter(([, n]) => isFilingPaused(n)).map(([userId]) => userId))
+    const fire: DueRow[] = []
+    const moves: { id: string; next: Date | null; fired: boolean }[] = []
+    for (const d of due) {
+      const floor = d.last_run_at ? new Date(d.last_run_at.getTime() + d.min_interval_seconds * 1000) : null
+      if (floor && floor > now) {
+        report.floored++
+        moves.push({ id: d.schedule_id, next: nextRunAt(d.rrule, { now, lastRunAt: d.last_run_at, minIntervalSeconds: d.min_interval_seconds }), fired: false })
+      } else if (busy.has(d.user_id)) {
+        report.deferred++
+        moves.push({ id: d.schedule_id, next: nextRunAt(d.rrule, { now }), fired: false })
+      } else {
+        fire.push(d)
+        moves.push({ id: d.schedule_id, next: nextRunAt(d.rrule, { now, lastRunAt: now, minIntervalSeconds: d.min_interval_seconds }), fired: true })
+      }
+    }
+    if (fire.length) {
+      // One statement: the runs (a trigger with a queued run already keeps that one), a job per new run, a NOTIFY per run.
+      const created = await insertScheduledRunsAcrossOrganisations(tx, fire)
+      report.enqueued += created[0].n
+      report.coalesced += fire.length - created[0].n
+      await markTriggersFiredAcrossOrganisations(tx, fire.map((f) => f.trigger_id), now)
+    }
+    await moveSchedulesAcrossOrganisations(tx, moves, now)
+    report.claimed += due.length
+    return due.length
+  }, { timeout: 60_000 })
 }

@@ -47,7 +47,7 @@ export async function processDelivery(db: Db, deliveryRowId: string): Promise<Pr
   const adapter = connection && adapterFor(connection.providerId)
   if (!connection || !adapter || connection.status !== 'active') {
     // A mark that cannot be written fails the job (graphile-worker retries it): never "processed" with the row unmarked.
-    return markTerminal(db, delivery.id, 'connection_disconnected')
+    return markTerminalAcrossOrganisations(db, delivery.id, 'connection_disconnected')
   }
   const ctx = connectorRuntime.context(db, connection)
   try {
@@ -57,7 +57,7 @@ export async function processDelivery(db: Db, deliveryRowId: string): Promise<Pr
     if (e instanceof AlreadyProcessed) return { status: 'skipped', reason: 'already_processed' }
     if (e instanceof VendorNotFound) {
       // Terminal like an entry's 404 (canvas events read the canvas first): recorded, never retried for hours.
-      const outcome = await markTerminal(db, delivery.id, 'not_found')
+      const outcome = await markTerminalAcrossOrganisations(db, delivery.id, 'not_found')
       log.info('connector.delivery_not_found', { deliveryId: delivery.id, connectionId: connection.id, eventType: delivery.eventType })
       return outcome
     }
@@ -85,8 +85,10 @@ export async function processDelivery(db: Db, deliveryRowId: string): Promise<Pr
 /**
  * Marks a delivery processed with a terminal result that writes nothing else. A second run finding it marked changes
  * nothing; any other failure of the mark propagates, so the job fails and is retried instead of completing unmarked.
+ * Across organisations: the delivery is known by its row id, as deliveryAcrossOrganisations read it, and one whose
+ * connection is gone may carry no organisation at all.
  */
-async function markTerminal(db: Db, deliveryRowId: string, result: string): Promise<ProcessOutcome> {
+async function markTerminalAcrossOrganisations(db: Db, deliveryRowId: string, result: string): Promise<ProcessOutcome> {
   try {
     await db.$transaction((tx) => markDeliveryProcessed(tx, deliveryRowId, result))
   } catch (e) {

@@ -3,7 +3,8 @@
 // one), which adds the organisation to every tenant model's filter and stamps it on every write. A model call on an
 // unscoped client (`db`, anything's `.db`, `asTx(db)`, or a transaction opened on one) is refused unless it sits in a
 // function whose name ends `AcrossOrganisations`: a job sweeping every organisation, a read that learns the
-// organisation from an id a job carries, a live topic re-reading rows for every organisation's subscribers. Models
+// organisation from an id a job carries, a live topic re-reading rows for every organisation's subscribers. Opening a
+// transaction on an unscoped client is refused on the same terms, since its client goes to helpers. Models
 // that belong to no organisation (no organization_id column: TENANT_MODELS) are free. The raw-SQL rule is
 // tests/platform/sql-road.test.ts. The source is parsed (@babel/parser), so comments and strings do not count.
 import { readdirSync, readFileSync } from 'node:fs'
@@ -54,6 +55,13 @@ function functionName(fn: Node, parent: Node | undefined): string | undefined {
   if ((fn.type === 'ClassMethod' || fn.type === 'ObjectMethod') && (fn.key as Node).type === 'Identifier') return (fn.key as Node).name as string
   return undefined
 }
+/** `x as Db`, `x as unknown as Db`, in parentheses or not. */
+const castToDb = (n: Node): boolean => {
+  if (n.type === 'ParenthesizedExpression') return castToDb(n.expression as Node)
+  if (n.type !== 'TSAsExpression') return false
+  const t = n.typeAnnotation as Node
+  return (t.type === 'TSTypeReference' && (t.typeName as Node).type === 'Identifier' && (t.typeName as Node).name === 'Db') || castToDb(n.expression as Node)
+}
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression', 'ClassMethod', 'ObjectMethod'])
 
 /**
@@ -65,9 +73,13 @@ function unscopedModelCalls(source: string, file = 'source.ts'): string[] {
   const ast = parse(source, { sourceType: 'module', plugins: file.endsWith('x') ? ['typescript', 'jsx'] : ['typescript'] }).program as unknown as Node
   const found: string[] = []
   const unscopedTx: string[][] = [] // names bound by `unscoped.$transaction((tx) => ...)`, innermost last
+  const castNames: string[][] = [] // names bound to a cast to Db (`const tx = q as unknown as Db`), per function
   const isUnscoped = (raw: Node): boolean => {
+    // A cast to the unscoped client's type hides which client it was: it counts as unscoped, whatever its name.
+    if (castToDb(raw)) return true
     const n = unwrap(raw)
     if (namedUnscoped(n)) return true
+    if (n.type === 'Identifier' && castNames.some((names) => names.includes(n.name as string))) return true
     if (n.type === 'Identifier' && unscopedTx.some((names) => names.includes(n.name as string))) return true
     // asTx(x) only changes the type: it is as scoped as x.
     if (isCall(n) && (n.callee as Node).type === 'Identifier' && (n.callee as Node).name === 'asTx') return isUnscoped((n.arguments as Node[])[0])
@@ -79,11 +91,18 @@ function unscopedModelCalls(source: string, file = 'source.ts'): string[] {
     if (!node || typeof node !== 'object' || typeof (node as Node).type !== 'string') return
     const n = node as Node
     const isFn = FUNCTIONS.has(n.type)
-    if (isFn) names.push(functionName(n, parent))
+    if (isFn) { names.push(functionName(n, parent)); castNames.push([]) }
+    if (n.type === 'VariableDeclarator' && (n.id as Node).type === 'Identifier' && n.init && castToDb(n.init as Node)) castNames.at(-1)?.push((n.id as Node).name as string)
     let opened = false
     if (isCall(n)) {
       const callee = n.callee as Node
       if (isMember(callee) && propertyName(callee) === '$transaction' && isUnscoped(callee.object as Node)) {
+        // The transaction client is handed to helpers this parse cannot follow (enqueue(tx), lockShare(tx, ...)): the
+        // opening itself must sit in an …AcrossOrganisations function, or be opened on the organisation's client.
+        if (!names.some((name) => name?.endsWith('AcrossOrganisations'))) {
+          const opener = unwrap(callee.object as Node)
+          found.push(`${file}:${n.loc?.start.line}: ${source.slice(opener.start as number, opener.end as number)}.$transaction`)
+        }
         const cb = (n.arguments as Node[])[0]
         if (cb && FUNCTIONS.has(cb.type)) {
           unscopedTx.push((cb.params as Node[]).flatMap((p) => (p.type === 'Identifier' ? [p.name as string] : [])))
@@ -96,7 +115,8 @@ function unscopedModelCalls(source: string, file = 'source.ts'): string[] {
         const delegate = isMember(model) ? propertyName(model) : undefined
         if (delegate && TENANT_DELEGATES.has(delegate) && isUnscoped(model.object as Node)) {
           const inAcross = names.some((name) => name?.endsWith('AcrossOrganisations'))
-          if (!inAcross) found.push(`${file}:${n.loc?.start.line}: ${source.slice((model.object as Node).start as number, (model.object as Node).end as number)}.${delegate}.${propertyName(callee)}`)
+          const receiver = unwrap(model.object as Node)
+          if (!inAcross) found.push(`${file}:${n.loc?.start.line}: ${source.slice(receiver.start as number, receiver.end as number)}.${delegate}.${propertyName(callee)}`)
         }
       }
     }
@@ -104,7 +124,7 @@ function unscopedModelCalls(source: string, file = 'source.ts'): string[] {
       if (key !== 'loc' && key !== 'leadingComments' && key !== 'trailingComments' && value && typeof value === 'object') visit(value, n)
     }
     if (opened) unscopedTx.pop()
-    if (isFn) names.pop()
+    if (isFn) { names.pop(); castNames.pop() }
   }
   visit(ast, undefined)
   return found
@@ -126,7 +146,7 @@ describe('tenancy by construction on the Prisma road', () => {
     expect(violations, 'use forOrganization(db, organizationId) or ctx.tdb; work that spans organisations goes in a function named …AcrossOrganisations that says why').toEqual([])
   })
 
-  it('catches a planted unscoped call on db, ctx.db, this.rc.db, asTx(db) and a transaction opened on db', () => {
+  it('catches a planted unscoped call on db, ctx.db, this.rc.db, asTx(db), a cast to Db, a transaction opened on db, and the opening of that transaction', () => {
     const planted = [
       'export async function leak(db: Db, ctx: Ctx) {',
       '  await db.inboxItem.findMany({ where: { status: "open" } })',
@@ -135,6 +155,10 @@ describe('tenancy by construction on the Prisma road', () => {
       '  await asTx(db).artifact.create({ data })',
       '  await db.$transaction(async (tx) => { await tx.twinDefinition.findUnique({ where: { id } }) })',
       '  await ctx.db.$transaction((q) => q.inboxItem.deleteMany({}))',
+      '  await (db as Db).$transaction((tx) => enqueue(tx, "twin_schedule", {}))',
+      '  await (q as unknown as Db).runInterrupt.findMany({})',
+      '  const c = q as Db',
+      '  await c.inboxItem.groupBy({ by: ["userId"] })',
       '}',
     ].join('\n')
     expect(unscopedModelCalls(planted)).toEqual([
@@ -142,8 +166,13 @@ describe('tenancy by construction on the Prisma road', () => {
       'source.ts:3: ctx.db.connection.update',
       'source.ts:4: this.rc.db.agentRun.count',
       'source.ts:5: asTx(db).artifact.create',
+      'source.ts:6: db.$transaction',
       'source.ts:6: tx.twinDefinition.findUnique',
+      'source.ts:7: ctx.db.$transaction',
       'source.ts:7: q.inboxItem.deleteMany',
+      'source.ts:8: db.$transaction',
+      'source.ts:9: q.runInterrupt.findMany',
+      'source.ts:11: c.inboxItem.groupBy',
     ])
   })
 
@@ -157,7 +186,7 @@ describe('tenancy by construction on the Prisma road', () => {
       '  await db.organization.findUnique({ where: { id } })',
       '  // db.inboxItem.findMany() in a comment',
       '  const s = "db.connection.findMany()"',
-      '  await db.$transaction(async (tx) => { await lockEntry(tx, id); await forOrganization(db, organizationId).artifact.count() })',
+      '  await transactionFor(db, organizationId, async (tx) => { await lockEntry(tx, id) })',
       '}',
       '/** Why it spans organisations. */',
       'function runsByIdAcrossOrganisations(db: Db, ids: string[]) { return db.agentRun.findMany({ where: { id: { in: ids } } }) }',

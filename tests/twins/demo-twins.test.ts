@@ -4,6 +4,7 @@ import { seedIllustrative } from '../../subgraphs/seed'
 import { seedIllustrativeTwins } from '../../domain/twins'
 import { claimDueSchedules } from '../../domain/twins'
 import { runFooter } from '../../domain/twins'
+import { forOrganization } from '../../core/database'
 
 const t = useTestDatabase()
 
@@ -20,7 +21,7 @@ describe('demo twins (npm start)', () => {
     const r = await claimDueSchedules(t.current.db, { now: new Date(now.getTime() + 60_000) })
     expect(r.enqueued).toBe(4)
     const run = await t.current.db.agentRun.findFirstOrThrow({ where: { programId: seed.program.id, initiatedBy: 'schedule' } })
-    expect(await runFooter(t.current.db, run)).toMatch(/^started by schedule, under .+'s standing plan \(approved \d{4}-\d{2}-\d{2}, plan [0-9a-f]{12}\)$/)
+    expect(await runFooter(forOrganization(t.current.db, run.organizationId), run)).toMatch(/^started by schedule, under .+'s standing plan \(approved \d{4}-\d{2}-\d{2}, plan [0-9a-f]{12}\)$/)
     // A restart within the hour keeps the cadence floor: nothing is due again a minute later.
     await seedIllustrativeTwins(t.current.db, seed, new Date(now.getTime() + 120_000))
     expect((await claimDueSchedules(t.current.db, { now: new Date(now.getTime() + 180_000) })).enqueued).toBe(0)

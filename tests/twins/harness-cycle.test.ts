@@ -10,6 +10,7 @@ import { claimDueSchedules } from '../../domain/twins'
 import { runFooter } from '../../domain/twins'
 import { seedTwin, waitForRun } from './twin-helpers'
 import { writeRecord } from './tools-helpers'
+import { forOrganization } from '../../core/database'
 
 const stack = useStack()
 let worker: Awaited<ReturnType<typeof startTestWorker>>
@@ -56,7 +57,7 @@ describe('a twin cycle from schedule to decision', () => {
 
     const run = await fire(w)
     expect(run).toMatchObject({ status: 'succeeded', initiatedBy: 'schedule', outcome: { proposals_filed: 1 } })
-    const footer = await runFooter(db(), run)
+    const footer = await runFooter(forOrganization(db(), run.organizationId), run)
     expect(footer).toBe(`started by schedule, under ${lead.name}'s standing plan (approved 2026-11-20, plan ${w.trigger.standingPlanHash!.slice(0, 12)})`)
     expect(footer).not.toMatch(/Requested by/)
     const calls = await db().toolCall.findMany({ where: { runId: run.id } })

@@ -7,6 +7,7 @@ import { ABANDONED_RUN_ERROR, CRASHED_RUN_ERROR, failAbandonedRuns, runTwinCycle
 import { pauseTwin } from '../../domain/twins'
 import { systemActor } from '../../core/audit'
 import { recordingHarness, seedTwin, waitForRun } from './twin-helpers'
+import { forOrganization } from '../../core/database'
 
 const t = useTestDatabase()
 let tenant: Tenant
@@ -121,7 +122,7 @@ describe('twin runs', () => {
       const { run } = await t.current.db.$transaction((tx) => createTwinRun(tx, { organizationId: twin.organizationId, programId: twin.programId, twinId: twin.id, triggerId: trigger.id, initiatedBy: 'user', startedByUserId: twin.userId }))
       const done = await waitForRun(t.current.db, run.id, ['succeeded', 'failed'])
       expect(done).toMatchObject({ status: 'failed', error: 'tool server unreachable' })
-      expect(await runFooter(t.current.db, done)).toMatch(/^started by the person, under .+'s standing plan \(approved 2026-11-20, plan [0-9a-f]{12}\)$/)
+      expect(await runFooter(forOrganization(t.current.db, done.organizationId), done)).toMatch(/^started by the person, under .+'s standing plan \(approved 2026-11-20, plan [0-9a-f]{12}\)$/)
     } finally { h.off() }
   })
 
