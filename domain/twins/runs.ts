@@ -65,9 +65,9 @@ async function move(db: Db | AnyTx, run: RunRow, name: keyof typeof agentRunStat
     await announce(tx, moved)
     return moved
   }
-  // A root client opens its own transaction, on the run's organisation; a transaction client (no $transaction of its
-  // own) joins the caller's.
-  return '$transaction' in db ? transactionFor(db as Db, run.organizationId, apply) : apply(db)
+  // A client opens its own transaction, on the run's organisation; a transaction client (it cannot be extended, and
+  // Prisma's carries a $transaction of its own) joins the caller's.
+  return typeof (db as Db).$extends === 'function' ? transactionFor(db as Db, run.organizationId, apply) : apply(db)
 }
 
 /**
