@@ -12,6 +12,7 @@ import { applyRecordChange } from '../domain/records'
 import { fileProposal } from '../domain/proposals'
 import { BACKPRESSURE_OPEN_DECISIONS } from '../domain/inbox'
 import { createTenant } from '../tests/helpers/factories'
+import { cpuMs } from './throughput'
 
 const DECIDE = `mutation($id: ID!) { decideProposal(id: $id, decision: APPROVE) {
   __typename ... on MutationDecideProposalSuccess { proposal { status decision { outcome version footer } } } ... on Error { code } } }`
@@ -38,6 +39,11 @@ export async function benchDecisions(): Promise<void> {
     const url = `${stack.gatewayUrl}/graphql`
     const samples: number[] = []
     let refused = 0
+    // CPU per decision (this process: gateway, subgraphs and client; the bench database's PostgreSQL backends), over
+    // the deciding only: unlike latency it hardly moves with what else the machine runs, so versions compare on it.
+    const backendCpu = async () => new Map((await writer.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`).map((b) => [b.pid, cpuMs(b.pid)]))
+    let nodeCpuMs = 0
+    let pgCpuMs = 0
     // A person's twins stop filing at BACKPRESSURE_OPEN_DECISIONS decisions waiting: proposals are filed and decided in
     // rounds below it (filing all of them first crashed the full run on harness_denied).
     const round = BACKPRESSURE_OPEN_DECISIONS - 5
@@ -48,6 +54,7 @@ export async function benchDecisions(): Promise<void> {
         const filed = await fileProposal(twin, { runId: run.id, change: { kind: 'update', recordId: record.recordId, fields: { confidence: 'high' } }, basisRecordIds: [basis.recordId], draft: 'Raise the confidence.' })
         proposals.push(filed.proposalId)
       }
+      const [nodeBefore, pgBefore] = [process.cpuUsage(), await backendCpu()]
       for (const [j, id] of proposals.entries()) {
         const t0 = performance.now()
         const res = await fetch(url, {
@@ -59,12 +66,18 @@ export async function benchDecisions(): Promise<void> {
         if (body.data?.decideProposal?.__typename !== 'MutationDecideProposalSuccess') refused++
         if (start + j >= k.WARMUP) samples.push(ms)
       }
+      const used = process.cpuUsage(nodeBefore)
+      nodeCpuMs += (used.user + used.system) / 1000
+      for (const [pid, ms] of await backendCpu()) pgCpuMs += ms - (pgBefore.get(pid) ?? 0)
     }
     out('decisions.decide.count', samples.length)
     out('decisions.decide.refused', refused)
     out('decisions.decide.p50_ms', percentile(samples, 50).toFixed(2))
     out('decisions.decide.p99_ms', percentile(samples, 99).toFixed(2))
     out('decisions.decide.max_ms', Math.max(...samples).toFixed(2))
+    // over every decision, warm-up included (CPU is counted per round); PostgreSQL: backends alive at both ends
+    out('decisions.decide.cpu_ms_per_decision.node', (nodeCpuMs / total).toFixed(2))
+    out('decisions.decide.cpu_ms_per_decision.postgres', (pgCpuMs / total).toFixed(2))
   } finally {
     await closeStackBench(bench, started)
     restoreLogs()

@@ -20,33 +20,19 @@ export interface LockedEntry {
  * one organisation queue on the head row; other organisations never wait.
  */
 export async function lockHeadAndReadEntries(tx: Tx, organizationId: string, eventIds: string[]): Promise<LockedEntry[]> {
-  const rows = await tx.$queryRaw<LockedEntry[]>`
-    WITH head AS (
-      INSERT INTO audit_chain_heads (organization_id) VALUES (${organizationId}::uuid)
-      ON CONFLICT (organization_id) DO UPDATE SET seq = audit_chain_heads.seq
-      RETURNING seq, head_hash)
-    SELECT head.seq, head.head_hash, e.id,
-      audit_chain_row('audit_events', e.id)::text AS entry,
-      CASE WHEN e.subjects = '[]'::jsonb THEN '[]' ELSE
-        (SELECT COALESCE(jsonb_agg(jsonb_build_object('table', s->>'table', 'id', s->>'id',
-            'row', audit_chain_row(s->>'table', (s->>'id')::uuid)) ORDER BY ord), '[]'::jsonb)
-          FROM jsonb_array_elements(e.subjects) WITH ORDINALITY AS x(s, ord))::text END AS subjects
-    FROM head, audit_events e
-    WHERE e.id = ANY(${eventIds}::uuid[]) AND e.organization_id = ${organizationId}::uuid
-    ORDER BY e.entry_seq`
-  return rows
+  // audit_chain_lock_and_read (prisma/migrations/20261128110000_audit_chain_static_rows): upserts the head row (the
+  // lock), then reads each row and its subjects through audit_chain_row, ordered by entry_seq.
+  return tx.$queryRaw<LockedEntry[]>`
+    SELECT seq, head_hash, id, entry, subjects FROM audit_chain_lock_and_read(${organizationId}::uuid, ${eventIds}::uuid[])`
 }
 
-/** Sets the new entries' chain positions (the one update the append-only trigger allows) and moves the head. */
+/**
+ * Sets the new entries' chain positions (the one update the append-only trigger allows) and moves the head, only when
+ * every entry took its position (audit_chain_set_positions, same migration).
+ */
 export async function setChainPositions(tx: Tx, organizationId: string, p: { ids: string[]; seqs: bigint[]; prevs: string[]; hashes: string[] }): Promise<void> {
-  const last = p.ids.length - 1
   await tx.$executeRaw`
-    WITH entries AS (
-      UPDATE audit_events a SET chain_seq = v.seq, prev_hash = v.prev, entry_hash = v.hash
-      FROM unnest(${p.ids}::uuid[], ${p.seqs}::bigint[], ${p.prevs}::text[], ${p.hashes}::text[]) AS v(id, seq, prev, hash)
-      WHERE a.id = v.id AND a.organization_id = ${organizationId}::uuid RETURNING a.id)
-    UPDATE audit_chain_heads SET seq = ${p.seqs[last]!}, head_hash = ${p.hashes[last]!}, updated_at = now()
-    WHERE organization_id = ${organizationId}::uuid AND (SELECT count(*) FROM entries) = ${p.ids.length}`
+    SELECT audit_chain_set_positions(${organizationId}::uuid, ${p.ids}::uuid[], ${p.seqs}::bigint[], ${p.prevs}::text[], ${p.hashes}::text[])`
 }
 
 export interface ChainRow {
