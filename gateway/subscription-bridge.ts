@@ -34,10 +34,11 @@ const EVENT_BATCH = 64
  */
 export const UPSTREAM_SOCKETS_PER_SUBGRAPH = 4
 /**
- * Another shared socket opens only once every busy one carries this many subscriptions (then each new subscription
- * goes to the least-loaded): a few people share one socket, 10,000 subscribers spread over all of them.
+ * Another shared socket opens only once the least-loaded busy one carries this many subscriptions (then each new
+ * subscription goes to the least-loaded): a few people share one socket, while a few hundred already spread over
+ * every socket (and so over the subgraph's replicas), and 10,000 over all four.
  */
-export const UPSTREAM_SOCKET_FILL = 500
+export const UPSTREAM_SOCKET_FILL = 100
 
 /** Plain Errors from the executor would end a graphql-ws stream: every error becomes a GraphQLError. */
 const toGraphQLError = (e: unknown): GraphQLError => e instanceof GraphQLError ? e
