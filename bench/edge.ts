@@ -1,22 +1,30 @@
 // Edge benchmarks: federated console query latency and gateway overhead (a), and subscription delivery
-// commit-to-client latency with 1,000 graphql-ws subscribers through the gateway (b). Loopback only.
-// Prints one `name value` line per figure; never asserts timings. Run alone with `npx tsx bench/edge.ts`.
+// commit-to-client latency with 1,000 graphql-ws subscribers through the gateway (b), the subscribers in a process of
+// their own (bench/edge-subscribers.ts). Loopback only. Prints one `name value` line per figure; never asserts
+// timings. Run alone with `npx tsx bench/edge.ts`.
 //
 // Knobs (environment): BENCH_EDGE_QUERIES (1000), BENCH_EDGE_WARMUP (100), BENCH_EDGE_SUBSCRIBERS (1000),
-// BENCH_EDGE_SOCKETS_PER_USER (1), BENCH_EDGE_EVENTS (200), BENCH_EDGE_EVENT_INTERVAL_MS (25).
+// BENCH_EDGE_SOCKETS_PER_USER (1), BENCH_EDGE_EVENTS (200), BENCH_EDGE_EVENT_INTERVAL_MS (unset: one inbox event per
+// second per 100 people).
 import { closeStackBench, openStackBench } from './database'
 import { knobs, out, percentile, quietLogs, sleep, runIfMain } from './figures'
 import fs from 'node:fs'
+import path from 'node:path'
+import v8 from 'node:v8'
+import vm from 'node:vm'
+import { fork, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { randomBytes } from 'node:crypto'
 import type { EventLoopUtilization } from 'node:perf_hooks'
-import { createClient, type Client } from 'graphql-ws'
-import WebSocket from 'ws'
 import { mintDevToken, signInternalToken, INTERNAL_HEADER } from '../core/identity'
 import { DEFAULT_USER_SETTINGS } from '../core/database'
 import { startStack } from '../services'
+import { UPSTREAM_SOCKETS_PER_SUBGRAPH } from '../gateway/subscription-bridge'
 import { fileInboxItem } from '../domain/inbox'
 import { createTenant } from '../tests/helpers/factories'
+import type { FromSubscribers, ToSubscribers } from './edge-subscribers'
 
+const HERE = path.dirname(fileURLToPath(import.meta.url))
 const ms = (x: number) => x.toFixed(2)
 
 async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean> {
@@ -39,6 +47,22 @@ function openFileLimit(): number | null {
 
 function openFiles(): number | null {
   try { return fs.readdirSync('/proc/self/fd').length } catch { return null }
+}
+
+/** Wall-clock milliseconds with sub-millisecond resolution: comparable with the subscribers' process (same machine). */
+const wallNow = () => performance.timeOrigin + performance.now()
+
+/** A full garbage collection, so heap figures compare live objects (V8 exposes gc() to a new context once the flag is set). */
+function collectGarbage() {
+  v8.setFlagsFromString('--expose-gc')
+  ;(vm.runInNewContext('gc') as () => void)()
+}
+
+/** This process's descriptors, resident memory and live heap (after a collection): the server side's footprint. */
+function serverFootprint() {
+  collectGarbage()
+  const { rss, heapUsed } = process.memoryUsage()
+  return { fds: openFiles(), rss, heap: heapUsed }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -77,13 +101,14 @@ async function timeQuery(label: string, url: string, query: string, headers: () 
 export async function benchEdge(): Promise<void> {
   const restoreLogs = quietLogs()
   const { QUERIES, WARMUP, SUBSCRIBERS: REQUESTED_SUBSCRIBERS, SOCKETS_PER_USER, EVENTS, EVENT_INTERVAL_MS } = knobs('BENCH_EDGE', {
-    QUERIES: 1000, WARMUP: 100, SUBSCRIBERS: 1000, SOCKETS_PER_USER: 1, EVENTS: 200, EVENT_INTERVAL_MS: 25,
-  }, { QUERIES: 5, WARMUP: 1, SUBSCRIBERS: 5, EVENTS: 5 })
+    // EVENT_INTERVAL_MS 0: derived from the people subscribed (one event per second per 100 people)
+    QUERIES: 1000, WARMUP: 100, SUBSCRIBERS: 1000, SOCKETS_PER_USER: 1, EVENTS: 200, EVENT_INTERVAL_MS: 0,
+  }, { QUERIES: 5, WARMUP: 1, SUBSCRIBERS: 5, EVENTS: 5, EVENT_INTERVAL_MS: 25 })
 
   const tSetup = performance.now()
   const bench = await openStackBench('edge')
   const { database, db, writer } = bench
-  const clients: Client[] = []
+  let subscriberProcess: ChildProcess | undefined
   let started: Awaited<ReturnType<typeof startStack>> | undefined
   try {
     // production: no GraphiQL asset build, no introspection; otherwise the same gateway.
@@ -126,14 +151,17 @@ export async function benchEdge(): Promise<void> {
     out('edge.query.overhead_ratio_same_query', (percentile(same, 50) / percentile(direct, 50)).toFixed(2))
 
     // ---- (b) subscriptions ----
+    // The subscribers run in a process of their own (bench/edge-subscribers.ts): this process's descriptors and memory
+    // are then the server side's alone (gateway and subgraphs), and the clients' work is not on the gateway's loop.
     const fdLimit = openFileLimit()
-    // Each subscriber holds four descriptors in this process: its socket, the gateway's end, the bridge's
-    // upstream socket to twins and twins' end of it. Keep 200 for the pools, PostgreSQL clients and files.
-    const fdNeed = REQUESTED_SUBSCRIBERS * 4 + 200
+    // In this process each subscriber holds one descriptor (the gateway's end of its socket); the bridge's upstream
+    // sockets are shared (two ends each, at most UPSTREAM_SOCKETS_PER_SUBGRAPH per subgraph). The subscribers'
+    // process holds one per subscriber. Keep 200 for the pools, PostgreSQL clients and files.
+    const fdNeed = REQUESTED_SUBSCRIBERS + 2 * UPSTREAM_SOCKETS_PER_SUBGRAPH * Object.keys(stack.subgraphUrls).length + 200
     let subscribers = REQUESTED_SUBSCRIBERS
     out('edge.sub.open_file_limit', fdLimit ?? 'unknown')
     if (fdLimit !== null && fdLimit < fdNeed) {
-      subscribers = Math.max(1, Math.floor((fdLimit - 200) / 4))
+      subscribers = Math.max(1, fdLimit - (fdNeed - REQUESTED_SUBSCRIBERS))
       out('edge.sub.note', `REDUCED_from_${REQUESTED_SUBSCRIBERS}_to_${subscribers}:_open_file_limit_${fdLimit}_<_needed_${fdNeed};_raise_with_ulimit_-n_${fdNeed}`)
     }
     const userCount = Math.max(1, Math.ceil(subscribers / SOCKETS_PER_USER))
@@ -152,53 +180,59 @@ export async function benchEdge(): Promise<void> {
     out('edge.sub.users', userCount)
     out('edge.sub.sockets_per_user', SOCKETS_PER_USER)
 
-    // seq -> receive times (performance.now()), per delivery
+    const child = (subscriberProcess = fork(path.join(HERE, 'edge-subscribers.ts'), [], { cwd: path.resolve(HERE, '..'), execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }))
+    const replies = new Map<string, (m: FromSubscribers) => void>()
+    // seq -> receive times (this process's wall clock, milliseconds), per delivery
     const received = new Map<number, number[]>()
-    let errorMessages = 0
-    let socketClosedAbnormally = 0
-    let extraDeliveries = 0
-    const SUBSCRIPTION = 'subscription { inboxChanged { id status title program { name } } }'
-
-    const tConnect = performance.now()
-    const BATCH = 50
-    for (let start = 0; start < subscribers; start += BATCH) {
-      const batch: Promise<void>[] = []
-      for (let i = start; i < Math.min(subscribers, start + BATCH); i++) {
-        const token = tokens[i % userCount]
-        batch.push(new Promise<void>((resolve) => {
-          const client = createClient({
-            url: gatewayUrl.replace(/^http/, 'ws'), webSocketImpl: WebSocket, retryAttempts: 0, lazy: false,
-            connectionParams: { authorization: `Bearer ${token}` },
-            on: {
-              connected: () => resolve(),
-              closed: (ev: any) => { if (ev?.code !== 1000) socketClosedAbnormally++; resolve() },
-            },
-          })
-          clients.push(client)
-          client.subscribe<{ inboxChanged: { title: string } }>({ query: SUBSCRIPTION }, {
-            next: (m) => {
-              const at = performance.now()
-              if (m.errors?.length || !m.data) { errorMessages++; return }
-              const seq = Number(/^bench#(\d+)$/.exec(m.data.inboxChanged.title)?.[1])
-              if (!Number.isInteger(seq)) { extraDeliveries++; return }
-              let list = received.get(seq)
-              if (!list) received.set(seq, (list = []))
-              list.push(at)
-            },
-            error: () => { errorMessages++ },
-            complete: () => {},
-          })
-        }))
+    let clockOffset = 0 // subscribers' clock minus this one's
+    child.on('message', (m: FromSubscribers) => {
+      if (m.type === 'got') {
+        let list = received.get(m.seq)
+        if (!list) received.set(m.seq, (list = []))
+        list.push(m.at - clockOffset)
+      } else {
+        replies.get(m.type)?.(m)
       }
-      await Promise.all(batch)
+    })
+    const ask = <T extends FromSubscribers['type']>(m: ToSubscribers, answer: T) => new Promise<Extract<FromSubscribers, { type: T }>>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`the subscribers' process exited (${code}) before answering ${m.type}`))
+      child.once('exit', onExit)
+      replies.set(answer, (r) => { replies.delete(answer); child.off('exit', onExit); resolve(r as Extract<FromSubscribers, { type: T }>) })
+      child.send(m)
+    })
+    // The two processes' clocks: the offset at the round trip with the least delay (its error is at most half of it).
+    let bestRtt = Infinity
+    for (let i = 0; i < 50; i++) {
+      const t = wallNow()
+      const r = await ask({ type: 'clock', t }, 'clock')
+      const rtt = wallNow() - t
+      if (rtt < bestRtt) { bestRtt = rtt; clockOffset = r.at - (t + rtt / 2) }
     }
-    const allSubscribed = await waitFor(() => stack.subgraphs.twins.inboxEvents.subscriberCount >= subscribers, 60_000)
+    out('edge.sub.clock_sync_rtt_ms', ms(bestRtt))
+
+    // the server side before and after the subscribers: what they cost it
+    const before = serverFootprint()
+    const clientBefore = await ask({ type: 'stats' }, 'stats')
+    const SUBSCRIPTION = 'subscription { inboxChanged { id status title program { name } } }'
+    const tConnect = performance.now()
+    const opened = await ask({ type: 'open', url: gatewayUrl.replace(/^http/, 'ws'), tokens, subscribers, query: SUBSCRIPTION, batch: 50 }, 'opened')
+    const allSubscribed = await waitFor(() => stack.subgraphs.twins.inboxEvents.subscriberCount >= subscribers, Math.max(60_000, subscribers * 10))
     out('edge.sub.connect_s', ((performance.now() - tConnect) / 1000).toFixed(1))
+    out('edge.sub.connected', opened.connected)
     out('edge.sub.subscribers', stack.subgraphs.twins.inboxEvents.subscriberCount)
     out('edge.sub.bridge_active', stack.gateway.bridge.activeCount)
-    if (!allSubscribed) out('edge.sub.note', `only_${stack.subgraphs.twins.inboxEvents.subscriberCount}_of_${subscribers}_subscriptions_reached_twins_within_60_s`)
-    out('edge.sub.open_fds', openFiles() ?? 'unknown')
-    out('edge.sub.rss_mb', Math.round(process.memoryUsage().rss / 2 ** 20))
+    if (!allSubscribed) out('edge.sub.note', `only_${stack.subgraphs.twins.inboxEvents.subscriberCount}_of_${subscribers}_subscriptions_reached_twins_within_the_wait`)
+    for (const [subgraph, n] of Object.entries(stack.gateway.bridge.upstreamSockets)) out(`edge.sub.upstream_sockets.${subgraph}`, n)
+    const after = serverFootprint()
+    const per = (a: number | null, b: number | null, scale = 1) => a === null || b === null ? 'unknown' : ((a - b) / scale / subscribers).toFixed(2)
+    out('edge.sub.server_open_fds', after.fds ?? 'unknown')
+    out('edge.sub.server_fds_per_subscriber', per(after.fds, before.fds))
+    out('edge.sub.server_rss_mb', Math.round(after.rss / 2 ** 20))
+    out('edge.sub.server_heap_mb', Math.round(after.heap / 2 ** 20))
+    out('edge.sub.server_rss_kb_per_subscriber', per(after.rss, before.rss, 1024))
+    out('edge.sub.server_heap_kb_per_subscriber', per(after.heap, before.heap, 1024))
+    const clientSide = await ask({ type: 'stats' }, 'stats')
+    out('edge.sub.client_process_fds_per_subscriber', per(clientSide.fds, clientBefore.fds))
 
     // Events go to distinct users (spread over all of them); each is delivered to that user's sockets.
     const committedAt: number[] = []
@@ -209,7 +243,7 @@ export async function benchEdge(): Promise<void> {
         organizationId: tenant.organization.id, userId: u.id, programId: tenant.program.id,
         kind: 'information', sourceType: 'bench', sourceId: `s-${seq}`, title: `bench#${seq}`,
       }))
-      committedAt[seq] = performance.now()
+      committedAt[seq] = wallNow()
     }
     const socketsOf = (seq: number) => {
       const idx = users.indexOf(targetOf(seq))
@@ -232,19 +266,22 @@ export async function benchEdge(): Promise<void> {
       out(`edge.sub.${label}_event_loop_utilisation`, utilisation.toFixed(2))
     }
 
-    // Paced: one commit every EVENT_INTERVAL_MS (open loop: the next commit does not wait for delivery).
+    // Paced: one inbox event per second per 100 people unless BENCH_EDGE_EVENT_INTERVAL_MS says otherwise (open loop:
+    // the next commit does not wait for delivery).
+    const intervalMs = EVENT_INTERVAL_MS || 100_000 / userCount
     const paced = Array.from({ length: EVENTS }, (_, i) => i)
     const eluPaced = performance.eventLoopUtilization()
     const tPaced = performance.now()
     const inflight: Promise<void>[] = []
     for (const seq of paced) {
-      const due = tPaced + seq * EVENT_INTERVAL_MS
+      const due = tPaced + seq * intervalMs
       const wait = due - performance.now()
       if (wait > 1) await sleep(wait)
       inflight.push(fileEvent(seq))
     }
     await Promise.all(inflight)
-    out('edge.sub.paced_interval_ms', EVENT_INTERVAL_MS)
+    out('edge.sub.paced_interval_ms', intervalMs.toFixed(1))
+    out('edge.sub.paced_events_per_s', (1000 / intervalMs).toFixed(1))
     await measure('paced', paced, paced.reduce((n, s) => n + socketsOf(s), 0), eluPaced)
 
     // Burst: the same number of events committed as fast as 4 connections allow (shows queueing).
@@ -255,20 +292,23 @@ export async function benchEdge(): Promise<void> {
     await Promise.all(Array.from({ length: 4 }, async () => { while (next < burst.length) await fileEvent(burst[next++]) }))
     out('edge.sub.burst_commit_rate_per_s', Math.round(burst.length / ((performance.now() - tBurst) / 1000)))
     await measure('burst', burst, burst.reduce((n, s) => n + socketsOf(s), 0), eluBurst)
-    out('edge.sub.error_messages', errorMessages)
-    out('edge.sub.unexpected_deliveries', extraDeliveries)
-    out('edge.sub.sockets_closed_abnormally', socketClosedAbnormally)
+    const stats = await ask({ type: 'stats' }, 'stats')
+    out('edge.sub.error_messages', stats.errorMessages)
+    if (stats.firstError) out('edge.sub.first_error', stats.firstError.replace(/\s+/g, '_'))
+    out('edge.sub.unexpected_deliveries', stats.extraDeliveries)
+    out('edge.sub.sockets_closed_abnormally', stats.socketClosedAbnormally)
 
-    // ---- dispose: the fan-out and the bridge must drain to zero ----
+    // ---- dispose: the fan-out, the bridge and its shared upstream sockets must drain to zero ----
     const tDispose = performance.now()
-    await Promise.all(clients.splice(0).map((c) => c.dispose()))
-    const drained = await waitFor(() => stack.subgraphs.twins.inboxEvents.subscriberCount === 0 && stack.gateway.bridge.activeCount === 0, 15_000)
+    await ask({ type: 'dispose' }, 'disposed')
+    const drained = await waitFor(() => stack.subgraphs.twins.inboxEvents.subscriberCount === 0 && stack.gateway.bridge.activeCount === 0 && stack.gateway.bridge.upstreamSocketCount === 0, 15_000)
     out('edge.sub.after_dispose_subscribers', stack.subgraphs.twins.inboxEvents.subscriberCount)
     out('edge.sub.after_dispose_bridge_active', stack.gateway.bridge.activeCount)
+    out('edge.sub.after_dispose_upstream_sockets', stack.gateway.bridge.upstreamSocketCount)
     out('edge.sub.drained', drained ? 'yes' : 'NO')
     out('edge.sub.drain_ms', Math.round(performance.now() - tDispose))
   } finally {
-    await Promise.all(clients.map((c) => c.dispose()))
+    subscriberProcess?.kill()
     await closeStackBench(bench, started)
     restoreLogs()
   }

@@ -11,6 +11,7 @@ import { env } from '../core/config'
 import { log } from '../core/config'
 import { drainableServer } from '../core/http'
 import { IdentityResolver } from './identity'
+import { signGatewayToken } from '../core/identity'
 import { SubscriptionBridge } from './subscription-bridge'
 import { readSupergraph, SUBGRAPH_NAMES, type SubgraphName } from './supergraph'
 import { SubgraphDataSource } from './subgraph-http'
@@ -74,7 +75,9 @@ export async function createGateway(opts: GatewayOptions) {
   const bridge = new SubscriptionBridge<GatewayContext>({
     federation, dataSources,
     wsUrl: (name) => opts.subgraphUrls[name as SubgraphName].replace(/^http/, 'ws'),
-    upstreamConnectionParams: async (ctx) => ({ internalToken: await ctx.identity.internalToken() }),
+    // shared upstream sockets prove only the gateway; each subscription carries its person's internal token
+    upstreamConnectionParams: async () => ({ internalToken: await signGatewayToken() }),
+    subscriptionExtensions: async (ctx) => ({ internalToken: await ctx.identity.internalToken(), requestId: ctx.identity.requestId }),
     connectionKey: (ctx) => ctx.socket ?? ctx,
     userKey: (ctx) => ctx.identity.userId,
     limits: opts.subscriptionLimits ?? SUBSCRIPTION_LIMITS,
@@ -108,7 +111,7 @@ export async function createGateway(opts: GatewayOptions) {
       log.info('gateway.listening', { url })
       return url
     },
-    close: () => shutDownGateway({ sockets, drain, identities, identityPool }),
+    close: () => shutDownGateway({ sockets, bridge, drain, identities, identityPool }),
   }
 }
 export type Gateway = Awaited<ReturnType<typeof createGateway>>

@@ -29,7 +29,7 @@ const TOKEN_EXPIRED_REASON = 'The bearer token has expired: reconnect with a fre
 
 export interface GatewayContext {
   identity: CallerIdentity
-  /** set for graphql-ws connections: the downstream socket the upstream sockets belong to */
+  /** set for graphql-ws connections: the downstream socket (its close ends its subscriptions on the bridge) */
   socket?: object
 }
 

@@ -1,6 +1,11 @@
 // Owns subscriptions through the gateway (which plans but will not execute them): each subscription is planned
 // with the supergraph's query planner; its primary fetch runs over graphql-ws on the owning subgraph, and the
 // rest (entity fields of other subgraphs) runs per event with the gateway's executor.
+//
+// Upstream sockets are shared: every person's subscriptions to a subgraph travel over a few sockets of this gateway
+// (graphql-ws multiplexes them), not one socket per downstream connection. A shared socket's connection_init proves
+// only that the caller is the gateway; each subscribe carries its person's own internal token in its extensions, and
+// the subgraph builds that subscription's context from it (subgraphs/shared/server.ts).
 import { QueryPlanner, type QueryPlan } from '@apollo/query-planner'
 import { operationFromDocument, type Schema } from '@apollo/federation-internals'
 import { coerceVariables, type Federation } from './federation'
@@ -23,6 +28,17 @@ const EVENT_SOURCE = '__subscription_event__'
 export const BRIDGE_QUEUE_LIMIT = 4096
 /** Queued events executed together: their identical entity fetches are sent once. */
 const EVENT_BATCH = 64
+/**
+ * Shared upstream sockets per subgraph, at most. More than one so that a socket that closes interrupts only its share
+ * of the streams, and so that subscriptions spread over the replicas behind a subgraph's load balancer.
+ */
+export const UPSTREAM_SOCKETS_PER_SUBGRAPH = 4
+/**
+ * Another shared socket opens only once the least-loaded busy one carries this many subscriptions (then each new
+ * subscription goes to the least-loaded): a few people share one socket, while a few hundred already spread over
+ * every socket (and so over the subgraph's replicas), and 10,000 over all four.
+ */
+export const UPSTREAM_SOCKET_FILL = 100
 
 /** Plain Errors from the executor would end a graphql-ws stream: every error becomes a GraphQLError. */
 const toGraphQLError = (e: unknown): GraphQLError => e instanceof GraphQLError ? e
@@ -43,9 +59,11 @@ export interface BridgeOptions<C extends object> {
   dataSources: Map<string, GraphQLDataSource>
   /** Subgraph name -> its graphql-ws URL. */
   wsUrl: (subgraph: string) => string
-  /** connection_init payload for the upstream socket (the caller's identity as an internal token). */
-  upstreamConnectionParams: (context: C) => Promise<Record<string, unknown>>
-  /** Identifies the downstream connection; upstream sockets are shared per (connection, subgraph). */
+  /** connection_init payload of a shared upstream socket: proves only that the caller is the gateway (no person). */
+  upstreamConnectionParams: () => Promise<Record<string, unknown>>
+  /** `extensions` of one upstream subscribe: the person's own identity (a fresh internal token), checked per subscription. */
+  subscriptionExtensions: (context: C) => Promise<Record<string, unknown>>
+  /** Identifies the downstream connection: caps count per connection, and its close ends only its subscriptions. */
   connectionKey: (context: C) => object
   /** Identifies the person: caps count per person, and identical entity fetches are shared only within one. */
   userKey: (context: C) => string
@@ -54,9 +72,21 @@ export interface BridgeOptions<C extends object> {
 
 const tooMany = (message: string) => ({ errors: [new GraphQLError(message, { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' } })] })
 
+/** One shared upstream socket: graphql-ws opens it with its first subscription and closes it after its last. */
+interface Upstream {
+  client: Client
+  /** subscriptions placed on it and not yet released */
+  subscriptions: number
+  /** whether its WebSocket is open now */
+  open: boolean
+}
+
 export class SubscriptionBridge<C extends object> {
   private state?: State
-  private readonly upstream = new WeakMap<object, Map<string, Client>>()
+  /** Shared upstream sockets by subgraph, at most UPSTREAM_SOCKETS_PER_SUBGRAPH each. */
+  private readonly upstream = new Map<string, Upstream[]>()
+  /** What ends each running subscription of a downstream connection (its close ends those, and only those). */
+  private readonly byConnection = new WeakMap<object, Set<() => void>>()
   private active = 0
   private readonly perConnection = new Map<object, number>()
   private readonly perUser = new Map<string, number>()
@@ -76,6 +106,16 @@ export class SubscriptionBridge<C extends object> {
   /** Running subscriptions through this bridge (for tests and the readiness endpoint). */
   get activeCount() { return this.active }
 
+  /** Upstream sockets open now, by subgraph (shared by every subscriber of this gateway). */
+  get upstreamSockets(): Record<string, number> {
+    return Object.fromEntries([...this.upstream].map(([name, pool]) => [name, pool.filter((u) => u.open).length]))
+  }
+
+  /** Upstream sockets open now, over every subgraph. */
+  get upstreamSocketCount(): number {
+    return Object.values(this.upstreamSockets).reduce((a, b) => a + b, 0)
+  }
+
   private plan(st: State, document: DocumentNode, operationName?: string | null): QueryPlan {
     const key = `${operationName ?? ''}\n${print(document)}`
     let plan = st.plans.get(key)
@@ -87,28 +127,41 @@ export class SubscriptionBridge<C extends object> {
     return plan
   }
 
-  private clientFor(context: C, subgraph: string): Client {
-    const connKey = this.opts.connectionKey(context)
-    let pool = this.upstream.get(connKey)
-    if (!pool) this.upstream.set(connKey, (pool = new Map()))
-    let client = pool.get(subgraph)
-    if (!client) {
-      client = createClient({
+  /**
+   * The shared socket a new subscription to `subgraph` goes on: the least-loaded busy one while it holds fewer than
+   * UPSTREAM_SOCKET_FILL, else an idle or new one (up to UPSTREAM_SOCKETS_PER_SUBGRAPH), else the least-loaded.
+   */
+  private upstreamFor(subgraph: string): Upstream {
+    let pool = this.upstream.get(subgraph)
+    if (!pool) this.upstream.set(subgraph, (pool = []))
+    const leastLoaded = (list: Upstream[]) => list.reduce<Upstream | undefined>((a, u) => !a || u.subscriptions < a.subscriptions ? u : a, undefined)
+    const busy = leastLoaded(pool.filter((u) => u.subscriptions > 0))
+    if (busy && busy.subscriptions < UPSTREAM_SOCKET_FILL) return busy
+    const idle = pool.find((u) => u.subscriptions === 0)
+    if (idle) return idle
+    if (pool.length >= UPSTREAM_SOCKETS_PER_SUBGRAPH) return leastLoaded(pool)!
+    const upstream: Upstream = {
+      client: createClient({
         url: this.opts.wsUrl(subgraph),
         webSocketImpl: WebSocket,
-        connectionParams: () => this.opts.upstreamConnectionParams(context), // fresh internal token on every (re)connect
+        connectionParams: () => this.opts.upstreamConnectionParams(), // a fresh gateway token on every (re)connect
         lazy: true, // opens with the first subscription, closes after the last
         // No silent retry: events sent while the socket was down would be lost unnoticed. The streams on a socket that
         // closes end with SUBSCRIPTION_INTERRUPTED; the client refetches and subscribes again (through any replica).
         retryAttempts: 0,
         keepAlive: 10_000,
-      })
-      client.on('closed', (event) => {
-        if ((event as { code?: number })?.code !== 1000) log.warn('bridge.upstream_closed', { subgraph, code: (event as { code?: number })?.code, note: 'open streams end with SUBSCRIPTION_INTERRUPTED' })
-      })
-      pool.set(subgraph, client)
+      }),
+      subscriptions: 0,
+      open: false,
     }
-    return client
+    upstream.client.on('opened', () => { upstream.open = true })
+    upstream.client.on('closed', (event) => {
+      upstream.open = false
+      const code = (event as { code?: number })?.code
+      if (code !== 1000) log.warn('bridge.upstream_closed', { subgraph, code, streams: upstream.subscriptions, note: 'its open streams end with SUBSCRIPTION_INTERRUPTED' })
+    })
+    pool.push(upstream)
+    return upstream
   }
 
   /**
@@ -130,12 +183,22 @@ export class SubscriptionBridge<C extends object> {
     } satisfies GraphQLDataSource]))
   }
 
-  /** Closes the upstream sockets of a downstream connection (graphql-ws onClose). */
+  /**
+   * Ends the subscriptions of a downstream connection that closed (graphql-ws onClose): each is unsubscribed upstream;
+   * the shared sockets stay open for everyone else's (a socket left with none closes by itself).
+   */
   async release(context: C) {
     const connKey = this.opts.connectionKey(context)
-    const pool = this.upstream.get(connKey)
-    this.upstream.delete(connKey)
-    await Promise.all([...(pool?.values() ?? [])].map((c) => c.dispose()))
+    const stops = this.byConnection.get(connKey)
+    this.byConnection.delete(connKey)
+    for (const stop of stops ?? []) stop()
+  }
+
+  /** Closes every shared upstream socket (the gateway's shutdown, after its own sockets closed). */
+  async close() {
+    const pools = [...this.upstream.values()]
+    this.upstream.clear()
+    await Promise.all(pools.flat().map((u) => u.client.dispose()))
   }
 
   /**
@@ -154,6 +217,10 @@ export class SubscriptionBridge<C extends object> {
     const context = args.contextValue as C
     const connKey = this.opts.connectionKey(context)
     const userKey = this.opts.userKey(context)
+    // The person's own identity travels with the subscription (the shared socket proves only the gateway); read before
+    // the caps are counted, so no await lies between counting and taking a place.
+    let extensions: Record<string, unknown>
+    try { extensions = await this.opts.subscriptionExtensions(context) } catch (e) { return { errors: [toGraphQLError(e)] } }
     const { perSocket, perUser } = this.opts.limits
     if ((this.perConnection.get(connKey) ?? 0) >= perSocket) return tooMany(`A socket may hold ${perSocket} subscriptions at a time: complete one first.`)
     if ((this.perUser.get(userKey) ?? 0) >= perUser) return tooMany(`A person may hold ${perUser} subscriptions at a time: complete one first.`)
@@ -176,11 +243,13 @@ export class SubscriptionBridge<C extends object> {
     const queue = boundedQueue<ExecutionResult>(BRIDGE_QUEUE_LIMIT, () => unsubscribe())
     let upstreamError: unknown = null
     let upstreamDone = false
-    const client = this.clientFor(context, primary.serviceName)
-    unsubscribe = client.subscribe({
+    const upstream = this.upstreamFor(primary.serviceName)
+    upstream.subscriptions++
+    unsubscribe = upstream.client.subscribe({
       query: primary.operation,
       operationName: primary.operationName,
       variables: Object.fromEntries((primary.variableUsages ?? []).filter((v) => v in variables).map((v) => [v, variables[v]])),
+      extensions,
     }, {
       next: (value) => queue.push(value as ExecutionResult),
       // Ending the queue settles its consumer's pending read; the callback has nothing to wait for (void).
@@ -199,10 +268,17 @@ export class SubscriptionBridge<C extends object> {
     bridge.active++
     bridge.perConnection.set(connKey, (bridge.perConnection.get(connKey) ?? 0) + 1)
     bridge.perUser.set(userKey, (bridge.perUser.get(userKey) ?? 0) + 1)
+    const ownStops = bridge.byConnection.get(connKey) ?? new Set<() => void>()
+    bridge.byConnection.set(connKey, ownStops)
+    // the downstream connection's close (release(context)) ends this stream: unsubscribed upstream, its reader woken
+    const stop = () => { release(); void queue.iterator.return() }
+    ownStops.add(stop)
     let released = false
     const release = () => { // once, whether the generator ran or was returned before it started
       if (released) return
       released = true
+      upstream.subscriptions--
+      ownStops.delete(stop)
       bridge.active--
       const c = bridge.perConnection.get(connKey)! - 1
       if (c > 0) bridge.perConnection.set(connKey, c); else bridge.perConnection.delete(connKey)

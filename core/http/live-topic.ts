@@ -133,7 +133,10 @@ export class LiveTopic<C extends Channel, Row> {
           if (!s.pending.size) { await new Promise<void>((r) => { s.wake = r }); s.wake = undefined; continue }
           const batch = [...s.pending].slice(0, READ_BATCH)
           for (const [k] of batch) s.pending.delete(k)
-          const [rows, current] = await Promise.all([this.readRows(batch.map(([k]) => k)), loadSession(this.db, session.userId)])
+          let rows: Map<string, Row>, current: Session
+          // a person deactivated meanwhile (UNAUTHENTICATED) or a failed read ends the stream: leave the audience too,
+          // since a for-await that receives a throw from next() never calls return()
+          try { [rows, current] = await Promise.all([this.readRows(batch.map(([k]) => k)), loadSession(this.db, session.userId)]) } catch (e) { leave(); throw e }
           for (const [k, n] of batch) {
             const row = rows.get(k)
             if (row && this.spec.matches(row, n) && this.spec.visible(row, current)) ready.push(this.spec.emit ? this.spec.emit(row, n) : row)

@@ -8,6 +8,11 @@ import { tokenExpired, unauthenticated } from '../errors'
 const ALG = 'ES256'
 const INTERNAL_ISSUER = 'urn:evidence-workspace:gateway'
 const INTERNAL_AUDIENCE = 'urn:evidence-workspace:subgraph'
+/**
+ * The audience of the gateway's own token (the connection_init of a shared subgraph socket): another audience than a
+ * person's internal token, so neither is ever accepted where the other is required.
+ */
+const GATEWAY_AUDIENCE = 'urn:evidence-workspace:subgraph-socket'
 const INTERNAL_TTL_SECONDS = 60
 
 type Key = Awaited<ReturnType<typeof jose.generateKeyPair>>['privateKey']
@@ -165,6 +170,35 @@ export async function verifyInternalToken(token: string | undefined | null): Pro
       expiresAt: (payload.exp! + CLOCK_TOLERANCE_S) * 1000,
       authTime: typeof payload.at === 'number' ? payload.at : null,
     }
+  } catch {
+    throw unauthenticated('This service only answers the gateway.')
+  }
+}
+
+/**
+ * The gateway's own short-lived token: it names no person and proves only that the caller holds the gateway key. It
+ * opens a subgraph socket that the gateway shares between people; every subscription on it carries its person's own
+ * internal token (signInternalToken) in the subscribe message's extensions.
+ */
+export async function signGatewayToken(): Promise<string> {
+  const { privateKey, kid } = await gatewayKeyPair()
+  return new jose.SignJWT({})
+    .setProtectedHeader({ alg: ALG, kid })
+    .setSubject(INTERNAL_ISSUER)
+    .setIssuer(INTERNAL_ISSUER)
+    .setAudience(GATEWAY_AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(`${INTERNAL_TTL_SECONDS}s`)
+    .sign(privateKey)
+}
+
+/** A subgraph's check on a shared socket's connection_init: a valid gateway token (signGatewayToken), nothing else. */
+export async function verifyGatewayToken(token: string | undefined | null): Promise<void> {
+  if (!token) throw unauthenticated('This service only answers the gateway.')
+  try {
+    await jose.jwtVerify(token, (await gatewayKeyPair()).publicKey, {
+      issuer: INTERNAL_ISSUER, audience: GATEWAY_AUDIENCE, subject: INTERNAL_ISSUER, algorithms: [ALG], clockTolerance: CLOCK_TOLERANCE_S,
+    })
   } catch {
     throw unauthenticated('This service only answers the gateway.')
   }

@@ -64,8 +64,8 @@ export function createContext(db: Db, session: Session, requestId: string, authe
 }
 
 /**
- * The same caller with empty loaders, for one event of a subscription: graphql-ws keeps one context for a socket's
- * whole life, and a DataLoader caches what it read, so an event resolved on the first event's loaders would show
+ * The same caller with empty loaders, for one event of a subscription: a subscription keeps one context for its
+ * whole life (built in the server's onSubscribe), and a DataLoader caches what it read, so an event resolved on the first event's loaders would show
  * the rows as they were then (InboxItem.memoryNotes on the tenth inboxChanged event). Batching stays per execution.
  */
 export function contextForEvent(ctx: GraphQLContext): GraphQLContext {

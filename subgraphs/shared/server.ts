@@ -1,13 +1,14 @@
-// Owns a subgraph's HTTP + graphql-ws server: refuses anything without the gateway's internal token. /graphql over HTTP
-// is served by graphql-js directly (./graphql-http.ts); every other route (health, the webhook and inbox-link routes
-// the subgraphs mount on `app`) goes to Express.
+// Owns a subgraph's HTTP + graphql-ws server: refuses anything without the gateway's internal token (over graphql-ws:
+// the gateway's own token on the socket, and a person's internal token on every subscription). /graphql over HTTP is
+// served by graphql-js directly (./graphql-http.ts); every other route (health, the webhook and inbox-link routes the
+// subgraphs mount on `app`) goes to Express.
 import http from 'node:http'
 import { randomUUID } from 'node:crypto'
 import express from 'express'
 import { attachWebSocketServer } from '../../core/http'
 import { useServer } from 'graphql-ws/use/ws'
 import { GraphQLError, createSourceEventStream, execute, parse, validate, type ExecutionArgs, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql'
-import { INTERNAL_HEADER } from '../../core/identity'
+import { INTERNAL_HEADER, verifyGatewayToken } from '../../core/identity'
 import type { Db } from '../../core/database'
 import { databaseAnswers } from '../../core/sql'
 import { SessionCache } from '../../core/identity'
@@ -52,8 +53,19 @@ async function contextFor(db: Db, sessions: SessionCache, token: string | undefi
 const REQUEST_ID = /^[\w-]{1,64}$/
 
 /**
+ * Why one subscription on the gateway's socket was refused: UNAUTHENTICATED for a missing, invalid or expired token or
+ * an inactive person (the error as contextFor threw it), SERVICE_UNAVAILABLE during a database outage, anything else
+ * an unexpected error (masked and logged by onError).
+ */
+function subscriptionRefusal(e: unknown): GraphQLError {
+  if (isDatabaseUnavailable(e)) return serviceUnavailable()
+  if (e instanceof GraphQLError) return e
+  return new GraphQLError('Unexpected error.', { originalError: e instanceof Error ? e : new Error(String(e)) })
+}
+
+/**
  * graphql-js `subscribe`, except that every event's selection set runs on a context of its own (fresh loaders, same
- * caller): the socket's context lives as long as the socket, its loaders' caches must not.
+ * caller): the subscription's context lives as long as the subscription, its loaders' caches must not.
  */
 export async function subscribeFreshPerEvent(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const stream = await createSourceEventStream(args)
@@ -105,28 +117,40 @@ export function createSubgraphServer(opts: { name: string; schema: GraphQLSchema
   httpServer.keepAliveTimeout = SUBGRAPH_KEEP_ALIVE_MS
   httpServer.headersTimeout = SUBGRAPH_KEEP_ALIVE_MS + 1_000
   const wsServer = attachWebSocketServer(httpServer, { path: '/graphql' })
-  const wsCleanup = useServer<{ internalToken?: string }, { ctx?: GraphQLContext }>({
+  const wsCleanup = useServer<{ internalToken?: string }>({
     schema,
-    // The gateway's bridge sends its internal token in connection_init; nothing else may subscribe here.
+    // Only the gateway's bridge opens a socket here: its connection_init proves the gateway and names no person (the
+    // gateway shares the socket between people). A person's own internal token opens nothing.
     onConnect: async (ctx) => {
       try {
-        ctx.extra.ctx = await contextFor(db, sessions, ctx.connectionParams?.internalToken)
+        await verifyGatewayToken(ctx.connectionParams?.internalToken)
         return true
       } catch {
         return false
       }
     },
-    context: (ctx) => ctx.extra.ctx!,
     subscribe: (args) => subscribeFreshPerEvent(args),
-    // A bad document answers an error message; graphql-ws would close the whole socket (4500) on a thrown parse.
-    onSubscribe: (_ctx, _id, payload) => {
+    // Every operation on the shared socket is one person's: its own internal token in the subscribe message's
+    // extensions, verified here, gives it a context of its own (returned as contextValue, so graphql-ws's `context`
+    // option, unset here, is never asked). Nothing in here may throw: graphql-ws closes the whole socket (4500) on a
+    // throw, which would end everyone's streams on it; a refusal answers this operation's id only.
+    onSubscribe: async (_ctx, _id, payload) => {
+      let contextValue: GraphQLContext
+      try {
+        const token = payload.extensions?.internalToken
+        const rid = payload.extensions?.requestId
+        contextValue = await contextFor(db, sessions, typeof token === 'string' ? token : undefined, typeof rid === 'string' && REQUEST_ID.test(rid) ? rid : undefined)
+      } catch (e) {
+        return [subscriptionRefusal(e)]
+      }
+      // A bad document answers an error message; graphql-ws would close the whole socket (4500) on a thrown parse.
       let document
       try { document = parse(payload.query) } catch (e) {
         return [new GraphQLError((e as Error).message, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })]
       }
       const errors = validate(schema, document)
       if (errors.length) return errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }))
-      return { schema, document, variableValues: payload.variables, operationName: payload.operationName }
+      return { schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue }
     },
     // The same masking as over HTTP: an unexpected error in a subscription resolver never travels raw.
     onNext: (_ctx, _id, _payload, _args, result) => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createClient, type Client } from 'graphql-ws'
 import WebSocket from 'ws'
 import * as jose from 'jose'
-import { devKeyPair, mintDevToken, signInternalToken } from '../../core/identity'
+import { devKeyPair, mintDevToken, signGatewayToken, signInternalToken } from '../../core/identity'
 import { env } from '../../core/config'
 import { createGateway, type Gateway } from '../../gateway/server'
 import { fileInboxItem } from '../../domain/inbox'
@@ -40,11 +40,11 @@ afterAll(async () => {
 interface Answer { errors: { message: string; extensions?: Record<string, any> }[]; data?: unknown }
 
 /** One operation over a socket: its next payloads' errors, or the errors of an error message. */
-function overWs(client: Client, query: string, variables: Record<string, unknown> = {}): Promise<Answer> {
+function overWs(client: Client, query: string, variables: Record<string, unknown> = {}, extensions?: Record<string, unknown>): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const answer: Answer = { errors: [] }
     const timer = setTimeout(() => reject(new Error(`no answer over ws to ${query.slice(0, 80)}`)), 10_000)
-    client.subscribe({ query, variables }, {
+    client.subscribe({ query, variables, extensions }, {
       next: (m: any) => { answer.data = m.data; answer.errors.push(...(m.errors ?? [])) },
       error: (e: any) => { clearTimeout(timer); if (Array.isArray(e)) { answer.errors.push(...e); resolve(answer) } else reject(new Error(`socket closed: ${e?.code} ${e?.reason}`)) },
       complete: () => { clearTimeout(timer); resolve(answer) },
@@ -234,16 +234,17 @@ describe('one failing operation never ends the socket', () => {
 
 describe('a subgraph\'s own graphql-ws server', () => {
   it('answers a syntax error and an unknown field with their codes and keeps the gateway\'s socket open', async () => {
-    const internalToken = await signInternalToken({ userId: tenant.users.scientist.id, organizationId: tenant.organization.id, requestId: 'r' })
+    // as the gateway's bridge talks to it: its own token on the socket, the person's on each operation
+    const person = { internalToken: await signInternalToken({ userId: tenant.users.scientist.id, organizationId: tenant.organization.id, requestId: 'r' }) }
     const closes: number[] = []
     const client = createClient({
       url: stack.current.subgraphUrls.twins.replace(/^http/, 'ws'), webSocketImpl: WebSocket, retryAttempts: 0,
-      connectionParams: { internalToken }, on: { closed: (e: any) => closes.push(e.code) },
+      connectionParams: async () => ({ internalToken: await signGatewayToken() }), on: { closed: (e: any) => closes.push(e.code) },
     })
     try {
-      expect(codeOf(await overWs(client, 'subscription { inboxChanged { id '))).toBe('GRAPHQL_PARSE_FAILED')
-      expect(codeOf(await overWs(client, 'subscription { inboxChanged { nope } }'))).toBe('GRAPHQL_VALIDATION_FAILED')
-      expect((await overWs(client, '{ __typename }')).data).toEqual({ __typename: 'Query' })
+      expect(codeOf(await overWs(client, 'subscription { inboxChanged { id ', {}, person))).toBe('GRAPHQL_PARSE_FAILED')
+      expect(codeOf(await overWs(client, 'subscription { inboxChanged { nope } }', {}, person))).toBe('GRAPHQL_VALIDATION_FAILED')
+      expect((await overWs(client, '{ __typename }', {}, person)).data).toEqual({ __typename: 'Query' })
       expect(closes).toEqual([])
     } finally {
       await client.dispose()

@@ -2,7 +2,10 @@ import { CONNECTION_INIT_SHAPE_REASON } from '../../gateway/connection-init'
 import { describe, expect, it } from 'vitest'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
-import { mintDevToken } from '../../core/identity'
+import * as jose from 'jose'
+import { createClient } from 'graphql-ws'
+import WebSocket from 'ws'
+import { mintDevToken, signGatewayToken, signInternalToken } from '../../core/identity'
 import { fileInboxItem } from '../../domain/inbox'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { createTwoOrganizations } from '../helpers/factories'
@@ -131,13 +134,16 @@ describe('federated GraphQL edge', () => {
 })
 
 describe('permission on every subscription event', () => {
-  it('stops delivering a program\'s items to a person removed from it, and ends the subscription when the person is deactivated', async () => {
+  it('stops delivering a program\'s items to a person removed from it, and ends the subscription when the person is deactivated, while another person\'s stream on the same upstream socket goes on', async () => {
     const { a } = await createTwoOrganizations(stack.db.db)
     const client = wsClient(`${stack.current.gatewayUrl}/graphql`, await a.token('scientist'))
+    const other = wsClient(`${stack.current.gatewayUrl}/graphql`, await a.token('program_lead'))
     const sub = collect(client, 'subscription { inboxChanged { title } }', 3, 15_000)
-    await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount === 1)
-    const file = (title: string, programId: string | null) => stack.db.db.$transaction((tx) => fileInboxItem(tx, {
-      organizationId: a.organization.id, userId: a.users.scientist.id, programId, kind: 'information', sourceType: 'note', sourceId: title, title,
+    const otherSub = collect(other, 'subscription { inboxChanged { title } }', 1, 15_000)
+    await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount === 2)
+    expect(stack.current.gateway.bridge.upstreamSockets.twins).toBe(1)
+    const file = (title: string, programId: string | null, userId = a.users.scientist.id) => stack.db.db.$transaction((tx) => fileInboxItem(tx, {
+      organizationId: a.organization.id, userId, programId, kind: 'information', sourceType: 'note', sourceId: title, title,
     }))
     await file('while a member', a.program.id)
     await waitFor(() => sub.received.length === 1)
@@ -150,6 +156,107 @@ describe('permission on every subscription event', () => {
     await sub.finished
     expect(sub.received.slice(0, 2)).toEqual([{ data: { inboxChanged: { title: 'while a member' } } }, { data: { inboxChanged: { title: 'not in a program' } } }])
     expect(JSON.stringify(sub.received[2])).toMatch(/UNAUTHENTICATED|not active/)
+    await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount === 1, 5_000, 'the ended stream left twins\' fan-out')
+    // the refusal ended one person's stream, not the socket it shared
+    await file('for the lead', a.program.id, a.users.program_lead.id)
+    await otherSub.finished
+    expect(otherSub.received).toEqual([{ data: { inboxChanged: { title: 'for the lead' } } }])
+    await client.dispose()
+    await other.dispose()
+  })
+})
+
+describe('shared upstream sockets', () => {
+  const twinsWs = () => stack.current.subgraphUrls.twins.replace(/^http/, 'ws')
+
+  it('carries two people\'s subscriptions over one upstream socket, each receiving only their own inbox events', async () => {
+    const { a } = await createTwoOrganizations(stack.db.db)
+    const scientist = wsClient(`${stack.current.gatewayUrl}/graphql`, await a.token('scientist'))
+    const lead = wsClient(`${stack.current.gatewayUrl}/graphql`, await a.token('program_lead'))
+    const scientistSub = collect(scientist, 'subscription { inboxChanged { title program { name } } }', 1, 15_000)
+    const leadSub = collect(lead, 'subscription { inboxChanged { title program { name } } }', 1, 15_000)
+    await waitFor(() => stack.current.gateway.bridge.activeCount === 2 && stack.current.subgraphs.twins.inboxEvents.subscriberCount === 2)
+    expect(stack.current.gateway.bridge.upstreamSockets).toEqual({ twins: 1 })
+    for (const [userId, title] of [[a.users.scientist.id, 'for the scientist'], [a.users.program_lead.id, 'for the lead']]) {
+      await stack.db.db.$transaction((tx) => fileInboxItem(tx, {
+        organizationId: a.organization.id, userId, programId: a.program.id, kind: 'question', sourceType: 'thread', sourceId: title, title,
+      }))
+    }
+    await Promise.all([scientistSub.finished, leadSub.finished])
+    await new Promise((r) => setTimeout(r, 300)) // room for a wrong delivery to arrive
+    expect(scientistSub.received).toEqual([{ data: { inboxChanged: { title: 'for the scientist', program: { name: a.program.name } } } }])
+    expect(leadSub.received).toEqual([{ data: { inboxChanged: { title: 'for the lead', program: { name: a.program.name } } } }])
+    await scientist.dispose()
+    await lead.dispose()
+    await waitFor(() => stack.current.gateway.bridge.upstreamSocketCount === 0, 10_000, 'the idle upstream socket closed')
+  })
+
+  it('keeps another person\'s stream alive when one client disconnects from the shared upstream socket', async () => {
+    const { a } = await createTwoOrganizations(stack.db.db)
+    const leaving = wsClient(`${stack.current.gatewayUrl}/graphql`, await a.token('scientist'))
+    const staying = wsClient(`${stack.current.gatewayUrl}/graphql`, await a.token('program_lead'))
+    collect(leaving, 'subscription { inboxChanged { id } }', 1, 15_000).finished.catch(() => {})
+    const stayingSub = collect(staying, 'subscription { inboxChanged { title } }', 1, 15_000)
+    await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount === 2)
+    expect(stack.current.gateway.bridge.upstreamSockets.twins).toBe(1)
+    await leaving.dispose()
+    await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount === 1 && stack.current.gateway.bridge.activeCount === 1)
+    expect(stack.current.gateway.bridge.upstreamSockets.twins).toBe(1)
+    await stack.db.db.$transaction((tx) => fileInboxItem(tx, {
+      organizationId: a.organization.id, userId: a.users.program_lead.id, programId: a.program.id, kind: 'question', sourceType: 'thread', sourceId: 'still-here', title: 'Still here',
+    }))
+    await stayingSub.finished
+    expect(stayingSub.received).toEqual([{ data: { inboxChanged: { title: 'Still here' } } }])
+    await staying.dispose()
+  })
+
+  it('makes a subgraph refuse, on a socket the gateway opened, a subscription without its person\'s token or with a forged one, and keeps the socket open', async () => {
+    const { a } = await createTwoOrganizations(stack.db.db)
+    const closes: number[] = []
+    const gatewaySocket = createClient({
+      url: twinsWs(), webSocketImpl: WebSocket, retryAttempts: 0, lazy: false, onNonLazyError: () => {},
+      connectionParams: async () => ({ internalToken: await signGatewayToken() }), on: { closed: (e: any) => closes.push(e.code) },
+    })
+    const subscribe = (extensions?: Record<string, unknown>) => new Promise<{ data?: any; errors?: any[] }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no answer')), 10_000)
+      const unsubscribe = gatewaySocket.subscribe({ query: 'subscription { inboxChanged { title } }', extensions }, {
+        next: (m: any) => { clearTimeout(timer); unsubscribe(); resolve(m) },
+        error: (e: any) => { clearTimeout(timer); resolve({ errors: Array.isArray(e) ? e : [{ message: String(e?.code ?? e) }] }) },
+        complete: () => {},
+      })
+    })
+    const claims = { userId: a.users.scientist.id, organizationId: a.organization.id }
+    const { privateKey } = await jose.generateKeyPair('ES256')
+    const forged = await new jose.SignJWT({ org: claims.organizationId }).setProtectedHeader({ alg: 'ES256' }).setSubject(claims.userId)
+      .setIssuer('urn:evidence-workspace:gateway').setAudience('urn:evidence-workspace:subgraph').setIssuedAt().setExpirationTime('60s').sign(privateKey)
+    try {
+      for (const extensions of [undefined, {}, { internalToken: forged }, { internalToken: await signGatewayToken() }, { internalToken: await mintDevToken(a.users.scientist) }]) {
+        const refused = await subscribe(extensions)
+        expect(refused.data).toBeUndefined()
+        expect(refused.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED')
+      }
+      // the same socket still serves a subscription that carries its person's token
+      const accepted = subscribe({ internalToken: await signInternalToken(claims) })
+      await waitFor(() => stack.current.subgraphs.twins.inboxEvents.subscriberCount >= 1)
+      await stack.db.db.$transaction((tx) => fileInboxItem(tx, {
+        organizationId: a.organization.id, userId: a.users.scientist.id, programId: a.program.id, kind: 'question', sourceType: 'thread', sourceId: 'direct', title: 'Direct',
+      }))
+      expect(await accepted).toEqual({ data: { inboxChanged: { title: 'Direct' } } })
+      expect(closes).toEqual([])
+    } finally {
+      await gatewaySocket.dispose()
+    }
+  })
+
+  it('makes a subgraph refuse a socket whose connection_init carries a person\'s internal token instead of the gateway\'s', async () => {
+    const { a } = await createTwoOrganizations(stack.db.db)
+    const internalToken = await signInternalToken({ userId: a.users.scientist.id, organizationId: a.organization.id })
+    const closes: number[] = []
+    const client = createClient({ url: twinsWs(), webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: { internalToken }, on: { closed: (e: any) => closes.push(e.code) } })
+    const sub = collect(client, 'subscription { inboxChanged { id } }', 1)
+    await sub.finished
+    expect(JSON.stringify(sub.received)).not.toMatch(/"data"/)
+    expect(closes).toEqual([4403])
     await client.dispose()
   })
 })

@@ -1,7 +1,8 @@
 // The committed supergraph on a second, independent federation gateway: Hive Gateway (@graphql-hive/gateway-runtime)
 // serves schema/supergraph.graphql unchanged in front of the same subgraphs, queries and the inbox subscription over
-// graphql-ws included. What the operator configures is what this file configures: the internal token on every
-// subgraph request and in the subgraph socket's connection_init (`internalToken`), and graphql-ws towards subgraphs.
+// graphql-ws included. What the operator configures is what this file configures: the person's internal token on
+// every subgraph request and in every subgraph subscribe message's extensions (`internalToken`), the gateway's own
+// token in the subgraph socket's connection_init (`internalToken`), and graphql-ws towards subgraphs.
 import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
@@ -9,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocketServer } from 'ws'
 import { useServer } from 'graphql-ws/use/ws'
 import { ROOT_DIR } from '../../core/config'
+import { getOperationAST } from 'graphql'
 import { IdentityResolver } from '../../gateway/identity'
+import { signGatewayToken } from '../../core/identity'
 import { fileInboxItem } from '../../domain/inbox'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { createTenant, type Tenant } from '../helpers/factories'
@@ -28,10 +31,17 @@ beforeAll(async () => {
   const supergraph = fs.readFileSync(path.join(ROOT_DIR, 'schema/supergraph.graphql'), 'utf8') // unchanged
   // The caller's bearer token becomes the gateway's internal token, exactly as gateway/identity.ts does it.
   const identities = new IdentityResolver(stack.db.db)
+  // A subgraph socket is opened by the gateway as itself and shared between people (sockets are kept per distinct
+  // connection_init, so one gateway token is reused while it is young).
+  let gatewayToken = { token: '', at: 0 }
+  const currentGatewayToken = async () => {
+    if (Date.now() - gatewayToken.at > 30_000) gatewayToken = { token: await signGatewayToken(), at: Date.now() }
+    return gatewayToken.token
+  }
   const subgraph = (name: 'connectors' | 'workbench' | 'twins') => ({
     location: stack.current.subgraphUrls[name],
     headers: [['x-internal-token', '{context.internalToken}']] as [string, string][],
-    options: { subscriptions: { kind: 'ws', location: stack.current.subgraphUrls[name], options: { connectionParams: { internalToken: '{context.internalToken}' } } } },
+    options: { subscriptions: { kind: 'ws', location: stack.current.subgraphUrls[name], options: { connectionParams: { internalToken: '{context.gatewayToken}' } } } },
   })
   const hive = createGatewayRuntime({
     supergraph,
@@ -42,7 +52,12 @@ beforeAll(async () => {
         const authorization = context.request?.headers?.get?.('authorization') ?? context.connectionParams?.authorization
         if (!authorization) return
         const identity = await identities.resolve(authorization).catch(() => undefined)
-        if (identity) extendContext({ internalToken: await identity.internalToken() })
+        if (identity) extendContext({ internalToken: await identity.internalToken(), gatewayToken: await currentGatewayToken() })
+      },
+      // every subscription carries its person's own internal token in the subscribe message's extensions
+      onSubgraphExecute({ executionRequest, setExecutionRequest }: { executionRequest: any; setExecutionRequest: (r: unknown) => void }) {
+        if (getOperationAST(executionRequest.document, executionRequest.operationName)?.operation !== 'subscription') return
+        setExecutionRequest({ ...executionRequest, extensions: { ...executionRequest.extensions, internalToken: executionRequest.context?.internalToken } })
       },
     }],
   })

@@ -77,7 +77,7 @@ describe('replicas on one PostgreSQL', () => {
     await client.dispose()
   })
 
-  it('ends a stream with SUBSCRIPTION_INTERRUPTED when the twins replica carrying it stops', async () => {
+  it('ends every stream on a shared upstream socket, each person\'s, with SUBSCRIPTION_INTERRUPTED when the twins replica carrying it stops', async () => {
     const spareListener = new PgListener(stack.db.url)
     const spare = createTwinsSubgraph(db(), spareListener)
     await spareListener.start()
@@ -88,13 +88,15 @@ describe('replicas on one PostgreSQL', () => {
     })
     await gatewayC.listen(0, '127.0.0.1')
     try {
-      const client = wsClient(`${gatewayC.url}/graphql`, await t.token('scientist'))
-      const sub = collect(client, SUB, 1, 15_000)
-      await waitFor(() => spare.inboxEvents.subscriberCount >= 1)
+      const clients = [wsClient(`${gatewayC.url}/graphql`, await t.token('scientist')), wsClient(`${gatewayC.url}/graphql`, await t.token('program_lead'))]
+      const subs = clients.map((client) => collect(client, SUB, 1, 15_000))
+      await waitFor(() => spare.inboxEvents.subscriberCount === 2)
+      expect(gatewayC.bridge.upstreamSockets).toEqual({ twins: 1 })
       await spare.close()
-      await sub.finished
-      expect(sub.received[0].errors?.[0]?.extensions?.code).toBe(SUBSCRIPTION_INTERRUPTED)
-      await client.dispose()
+      await Promise.all(subs.map((sub) => sub.finished))
+      for (const sub of subs) expect(sub.received[0].errors?.[0]?.extensions?.code).toBe(SUBSCRIPTION_INTERRUPTED)
+      await waitFor(() => gatewayC.bridge.activeCount === 0 && gatewayC.bridge.upstreamSocketCount === 0, 5_000, 'the bridge released both streams')
+      await Promise.all(clients.map((client) => client.dispose()))
     } finally {
       await gatewayC.close()
       await spare.close().catch(() => {})

@@ -1,4 +1,4 @@
-// Loaders over graphql-ws: one socket keeps one GraphQL context for its whole life, but every subscription event runs
+// Loaders over graphql-ws: one subscription keeps one GraphQL context for its whole life, but every event runs
 // its selection set on fresh loaders, so a loader-backed field shows the row as it is at that event.
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

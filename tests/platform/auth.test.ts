@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import * as jose from 'jose'
-import { mintDevToken, signInternalToken, verifyCallerToken, verifyInternalToken, devKeyPair } from '../../core/identity'
+import { mintDevToken, signGatewayToken, signInternalToken, verifyCallerToken, verifyGatewayToken, verifyInternalToken, devKeyPair } from '../../core/identity'
 import { env } from '../../core/config'
 import { useTestDatabase } from '../helpers/db'
 
@@ -52,5 +52,19 @@ describe('caller tokens', () => {
     expect(await verifyInternalToken(internal)).toMatchObject({ userId: user.id, organizationId: 'org-1', requestId: 'r1', sessionVersion: null })
     const versioned = await signInternalToken({ userId: user.id, organizationId: 'org-1', sessionVersion: 7 })
     expect(await verifyInternalToken(versioned)).toMatchObject({ userId: user.id, organizationId: 'org-1', requestId: '', sessionVersion: 7 })
+  })
+
+  it('keeps the gateway\'s own token and a person\'s internal token apart: neither is accepted where the other is required', async () => {
+    const gateway = await signGatewayToken()
+    const person = await signInternalToken({ userId: user.id, organizationId: 'org-1' })
+    expect((await codeOf(verifyGatewayToken(gateway))).code).toBe('accepted')
+    expect((await codeOf(verifyInternalToken(gateway))).code).toBe('UNAUTHENTICATED')
+    expect((await codeOf(verifyGatewayToken(person))).code).toBe('UNAUTHENTICATED')
+    expect((await codeOf(verifyGatewayToken(await mintDevToken(user)))).code).toBe('UNAUTHENTICATED')
+    expect((await codeOf(verifyGatewayToken(undefined))).code).toBe('UNAUTHENTICATED')
+    const { privateKey } = await jose.generateKeyPair('ES256')
+    const forged = await new jose.SignJWT({}).setProtectedHeader({ alg: 'ES256' }).setSubject('urn:evidence-workspace:gateway')
+      .setIssuer('urn:evidence-workspace:gateway').setAudience('urn:evidence-workspace:subgraph-socket').setExpirationTime('60s').sign(privateKey)
+    expect((await codeOf(verifyGatewayToken(forged))).code).toBe('UNAUTHENTICATED')
   })
 })

@@ -7,7 +7,7 @@ import pg from 'pg'
 import WebSocket from 'ws'
 import { describe, expect, it } from 'vitest'
 import { freePort } from '../../core/database'
-import { INTERNAL_HEADER, signInternalToken } from '../../core/identity'
+import { INTERNAL_HEADER, signGatewayToken, signInternalToken } from '../../core/identity'
 import { createTenant, type Tenant } from '../helpers/factories'
 import { runEntry, startComponentProcess } from '../helpers/processes'
 import { startTestWorker } from '../helpers/stack'
@@ -52,8 +52,11 @@ async function holdTables(url: string, tables: string[]) {
   }
 }
 
-/** A graphql-ws socket with one subscription open; `closed` resolves with the close code the server sent. */
-async function openSubscription(url: string, connectionParams: Record<string, unknown>, query: string) {
+/**
+ * A graphql-ws socket with one subscription open; `closed` resolves with the close code the server sent. `extensions`:
+ * the subscribe message's (a subgraph's socket wants the person's internal token there).
+ */
+async function openSubscription(url: string, connectionParams: Record<string, unknown>, query: string, extensions?: Record<string, unknown>) {
   const socket = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws')
   const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })))
   await new Promise<void>((resolve, reject) => {
@@ -65,7 +68,7 @@ async function openSubscription(url: string, connectionParams: Record<string, un
     })
     void closed.then((c) => reject(new Error(`the socket closed before its ack: ${c.code} ${c.reason}`)))
   })
-  socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }))
+  socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query, extensions } }))
   await sleep(500) // the subscription is set up (the gateway's bridge opens its upstream socket)
   return { closed, close: () => socket.terminate() }
 }
@@ -201,7 +204,8 @@ describe('graceful stop of each component in its own process', () => {
     // Each process loads a caller's session on its first request from that caller (the socket's caller is another one).
     try {
       const twinsUrl = `http://127.0.0.1:${portOf.twins}/graphql`
-      const subscription = await openSubscription(twinsUrl, { internalToken: await internal() }, 'subscription { inboxChanged { id } }')
+      // as the gateway's bridge opens it: the gateway's own token on the socket, the person's on the subscription
+      const subscription = await openSubscription(twinsUrl, { internalToken: await signGatewayToken() }, 'subscription { inboxChanged { id } }', { internalToken: await internal() })
       for (const { name, p, exited } of processes) {
         const url = `http://127.0.0.1:${portOf[name]}/graphql`
         // Warmed up by another person's request (a fresh process's first query prepares its database client first).
