@@ -13,6 +13,9 @@ export default defineConfig({
     setupFiles: ['tests/setup/leak-guard.ts', 'tests/setup/domain.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits up to 10 s (vitest's default is 1 s): a click's round trip in the console tests took longer than
+    // a second on a loaded 2-core machine and failed a test that passes in 3.5 s alone. A poll that succeeds returns at once.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     maxWorkers: 2,
   },
