@@ -20,8 +20,8 @@ export interface LockedEntry {
  * one organisation queue on the head row; other organisations never wait.
  */
 export async function lockHeadAndReadEntries(tx: Tx, organizationId: string, eventIds: string[]): Promise<LockedEntry[]> {
-  // audit_chain_lock_and_read (prisma/migrations/20261128110000_audit_chain_static_rows): upserts the head row (the
-  // lock), then reads each row and its subjects through audit_chain_row, ordered by entry_seq.
+  // audit_chain_lock_and_read (prisma/migrations/20261128110000_audit_chain_static_rows): creates the head row at the
+  // first append, locks it FOR UPDATE, then reads each row and its subjects through audit_chain_row, by entry_seq.
   return tx.$queryRaw<LockedEntry[]>`
     SELECT seq, head_hash, id, entry, subjects FROM audit_chain_lock_and_read(${organizationId}::uuid, ${eventIds}::uuid[])`
 }

@@ -19,11 +19,12 @@ CREATE FUNCTION audit_chain_lock_and_read(org uuid, event_ids uuid[])
   RETURNS TABLE (seq bigint, head_hash text, id uuid, entry text, subjects text) LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 BEGIN
+  -- An organisation's first append creates its head row; every append then locks it FOR UPDATE, which writes no new
+  -- row version (the upsert this replaces wrote one on every append, to the one row all the organisation's writers share).
+  INSERT INTO audit_chain_heads (organization_id) VALUES (org) ON CONFLICT (organization_id) DO NOTHING;
   RETURN QUERY
     WITH head AS (
-      INSERT INTO audit_chain_heads (organization_id) VALUES (org)
-      ON CONFLICT (organization_id) DO UPDATE SET seq = audit_chain_heads.seq
-      RETURNING audit_chain_heads.seq, audit_chain_heads.head_hash)
+      SELECT h.seq, h.head_hash FROM audit_chain_heads h WHERE h.organization_id = org FOR UPDATE)
     SELECT head.seq, head.head_hash, e.id,
       audit_chain_row('audit_events', e.id)::text,
       CASE WHEN e.subjects = '[]'::jsonb THEN '[]' ELSE
