@@ -312,3 +312,67 @@ describe('tox.pk_parameter_extraction: why lambda_z is not estimated, and the fi
     expectSig(r.outputs.lambda_z_adj_r2.value, 0.8171, 4)
   })
 })
+
+describe('tox.pk_parameter_extraction: the profile, C0 and the terminal fit as shown', () => {
+  const ivValue = (r: ReturnType<typeof nca>, name: string) => r.how_computed.intermediate_values.find((v) => v.name === name)
+
+  it('integrates an interval that falls to a measured zero with the linear trapezoid, and leaves the zero out of the fit', () => {
+    const r = nca({ rows: at(12, { conc: 0 }) })
+    const rows = r.tables.auc_intervals.rows.map((x) => [x.t1.value, x.t2.value, x.method.value])
+    expect(rows).toEqual([
+      [0, 1, 'linear'],
+      [1, 2, 'linear'],
+      [2, 4, 'log'],
+      [4, 8, 'log'],
+      [8, 12, 'linear'],
+      [12, 24, 'linear'],
+    ])
+    expect(r.tables.auc_intervals.rows[4].area.value).toBeCloseTo(((ORAL[4].conc + 0) / 2) * 4, 12)
+    expect([r.outputs.lambda_z_t_lower.value, r.outputs.lambda_z_t_upper.value, r.outputs.lambda_z_n_points.value]).toEqual([4, 24, 3])
+    expect(r.tables.profile.rows.map((x) => x.in_lambda_z.value)).toEqual([false, false, false, true, true, false, true])
+  })
+
+  it('takes the concentration at the start of an infusion without a time-0 row as 0', () => {
+    const r = nca({ rows: ORAL.slice(1), route: 'intravenous', infusion_duration: { value: 0.5, unit: 'h' } })
+    expect(ivValue(r, 'c_at_time_0')).toEqual({ name: 'c_at_time_0', value: 0, unit_ucum: 'mg/L', note: 'no time-0 row: concentration at the start of the infusion taken as 0' })
+  })
+
+  it('takes the first concentration as C0 of a bolus whose first two samples do not decline', () => {
+    const r = nca({ rows: [{ time: 0.5, conc: 5 }, { time: 1, conc: 8 }, { time: 2, conc: 6 }, { time: 4, conc: 4 }, { time: 8, conc: 2 }], route: 'intravenous' })
+    expect(r.outputs.c0.value).toBe(5)
+    expect(ivValue(r, 'c0')!.note).toBe('first two concentrations do not decline: C0 = first positive concentration')
+  })
+
+  it('uses a bolus concentration observed at time 0 as C0, with nothing back-extrapolated', () => {
+    const r = nca({ rows: [{ time: 0, conc: 10 }, { time: 1, conc: 8 }, { time: 2, conc: 6 }, { time: 4, conc: 4 }, { time: 8, conc: 2 }], route: 'intravenous' })
+    expect(r.outputs.c0.value).toBe(10)
+    expect(r.outputs.auc_pct_back_extrap.value).toBe(0)
+    expect(ivValue(r, 'auc_0_to_first_sample')).toEqual({ name: 'auc_0_to_first_sample', value: 0, unit_ucum: 'h.mg/L', note: 'C0 observed at time 0: nothing back-extrapolated' })
+  })
+
+  it('reports the back-extrapolated percentage, MRTinf and Vss of a bolus as not computed when lambda_z is not estimable', () => {
+    const r = nca({ rows: [{ time: 1, conc: 8 }, { time: 2, conc: 6 }, { time: 4, conc: 7 }, { time: 8, conc: 9 }], route: 'intravenous' })
+    expect(r.warnings).toEqual([notEstimable('fewer than 3 positive points from Tmax', 'CL, Vz, Vss')])
+    for (const k of ['auc_pct_back_extrap', 'mrtinf_obs', 'vss', 'cl', 'aucinf_obs']) expect(r.outputs[k].display, k).toBe('not computed')
+  })
+
+  it("flags a measured zero at time 0 of a bolus under 'missing': dropping it would back-extrapolate C0", () => {
+    const r = nca({ blq_rule: 'missing', route: 'intravenous' })
+    expect(r.warnings).toHaveLength(1)
+    expect(r.warnings[0]).toMatch(/^A measured zero concentration at t = 0 h \(row 0\) is used as measured; the BLQ rule 'missing' would drop it\. /)
+  })
+
+  it('fits a manual range of exactly 3 points and shows it as the one fit kept, chosen and best', () => {
+    const r = nca({ lambda_z_rule: { method: 'manual', start_time: 8 } })
+    expect(r.outputs.lambda_z_n_points.value).toBe(3)
+    expect(r.outputs.lambda_z_rule.value).toBe('manual (8 to Tlast h)')
+    expect(r.tables.lambda_z_fits.rows.map((x) => [x.n_points.value, x.kept.value, x.chosen.value, x.best.value])).toEqual([[3, true, true, true]])
+  })
+
+  it('estimates lambda_z from exactly 3 points after Tmax, the minimum', () => {
+    const r = nca({ rows: ORAL.slice(0, 6) })
+    expect(ivValue(r, 'lambda_z_candidate_points')!.value).toBe(3)
+    expect(r.outputs.lambda_z_n_points.value).toBe(3)
+    expect([r.outputs.lambda_z_t_lower.value, r.outputs.lambda_z_t_upper.value]).toEqual([4, 12])
+  })
+})
