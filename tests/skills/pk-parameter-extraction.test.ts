@@ -376,3 +376,44 @@ describe('tox.pk_parameter_extraction: the profile, C0 and the terminal fit as s
     expect([r.outputs.lambda_z_t_lower.value, r.outputs.lambda_z_t_upper.value]).toEqual([4, 12])
   })
 })
+
+describe('tox.pk_parameter_extraction: fields named in refusals, and which points are candidates for lambda_z', () => {
+  it('names the field of a unit that is not UCUM, a zero dose and a zero or non-time infusion duration', () => {
+    expectSkillError(() => nca({ time_unit: 'hour' }), 'unit_unsupported', 'time_unit')
+    expectSkillError(() => nca({ dose: { value: 10, unit: 'mgs' } }), 'unit_unsupported', 'dose.unit')
+    expectSkillError(() => nca({ dose: { value: 0, unit: 'mg' } }), 'invalid_input', 'dose.value')
+    expectSkillError(() => nca({ route: 'intravenous', infusion_duration: { value: 0, unit: 'h' } }), 'invalid_input', 'infusion_duration.value')
+    const e = expectSkillError(() => nca({ route: 'intravenous', infusion_duration: { value: 1, unit: 'mg' } }), 'unit_mismatch', 'infusion_duration.unit')
+    expect(e.message).toBe("'mg' (milligram) is a mass unit, not a time (e.g. h) unit.")
+  })
+
+  it("drops a BLQ row before Tmax under 'missing' and sets it to 0 under the default rule", () => {
+    const rows = [ORAL[0], { time: 0.5, conc: null, blq: true }, ...ORAL.slice(1)]
+    const count = (r: ReturnType<typeof nca>) => ['blq_rows_set_to_zero', 'blq_rows_dropped'].map((n) => r.how_computed.intermediate_values.find((v) => v.name === n)!.value)
+    const missing = nca({ rows, blq_rule: 'missing' })
+    expect(count(missing)).toEqual([0, 1])
+    expect(missing.tables.profile.rows.map((p) => p.time.value)).toEqual([0, 1, 2, 4, 8, 12, 24])
+    const byDefault = nca({ rows })
+    expect(count(byDefault)).toEqual([1, 0])
+    expect(byDefault.tables.profile.rows[1]).toMatchObject({ time: { value: 0.5 }, conc: { value: 0 }, source: { value: 'blq_zero' } })
+  })
+
+  it('takes lambda_z candidates after Tmax and from the end of an infusion only', () => {
+    const r = nca({ route: 'intravenous', infusion_duration: { value: 6, unit: 'h' } })
+    expect(r.how_computed.intermediate_values.find((v) => v.name === 'lambda_z_candidate_points')).toEqual({
+      name: 'lambda_z_candidate_points',
+      value: 3,
+      note: 'positive observed points after Tmax and from the end of the infusion',
+    })
+    expect(r.outputs.lambda_z_t_lower.value).toBe(8)
+  })
+
+  it("leaves BLQ rows set to 0 under 'zero' and trailing measured zeros out of the lambda_z candidates", () => {
+    const blq = nca({ rows: at(12, { conc: null, blq: true }), blq_rule: 'zero' })
+    expect(blq.how_computed.intermediate_values.find((v) => v.name === 'lambda_z_candidate_points')!.value).toBe(3)
+    expect([blq.outputs.lambda_z_t_lower.value, blq.outputs.lambda_z_t_upper.value]).toEqual([4, 24])
+    const trailing = nca({ rows: [...ORAL, { time: 36, conc: 0 }, { time: 48, conc: 0 }] })
+    expect(trailing.outputs.lambda_z.value).toBe(nca().outputs.lambda_z.value)
+    expect(trailing.outputs.tlast.value).toBe(24)
+  })
+})
