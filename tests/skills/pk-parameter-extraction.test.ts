@@ -417,3 +417,58 @@ describe('tox.pk_parameter_extraction: fields named in refusals, and which point
     expect(trailing.outputs.tlast.value).toBe(24)
   })
 })
+
+describe('tox.pk_parameter_extraction: C0 of a bolus, manual ranges and the measured-zero effect', () => {
+  const c0Of = (rows: unknown[]) => {
+    const r = nca({ rows, route: 'intravenous' })
+    return [r.outputs.c0.value, r.how_computed.intermediate_values.find((v) => v.name === 'c0')!.note]
+  }
+
+  it('notes that an extravascular profile without a time-0 row starts from a pre-dose concentration of 0', () => {
+    const r = nca({ rows: ORAL.slice(1) })
+    expect(r.how_computed.intermediate_values.find((v) => v.name === 'c_at_time_0')!.note).toBe('no time-0 row: pre-dose concentration taken as 0')
+  })
+
+  it('back-extrapolates C0 of a bolus from the first two positive concentrations, skipping a measured zero, even with only two', () => {
+    const [skipping, note] = c0Of([{ time: 0.5, conc: 0 }, { time: 1, conc: 8 }, { time: 2, conc: 4 }, { time: 4, conc: 1 }])
+    // Halving from 1 to 2 h: C0 = 8 x 2 = 16 mg/L.
+    expect(skipping).toBeCloseTo(16, 12)
+    expect(note).toBe('log-linear back-extrapolation from t=1 and t=2')
+    const [onlyTwo] = c0Of([{ time: 1, conc: 8 }, { time: 2, conc: 4 }, { time: 4, conc: null, blq: true }])
+    expect(onlyTwo).toBeCloseTo(16, 12)
+  })
+
+  it('does not back-extrapolate from two equal first concentrations', () => {
+    expect(c0Of([{ time: 1, conc: 8 }, { time: 2, conc: 8 }, { time: 4, conc: 4 }, { time: 8, conc: 1 }])).toEqual([
+      8,
+      'first two concentrations do not decline: C0 = first positive concentration',
+    ])
+  })
+
+  it('says when a measured zero makes AUClast higher than marking it BLQ would, and notes how the alternative was computed', () => {
+    const r = nca({ rows: [{ time: 0, conc: 0 }, { time: 1, conc: 20 }, { time: 2, conc: 15 }, { time: 4, conc: 12 }, { time: 8, conc: 10 }, { time: 12, conc: 0 }, { time: 24, conc: 0.001 }] })
+    expect(r.warnings[0]).toMatch(/AUClast is 118\.2 h·mg\/L with it, 115\.5 if marked blq: true \(2\.3 % higher as measured\)\./)
+    expect(r.how_computed.intermediate_values.find((v) => v.name === 'auclast_if_zeros_marked_blq')!.note).toBe(
+      "the 1 measured zero(s) marked blq: true under 'zero_before_cmax_missing_after'",
+    )
+  })
+
+  it('fits a manual range only on positive observed points up to its end time, and marks those points in the profile', () => {
+    const r = nca({ rows: at(12, { conc: 0 }), lambda_z_rule: { method: 'manual', start_time: 4 } })
+    expect([r.outputs.lambda_z_n_points.value, r.outputs.lambda_z_t_lower.value, r.outputs.lambda_z_t_upper.value]).toEqual([3, 4, 24])
+    const toTwelve = nca({ lambda_z_rule: { method: 'manual', start_time: 2.5, end_time: 12 } })
+    expect([toTwelve.outputs.lambda_z_n_points.value, toTwelve.outputs.lambda_z_t_upper.value]).toEqual([3, 12])
+    expect(toTwelve.outputs.lambda_z_rule.value).toBe('manual (2.5 to 12 h)')
+    expect(toTwelve.tables.profile.rows.map((p) => p.in_lambda_z.value)).toEqual([false, false, false, true, true, true, false])
+  })
+
+  it('shows a rising manual fit as neither kept nor chosen', () => {
+    const r = nca({ rows: [{ time: 0, conc: 0 }, { time: 1, conc: 9 }, { time: 2, conc: 1 }, { time: 4, conc: 2 }, { time: 8, conc: 3 }], lambda_z_rule: { method: 'manual', start_time: 2 } })
+    expect(r.tables.lambda_z_fits.rows.map((x) => [x.kept.value, x.chosen.value, x.best.value])).toEqual([[false, false, true]])
+  })
+
+  it('warns about a manual range that starts at Tmax itself, but not about one that starts at the end of the infusion', () => {
+    expect(nca({ lambda_z_rule: { method: 'manual', start_time: 2 } }).warnings).toEqual(['The manual lambda_z range includes Tmax or earlier points.'])
+    expect(nca({ route: 'intravenous', infusion_duration: { value: 4, unit: 'h' }, lambda_z_rule: { method: 'manual', start_time: 4 } }).warnings).toEqual([])
+  })
+})
