@@ -1,9 +1,8 @@
-// The skills' computations, gated at 85 % like the other runs (`npm run mutation`, so in .ci/run). The first full run
-// (about 1,800 mutants, 63 minutes with one test runner) scored FIH dose projection 89.80 %, exposure margins 66.92 %
-// and NCA (pk-parameter-extraction) 79.35 %: only the files at or above the gate are mutated here; the others join as
-// their tests catch more (run one with `npx stryker run stryker.skills.config.mjs --mutate <file> --incrementalFile
-// .ci/mutation-skills-<name>-incremental.json`, so the gated run's file keeps only the gated results). See
-// docs/contributors.md, "Mutation testing".
+// The skills' computations, gated at 85 % like the other runs (`npm run mutation`, so in .ci/run): the FIH dose
+// projection, the exposure margins and the NCA. The first full run (1,822 mutants, 63 minutes with one test runner)
+// scored them 89.80 %, 66.92 % and 79.35 %; tests written against the survivors brought the last two to 97.74 % and
+// 92.71 %. The incremental file is committed, so a run re-tests only what changed. See docs/contributors.md,
+// "Mutation testing".
 import base from './stryker.config.mjs'
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
@@ -11,6 +10,8 @@ export default {
   ...base,
   mutate: [
     'domain/skills/fih-dose-projection.ts',
+    'domain/skills/exposure-margin-table.ts',
+    'domain/skills/pk-parameter-extraction.ts',
   ],
   incrementalFile: '.ci/mutation-skills-incremental.json',
   jsonReporter: { fileName: 'reports/mutation/skills.json' },
