@@ -136,17 +136,22 @@ export interface InternalIdentity {
 
 /** The short-lived token the gateway forwards to subgraphs in place of the caller's own token. */
 export async function signInternalToken(identity: InternalTokenInput): Promise<string> {
-  const { privateKey, kid } = await gatewayKeyPair()
-  return new jose.SignJWT({
+  return signWithGatewayKey({
     org: identity.organizationId,
     ...(typeof identity.sessionVersion === 'number' ? { sv: identity.sessionVersion } : {}),
     ...(identity.requestId ? { rid: identity.requestId } : {}),
     ...(typeof identity.authTime === 'number' ? { at: identity.authTime } : {}),
-  })
+  }, identity.userId, INTERNAL_AUDIENCE)
+}
+
+/** A short-lived token the gateway signs (issuer the gateway), for one audience: a person's, or the gateway's own. */
+async function signWithGatewayKey(claims: jose.JWTPayload, subject: string, audience: string): Promise<string> {
+  const { privateKey, kid } = await gatewayKeyPair()
+  return new jose.SignJWT(claims)
     .setProtectedHeader({ alg: ALG, kid })
-    .setSubject(identity.userId)
+    .setSubject(subject)
     .setIssuer(INTERNAL_ISSUER)
-    .setAudience(INTERNAL_AUDIENCE)
+    .setAudience(audience)
     .setIssuedAt()
     .setExpirationTime(`${INTERNAL_TTL_SECONDS}s`)
     .sign(privateKey)
@@ -180,16 +185,8 @@ export async function verifyInternalToken(token: string | undefined | null): Pro
  * opens a subgraph socket that the gateway shares between people; every subscription on it carries its person's own
  * internal token (signInternalToken) in the subscribe message's extensions.
  */
-export async function signGatewayToken(): Promise<string> {
-  const { privateKey, kid } = await gatewayKeyPair()
-  return new jose.SignJWT({})
-    .setProtectedHeader({ alg: ALG, kid })
-    .setSubject(INTERNAL_ISSUER)
-    .setIssuer(INTERNAL_ISSUER)
-    .setAudience(GATEWAY_AUDIENCE)
-    .setIssuedAt()
-    .setExpirationTime(`${INTERNAL_TTL_SECONDS}s`)
-    .sign(privateKey)
+export function signGatewayToken(): Promise<string> {
+  return signWithGatewayKey({}, INTERNAL_ISSUER, GATEWAY_AUDIENCE)
 }
 
 /** A subgraph's check on a shared socket's connection_init: a valid gateway token (signGatewayToken), nothing else. */
