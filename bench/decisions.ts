@@ -12,7 +12,7 @@ import { applyRecordChange } from '../domain/records'
 import { fileProposal } from '../domain/proposals'
 import { BACKPRESSURE_OPEN_DECISIONS } from '../domain/inbox'
 import { createTenant } from '../tests/helpers/factories'
-import { cpuMs } from './throughput'
+import { backendCpuMs } from './throughput'
 
 const DECIDE = `mutation($id: ID!) { decideProposal(id: $id, decision: APPROVE) {
   __typename ... on MutationDecideProposalSuccess { proposal { status decision { outcome version footer } } } ... on Error { code } } }`
@@ -41,7 +41,6 @@ export async function benchDecisions(): Promise<void> {
     let refused = 0
     // CPU per decision (this process: gateway, subgraphs and client; the bench database's PostgreSQL backends), over
     // the deciding only: unlike latency it hardly moves with what else the machine runs, so versions compare on it.
-    const backendCpu = async () => new Map((await writer.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`).map((b) => [b.pid, cpuMs(b.pid)]))
     let nodeCpuMs = 0
     let pgCpuMs = 0
     // A person's twins stop filing at BACKPRESSURE_OPEN_DECISIONS decisions waiting: proposals are filed and decided in
@@ -54,7 +53,7 @@ export async function benchDecisions(): Promise<void> {
         const filed = await fileProposal(twin, { runId: run.id, change: { kind: 'update', recordId: record.recordId, fields: { confidence: 'high' } }, basisRecordIds: [basis.recordId], draft: 'Raise the confidence.' })
         proposals.push(filed.proposalId)
       }
-      const [nodeBefore, pgBefore] = [process.cpuUsage(), await backendCpu()]
+      const [nodeBefore, pgBefore] = [process.cpuUsage(), await backendCpuMs(writer)]
       for (const [j, id] of proposals.entries()) {
         const t0 = performance.now()
         const res = await fetch(url, {
@@ -68,7 +67,7 @@ export async function benchDecisions(): Promise<void> {
       }
       const used = process.cpuUsage(nodeBefore)
       nodeCpuMs += (used.user + used.system) / 1000
-      for (const [pid, ms] of await backendCpu()) pgCpuMs += ms - (pgBefore.get(pid) ?? 0)
+      for (const [pid, ms] of await backendCpuMs(writer)) pgCpuMs += ms - (pgBefore.get(pid) ?? 0)
     }
     out('decisions.decide.count', samples.length)
     out('decisions.decide.refused', refused)

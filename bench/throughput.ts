@@ -111,11 +111,16 @@ type Cpu = Record<(typeof COMPONENTS)[number], number> & { postgres: Map<number,
  * latency and rps, hardly depends on what else the machine runs: the figure to compare versions on a shared machine.
  */
 async function cpuSnapshot(db: Db, pids: Record<(typeof COMPONENTS)[number], number | undefined>): Promise<Cpu> {
-  const backends = await db.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`
   return {
     ...Object.fromEntries(COMPONENTS.map((c) => [c, cpuMs(pids[c])])) as Record<(typeof COMPONENTS)[number], number>,
-    postgres: new Map(backends.map((b) => [b.pid, cpuMs(b.pid)])),
+    postgres: await backendCpuMs(db),
   }
+}
+
+/** CPU milliseconds used so far by each PostgreSQL backend of `db`'s database (but the asking one), by pid. */
+export async function backendCpuMs(db: Db): Promise<Map<number, number>> {
+  const backends = await db.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`
+  return new Map(backends.map((b) => [b.pid, cpuMs(b.pid)]))
 }
 
 /** CPU ms per request by component over a run (backends that exited during it are not counted: PostgreSQL is a lower bound). */
