@@ -14,7 +14,7 @@ function canonical(value) {
   return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`
 }
 
-/** sha256 hex of the canonical { v: 1, seq, prev_hash, entry (without its chain columns), subjects }. */
+/** sha256 hex of the canonical { v: 1, seq, prev_hash, entry (without any chain columns), subjects }. */
 function entryHash(e) {
   const { chain_seq, prev_hash, entry_hash, ...entry } = e.entry
   const doc = { v: 1, seq: e.seq, prev_hash: e.prev_hash, entry, subjects: e.subjects }
@@ -36,7 +36,8 @@ const bySeq = new Map()
 for (const [i, e] of x.entries.entries()) {
   if (e.seq !== i + 1) fail(e, `entries_missing (expected #${i + 1})`)
   if (e.prev_hash !== prev) fail(e, 'link_broken')
-  if (e.entry.chain_seq !== e.seq || e.entry.prev_hash !== e.prev_hash || e.entry.entry_hash !== e.entry_hash) fail(e, 'content_changed (chain columns)')
+  // Exports made while the audit row carried its own chain columns hold them in `entry`; they must agree with the entry.
+  if ('chain_seq' in e.entry && (e.entry.chain_seq !== e.seq || e.entry.prev_hash !== e.prev_hash || e.entry.entry_hash !== e.entry_hash)) fail(e, 'content_changed (chain columns)')
   if (entryHash(e) !== e.entry_hash) fail(e, 'content_changed')
   prev = e.entry_hash
   bySeq.set(e.seq, e.entry_hash)

@@ -16,7 +16,10 @@ export const CHAINED_SUBJECT_TABLES = ['signatures', 'approvals', 'program_recor
 export type ChainedSubjectTable = (typeof CHAINED_SUBJECT_TABLES)[number]
 export interface AuditSubject { table: ChainedSubjectTable; id: string }
 
-/** The audit row's own chain columns: not part of what its hash covers (the hash cannot cover itself). */
+/**
+ * Chain columns the audit row carried before its position moved to audit_chain_entries (exports made then include
+ * them): never part of what the hash covers (the hash cannot cover itself), so hashes are the same either way.
+ */
 const CHAIN_COLUMNS = ['chain_seq', 'prev_hash', 'entry_hash'] as const
 
 interface SubjectRow { table: string; id: string; row: unknown }
@@ -30,7 +33,7 @@ function canonicalJson(value: unknown): string {
 
 /**
  * The entry's hash: sha256 (hex) of the canonical JSON of { v, seq, prev_hash, entry, subjects }, where entry is the
- * audit row as to_jsonb renders it (timestamps in UTC) without its chain columns and subjects the rows it names.
+ * audit row as to_jsonb renders it (timestamps in UTC, any chain columns left out) and subjects the rows it names.
  */
 export function entryHash(seq: number, prevHash: string, entry: Record<string, unknown>, subjects: SubjectRow[]): string {
   const content: Record<string, unknown> = { ...entry }
@@ -42,7 +45,7 @@ export interface ChainPosition { chainSeq: bigint; prevHash: string; entryHash: 
 
 /**
  * Appends the audit rows `eventIds` of one organisation (written in `tx`, in that order of insertion) to its chain:
- * locks the head until the transaction ends, hashes each row with its subjects, and sets their positions, in two
+ * locks the head until the transaction ends, hashes each row with its subjects, and inserts their positions, in two
  * statements however many rows. Same transaction as the change, so the entries and what they record commit or roll
  * back together. Answers each row's position by id.
  */

@@ -20,15 +20,15 @@ export interface LockedEntry {
  * one organisation queue on the head row; other organisations never wait.
  */
 export async function lockHeadAndReadEntries(tx: Tx, organizationId: string, eventIds: string[]): Promise<LockedEntry[]> {
-  // audit_chain_lock_and_read (prisma/migrations/20261128110000_audit_chain_static_rows): creates the head row at the
-  // first append, locks it FOR UPDATE, then reads each row and its subjects through audit_chain_row, by entry_seq.
+  // audit_chain_lock_and_read (prisma/migrations/20261128134634_audit_chain_entries): locks the head row FOR UPDATE
+  // (creating it at the first append), then reads each row and its subjects through audit_chain_row, by entry_seq.
   return tx.$queryRaw<LockedEntry[]>`
     SELECT seq, head_hash, id, entry, subjects FROM audit_chain_lock_and_read(${organizationId}::uuid, ${eventIds}::uuid[])`
 }
 
 /**
- * Sets the new entries' chain positions (the one update the append-only trigger allows) and moves the head, only when
- * every entry took its position (audit_chain_set_positions, same migration).
+ * Inserts the new entries' chain positions (audit_chain_entries: insert-only, like the audit rows) and moves the head
+ * to the last of them (audit_chain_set_positions, same migration).
  */
 export async function setChainPositions(tx: Tx, organizationId: string, p: { ids: string[]; seqs: bigint[]; prevs: string[]; hashes: string[] }): Promise<void> {
   await tx.$executeRaw`
@@ -41,26 +41,28 @@ export interface ChainRow {
   prev_hash: string
   entry_hash: string
   created_at: Date
-  /** JSON text: the row as the chain hashes it, chain columns included (the hash leaves them out). */
+  /** JSON text: the audit row as the chain hashes it. */
   entry: string
   subjects: string
 }
 
 /**
- * One page of the organisation's chain after `afterSeq`, in chain order, each row with its subjects as the chain
- * hashes them. Runs `SET LOCAL timezone` in the caller's transaction so to_jsonb renders timestamps as the append did.
+ * One page of the organisation's chain after `afterSeq`, in chain order, each position with its audit row and the
+ * row's subjects as the chain hashes them. A position whose audit row is gone is left out, so the verifier meets a gap
+ * in the sequence there. Runs `SET LOCAL timezone` in the caller's transaction so to_jsonb renders timestamps as the
+ * append did.
  */
 export async function chainPage(tx: Tx, organizationId: string, afterSeq: bigint, limit: number): Promise<ChainRow[]> {
   await tx.$executeRaw`SELECT set_config('timezone', 'UTC', true)`
   return tx.$queryRaw<ChainRow[]>`
-    SELECT a.id, a.chain_seq, a.prev_hash, a.entry_hash, a.created_at, to_jsonb(a)::text AS entry,
+    SELECT a.id, c.chain_seq, c.prev_hash, c.entry_hash, a.created_at, to_jsonb(a)::text AS entry,
       CASE WHEN a.subjects = '[]'::jsonb THEN '[]' ELSE
         (SELECT COALESCE(jsonb_agg(jsonb_build_object('table', s->>'table', 'id', s->>'id',
             'row', audit_chain_row(s->>'table', (s->>'id')::uuid)) ORDER BY ord), '[]'::jsonb)
           FROM jsonb_array_elements(a.subjects) WITH ORDINALITY AS x(s, ord))::text END AS subjects
-    FROM audit_events a
-    WHERE a.organization_id = ${organizationId}::uuid AND a.chain_seq > ${afterSeq}
-    ORDER BY a.chain_seq LIMIT ${limit}`
+    FROM audit_chain_entries c JOIN audit_events a ON a.id = c.event_id
+    WHERE c.organization_id = ${organizationId}::uuid AND c.chain_seq > ${afterSeq}
+    ORDER BY c.chain_seq LIMIT ${limit}`
 }
 
 export interface HeadRow { seq: bigint; head_hash: string }
@@ -77,14 +79,27 @@ export async function chainHead(db: Db | Tx, organizationId: string): Promise<He
  */
 export async function unchainedEntries(db: Db | Tx, organizationId: string): Promise<{ first: { id: string; entry_seq: bigint } | null; legacy: bigint }> {
   const rows = await db.$queryRaw<{ id: string | null; entry_seq: bigint | null; legacy: bigint }[]>`
-    SELECT (SELECT id FROM audit_events WHERE organization_id = ${organizationId}::uuid AND chain_seq IS NULL
-              AND entry_seq > audit_chain_legacy_last_entry_seq() ORDER BY entry_seq LIMIT 1) AS id,
-           (SELECT entry_seq FROM audit_events WHERE organization_id = ${organizationId}::uuid AND chain_seq IS NULL
-              AND entry_seq > audit_chain_legacy_last_entry_seq() ORDER BY entry_seq LIMIT 1) AS entry_seq,
-           (SELECT count(*) FROM audit_events WHERE organization_id = ${organizationId}::uuid AND chain_seq IS NULL
-              AND entry_seq <= audit_chain_legacy_last_entry_seq()) AS legacy`
+    WITH unchained AS (
+      SELECT a.id, a.entry_seq FROM audit_events a
+      WHERE a.organization_id = ${organizationId}::uuid
+        AND NOT EXISTS (SELECT 1 FROM audit_chain_entries c WHERE c.event_id = a.id))
+    SELECT (SELECT id FROM unchained WHERE entry_seq > audit_chain_legacy_last_entry_seq() ORDER BY entry_seq LIMIT 1) AS id,
+           (SELECT entry_seq FROM unchained WHERE entry_seq > audit_chain_legacy_last_entry_seq() ORDER BY entry_seq LIMIT 1) AS entry_seq,
+           (SELECT count(*) FROM unchained WHERE entry_seq <= audit_chain_legacy_last_entry_seq()) AS legacy`
   const r = rows[0]!
   return { first: r.id ? { id: r.id, entry_seq: r.entry_seq! } : null, legacy: r.legacy }
+}
+
+/**
+ * The chain position of the latest chained audit entry about `targetId` in `programId`, or null when none is chained
+ * (what the console's "Trail verified" line measures against the last verification).
+ */
+export async function latestChainSeqAbout(db: Pick<Tx, '$queryRaw'>, organizationId: string, programId: string, targetId: string): Promise<bigint | null> {
+  const rows = await db.$queryRaw<{ seq: bigint | null }[]>`
+    SELECT max(c.chain_seq) AS seq FROM audit_events a JOIN audit_chain_entries c ON c.event_id = a.id
+    WHERE a.organization_id = ${organizationId}::uuid AND c.organization_id = ${organizationId}::uuid
+      AND a.program_id = ${programId}::uuid AND a.target_id = ${targetId}`
+  return rows[0]?.seq ?? null
 }
 
 /** Records the outcome of a verification on the organisation's head row (what the console's trail line reads). */

@@ -4,6 +4,7 @@
 // "Trail verified" line. The chain itself is core/audit/audit-chain.ts.
 import type { DomainContext } from '../../core/jobs'
 import { trailStatus, verifyChain, type Verification } from '../../core/audit'
+import { latestChainSeqAbout } from '../../core/sql'
 import { assertCan } from '../../core/identity'
 import { isId } from '../../core/text'
 
@@ -31,12 +32,9 @@ export interface AuditTrail { state: TrailState; verifiedAt: Date | null; entryS
  */
 export async function auditTrailOf(ctx: Ctx, programId: string, targetId: string): Promise<AuditTrail | null> {
   if (!isId(programId) || !ctx.session.programPersonas.has(programId)) return null
-  const entry = await ctx.tdb.auditEvent.findFirst({
-    where: { programId, targetId, chainSeq: { not: null } }, orderBy: { chainSeq: 'desc' }, select: { chainSeq: true },
-  })
-  if (!entry?.chainSeq) return null
+  const seq = await latestChainSeqAbout(ctx.tdb, ctx.session.organizationId, programId, targetId)
+  if (seq === null) return null
   const status = await trailStatus(ctx.db, ctx.session.organizationId)
-  const seq = entry.chainSeq
   const state: TrailState = status.brokenSeq !== null && status.brokenSeq <= seq ? 'broken'
     : status.broken && status.brokenSeq === null ? 'broken'
       : status.verifiedSeq !== null && seq <= status.verifiedSeq ? 'verified' : 'pending'

@@ -28,7 +28,8 @@ describe('the audit chain through the API', () => {
     expect(ok.body.data.auditChainVerification).toMatchObject({ verified: true, entries: 3, headSeq: 3, beforeChain: 0, firstBreak: null })
     expect(ok.body.data.auditChainVerification.headHash).toMatch(/^[0-9a-f]{64}$/)
 
-    const second = await db().auditEvent.findFirstOrThrow({ where: { organizationId: t.organization.id, chainSeq: 2 } })
+    const position = await db().auditChainEntry.findUniqueOrThrow({ where: { organizationId_chainSeq: { organizationId: t.organization.id, chainSeq: 2 } } })
+    const second = await db().auditEvent.findUniqueOrThrow({ where: { id: position.eventId } })
     const version = await db().programRecordVersion.findFirstOrThrow({ where: { recordId: second.targetId } })
     await db().$transaction(async (tx) => {
       await tx.$executeRawUnsafe('ALTER TABLE program_record_versions DISABLE TRIGGER USER')

@@ -79,7 +79,7 @@ describe('documented removals', () => {
     expect(row.summary).not.toContain('log scale')
     const forgot = await db().auditEvent.findFirstOrThrow({ where: { organizationId: tenant.organization.id, action: 'memory.forget' } })
     expect(forgot.details).toMatchObject({ content_hash: kept.contentHash })
-    expect(forgot.chainSeq).not.toBeNull()
+    expect(await db().auditChainEntry.findUnique({ where: { eventId: forgot.id } })).not.toBeNull()
     expect(await verifyChain(db(), tenant.organization.id)).toMatchObject({ verified: true, firstBreak: null })
   })
 })

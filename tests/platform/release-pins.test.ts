@@ -11,8 +11,8 @@ const t = useTestDatabase()
 
 /** Tables of the service, not of the product: they hold process state, never a record a person or vendor made. */
 const SERVICE_TABLES = ['agent_limit_counters', 'platform_source_health', 'worker_leases'] as const
-/** Product tables at R4, re-pinned in one commit with the migration that changes them: 53 since audit_chain_heads (issue 35; the document allows "one more if an audit chain table ships"), 54 since twin_model_settings (issue 39: the model-backed harness's settings). */
-const PRODUCT_TABLE_COUNT = 54
+/** Product tables at R4, re-pinned in one commit with the migration that changes them: 53 since audit_chain_heads (issue 35; the document allows "one more if an audit chain table ships"), 54 since twin_model_settings (issue 39: the model-backed harness's settings), 55 since audit_chain_entries (issue 35: the chain's positions moved out of audit_events so that table is never updated). */
+const PRODUCT_TABLE_COUNT = 55
 
 describe('release pins', () => {
   it('migrates exactly the pinned product tables plus the named service tables (graphile-worker keeps its own schema)', async () => {
