@@ -6,6 +6,15 @@
 // while PostgreSQL announces changes, one internal token per person and version), and on every subgraph call the
 // internal token and the request id (gateway/subgraph-http.ts subgraphHeaders). Nothing else is tuned: each runs as its
 // documentation's production set-up (no landing page or introspection).
+//
+// With PEER_SUBSCRIPTIONS=1 (the edge bench, bench/edge.ts with BENCH_EDGE_PEERS=hive; the peers bench leaves it unset, so
+// its Hive runs without the hook and sockets below) Hive also serves subscriptions: clients over graphql-ws on
+// its GraphQL path, set up as its CLI does on Node (graphql-ws's useServer with the runtime's getGraphQLWSOptions), and
+// subgraphs over graphql-ws through its documented `subscriptions: { kind: 'ws' }` transport option. The subgraphs'
+// socket takes what our bridge sends (gateway/server.ts, subgraphs/shared/server.ts): on connection_init the gateway's
+// own token (signGatewayToken, here through the ws transport's connectionParams, interpolated from the context), and
+// on every subscribe the person's internal token and request id in `extensions` (here set in an onSubgraphExecute
+// hook). The caller's bearer token comes from connection_init as our gateway reads it (gateway/connection-init.ts).
 import fs from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
@@ -14,9 +23,10 @@ import { ApolloServer } from '@apollo/server'
 import { startStandaloneServer } from '@apollo/server/standalone'
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled'
 import { ROOT_DIR } from '../core/config'
-import { INTERNAL_HEADER } from '../core/identity'
+import { INTERNAL_HEADER, INTERNAL_TOKEN_TTL_MS, signGatewayToken } from '../core/identity'
 import { runComponent } from '../core/jobs'
 import { IdentityResolver, type CallerIdentity } from '../gateway/identity'
+import { authorizationOfConnectionParams } from '../gateway/connection-init'
 
 type Kind = 'apollo' | 'hive'
 const kind = process.argv[2] as Kind
@@ -59,20 +69,45 @@ await runComponent(`peer-${kind}`, async ({ db, databaseUrl, env }) => {
 
   // Loaded by name at run time: its type declarations pull the DOM library into the whole program's type check.
   const hiveModule = '@graphql-hive/gateway'
-  const { createGatewayRuntime } = await import(hiveModule) as any
+  const { createGatewayRuntime, getGraphQLWSOptions } = await import(hiveModule) as any
   const http = await import('node:http')
+  const subscriptions = process.env.PEER_SUBSCRIPTIONS === '1'
+  // The gateway's own token for connection_init, renewed as our bridge renews it (a fresh one for every new socket;
+  // here one is reused for half its life, so the ws transport, which keys its sockets by their connectionParams, opens
+  // a new socket at most every 30 s while subscriptions arrive, and the older ones close after their last subscription).
+  let gatewayToken: { token: Promise<string>; at: number } | undefined
+  const currentGatewayToken = () => {
+    if (!gatewayToken || Date.now() - gatewayToken.at > INTERNAL_TOKEN_TTL_MS / 2) gatewayToken = { token: signGatewayToken(), at: Date.now() }
+    return gatewayToken.token
+  }
+  // each subscription to a subgraph carries its person's internal token and request id, as our bridge sends them
+  const onSubgraphExecute = async ({ executionRequest, setExecutionRequest }: { executionRequest: any; setExecutionRequest: (r: unknown) => void }) => {
+    const identity: CallerIdentity | undefined = executionRequest.context?.identity
+    if (executionRequest.operationType !== 'subscription' || !identity) return
+    setExecutionRequest({ ...executionRequest, extensions: { ...executionRequest.extensions, internalToken: await identity.internalToken(), requestId: identity.requestId } })
+  }
   const hive = createGatewayRuntime({
     supergraph: supergraphSdl,
-    transportEntries: Object.fromEntries(Object.entries(urls).map(([name, location]) => [name, { location }])),
+    transportEntries: Object.fromEntries(Object.entries(urls).map(([name, location]) => [name, {
+      location,
+      // Hive's documented subscriptions over graphql-ws to a subgraph (the same URL, ws: scheme), with connection_init
+      // params interpolated per subscription from the context.
+      ...(subscriptions ? { options: { subscriptions: { kind: 'ws', options: { connectionParams: { internalToken: '{context.gatewayToken}' } } } } } : {}),
+    }])),
     logging: false,
     graphiql: false,
     landingPage: false,
     disableIntrospection: true,
     plugins: () => [{
-      // the caller once per request, as our gateway's context holds it
+      // the caller once per request (over graphql-ws: once per subscribe), as our gateway's context holds it
       async onContextBuilding({ context, extendContext }: { context: any; extendContext: (c: Record<string, unknown>) => void }) {
-        extendContext({ identity: await identities.resolve(context.request?.headers?.get?.('authorization')) })
+        if (context.connectionParams) { // graphql-ws: the bearer is in connection_init, and subgraph sockets need the gateway's token
+          extendContext({ identity: await identities.resolve(authorizationOfConnectionParams(context.connectionParams)), gatewayToken: await currentGatewayToken() })
+        } else {
+          extendContext({ identity: await identities.resolve(context.request?.headers?.get?.('authorization')) })
+        }
       },
+      ...(subscriptions ? { onSubgraphExecute } : {}),
     }],
     // Hive's documented way to add headers to subgraph calls.
     propagateHeaders: {
@@ -80,10 +115,33 @@ await runComponent(`peer-${kind}`, async ({ db, databaseUrl, env }) => {
     },
   })
   const server = http.createServer(hive)
+  let closeSockets = async () => {}
+  if (subscriptions) {
+    // graphql-ws on the GraphQL path, as Hive's CLI sets it up on Node
+    const { WebSocketServer } = await import('ws')
+    const { useServer } = await import('graphql-ws/use/ws')
+    const serverModule = '@whatwg-node/server' // Hive's own dependency: its CLI turns the upgrade request into a fetch Request with it
+    const { normalizeNodeRequest } = await import(serverModule) as any
+    const wsServer = new WebSocketServer({ server, path: hive.graphqlEndpoint })
+    const wsDisposable = useServer(getGraphQLWSOptions(hive, (ctx: any) => ({
+      req: ctx.extra.request, socket: ctx.extra.socket, request: normalizeNodeRequest(ctx.extra.request, hive.fetchAPI),
+    })), wsServer)
+    closeSockets = async () => {
+      for (const client of wsServer.clients) client.terminate()
+      await wsDisposable.dispose()
+    }
+  }
   await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(port, '127.0.0.1', () => resolve()) })
+  if (subscriptions) {
+    // Hive loads the supergraph on its first HTTP request: a subscription over graphql-ws before any finds no schema
+    // ("Expected null to be a GraphQL schema"). Its readiness endpoint loads it, as an orchestrator's probe would.
+    const readiness = await fetch(`http://127.0.0.1:${port}/readiness`)
+    if (!readiness.ok) throw new Error(`peer-gateway hive: readiness answered ${readiness.status}`)
+  }
   return {
     url: `http://127.0.0.1:${port}${hive.graphqlEndpoint}`,
     stop: async () => {
+      await closeSockets()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await hive.dispose()
