@@ -266,15 +266,28 @@ function fieldsAt(info: GraphQLResolveInfo, path: readonly string[]): FieldNode[
 }
 
 /**
- * Reads, before a list's items resolve, the programs its items' Program field (`path` beneath the resolving field,
- * e.g. ['nodes', 'program'] of an inbox page) will ask more than the key of: programAt then answers every item at
- * once, without a promise per item (50 of them, each with graphql-js's object promise, for an inbox page). Nothing is
- * read for a selection of keys only. Leaves subscriptions alone: their events read programs afresh (loadProgram).
+ * Whether a list's items' Program field (`path` beneath the resolving field, e.g. ['nodes', 'program'] of an inbox
+ * page) asks more than the key, in a query or mutation: then the list reads its programs before its items resolve
+ * (with its own rows: rememberProgramNames), so programAt answers every item at once, without a promise per item (50
+ * of them, each with graphql-js's object promise, for an inbox page). Subscriptions never: their events read programs
+ * afresh (loadProgram).
  */
-export async function preloadPrograms(ctx: GraphQLContext, info: GraphQLResolveInfo, paths: readonly (readonly string[])[], ids: readonly (string | null)[]) {
-  if (info.operation.operation === 'subscription') return
-  if (paths.every((path) => { const at = fieldsAt(info, path); return !at.length || keyOnly(at) })) return
-  await ctx.loaders.program.loadMany([...new Set(ids.filter((id): id is string => !!id))])
+export function asksProgramsAt(info: GraphQLResolveInfo, paths: readonly (readonly string[])[]): boolean {
+  if (info.operation.operation === 'subscription') return false
+  return !paths.every((path) => { const at = fieldsAt(info, path); return !at.length || keyOnly(at) })
+}
+
+/**
+ * Keeps, for programAt, the program names rows were read with (one statement for a page and its programs: the inbox's
+ * inboxPage withPrograms). A row whose program was not found (null name) keeps nothing: programAt reads it, as before.
+ */
+export function rememberProgramNames(ctx: GraphQLContext, rows: Iterable<{ programId: string | null; programName?: string | null; programSlug?: string | null }>) {
+  const names = ctx.loaders.programNames
+  for (const r of rows) {
+    if (r.programId && typeof r.programName === 'string' && typeof r.programSlug === 'string' && !names.has(r.programId)) {
+      names.set(r.programId, { id: r.programId, name: r.programName, slug: r.programSlug })
+    }
+  }
 }
 
 /**
@@ -285,9 +298,13 @@ export async function preloadPrograms(ctx: GraphQLContext, info: GraphQLResolveI
  */
 export function programAt(id: string, ctx: GraphQLContext, info: GraphQLResolveInfo): ProgramShape | Promise<ProgramShape> {
   if (asksKeyOnly(info)) return { id }
-  // read already (preloadPrograms, or an earlier field of this execution): no promise
-  const read = info.operation.operation === 'subscription' ? undefined : ctx.loaders.programsRead.get(id)
-  if (read !== undefined) return read ?? { id }
+  // read already (with the list's rows, or by an earlier field of this execution): no promise
+  if (info.operation.operation !== 'subscription') {
+    const read = ctx.loaders.programsRead.get(id)
+    if (read !== undefined) return read ?? { id }
+    const named = ctx.loaders.programNames.get(id)
+    if (named) return named
+  }
   // a failed read leaves the key: `name` and `slug` then fail on the loader's cached error, where they failed before
   return loadProgram(id, ctx, info).then((row) => row ?? { id }, () => ({ id }))
 }
