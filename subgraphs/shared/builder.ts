@@ -265,6 +265,19 @@ function fieldsAt(info: GraphQLResolveInfo, path: readonly string[]): FieldNode[
   return fields as FieldNode[]
 }
 
+/** Whether the selection asks for the field `path` leads to beneath the resolving field (through fragments): `['programs', 'program', 'myOpenInboxCount']`. */
+export function asksAt(info: GraphQLResolveInfo, path: readonly string[]): boolean {
+  return fieldsAt(info, path).length > 0
+}
+
+/** Whether the resolving field's selection asks nothing but the fields named (and `__typename`), through fragments. */
+export function asksOnly(info: GraphQLResolveInfo, names: ReadonlySet<string>): boolean {
+  const only = (set: SelectionSetNode | undefined): boolean => (set?.selections ?? []).every((s) =>
+    s.kind === Kind.FIELD ? s.name.value === '__typename' || names.has(s.name.value)
+      : s.kind === Kind.INLINE_FRAGMENT ? only(s.selectionSet) : only(info.fragments[s.name.value]?.selectionSet))
+  return info.fieldNodes.every((f) => only(f.selectionSet))
+}
+
 /**
  * Whether a list's items' Program field (`path` beneath the resolving field, e.g. ['nodes', 'program'] of an inbox
  * page) asks more than the key, in a query or mutation: then the list reads its programs before its items resolve
