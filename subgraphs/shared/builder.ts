@@ -7,7 +7,7 @@ import { GraphQLScalarType, Kind, type FieldNode, type GraphQLResolveInfo, type 
 import type { Organization, Program, User } from '../../generated/prisma/client'
 import { CORE_ERROR_CLASSES, DomainError, ERROR_CATALOGUE, fieldPath, type ErrorClass, type InputIssue } from '../../core/errors'
 import type { ErrorDataField, ErrorSpec } from '../../core/errors'
-import { DATE_TIME_EXPECTED, parseScalar } from '../../core/text'
+import { DATE_TIME_EXPECTED, isId, parseScalar } from '../../core/text'
 import type { GraphQLContext } from './context'
 
 export interface SchemaTypes {
@@ -167,16 +167,7 @@ export function defineErrorTypes(builder: AnyBuilder, classes: readonly ErrorCla
  * connectors) resolve them (fields @shareable); the others hold a key-only reference and add their fields.
  */
 export function defineCoreEntities(builder: Builder) {
-  const key = builder.selection<{ id: string }>('id')
-  const OrganizationRef = builder.objectRef<Organization>('Organization').implement({
-    fields: (t) => ({
-      id: t.exposeID('id'),
-      slug: t.exposeString('slug', { shareable: true }),
-      name: t.exposeString('name', { shareable: true }),
-    }),
-  })
-  builder.asEntity(OrganizationRef, { key, resolveReference: (ref, ctx) => ctx.loaders.organization.load(ref.id) })
-
+  const { OrganizationRef, UserRef } = defineOrganizationAndUser(builder)
   const ProgramRef = builder.objectRef<Program>('Program').implement({
     fields: (t) => ({
       id: t.exposeID('id'),
@@ -189,8 +180,21 @@ export function defineCoreEntities(builder: Builder) {
       }),
     }),
   })
-  builder.asEntity(ProgramRef, { key, resolveReference: (ref, ctx) => ctx.loaders.program.load(ref.id) })
+  builder.asEntity(ProgramRef, { key: builder.selection<{ id: string }>('id'), resolveReference: (ref, ctx) => ctx.loaders.program.load(ref.id) })
+  return { OrganizationRef, ProgramRef, UserRef }
+}
 
+/** The Organization and User entities with their core fields (every owner subgraph's, beside its Program). */
+function defineOrganizationAndUser(builder: Builder) {
+  const key = builder.selection<{ id: string }>('id')
+  const OrganizationRef = builder.objectRef<Organization>('Organization').implement({
+    fields: (t) => ({
+      id: t.exposeID('id'),
+      slug: t.exposeString('slug', { shareable: true }),
+      name: t.exposeString('name', { shareable: true }),
+    }),
+  })
+  builder.asEntity(OrganizationRef, { key, resolveReference: (ref, ctx) => ctx.loaders.organization.load(ref.id) })
   const UserRef = builder.objectRef<User>('User').implement({
     fields: (t) => ({
       id: t.exposeID('id'),
@@ -199,6 +203,43 @@ export function defineCoreEntities(builder: Builder) {
     }),
   })
   builder.asEntity(UserRef, { key, resolveReference: (ref, ctx) => ctx.loaders.user.load(ref.id) })
+  return { OrganizationRef, UserRef }
+}
+
+/** A Program of defineCoreEntitiesKeyedByMembership: its row, or its key alone (a program of the caller's). */
+export type ProgramEntity = { id: string } & Partial<Program>
+
+/**
+ * defineCoreEntities, except that an entity fetch of a Program the caller is a member of answers its key without a
+ * read: the session's membership proves the program is there (programs are never deleted; a membership change moves
+ * the session's version), so a fetch for fields of this subgraph alone (connectors' `connections` of `me`'s programs,
+ * the console's first screen) reads no program row. A core field asked of such a key reads the row then (the
+ * request's loader: one query for all of them), so every answer is as before. Any other program is read as there.
+ */
+export function defineCoreEntitiesKeyedByMembership(builder: Builder) {
+  const { OrganizationRef, UserRef } = defineOrganizationAndUser(builder)
+  const rowOf = async (p: ProgramEntity, ctx: GraphQLContext): Promise<Program> => {
+    if (p.organizationId !== undefined) return p as Program
+    const row = await ctx.loaders.program.load(p.id)
+    if (!row) throw new Error(`Program ${p.id} of a membership was not found.`)
+    return row
+  }
+  const ProgramRef = builder.objectRef<ProgramEntity>('Program').implement({
+    fields: (t) => ({
+      id: t.exposeID('id'),
+      slug: t.string({ shareable: true, resolve: async (p, _a, ctx) => p.slug ?? (await rowOf(p, ctx)).slug }),
+      name: t.string({ shareable: true, resolve: async (p, _a, ctx) => p.name ?? (await rowOf(p, ctx)).name }),
+      illustrative: t.boolean({ shareable: true, description: 'Demo data, labelled illustrative', resolve: async (p, _a, ctx) => p.illustrative ?? (await rowOf(p, ctx)).illustrative }),
+      organization: t.field({
+        type: OrganizationRef, shareable: true,
+        resolve: async (p, _a, ctx) => (await ctx.loaders.organization.load((await rowOf(p, ctx)).organizationId))!,
+      }),
+    }),
+  })
+  builder.asEntity(ProgramRef, {
+    key: builder.selection<{ id: string }>('id'),
+    resolveReference: (ref, ctx) => (isId(ref.id) && ctx.session.programPersonas.has(ref.id) ? { id: ref.id } : ctx.loaders.program.load(ref.id)),
+  })
   return { OrganizationRef, ProgramRef, UserRef }
 }
 
