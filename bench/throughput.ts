@@ -295,9 +295,11 @@ export async function benchThroughput(): Promise<void> {
     const answers = new Map<QueryName, string[]>()
     for (const q of queries) {
       const bodies = await answersOf(q, urlFor(q))
-      for (const text of bodies) {
-        const body = JSON.parse(text) as any
-        if (body.errors || body.data?.myInbox?.nodes?.length !== 50) throw new Error(`${q}: unexpected answer ${text.slice(0, 500)}`)
+      const unexpected = (text: string) => { const body = JSON.parse(text) as any; return !!body.errors || body.data?.myInbox?.nodes?.length !== 50 }
+      for (let i = 0; i < bodies.length; i++) {
+        // asked again (twice at most) before failing: a cold pool's connect may time out on a busy machine
+        for (let again = 0; again < 2 && unexpected(bodies[i]); again++) bodies[i] = (await answersOf(q, urlFor(q), i))[0]
+        if (unexpected(bodies[i])) throw new Error(`${q}: unexpected answer ${bodies[i].slice(0, 500)}`)
       }
       answers.set(q, bodies)
     }

@@ -24,7 +24,7 @@ describe("connectors' Program entity", () => {
         schema, document: parse(FETCH.replace('__FIELDS__', fields)), contextValue: ctx,
         variableValues: { representations: ids.map((id) => ({ __typename: 'Program', id })) },
       })
-      return { result, read: [...ctx.loaders.programsRead.keys()].sort() }
+      return { result: result as { data?: { _entities: unknown[] } | null; errors?: readonly unknown[] }, read: [...ctx.loaders.programsRead.keys()].sort() }
     }
     const ids = [a.program.id, notMine.id, b.program.id]
 
