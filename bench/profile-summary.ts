@@ -1,9 +1,11 @@
 // Owns reading the throughput bench's CPU profiles: self time per component, grouped by package (or project
 // folder) and by function, so "where did the time go" is a table rather than a flame graph.
-// Usage: tsx bench/profile-summary.ts <folder with *.cpuprofile> [top functions, default 15] [last seconds only]
+// Usage: tsx bench/profile-summary.ts <folder with *.cpuprofile> [top functions, default 15] [last seconds only]; the
+// throughput bench prints it itself with BENCH_THROUGHPUT_PROFILE.
 // (the last argument leaves out start-up: module loading dominates a short run otherwise)
 import fs from 'node:fs'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 interface Profile { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
@@ -54,15 +56,23 @@ export function summarise(file: string, top = 15, lastSeconds = 0) {
   return lines.join('\n')
 }
 
-if (process.argv[2]) {
-  const dir = process.argv[2]
-  // <dir>/<component>/*.cpuprofile (the bench's layout): the largest file of each component is its main thread
-  const profilesIn = (d: string) => fs.readdirSync(d).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(d, f))
-  const files = fs.readdirSync(dir).flatMap((c) => {
+/** The main thread's profile of each component in `dir` (<dir>/<component>/*.cpuprofile, the bench's layout: the largest
+ * file of a component is its main thread; tsx's loader thread writes a small one beside it), or the profiles in `dir`. */
+export function profilesIn(dir: string): string[] {
+  const inDir = (d: string) => fs.readdirSync(d).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(d, f))
+  return fs.readdirSync(dir).flatMap((c) => {
     const sub = path.join(dir, c)
     if (!fs.statSync(sub).isDirectory()) return c.endsWith('.cpuprofile') ? [sub] : []
-    const largest = profilesIn(sub).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]
+    const largest = inDir(sub).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]
     return largest ? [largest] : []
-  })
-  for (const f of files.sort()) console.log(`${summarise(f, Number(process.argv[3]) || 15, Number(process.argv[4]) || 0)}\n`)
+  }).sort()
+}
+
+/** Every component's summary (summarise), one after another. */
+export function summariseFolder(dir: string, top = 15, lastSeconds = 0): string {
+  return profilesIn(dir).map((f) => summarise(f, top, lastSeconds)).join('\n\n')
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  console.log(summariseFolder(process.argv[2], Number(process.argv[3]) || 15, Number(process.argv[4]) || 0))
 }

@@ -19,6 +19,7 @@ const BENCHES: BenchModule[] = [
   { name: 'tools', file: 'tools.ts', fn: 'benchTools' },
   { name: 'twins', file: 'twins.ts', fn: 'benchTwins' },
   { name: 'throughput', file: 'throughput.ts', fn: 'benchThroughput' },
+  { name: 'throughput-pair', file: 'throughput-pair.ts', fn: 'benchThroughputPair' },
   { name: 'roles', file: 'roles.ts', fn: 'benchRoles' },
   { name: 'gates', file: 'gates.ts', fn: 'benchGates' },
   { name: 'qms', file: 'qms.ts', fn: 'benchQms' },

@@ -7,7 +7,11 @@
 // alternate the queries, medians are reported), BENCH_THROUGHPUT_PROGRAMS (1: programs the caller belongs to),
 // BENCH_THROUGHPUT_QUERIES (direct,gateway,federated,console), BENCH_THROUGHPUT_CONCURRENCY (10,50),
 // BENCH_THROUGHPUT_ROOT (the checkout whose components are started: compare another version with the same bench),
-// BENCH_THROUGHPUT_PROFILE (a folder: the components run with --cpu-prof and write their profiles there),
+// BENCH_THROUGHPUT_COMPARE_ROOT (another checkout whose components are started too, on the same database, and asked
+// every query for every caller before the load: its answers must be the same bytes; then they stop),
+// BENCH_THROUGHPUT_PROFILE (a folder, or 1 for a new one in the temporary folder: the components run with --cpu-prof and
+// write their profiles there; the bench prints each component's self time by package and its top functions over the
+// load runs, bench/profile-summary.ts; BENCH_THROUGHPUT_PROFILE_TOP functions, 20),
 // BENCH_THROUGHPUT_NODE_FLAGS (every component's node flags; core/jobs/component.ts SERVICE_NODE_FLAGS by default),
 // BENCH_THROUGHPUT_CALLERS (1: distinct people sending the requests in turn, each program lead with 50 inbox items;
 // many callers exercise the per-person caches as production does, one caller keeps every cache hot),
@@ -37,7 +41,8 @@ import { readSessionStamp } from '../core/identity'
 import { addMember, createProgram, createTenant, createUser } from '../tests/helpers/factories'
 import { mintDevToken } from '../core/identity'
 import { documentHash, manifestOf } from '../core/http'
-import { rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { summariseFolder } from './profile-summary'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 
@@ -175,7 +180,10 @@ export async function benchThroughput(): Promise<void> {
   for (const q of queries) if (!(q in THROUGHPUT_QUERIES)) throw new Error(`BENCH_THROUGHPUT_QUERIES: unknown query ${q}; known: ${Object.keys(THROUGHPUT_QUERIES).join(', ')}`)
   const concurrencies = list('CONCURRENCY', smokeMode() ? '4' : '10,50').map(Number)
   const root = path.resolve(process.env.BENCH_THROUGHPUT_ROOT || path.resolve(HERE, '..'))
-  const profileDir = process.env.BENCH_THROUGHPUT_PROFILE ? path.resolve(process.env.BENCH_THROUGHPUT_PROFILE) : undefined
+  const compareRoot = process.env.BENCH_THROUGHPUT_COMPARE_ROOT ? path.resolve(process.env.BENCH_THROUGHPUT_COMPARE_ROOT) : undefined
+  const profileKnob = process.env.BENCH_THROUGHPUT_PROFILE
+  const profileDir = !profileKnob || profileKnob === '0' ? undefined
+    : profileKnob === '1' ? mkdtempSync(path.join(os.tmpdir(), 'ew-bench-profile-')) : path.resolve(profileKnob)
   const tracing = process.env.BENCH_THROUGHPUT_TRACING === '1'
   const trustedMode = process.env.BENCH_THROUGHPUT_TRUSTED_DOCUMENTS || 'off'
   if (!['off', 'only', 'id'].includes(trustedMode)) throw new Error(`BENCH_THROUGHPUT_TRUSTED_DOCUMENTS: off, only or id, not ${trustedMode}`)
@@ -192,6 +200,11 @@ export async function benchThroughput(): Promise<void> {
   resetAuthKeys()
   const writer: Db = createPrisma(database.url, 2)
   const children: ChildProcess[] = []
+  const stopChildren = () => Promise.all(children.map((c) => new Promise<void>((resolve) => {
+    if (c.exitCode !== null || c.signalCode !== null) return resolve()
+    c.once('exit', () => resolve())
+    c.kill('SIGTERM')
+  })))
   try {
     // ---- data: the bench caller is program lead of PROGRAMS programs, with 50 inbox items in the first ----
     const tenant = await createTenant(writer, 'Bench')
@@ -261,19 +274,74 @@ export async function benchThroughput(): Promise<void> {
     const headerSetsFor = async (q: QueryName): Promise<Record<string, string>[]> => q === 'direct'
       ? Promise.all(callers.map((c) => internal(c)()))
       : bearers
-    const headersFor = async (q: QueryName) => (await headerSetsFor(q))[0]
     const urlFor = (q: QueryName) => q === 'direct' ? twinsUrl : gatewayUrl
     // where only registered operations run, the bench sends its queries as the operations it registered
     const queryFor = (q: QueryName) => trustedMode !== 'off' && q !== 'direct' ? namedQuery(q, THROUGHPUT_QUERIES[q]) : THROUGHPUT_QUERIES[q]
 
-    // Check each query once: the answer must have 50 items and no errors (the load generator counts errors too).
+    // Every caller's answer to each query, as text: each must have 50 items and no errors; the load runs then accept only
+    // these bodies (a different one counts as a mismatch), and a second checkout (COMPARE_ROOT) must answer the same bytes.
+    const answersOf = async (q: QueryName, url: string, caller?: number): Promise<string[]> => {
+      const all = await headerSetsFor(q)
+      const sets = caller === undefined ? all : [all[caller]]
+      const bodies: string[] = []
+      for (let i = 0; i < sets.length; i += 10) {
+        bodies.push(...await Promise.all(sets.slice(i, i + 10).map(async (headers) => {
+          const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: queryFor(q), variables: { nonce: 0 } }) })
+          return res.text()
+        })))
+      }
+      return bodies
+    }
+    const answers = new Map<QueryName, string[]>()
     for (const q of queries) {
-      const res = await fetch(urlFor(q), { method: 'POST', headers: { 'content-type': 'application/json', ...(await headersFor(q)) }, body: JSON.stringify({ query: queryFor(q), variables: { nonce: 0 } }) })
-      const body = await res.json() as any
-      if (body.errors || body.data?.myInbox?.nodes?.length !== 50) throw new Error(`${q}: unexpected answer ${JSON.stringify(body).slice(0, 500)}`)
+      const bodies = await answersOf(q, urlFor(q))
+      const unexpected = (text: string) => { const body = JSON.parse(text) as any; return !!body.errors || body.data?.myInbox?.nodes?.length !== 50 }
+      for (let i = 0; i < bodies.length; i++) {
+        // asked again (twice at most) before failing: a cold pool's connect may time out on a busy machine
+        for (let again = 0; again < 2 && unexpected(bodies[i]); again++) bodies[i] = (await answersOf(q, urlFor(q), i))[0]
+        if (unexpected(bodies[i])) throw new Error(`${q}: unexpected answer ${bodies[i].slice(0, 500)}`)
+      }
+      answers.set(q, bodies)
+    }
+    if (compareRoot) {
+      // the other checkout's four components on the same database (ports of their own), asked the same, then stopped
+      const before = { ...pids }
+      const comparePorts = { GATEWAY_PORT: await freePort(), CONNECTORS_PORT: await freePort(), WORKBENCH_PORT: await freePort(), TWINS_PORT: await freePort() }
+      const compareEnv = { ...env, ...Object.fromEntries(Object.entries(comparePorts).map(([k, v]) => [k, String(v)])) }
+      const compareChildren: ChildProcess[] = []
+      try {
+        await Promise.all(['connectors', 'workbench', 'twins'].map((n) => startComponent(compareRoot, `subgraphs/${n}/main.ts`, compareEnv, nodeFlags, compareChildren)))
+        await startComponent(compareRoot, 'gateway/main.ts', compareEnv, nodeFlags, compareChildren)
+        let compared = 0
+        let differing = 0
+        let retried = 0
+        for (const q of queries) {
+          const url = q === 'direct' ? `http://127.0.0.1:${comparePorts.TWINS_PORT}/graphql` : `http://127.0.0.1:${comparePorts.GATEWAY_PORT}/graphql`
+          const theirs = await answersOf(q, url)
+          const mine = answers.get(q)!
+          for (let i = 0; i < mine.length; i++) {
+            compared++
+            if (mine[i] === theirs[i]) continue
+            // asked again once, both: a transient failure (a cold pool's connect timing out on a busy machine) is not a difference
+            retried++
+            const [again, theirsAgain] = await Promise.all([answersOf(q, urlFor(q), i), answersOf(q, url, i)])
+            if (again[0] === theirsAgain[0]) { mine[i] = again[0]; continue }
+            if (!differing++) process.stderr.write(`answers differ (${q}, caller ${i}):\n  ${root}: ${again[0].slice(0, 2000)}\n  ${compareRoot}: ${theirsAgain[0].slice(0, 2000)}\n`)
+          }
+        }
+        out('throughput.answers_asked_again', retried)
+        out('throughput.compare_root', compareRoot)
+        out('throughput.answers_compared', compared)
+        out('throughput.answers_differing', differing)
+      } finally {
+        children.push(...compareChildren) // stopped with the others should this throw
+        await Promise.all(compareChildren.map((c) => new Promise<void>((resolve) => { if (c.exitCode !== null || c.signalCode !== null) return resolve(); c.once('exit', () => resolve()); c.kill('SIGTERM') })))
+        Object.assign(pids, before)
+      }
     }
 
     const results = new Map<string, LoadResult[]>()
+    const loadStart = performance.now()
     for (let round = 0; round < ROUNDS; round++) {
       // alternate the order between rounds, so a slow phase of a shared machine does not always hit the same query
       const order = round % 2 ? [...queries].reverse() : queries
@@ -281,15 +349,16 @@ export async function benchThroughput(): Promise<void> {
         for (const q of order) {
           // distinct: every request differs (a variable the query ignores), so no de-duplication could merge them
           const documentId = trustedMode === 'id' && q !== 'direct' ? `sha256:${documentHash(namedQuery(q, THROUGHPUT_QUERIES[q]))}` : undefined
-          const spec = { url: urlFor(q), query: queryFor(q), documentId, distinct: 1000, headerSets: await headerSetsFor(q), connections: c }
+          const spec = { url: urlFor(q), query: queryFor(q), documentId, distinct: 1000, headerSets: await headerSetsFor(q), connections: c, expected: answers.get(q) }
           await runLoad({ ...spec, seconds: WARMUP_SECONDS }) // warm-up: JIT, pools, plan and session caches
           const cpuBefore = await cpuSnapshot(writer, pids)
           const r = await runLoad({ ...spec, seconds: SECONDS })
           r.cpu = cpuPerRequest(cpuBefore, await cpuSnapshot(writer, pids), r.requests)
           const key = `${q}.c${c}`
           results.set(key, [...(results.get(key) ?? []), r])
-          process.stderr.write(`round ${round + 1} ${key}: ${r.rps.toFixed(0)} rps mean ${r.mean.toFixed(1)} p50 ${r.p50} p99 ${r.p99} errors ${r.errors + r.non2xx + r.graphqlErrors}, CPU ms/request ${Object.entries(r.cpu).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' ')} (load ${loadAverage()})\n`)
+          process.stderr.write(`round ${round + 1} ${key}: ${r.rps.toFixed(0)} rps mean ${r.mean.toFixed(1)} p50 ${r.p50} p99 ${r.p99} errors ${r.errors + r.non2xx + r.graphqlErrors} mismatches ${r.mismatches ?? 0}, CPU ms/request ${Object.entries(r.cpu).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' ')} (load ${loadAverage()})\n`)
           if (r.firstError) process.stderr.write(`  first error: ${r.firstError}\n`)
+          if (r.firstMismatch) process.stderr.write(`  first answer not among the expected: ${r.firstMismatch}\n`)
         }
       }
     }
@@ -307,6 +376,7 @@ export async function benchThroughput(): Promise<void> {
         out(`throughput.${key}.p50_ms`, p50)
         out(`throughput.${key}.p99_ms`, p99)
         out(`throughput.${key}.errors`, errors)
+        out(`throughput.${key}.mismatches`, (results.get(key) ?? []).reduce((n, r) => n + (r.mismatches ?? 0), 0))
         const cpu = Object.fromEntries(['gateway', 'workbench', 'connectors', 'twins', 'postgres', 'total'].map((k) => [k, med(key, (r) => r.cpu![k])]))
         for (const [k, v] of Object.entries(cpu)) out(`throughput.${key}.cpu_ms_per_request.${k}`, v.toFixed(2))
         // what two cores could serve if nothing else ran (the load generator left out): the figure that survives a busy machine
@@ -329,12 +399,16 @@ export async function benchThroughput(): Promise<void> {
     }
     console.log(`\n| query | concurrency | rps | mean ms | p50 ms | p99 ms | errors | CPU ms per request | rps the cores could serve | issue 20 before (c10) |\n|---|---|---|---|---|---|---|---|---|---|\n${rows.join('\n')}`)
     console.log('Target (issue 20): console at c10 >= 400 rps with p99 < 60 ms; gateway within 1.2x of direct (mean latency ratio; p50 printed too).')
+    if (profileDir) {
+      // a component writes its profile as it exits: stop them, then read the load runs' part (start-up left out)
+      const loadSeconds = Math.ceil((performance.now() - loadStart) / 1000)
+      await stopChildren()
+      out('throughput.profile_dir', profileDir)
+      console.log(`\nCPU profiles, the last ${loadSeconds} s of each component (the load runs, warm-ups included; self time, % of the busy samples):\n`)
+      console.log(summariseFolder(profileDir, Number(process.env.BENCH_THROUGHPUT_PROFILE_TOP) || 20, loadSeconds))
+    }
   } finally {
-    await Promise.all(children.map((c) => new Promise<void>((resolve) => {
-      if (c.exitCode !== null) return resolve()
-      c.once('exit', () => resolve())
-      c.kill('SIGTERM')
-    })))
+    await stopChildren()
     await writer.$disconnect()
     await database.cleanup()
     if (receiver) await new Promise((resolve) => receiver.close(resolve))

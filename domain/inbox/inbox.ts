@@ -14,7 +14,7 @@ import { DecisionRequired, InvalidInput, InvalidTransition, NotFoundError } from
 import { notifyPerson } from '../../core/jobs'
 import { announce, announceAll } from './filing'
 import { escalateOverdue, resolveNoticesAbout, resolveStaleNotices } from './inbox-escalation'
-import { inboxPage, openInboxCount, openInboxCounts } from './sql'
+import { inboxPage, openInboxCount, openInboxCounts, type InboxRowWithProgram } from './sql'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db'>
 
@@ -22,9 +22,12 @@ export const INBOX_KINDS = ['decision', 'signature', 'question', 'handoff', 'men
 export const INBOX_STATUSES = inboxItemStatus.states
 
 /** The caller's own inbox, newest first (GET /me/inbox), in cursor pages. Only ever the caller's rows. */
-export function listMyInbox(ctx: Ctx, args: PageArgs & { status?: InboxItemStatus[] | null }): Promise<Page<InboxItem>> {
+export function listMyInbox(ctx: Ctx, args: PageArgs & { status?: InboxItemStatus[] | null }): Promise<Page<InboxItem>>
+/** `withPrograms`: each item also carries its program's name and slug (`programName`, `programSlug`; null where none). */
+export function listMyInbox(ctx: Ctx, args: PageArgs & { status?: InboxItemStatus[] | null }, withPrograms: boolean): Promise<Page<InboxItem & Partial<InboxRowWithProgram>>>
+export function listMyInbox(ctx: Ctx, args: PageArgs & { status?: InboxItemStatus[] | null }, withPrograms = false): Promise<Page<InboxItem & Partial<InboxRowWithProgram>>> {
   // a hot read (every console screen): plain SQL, the organisation and the caller in the filter
-  return keysetPage(args, 'createdAt', (_q, keyset) => inboxPage(ctx.db, ctx.session.organizationId, ctx.session.userId, args.status, keyset))
+  return keysetPage(args, 'createdAt', (_q, keyset) => inboxPage(ctx.db, ctx.session.organizationId, ctx.session.userId, args.status, keyset, withPrograms))
 }
 
 /** How many of the caller's own items in a program are open. */

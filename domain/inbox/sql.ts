@@ -6,8 +6,17 @@ import { asTx, type AnyTx, type Db } from '../../core/database'
 import { hotRows } from '../../core/database'
 import { keysetSql, type Keyset } from '../../core/database'
 
-/** One page of a person's inbox, newest first: a hot read (every console screen), plain SQL through core/database/hot-reads.ts. */
-export function inboxPage(db: Db, organizationId: string, userId: string, status: InboxItemStatus[] | null | undefined, keyset: Keyset) {
+/** An inbox row read with its program's name and slug (null when the program is not in the organisation). */
+export type InboxRowWithProgram = InboxItem & { programName: string | null; programSlug: string | null }
+
+/**
+ * One page of a person's inbox, newest first: a hot read (every console screen), plain SQL through
+ * core/database/hot-reads.ts. `withPrograms`: each row also carries its program's name and slug, read in the same
+ * statement (a page that shows `program { name slug }` then needs no second read for them).
+ */
+export function inboxPage(db: Db, organizationId: string, userId: string, status: InboxItemStatus[] | null | undefined, keyset: Keyset, withPrograms: true): Promise<InboxRowWithProgram[]>
+export function inboxPage(db: Db, organizationId: string, userId: string, status: InboxItemStatus[] | null | undefined, keyset: Keyset, withPrograms?: boolean): Promise<InboxItem[]>
+export function inboxPage(db: Db, organizationId: string, userId: string, status: InboxItemStatus[] | null | undefined, keyset: Keyset, withPrograms = false) {
   // $1 is the organisation (hotRows binds it); `values` are $2 onwards
   const values: unknown[] = [userId]
   let sql = 'SELECT * FROM inbox_items WHERE organization_id = $1::uuid AND user_id = $2::uuid'
@@ -16,7 +25,13 @@ export function inboxPage(db: Db, organizationId: string, userId: string, status
     sql += ' AND status = ANY($3::inbox_item_status[])'
   }
   const page = keysetSql(keyset, 'created_at', values.length + 2)
-  return hotRows<InboxItem>(organizationId, db, `inbox.list.${values.length + 1}.${page.values.length}`, sql + page.sql, [...values, ...page.values])
+  const name = `inbox.list.${values.length + 1}.${page.values.length}`
+  if (!withPrograms) return hotRows<InboxItem>(organizationId, db, name, sql + page.sql, [...values, ...page.values])
+  // the page as above, then its programs of the same organisation (the page's order again: a join keeps none)
+  return hotRows<InboxRowWithProgram>(organizationId, db, `${name}.programs`,
+    `SELECT i.*, p.name AS program_name, p.slug AS program_slug FROM (${sql}${page.sql}) i`
+    + ' LEFT JOIN programs p ON p.organization_id = $1::uuid AND p.id = i.program_id ORDER BY i.created_at DESC, i.id DESC',
+    [...values, ...page.values])
 }
 
 /** How many of a person's items in one program are open. */

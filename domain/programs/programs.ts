@@ -8,7 +8,7 @@ import type { TenantTx } from '../../core/database'
 import { PROGRAM_PERSONAS } from '../../core/permissions'
 import { DEFAULT_PROGRAM_SETTINGS } from '../../core/database'
 import type { User } from '../../generated/prisma/client'
-import { lockProgramOwners, meRows } from './sql'
+import { lockProgramOwners, meUserRow, myProgramRows } from './sql'
 import { keysetPage, mapPage, type Page, type PageArgs } from '../../core/database'
 import { IdInput } from '../../core/text'
 
@@ -16,12 +16,18 @@ type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 
 const UUID = IdInput
 
-export async function getMe(ctx: Pick<DomainContext, 'session' | 'tdb' | 'db'>) {
-  // hot reads (every console screen): plain SQL, the organisation in the filter
+export async function getMe(ctx: Pick<DomainContext, 'session' | 'tdb' | 'db'>, asks: { user: boolean; openInboxCounts: boolean } = { user: true, openInboxCounts: false }) {
+  // hot reads (every console screen): plain SQL, the organisation in the filter. The programs' statement also tells
+  // whether the person is in the organisation; the person's row is read beside it only when the query asks for it
+  // (the console's first screen does not: one statement for its programs and their open counts, not three).
   const { organizationId, userId } = ctx.session
-  const [[user], programs] = await meRows(organizationId, ctx.db, userId, [...ctx.session.programPersonas.keys()])
-  if (!user) throw new NotFoundError('User')
+  const [user, programs] = await Promise.all([
+    asks.user ? meUserRow(organizationId, ctx.db, userId) : undefined,
+    myProgramRows(organizationId, ctx.db, userId, [...ctx.session.programPersonas.keys()], asks.openInboxCounts),
+  ])
+  if (!programs || (asks.user && !user)) throw new NotFoundError('User')
   return {
+    /** the person's row, when asked for (getMe's `asks.user`) */
     user,
     organizationId: ctx.session.organizationId,
     orgPersonas: ctx.session.orgPersonas,

@@ -6,12 +6,29 @@ import { hotRows } from '../../core/database'
 import { asTx, type AnyTx, type Db } from '../../core/database'
 import type { Program, User } from '../../generated/prisma/client'
 
-/** The person's row and their programs' rows (ids: the programs they belong to), by name: every console screen reads them. */
-export function meRows(organizationId: string, db: Db, userId: string, programIds: string[]): Promise<[User[], Program[]]> {
-  return Promise.all([
-    hotRows<User>(organizationId, db, 'me.user', 'SELECT * FROM users WHERE organization_id = $1::uuid AND id = $2::uuid', [userId]),
-    hotRows<Program>(organizationId, db, 'me.programs', 'SELECT * FROM programs WHERE organization_id = $1::uuid AND id = ANY($2::uuid[]) ORDER BY name ASC', [programIds]),
-  ])
+/** A program of `me`, with the caller's open inbox count in it when that was asked (myProgramRows). */
+export type MyProgramRow = Program & { myOpenInboxCount?: number }
+
+/**
+ * `me`'s programs (ids: the programs they belong to), by name, in one statement that also proves the person is in the
+ * organisation (null when not: no rows at all, where a person without programs has one row of nulls), and, with
+ * `openCounts`, the caller's open inbox items in each (the console's first screen asks them beside the names).
+ */
+export async function myProgramRows(organizationId: string, db: Db, userId: string, programIds: string[], openCounts: boolean): Promise<MyProgramRow[] | null> {
+  const count = openCounts
+    ? ", (SELECT count(*)::int FROM inbox_items i WHERE i.organization_id = $1::uuid AND i.program_id = p.id AND i.user_id = u.id AND i.status = 'open') AS my_open_inbox_count"
+    : ''
+  const rows = await hotRows<MyProgramRow>(organizationId, db, openCounts ? 'me.programs.counted' : 'me.programs.only',
+    `SELECT p.*${count} FROM users u LEFT JOIN programs p ON p.organization_id = $1::uuid AND p.id = ANY($2::uuid[])`
+    + ' WHERE u.organization_id = $1::uuid AND u.id = $3::uuid ORDER BY p.name ASC', [programIds, userId])
+  if (!rows.length) return null
+  return rows[0].id === null ? [] : rows
+}
+
+/** The person's row (undefined when not in the organisation): `me` reads it when asked for the person's fields. */
+export async function meUserRow(organizationId: string, db: Db, userId: string): Promise<User | undefined> {
+  const [user] = await hotRows<User>(organizationId, db, 'me.user', 'SELECT * FROM users WHERE organization_id = $1::uuid AND id = $2::uuid', [userId])
+  return user
 }
 
 /** Locks the program's owner assignments: two removals of two owners at once cannot both count the other. */

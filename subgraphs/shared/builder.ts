@@ -7,7 +7,7 @@ import { GraphQLScalarType, Kind, type FieldNode, type GraphQLResolveInfo, type 
 import type { Organization, Program, User } from '../../generated/prisma/client'
 import { CORE_ERROR_CLASSES, DomainError, ERROR_CATALOGUE, fieldPath, type ErrorClass, type InputIssue } from '../../core/errors'
 import type { ErrorDataField, ErrorSpec } from '../../core/errors'
-import { DATE_TIME_EXPECTED, parseScalar } from '../../core/text'
+import { DATE_TIME_EXPECTED, isId, parseScalar } from '../../core/text'
 import type { GraphQLContext } from './context'
 
 export interface SchemaTypes {
@@ -167,16 +167,7 @@ export function defineErrorTypes(builder: AnyBuilder, classes: readonly ErrorCla
  * connectors) resolve them (fields @shareable); the others hold a key-only reference and add their fields.
  */
 export function defineCoreEntities(builder: Builder) {
-  const key = builder.selection<{ id: string }>('id')
-  const OrganizationRef = builder.objectRef<Organization>('Organization').implement({
-    fields: (t) => ({
-      id: t.exposeID('id'),
-      slug: t.exposeString('slug', { shareable: true }),
-      name: t.exposeString('name', { shareable: true }),
-    }),
-  })
-  builder.asEntity(OrganizationRef, { key, resolveReference: (ref, ctx) => ctx.loaders.organization.load(ref.id) })
-
+  const { OrganizationRef, UserRef } = defineOrganizationAndUser(builder)
   const ProgramRef = builder.objectRef<Program>('Program').implement({
     fields: (t) => ({
       id: t.exposeID('id'),
@@ -189,8 +180,21 @@ export function defineCoreEntities(builder: Builder) {
       }),
     }),
   })
-  builder.asEntity(ProgramRef, { key, resolveReference: (ref, ctx) => ctx.loaders.program.load(ref.id) })
+  builder.asEntity(ProgramRef, { key: builder.selection<{ id: string }>('id'), resolveReference: (ref, ctx) => ctx.loaders.program.load(ref.id) })
+  return { OrganizationRef, ProgramRef, UserRef }
+}
 
+/** The Organization and User entities with their core fields (every owner subgraph's, beside its Program). */
+function defineOrganizationAndUser(builder: Builder) {
+  const key = builder.selection<{ id: string }>('id')
+  const OrganizationRef = builder.objectRef<Organization>('Organization').implement({
+    fields: (t) => ({
+      id: t.exposeID('id'),
+      slug: t.exposeString('slug', { shareable: true }),
+      name: t.exposeString('name', { shareable: true }),
+    }),
+  })
+  builder.asEntity(OrganizationRef, { key, resolveReference: (ref, ctx) => ctx.loaders.organization.load(ref.id) })
   const UserRef = builder.objectRef<User>('User').implement({
     fields: (t) => ({
       id: t.exposeID('id'),
@@ -199,6 +203,43 @@ export function defineCoreEntities(builder: Builder) {
     }),
   })
   builder.asEntity(UserRef, { key, resolveReference: (ref, ctx) => ctx.loaders.user.load(ref.id) })
+  return { OrganizationRef, UserRef }
+}
+
+/** A Program of defineCoreEntitiesKeyedByMembership: its row, or its key alone (a program of the caller's). */
+export type ProgramEntity = { id: string } & Partial<Program>
+
+/**
+ * defineCoreEntities, except that an entity fetch of a Program the caller is a member of answers its key without a
+ * read: the session's membership proves the program is there (programs are never deleted; a membership change moves
+ * the session's version), so a fetch for fields of this subgraph alone (connectors' `connections` of `me`'s programs,
+ * the console's first screen) reads no program row. A core field asked of such a key reads the row then (the
+ * request's loader: one query for all of them), so every answer is as before. Any other program is read as there.
+ */
+export function defineCoreEntitiesKeyedByMembership(builder: Builder) {
+  const { OrganizationRef, UserRef } = defineOrganizationAndUser(builder)
+  const rowOf = async (p: ProgramEntity, ctx: GraphQLContext): Promise<Program> => {
+    if (p.organizationId !== undefined) return p as Program
+    const row = await ctx.loaders.program.load(p.id)
+    if (!row) throw new Error(`Program ${p.id} of a membership was not found.`)
+    return row
+  }
+  const ProgramRef = builder.objectRef<ProgramEntity>('Program').implement({
+    fields: (t) => ({
+      id: t.exposeID('id'),
+      slug: t.string({ shareable: true, resolve: async (p, _a, ctx) => p.slug ?? (await rowOf(p, ctx)).slug }),
+      name: t.string({ shareable: true, resolve: async (p, _a, ctx) => p.name ?? (await rowOf(p, ctx)).name }),
+      illustrative: t.boolean({ shareable: true, description: 'Demo data, labelled illustrative', resolve: async (p, _a, ctx) => p.illustrative ?? (await rowOf(p, ctx)).illustrative }),
+      organization: t.field({
+        type: OrganizationRef, shareable: true,
+        resolve: async (p, _a, ctx) => (await ctx.loaders.organization.load((await rowOf(p, ctx)).organizationId))!,
+      }),
+    }),
+  })
+  builder.asEntity(ProgramRef, {
+    key: builder.selection<{ id: string }>('id'),
+    resolveReference: (ref, ctx) => (isId(ref.id) && ctx.session.programPersonas.has(ref.id) ? { id: ref.id } : ctx.loaders.program.load(ref.id)),
+  })
   return { OrganizationRef, ProgramRef, UserRef }
 }
 
@@ -265,16 +306,42 @@ function fieldsAt(info: GraphQLResolveInfo, path: readonly string[]): FieldNode[
   return fields as FieldNode[]
 }
 
+/** Whether the selection asks for the field `path` leads to beneath the resolving field (through fragments): `['programs', 'program', 'myOpenInboxCount']`. */
+export function asksAt(info: GraphQLResolveInfo, path: readonly string[]): boolean {
+  return fieldsAt(info, path).length > 0
+}
+
+/** Whether the resolving field's selection asks nothing but the fields named (and `__typename`), through fragments. */
+export function asksOnly(info: GraphQLResolveInfo, names: ReadonlySet<string>): boolean {
+  const only = (set: SelectionSetNode | undefined): boolean => (set?.selections ?? []).every((s) =>
+    s.kind === Kind.FIELD ? s.name.value === '__typename' || names.has(s.name.value)
+      : s.kind === Kind.INLINE_FRAGMENT ? only(s.selectionSet) : only(info.fragments[s.name.value]?.selectionSet))
+  return info.fieldNodes.every((f) => only(f.selectionSet))
+}
+
 /**
- * Reads, before a list's items resolve, the programs its items' Program field (`path` beneath the resolving field,
- * e.g. ['nodes', 'program'] of an inbox page) will ask more than the key of: programAt then answers every item at
- * once, without a promise per item (50 of them, each with graphql-js's object promise, for an inbox page). Nothing is
- * read for a selection of keys only. Leaves subscriptions alone: their events read programs afresh (loadProgram).
+ * Whether a list's items' Program field (`path` beneath the resolving field, e.g. ['nodes', 'program'] of an inbox
+ * page) asks more than the key, in a query or mutation: then the list reads its programs before its items resolve
+ * (with its own rows: rememberProgramNames), so programAt answers every item at once, without a promise per item (50
+ * of them, each with graphql-js's object promise, for an inbox page). Subscriptions never: their events read programs
+ * afresh (loadProgram).
  */
-export async function preloadPrograms(ctx: GraphQLContext, info: GraphQLResolveInfo, paths: readonly (readonly string[])[], ids: readonly (string | null)[]) {
-  if (info.operation.operation === 'subscription') return
-  if (paths.every((path) => { const at = fieldsAt(info, path); return !at.length || keyOnly(at) })) return
-  await ctx.loaders.program.loadMany([...new Set(ids.filter((id): id is string => !!id))])
+export function asksProgramsAt(info: GraphQLResolveInfo, paths: readonly (readonly string[])[]): boolean {
+  if (info.operation.operation === 'subscription') return false
+  return !paths.every((path) => { const at = fieldsAt(info, path); return !at.length || keyOnly(at) })
+}
+
+/**
+ * Keeps, for programAt, the program names rows were read with (one statement for a page and its programs: the inbox's
+ * inboxPage withPrograms). A row whose program was not found (null name) keeps nothing: programAt reads it, as before.
+ */
+export function rememberProgramNames(ctx: GraphQLContext, rows: Iterable<{ programId: string | null; programName?: string | null; programSlug?: string | null }>) {
+  const names = ctx.loaders.programNames
+  for (const r of rows) {
+    if (r.programId && typeof r.programName === 'string' && typeof r.programSlug === 'string' && !names.has(r.programId)) {
+      names.set(r.programId, { id: r.programId, name: r.programName, slug: r.programSlug })
+    }
+  }
 }
 
 /**
@@ -285,9 +352,13 @@ export async function preloadPrograms(ctx: GraphQLContext, info: GraphQLResolveI
  */
 export function programAt(id: string, ctx: GraphQLContext, info: GraphQLResolveInfo): ProgramShape | Promise<ProgramShape> {
   if (asksKeyOnly(info)) return { id }
-  // read already (preloadPrograms, or an earlier field of this execution): no promise
-  const read = info.operation.operation === 'subscription' ? undefined : ctx.loaders.programsRead.get(id)
-  if (read !== undefined) return read ?? { id }
+  // read already (with the list's rows, or by an earlier field of this execution): no promise
+  if (info.operation.operation !== 'subscription') {
+    const read = ctx.loaders.programsRead.get(id)
+    if (read !== undefined) return read ?? { id }
+    const named = ctx.loaders.programNames.get(id)
+    if (named) return named
+  }
   // a failed read leaves the key: `name` and `slug` then fail on the loader's cached error, where they failed before
   return loadProgram(id, ctx, info).then((row) => row ?? { id }, () => ({ id }))
 }

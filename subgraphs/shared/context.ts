@@ -40,6 +40,8 @@ export function createLoaders(db: Db, tdb: TenantDb, organizationId: string) {
     program: byId(rowsOf<Program>('programs'), programsRead),
     /** The programs `program` has read in this execution, by id (null: not there): a field may answer without a promise. */
     programsRead: programsRead as ReadonlyMap<string, Program | null>,
+    /** Programs' id, name and slug read along with other rows (an inbox page with its programs): programAt answers from them. */
+    programNames: new Map<string, Pick<Program, 'id' | 'name' | 'slug'>>(),
     user: byId(rowsOf<User>('users')),
     // organizations carry no organization_id column: the caller may only ever see their own.
     organization: byId((ids) => db.organization.findMany({ where: { id: { in: ids.filter((id) => id === organizationId) } } })),

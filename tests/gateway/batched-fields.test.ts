@@ -61,4 +61,15 @@ describe('fields of every program of me, read together', () => {
     expect(byId.get(programs[3].id)).toEqual({ id: programs[3].id, connections: null, myOpenInboxCount: 0 })
     expect(r.body.errors?.map((e) => e.extensions?.code)).toEqual(['FORBIDDEN'])
   })
+
+  it("answers me's programs and open counts alike whether or not the person's own fields are asked beside them", async () => {
+    const token = await tenant.token('program_lead')
+    const programsOnly = await gql(`${stack.current.gatewayUrl}/graphql`, '{ me { programs { personas program { id name myOpenInboxCount } } } }', {}, token)
+    const withPerson = await gql(`${stack.current.gatewayUrl}/graphql`, '{ me { user { id name } settings programs { personas program { id name myOpenInboxCount } } } }', {}, token)
+    expect(programsOnly.body.errors).toBeUndefined()
+    expect(withPerson.body.errors).toBeUndefined()
+    expect(withPerson.body.data.me.user).toEqual({ id: tenant.users.program_lead.id, name: tenant.users.program_lead.name })
+    expect(programsOnly.body.data.me.programs).toEqual(withPerson.body.data.me.programs)
+    expect(programsOnly.body.data.me.programs.map((p: any) => p.program.myOpenInboxCount).sort()).toEqual([0, 0, 1, 1])
+  })
 })

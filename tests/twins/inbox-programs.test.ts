@@ -1,5 +1,5 @@
-// The programs of an inbox page (`program { name slug }`, answered by twins itself): read once per request, before
-// the items resolve, only when the selection asks more than their ids, and always as they are now.
+// The programs of an inbox page (`program { name slug }`, answered by twins itself): read with the page, in its own
+// statement, only when the selection asks more than their ids, and always as they are now.
 import { describe, expect, it } from 'vitest'
 import { execute, parse } from 'graphql'
 import { useStack, gql } from '../helpers/stack'
@@ -55,7 +55,7 @@ describe("an inbox page's programs", () => {
     expect((await gql(url(), query, {}, token)).body.data.myInbox.nodes).toEqual([{ program: { name: 'Renamed program', slug: `renamed-${second.slug}` } }])
   })
 
-  it('reads every program of the page in one batch before the items resolve, and none for a page that asks program ids only', async () => {
+  it("reads the page's programs with the page itself, asking the program loader for none, and no names for a page that asks program ids only", async () => {
     const { lead, first, second } = await leadWithTwoPrograms('Reads')
     const schema = buildTwinsSchema({ inboxEvents: null as never, twinRunEvents: null as never, stageGateEvents: null as never })
     const session = await loadSession(db(), lead.id)
@@ -75,13 +75,14 @@ describe("an inbox page's programs", () => {
       }
       const result = await execute({ schema, document: parse(query), contextValue: ctx })
       expect(result.errors).toBeUndefined()
-      return { result, batches, read: [...ctx.loaders.programsRead.keys()].sort() }
+      return { result, batches, named: [...ctx.loaders.programNames.keys()].sort() }
     }
     const ids = await run('{ myInbox(first: 10) { nodes { program { id __typename } } } }')
     expect(ids.batches).toEqual([])
-    expect(ids.read).toEqual([])
+    expect(ids.named).toEqual([])
     const names = await run('{ myInbox(first: 10) { nodes { program { name } } } }')
-    expect(names.batches).toEqual([[second.id, first.id]]) // one loadMany, no load per item
-    expect(names.read).toEqual([first.id, second.id].sort())
+    expect(names.batches).toEqual([]) // the page's statement brought them: no loader call, no second read
+    expect(names.named).toEqual([first.id, second.id].sort())
+    expect(names.result.data).toEqual({ myInbox: { nodes: [{ program: { name: second.name } }, { program: { name: first.name } }] } })
   })
 })

@@ -1,6 +1,6 @@
 // Connectors subgraph schema: composes the provider registry, connections, what they have seen, their webhook
 // deliveries and budgets, and the notebook canvas launch (one file per type, resolvers translate to domain/).
-import { createBuilder, defineCoreEntities, defineErrorTypes } from '../../shared/builder'
+import { createBuilder, defineCoreEntitiesKeyedByMembership, defineErrorTypes } from '../../shared/builder'
 import { VENDOR_ERROR_CLASSES } from '../../../domain/adapters'
 import { addBudgets } from './budgets'
 import { addConnections } from './connections'
@@ -16,7 +16,8 @@ export type { ConnectorsRefs } from './refs'
 
 export function buildConnectorsSchema() {
   const builder = createBuilder()
-  const refs = defineCoreEntities(builder)
+  // an entity fetch of a program of the caller's reads no row unless it asks the program's own fields
+  const refs = defineCoreEntitiesKeyedByMembership(builder)
   defineErrorTypes(builder, VENDOR_ERROR_CLASSES)
   builder.mutationType({})
 

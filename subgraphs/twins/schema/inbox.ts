@@ -3,7 +3,7 @@
 // Subscription.inboxChanged (GET /me/inbox, GET /me/inbox/{item_id}, POST .../resolve, .../snooze, .../feedback, GET /me/brief).
 import { INBOX_CHANGES } from '../../../core/database'
 import { FIXED_PHRASES } from '../../../core/text'
-import { entityRef, preloadPrograms, programAt, result, type Builder } from '../../shared/builder'
+import { asksProgramsAt, entityRef, programAt, rememberProgramNames, result, type Builder } from '../../shared/builder'
 import { connectionType, pageArgs } from '../../shared/connection'
 import {
   DECIDED_KINDS, INBOX_KINDS, INBOX_STATUSES, changeShownBy, dismissInboxItem, getMyInboxItem, inboxFeedback,
@@ -83,8 +83,15 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       description: "The caller's inbox, newest first (GET /me/inbox).",
       args: { ...pageArgs(t.arg), status: t.arg({ type: [InboxStatus], required: false }) },
       resolve: async (_r, args, ctx, info) => {
-        const page = await listMyInbox(ctx, args)
-        await preloadPrograms(ctx, info, INBOX_PROGRAM_PATHS, page.edges.map((e) => e.node.programId))
+        // items that show `program { name slug }` read them in the page's own statement: no second read
+        const withPrograms = asksProgramsAt(info, INBOX_PROGRAM_PATHS)
+        const page = await listMyInbox(ctx, args, withPrograms)
+        if (withPrograms) {
+          rememberProgramNames(ctx, page.edges.map((e) => e.node))
+          // a program not found with the page (not in the organisation) is read as before: null names
+          const missing = page.edges.flatMap((e) => (e.node.programId && !ctx.loaders.programNames.has(e.node.programId) ? [e.node.programId] : []))
+          if (missing.length) await ctx.loaders.program.loadMany([...new Set(missing)])
+        }
         return page
       },
     }),

@@ -4,7 +4,7 @@
 // (WorkbenchOut, GET /programs/{program_id}/workbench) as Query.workbench and Program.workbench. The twins subgraph
 // adds decisions, otherDecisionCount and twin to the entity, the connectors subgraph adds sources.
 import type { ObjectRef } from '@pothos/core'
-import type { ProgramRecord } from '../../../generated/prisma/client'
+import type { ProgramRecord, User } from '../../../generated/prisma/client'
 import { WORKBENCH } from '../../../core/text'
 import { NotFoundError } from '../../../core/errors'
 import { SUGGESTED_FIRST_CHOICES, WORKBENCH_ROLE_VERSION, isWorkbenchRoleHeld, workbenchRole, type WorkbenchRoleKey, type WorkbenchRoleOut } from '../../../core/identity'
@@ -14,13 +14,14 @@ import * as home from '../../../domain/home'
 import { servedUserSettings } from '../../../domain/programs'
 import type { MemoryRecordOut } from '../../../domain/memory'
 import type { WorkbenchRefs } from './refs'
+import { meUser } from './people'
 
 type AnyRef<T> = ObjectRef<any, T> // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export function addWorkbenchRoles(
   builder: Builder,
   { ProgramRef, UserRef }: WorkbenchRefs,
-  deps: { Me: AnyRef<{ user: { settings: unknown } }>; MemoryRecord: AnyRef<MemoryRecordOut>; ProgramRecord: AnyRef<ProgramRecord> },
+  deps: { Me: AnyRef<{ user?: User }>; MemoryRecord: AnyRef<MemoryRecordOut>; ProgramRecord: AnyRef<ProgramRecord> },
 ) {
   const Status = builder.enumType('WorkbenchRoleStatus', {
     description: 'designed until the R4 gate list passes, then preview (roles of release R5 stay designed until R5).',
@@ -79,7 +80,7 @@ export function addWorkbenchRoles(
   builder.objectField(deps.Me, 'workbenchRoles', (t) => t.field({
     type: [Setting],
     description: 'MeOut.user.settings.workbench_role, typed: the workbench role stored per program the caller belongs to.',
-    resolve: (m, _a, ctx) => roles.myWorkbenchRoleSettings(ctx, m.user.settings),
+    resolve: async (m, _a, ctx) => roles.myWorkbenchRoleSettings(ctx, (await meUser(m, ctx)).settings),
   }))
 
   const SettingInput = builder.inputType('WorkbenchRoleSettingInput', {
