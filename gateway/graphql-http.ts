@@ -27,10 +27,11 @@ export interface EdgeAnswer {
   status: number
   headers: Record<string, string>
   result?: FormattedExecutionResult
-  raw?: string
+  raw?: Buffer
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+const NEWLINE = Buffer.from('\n')
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8'
 const ANSWER_TYPES = [JSON_TYPE, GRAPHQL_RESPONSE_TYPE]
 /** Content types a browser may POST across origins without a preflight (Apollo Server's CSRF prevention). */
@@ -239,7 +240,7 @@ export function createEdgePipeline(opts: EdgePipelineOptions) {
     /** The answer as a plain result (graphql-ws, the REST shims). */
     async execute(request: GraphQLRequest, context: SubgraphCallContext): Promise<FormattedExecutionResult> {
       const answer = await inSpan('GraphQL operation', SpanKind.SERVER, {}, () => run(request, context))
-      return answer.raw !== undefined ? JSON.parse(answer.raw) : answer.result!
+      return answer.raw !== undefined ? JSON.parse(answer.raw.toString('utf8')) : answer.result!
     },
 
     /**
@@ -249,11 +250,11 @@ export function createEdgePipeline(opts: EdgePipelineOptions) {
     async handle(req: http.IncomingMessage, res: http.ServerResponse, identify: (req: http.IncomingMessage) => Promise<SubgraphCallContext>) {
       const write = (answer: EdgeAnswer, contentType = JSON_TYPE) => {
         if (res.headersSent) return // the request timed out meanwhile: that answer went
-        // Apollo's field order (errors, data, extensions) and its trailing newline
-        const text = answer.raw !== undefined ? `${answer.raw}\n`
+        // Apollo's field order (errors, data, extensions) and its trailing newline; a subgraph's bytes go as they came
+        const body = answer.raw !== undefined ? Buffer.concat([answer.raw, NEWLINE], answer.raw.length + 1)
           : `${JSON.stringify({ errors: answer.result!.errors, data: answer.result!.data, extensions: answer.result!.extensions })}\n`
-        res.writeHead(answer.status, { ...answer.headers, 'content-type': contentType, 'content-length': Buffer.byteLength(text) })
-        res.end(text)
+        res.writeHead(answer.status, { ...answer.headers, 'content-type': contentType, 'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length })
+        res.end(body)
       }
       try {
         if (req.method !== 'GET' && req.method !== 'POST') {

@@ -20,8 +20,31 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets:
 
 export interface SubgraphResponse {
   status: number
-  body: string
+  /** the body's bytes, as the subgraph sent them */
+  bytes: Buffer
+  /** the body as text (decoded on first read: a data-only answer passed on as it came is never decoded) */
+  readonly body: string
   headers: http.IncomingHttpHeaders
+}
+
+class Answered implements SubgraphResponse {
+  private text?: string
+  constructor(readonly status: number, readonly headers: http.IncomingHttpHeaders, readonly bytes: Buffer) {}
+  get body(): string { return (this.text ??= this.bytes.toString('utf8')) }
+}
+
+/** A subgraph URL as http.request's options, parsed once per URL rather than on every call. */
+interface Target { protocol: string; hostname: string; port: string; path: string }
+const targets = new Map<string, Target>()
+function targetOf(url: string): Target {
+  let t = targets.get(url)
+  if (!t) {
+    const u = new URL(url)
+    // brackets off an IPv6 literal, as node:http's own URL handling does
+    t = { protocol: u.protocol, hostname: u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname, port: u.port, path: `${u.pathname}${u.search}` }
+    if (targets.size < 64) targets.set(url, t)
+  }
+  return t
 }
 
 /**
@@ -39,13 +62,14 @@ export function postJson(url: string, headers: Record<string, string>, body: str
 
 function send(url: string, headers: Record<string, string>, body: string): Promise<SubgraphResponse> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method: 'POST', agent,
+    const { protocol, hostname, port, path } = targetOf(url)
+    const req = http.request({
+      protocol, hostname, port, path, method: 'POST', agent,
       headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
     }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8') }))
+      res.on('end', () => resolve(new Answered(res.statusCode ?? 0, res.headers, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))))
       res.on('error', reject)
     })
     req.on('error', reject)
