@@ -1,10 +1,10 @@
-// Owns the gateway's HTTP calls to subgraphs: plain node:http over kept-alive sockets, and the data source that sends
+// Owns the gateway's HTTP calls to subgraphs: kept-alive sockets of ./subgraph-client.ts, and the data source that sends
 // each fetch of a query plan with the caller's identity as a short-lived internal token. The data source implements
 // Apollo's public GraphQLDataSource interface itself rather than extending RemoteGraphQLDataSource: Apollo's default
 // fetcher (make-fetch-happen over minipass-fetch and @npmcli/agent, plus a node-fetch Request built per call) took
 // about a fifth of the gateway's CPU under the console query's load (issue 20 profile), and the only way to replace it
 // in a subclass was its private sendRequest.
-import http from 'node:http'
+import type http from 'node:http'
 import { GraphQLError } from 'graphql'
 import { INTERNAL_HEADER } from '../core/identity'
 import { serviceUnavailable } from '../core/database'
@@ -12,11 +12,7 @@ import { currentRequestId } from '../core/config'
 import { injectTraceHeaders, inSpan, SpanKind, tracingOn } from '../core/config'
 import type { DataSourceAnswer, DataSourceRequest, GraphQLDataSource } from './apollo-executor'
 import type { CallerIdentity } from './identity'
-
-/** Sockets idle longer than this are closed by us, well before a subgraph would close them (SUBGRAPH_KEEP_ALIVE_MS). */
-const IDLE_SOCKET_MS = 30_000
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' })
+import { SubgraphClient } from './subgraph-client'
 
 export interface SubgraphResponse {
   status: number
@@ -33,22 +29,16 @@ class Answered implements SubgraphResponse {
   get body(): string { return (this.text ??= this.bytes.toString('utf8')) }
 }
 
-/** A subgraph URL as http.request's options, parsed once per URL rather than on every call. */
-interface Target { protocol: string; hostname: string; port: string; path: string }
-const targets = new Map<string, Target>()
-function targetOf(url: string): Target {
-  let t = targets.get(url)
-  if (!t) {
-    const u = new URL(url)
-    // brackets off an IPv6 literal, as node:http's own URL handling does
-    t = { protocol: u.protocol, hostname: u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname, port: u.port, path: `${u.pathname}${u.search}` }
-    if (targets.size < 64) targets.set(url, t)
-  }
-  return t
+/** One client per subgraph URL (./subgraph-client.ts): kept-alive sockets, one request at a time on each. */
+const clients = new Map<string, SubgraphClient>()
+const clientOf = (url: string) => {
+  let client = clients.get(url)
+  if (!client) clients.set(url, (client = new SubgraphClient(url)))
+  return client
 }
 
 /**
- * POSTs a JSON body; resolves with the status, headers and whole body text (network failures reject). With tracing
+ * POSTs a JSON body; resolves with the status, headers and whole body (network failures reject). With tracing
  * on, the call is a CLIENT span (`subgraph <name>`) whose traceparent the subgraph continues.
  */
 export function postJson(url: string, headers: Record<string, string>, body: string, subgraph = 'subgraph'): Promise<SubgraphResponse> {
@@ -60,21 +50,9 @@ export function postJson(url: string, headers: Record<string, string>, body: str
   })
 }
 
-function send(url: string, headers: Record<string, string>, body: string): Promise<SubgraphResponse> {
-  return new Promise((resolve, reject) => {
-    const { protocol, hostname, port, path } = targetOf(url)
-    const req = http.request({
-      protocol, hostname, port, path, method: 'POST', agent,
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve(new Answered(res.statusCode ?? 0, res.headers, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))))
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
+async function send(url: string, headers: Record<string, string>, body: string): Promise<SubgraphResponse> {
+  const answer = await clientOf(url).post(headers, body)
+  return new Answered(answer.status, answer.headers, answer.body)
 }
 
 /** What the gateway's context holds for a subgraph call. */
