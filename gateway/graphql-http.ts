@@ -13,7 +13,7 @@ import { asGraphQLError, formatErrors } from '../core/http'
 import { checkDocumentSize, checkInputSize, formatEdgeError, parseLimited, type EdgeMode } from './edge-limits'
 import type { Federation, OperationRequest } from './federation'
 import type { SubgraphCallContext } from './subgraph-http'
-import { inSpan, nameOperationSpan, SpanKind } from '../core/config'
+import { boundedCache, inSpan, nameOperationSpan, SpanKind } from '../core/config'
 import { DOCUMENT_NOT_FOUND, OPERATION_NOT_REGISTERED, type TrustedDocuments } from './trusted-documents'
 
 export interface GraphQLRequest extends OperationRequest {
@@ -57,6 +57,9 @@ function preventCsrf(headers: http.IncomingHttpHeaders) {
     + `of the following headers: ${PREFLIGHT_HEADERS.join(', ')}\n`)
 }
 
+/** A client sends the same Accept header on every request: its negotiation is done once ('' for none accepted). */
+const acceptedTypes = boundedCache<string, string>({ max: 100 })
+
 /**
  * The answer's content type for the Accept header, chosen as Apollo Server chooses it (negotiator over the same two
  * types, in the same order: application/json unless the caller prefers the GraphQL response type), or null when the
@@ -64,7 +67,12 @@ function preventCsrf(headers: http.IncomingHttpHeaders) {
  */
 export function answerContentType(accept: string | undefined): string | null {
   if (!accept) return JSON_TYPE
-  return new Negotiator({ headers: { accept } }).mediaType(ANSWER_TYPES) ?? null
+  let chosen = acceptedTypes.get(accept)
+  if (chosen === undefined) {
+    chosen = new Negotiator({ headers: { accept } }).mediaType(ANSWER_TYPES) ?? ''
+    if (accept.length <= 200) acceptedTypes.set(accept, chosen)
+  }
+  return chosen || null
 }
 
 /** The request of a GET: Apollo's rules for search parameters. */
