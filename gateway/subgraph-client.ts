@@ -46,6 +46,8 @@ class Connection {
     this.socket = net.connect({ host, port, noDelay: true })
     this.socket.on('data', (d: Buffer) => this.onData(d))
     this.socket.on('error', (e) => this.fail(e))
+    // the subgraph ended an idle socket: out of the idle list at once, so no call is written to it meanwhile
+    this.socket.on('end', () => { if (!this.resolve) this.destroy() })
     this.socket.on('close', () => this.fail(hangUp()))
   }
 
