@@ -32,7 +32,7 @@ export interface OperationRequest {
 }
 
 /** An answer: a result to format, or the bytes of a subgraph's data-only answer, to send as they are. */
-export type FederatedAnswer = { result: ExecutionResult; raw?: undefined } | { raw: string; result?: undefined }
+export type FederatedAnswer = { result: ExecutionResult; raw?: undefined } | { raw: Buffer; result?: undefined }
 
 const PLANS_PER_DOCUMENT = 16
 
@@ -115,7 +115,7 @@ export class Federation {
       const res = await postJson(source.url!, await subgraphHeaders(context), JSON.stringify({ query: fetch.operation, variables: sent, operationName: fetch.operationName }), fetch.serviceName)
       if (res.status === 200 && res.headers[DATA_ONLY_HEADER] === '1') {
         this.passedThrough++
-        return { raw: res.body }
+        return { raw: res.bytes }
       }
       // errors, extensions or a failure: the answer already fetched goes through Apollo's shaping (nothing is sent twice)
       const answered: GraphQLDataSource = { process: () => source.responseOf(res) }

@@ -13,7 +13,7 @@ import { asGraphQLError, formatErrors } from '../core/http'
 import { checkDocumentSize, checkInputSize, formatEdgeError, parseLimited, type EdgeMode } from './edge-limits'
 import type { Federation, OperationRequest } from './federation'
 import type { SubgraphCallContext } from './subgraph-http'
-import { inSpan, nameOperationSpan, SpanKind } from '../core/config'
+import { boundedCache, inSpan, nameOperationSpan, SpanKind } from '../core/config'
 import { DOCUMENT_NOT_FOUND, OPERATION_NOT_REGISTERED, type TrustedDocuments } from './trusted-documents'
 
 export interface GraphQLRequest extends OperationRequest {
@@ -27,10 +27,11 @@ export interface EdgeAnswer {
   status: number
   headers: Record<string, string>
   result?: FormattedExecutionResult
-  raw?: string
+  raw?: Buffer
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+const NEWLINE = Buffer.from('\n')
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8'
 const ANSWER_TYPES = [JSON_TYPE, GRAPHQL_RESPONSE_TYPE]
 /** Content types a browser may POST across origins without a preflight (Apollo Server's CSRF prevention). */
@@ -56,6 +57,9 @@ function preventCsrf(headers: http.IncomingHttpHeaders) {
     + `of the following headers: ${PREFLIGHT_HEADERS.join(', ')}\n`)
 }
 
+/** A client sends the same Accept header on every request: its negotiation is done once ('' for none accepted). */
+const acceptedTypes = boundedCache<string, string>({ max: 100 })
+
 /**
  * The answer's content type for the Accept header, chosen as Apollo Server chooses it (negotiator over the same two
  * types, in the same order: application/json unless the caller prefers the GraphQL response type), or null when the
@@ -63,7 +67,12 @@ function preventCsrf(headers: http.IncomingHttpHeaders) {
  */
 export function answerContentType(accept: string | undefined): string | null {
   if (!accept) return JSON_TYPE
-  return new Negotiator({ headers: { accept } }).mediaType(ANSWER_TYPES) ?? null
+  let chosen = acceptedTypes.get(accept)
+  if (chosen === undefined) {
+    chosen = new Negotiator({ headers: { accept } }).mediaType(ANSWER_TYPES) ?? ''
+    if (accept.length <= 200) acceptedTypes.set(accept, chosen)
+  }
+  return chosen || null
 }
 
 /** The request of a GET: Apollo's rules for search parameters. */
@@ -239,7 +248,7 @@ export function createEdgePipeline(opts: EdgePipelineOptions) {
     /** The answer as a plain result (graphql-ws, the REST shims). */
     async execute(request: GraphQLRequest, context: SubgraphCallContext): Promise<FormattedExecutionResult> {
       const answer = await inSpan('GraphQL operation', SpanKind.SERVER, {}, () => run(request, context))
-      return answer.raw !== undefined ? JSON.parse(answer.raw) : answer.result!
+      return answer.raw !== undefined ? JSON.parse(answer.raw.toString('utf8')) : answer.result!
     },
 
     /**
@@ -249,11 +258,11 @@ export function createEdgePipeline(opts: EdgePipelineOptions) {
     async handle(req: http.IncomingMessage, res: http.ServerResponse, identify: (req: http.IncomingMessage) => Promise<SubgraphCallContext>) {
       const write = (answer: EdgeAnswer, contentType = JSON_TYPE) => {
         if (res.headersSent) return // the request timed out meanwhile: that answer went
-        // Apollo's field order (errors, data, extensions) and its trailing newline
-        const text = answer.raw !== undefined ? `${answer.raw}\n`
+        // Apollo's field order (errors, data, extensions) and its trailing newline; a subgraph's bytes go as they came
+        const body = answer.raw !== undefined ? Buffer.concat([answer.raw, NEWLINE], answer.raw.length + 1)
           : `${JSON.stringify({ errors: answer.result!.errors, data: answer.result!.data, extensions: answer.result!.extensions })}\n`
-        res.writeHead(answer.status, { ...answer.headers, 'content-type': contentType, 'content-length': Buffer.byteLength(text) })
-        res.end(text)
+        res.writeHead(answer.status, { ...answer.headers, 'content-type': contentType, 'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length })
+        res.end(body)
       }
       try {
         if (req.method !== 'GET' && req.method !== 'POST') {

@@ -1,10 +1,10 @@
-// Owns the gateway's HTTP calls to subgraphs: plain node:http over kept-alive sockets, and the data source that sends
+// Owns the gateway's HTTP calls to subgraphs: kept-alive sockets of ./subgraph-client.ts, and the data source that sends
 // each fetch of a query plan with the caller's identity as a short-lived internal token. The data source implements
 // Apollo's public GraphQLDataSource interface itself rather than extending RemoteGraphQLDataSource: Apollo's default
 // fetcher (make-fetch-happen over minipass-fetch and @npmcli/agent, plus a node-fetch Request built per call) took
 // about a fifth of the gateway's CPU under the console query's load (issue 20 profile), and the only way to replace it
 // in a subclass was its private sendRequest.
-import http from 'node:http'
+import type http from 'node:http'
 import { GraphQLError } from 'graphql'
 import { INTERNAL_HEADER } from '../core/identity'
 import { serviceUnavailable } from '../core/database'
@@ -12,20 +12,33 @@ import { currentRequestId } from '../core/config'
 import { injectTraceHeaders, inSpan, SpanKind, tracingOn } from '../core/config'
 import type { DataSourceAnswer, DataSourceRequest, GraphQLDataSource } from './apollo-executor'
 import type { CallerIdentity } from './identity'
-
-/** Sockets idle longer than this are closed by us, well before a subgraph would close them (SUBGRAPH_KEEP_ALIVE_MS). */
-const IDLE_SOCKET_MS = 30_000
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' })
+import { SubgraphClient } from './subgraph-client'
 
 export interface SubgraphResponse {
   status: number
-  body: string
+  /** the body's bytes, as the subgraph sent them */
+  bytes: Buffer
+  /** the body as text (decoded on first read: a data-only answer passed on as it came is never decoded) */
+  readonly body: string
   headers: http.IncomingHttpHeaders
 }
 
+class Answered implements SubgraphResponse {
+  private text?: string
+  constructor(readonly status: number, readonly headers: http.IncomingHttpHeaders, readonly bytes: Buffer) {}
+  get body(): string { return (this.text ??= this.bytes.toString('utf8')) }
+}
+
+/** One client per subgraph URL (./subgraph-client.ts): kept-alive sockets, one request at a time on each. */
+const clients = new Map<string, SubgraphClient>()
+const clientOf = (url: string) => {
+  let client = clients.get(url)
+  if (!client) clients.set(url, (client = new SubgraphClient(url)))
+  return client
+}
+
 /**
- * POSTs a JSON body; resolves with the status, headers and whole body text (network failures reject). With tracing
+ * POSTs a JSON body; resolves with the status, headers and whole body (network failures reject). With tracing
  * on, the call is a CLIENT span (`subgraph <name>`) whose traceparent the subgraph continues.
  */
 export function postJson(url: string, headers: Record<string, string>, body: string, subgraph = 'subgraph'): Promise<SubgraphResponse> {
@@ -37,20 +50,9 @@ export function postJson(url: string, headers: Record<string, string>, body: str
   })
 }
 
-function send(url: string, headers: Record<string, string>, body: string): Promise<SubgraphResponse> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method: 'POST', agent,
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8') }))
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
+async function send(url: string, headers: Record<string, string>, body: string): Promise<SubgraphResponse> {
+  const answer = await clientOf(url).post(headers, body)
+  return new Answered(answer.status, answer.headers, answer.body)
 }
 
 /** What the gateway's context holds for a subgraph call. */
