@@ -18,6 +18,9 @@ export async function sessionRowAcrossOrganisations(db: Db, userId: string): Pro
       COALESCE((SELECT json_agg(json_build_object('p', ra.program_id, 'k', ra.persona_key) ORDER BY ra.created_at)
         FROM role_assignments ra
         JOIN program_memberships pm ON pm.program_id = ra.program_id AND pm.user_id = ra.user_id AND pm.ended_at IS NULL
+        -- programs of the person's own organisation only, whatever a stray row says: a program of the session is
+        -- trusted without reading its row (defineCoreEntitiesKeyedByMembership)
+        JOIN programs p ON p.id = ra.program_id AND p.organization_id = u.organization_id
         WHERE ra.user_id = u.id), '[]'::json) AS program_personas,
       COALESCE((SELECT json_agg(o.persona_key) FROM org_role_assignments o WHERE o.user_id = u.id AND o.organization_id = u.organization_id), '[]'::json) AS org_personas,
       (SELECT sv.version FROM session_versions sv WHERE sv.user_id = u.id) AS version

@@ -49,4 +49,26 @@ describe("connectors' Program entity", () => {
     expect(admin.read).toEqual(ids.slice().sort())
     expect(admin.result.data?._entities).toEqual([{ id: a.program.id, name: a.program.name }, { id: notMine.id, name: notMine.name }, null])
   })
+
+  it("never takes another organisation's program for a member's, even when stray rows name the person in it", async () => {
+    const { a, b } = await createTwoOrganizations(db())
+    const lead = a.users.program_lead.id
+    // rows no code writes: the person of organisation A as a member with a persona in organisation B's program, stamped
+    // with either organisation
+    for (const org of [a.organization.id, b.organization.id]) {
+      await db().$executeRaw`DELETE FROM program_memberships WHERE program_id = ${b.program.id}::uuid AND user_id = ${lead}::uuid`
+      await db().$executeRaw`DELETE FROM role_assignments WHERE program_id = ${b.program.id}::uuid AND user_id = ${lead}::uuid`
+      await db().$executeRaw`INSERT INTO program_memberships (organization_id, program_id, user_id) VALUES (${org}::uuid, ${b.program.id}::uuid, ${lead}::uuid)`
+      await db().$executeRaw`INSERT INTO role_assignments (organization_id, program_id, user_id, persona_key) VALUES (${org}::uuid, ${b.program.id}::uuid, ${lead}::uuid, 'program_lead')`
+      const session = await a.session('program_lead')
+      expect(session.programPersonas.has(b.program.id)).toBe(false)
+      expect(session.programPersonas.has(a.program.id)).toBe(true)
+      const ctx = createContext(db(), session, 'test')
+      const result = await execute({
+        schema: buildConnectorsSchema(), document: parse(FETCH.replace('__FIELDS__', 'id connections { nodes { id } }')), contextValue: ctx,
+        variableValues: { representations: [{ __typename: 'Program', id: b.program.id }] },
+      }) as { data?: { _entities: unknown[] } | null }
+      expect(result.data?._entities).toEqual([null])
+    }
+  })
 })
