@@ -9,9 +9,8 @@
 // second per 100 people), BENCH_EDGE_PEERS (unset: no (c); `hive`; smoke mode: hive), BENCH_EDGE_PEER_ROUNDS (3).
 import { closeStackBench, openStackBench } from './database'
 import { knobs, out, percentile, quietLogs, sleep, runIfMain, smokeMode } from './figures'
-import { cpuMs, startComponent } from './throughput'
+import { cpuMs, loadAverage, startComponent } from './throughput'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import v8 from 'node:v8'
 import vm from 'node:vm'
@@ -468,19 +467,18 @@ export async function benchEdge(): Promise<void> {
         await sleep(1000) // the last acknowledgements and upstream subscribes settle
         const after = processFootprint(pid)
         const upstream = connectionsTo(pid, subgraphPorts)
-        const seqs = Array.from({ length: EVENTS }, (_, i) => nextSeq + i)
-        nextSeq += EVENTS
-        const cpuPaced = cpuMs(pid)
-        await filePaced(seqs)
-        const lat = await latencies(seqs, subs.received)
-        const cpuEvents = cpuMs(pid) - cpuPaced
+        // EVENTS new events filed by `file`: their sequence numbers, latencies and the gateway's CPU meanwhile
+        const events = async (file: (seqs: number[]) => Promise<unknown>) => {
+          const seqs = Array.from({ length: EVENTS }, (_, i) => nextSeq + i)
+          nextSeq += EVENTS
+          const cpu0 = cpuMs(pid)
+          await file(seqs)
+          const lat = await latencies(seqs, subs.received)
+          return { seqs, lat, cpu: cpuMs(pid) - cpu0 }
+        }
+        const { seqs, lat, cpu: cpuEvents } = await events(filePaced)
         // the burst: its CPU is the deliveries' work, where the paced run's also holds the idle gateway's timers
-        const burst = Array.from({ length: EVENTS }, (_, i) => nextSeq + i)
-        nextSeq += EVENTS
-        const cpuBurst = cpuMs(pid)
-        await fileBurst(burst)
-        const burstLat = await latencies(burst, subs.received)
-        const cpuBurstEvents = cpuMs(pid) - cpuBurst
+        const { seqs: burst, lat: burstLat, cpu: cpuBurstEvents } = await events(fileBurst)
         const stats = await subs.ask({ type: 'stats' }, 'stats')
         const tDispose = performance.now()
         await subs.ask({ type: 'dispose' }, 'disposed')
@@ -506,17 +504,17 @@ export async function benchEdge(): Promise<void> {
     out('edge.peers.subscribers', subscribers)
     out('edge.peers.events_per_phase', EVENTS)
     out('edge.peers.paced_events_per_s', (1000 / intervalMs).toFixed(1))
-    out('edge.peers.load_average_before', `"${os.loadavg().map((x) => x.toFixed(2)).join(' ')}"`)
+    out('edge.peers.load_average_before', `"${loadAverage()}"`)
     for (let round = 0; round < PEER_ROUNDS; round++) {
       for (const gateway of gateways.map((_, i) => gateways[(i + round) % gateways.length])) {
         const r = await phase(gateway)
         phases.push(r)
         process.stderr.write(`edge peers round ${round + 1} ${gateway}: delivered ${r.lat.length}/${r.expected}, p50 ${ms(percentile(r.lat, 50))} p99 ${ms(percentile(r.lat, 99))} ms, `
           + `${r.fdsPerSubscriber.toFixed(2)} fds and ${r.rssKbPerSubscriber.toFixed(1)} KB RSS per subscriber, upstream ${JSON.stringify(r.upstream)}, `
-          + `CPU ${r.cpuMsPerDelivery.toFixed(2)} ms per delivery (burst ${r.cpuMsPerBurstDelivery.toFixed(2)}, p99 ${ms(percentile(r.burstLat, 99))} ms), errors ${r.errors} (load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})\n`)
+          + `CPU ${r.cpuMsPerDelivery.toFixed(2)} ms per delivery (burst ${r.cpuMsPerBurstDelivery.toFixed(2)}, p99 ${ms(percentile(r.burstLat, 99))} ms), errors ${r.errors} (load ${loadAverage()})\n`)
       }
     }
-    out('edge.peers.load_average_after', `"${os.loadavg().map((x) => x.toFixed(2)).join(' ')}"`)
+    out('edge.peers.load_average_after', `"${loadAverage()}"`)
     // per gateway: each figure as the median of its rounds (a round that met a load spike from elsewhere does not decide
     // it), latencies also by round and pooled
     const summary = new Map<EdgeGateway, Record<string, number>>()
