@@ -83,9 +83,10 @@ export async function unchainedEntries(db: Db | Tx, organizationId: string): Pro
       SELECT a.id, a.entry_seq FROM audit_events a
       WHERE a.organization_id = ${organizationId}::uuid
         AND NOT EXISTS (SELECT 1 FROM audit_chain_entries c WHERE c.event_id = a.id))
-    SELECT (SELECT id FROM unchained WHERE entry_seq > audit_chain_legacy_last_entry_seq() ORDER BY entry_seq LIMIT 1) AS id,
-           (SELECT entry_seq FROM unchained WHERE entry_seq > audit_chain_legacy_last_entry_seq() ORDER BY entry_seq LIMIT 1) AS entry_seq,
-           (SELECT count(*) FROM unchained WHERE entry_seq <= audit_chain_legacy_last_entry_seq()) AS legacy`
+    SELECT first.id, first.entry_seq,
+           (SELECT count(*) FROM unchained WHERE entry_seq <= audit_chain_legacy_last_entry_seq()) AS legacy
+    FROM (SELECT 1) one LEFT JOIN LATERAL (
+      SELECT id, entry_seq FROM unchained WHERE entry_seq > audit_chain_legacy_last_entry_seq() ORDER BY entry_seq LIMIT 1) first ON true`
   const r = rows[0]!
   return { first: r.id ? { id: r.id, entry_seq: r.entry_seq! } : null, legacy: r.legacy }
 }
