@@ -10,7 +10,7 @@
 // Knobs: BENCH_PEERS_SECONDS (10), _WARMUP_SECONDS (3, before every measured run), _ROUNDS (2), _CALLERS (200),
 // _CONCURRENCY (10), _QUERIES (role_home,console,one_fetch,federated). Alone: `npx tsx bench/peers.ts`.
 import type { ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -19,6 +19,7 @@ import { Supergraph, operationFromDocument } from '@apollo/federation-internals'
 import { QueryPlanner, prettyFormatQueryPlan } from '@apollo/query-planner'
 import { closeStackBench, openStackBench } from './database'
 import { knobs, out, quietLogs, runIfMain, smokeMode } from './figures'
+import { summariseFolder } from './profile-summary'
 import { THROUGHPUT_QUERIES, cpuMs, loadAverage, median, runLoad, startComponent, type LoadResult } from './throughput'
 import type { Db } from '../core/database'
 import { freePort } from '../core/database'
@@ -91,6 +92,11 @@ export async function benchPeers(): Promise<void> {
   const bench = await openStackBench('peers')
   const { writer, database } = bench
   const children: ChildProcess[] = []
+  const stopChildren = () => Promise.all(children.map((c) => new Promise<void>((resolve) => {
+    if (c.exitCode !== null || c.signalCode !== null) return resolve()
+    c.once('exit', () => resolve())
+    c.kill('SIGTERM')
+  })))
   try {
     // ---- data: CALLERS program leads of one program, each with 50 inbox items of their own ----
     const tenant = await createTenant(writer, 'Peers')
@@ -121,11 +127,17 @@ export async function benchPeers(): Promise<void> {
       CONNECTORS_URL: local(ports.CONNECTORS_PORT), WORKBENCH_URL: local(ports.WORKBENCH_PORT), TWINS_URL: local(ports.TWINS_PORT),
     }
     const nodeFlags = [...SERVICE_NODE_FLAGS]
+    // BENCH_PEERS_PROFILE: each subgraph and our gateway run with --cpu-prof, one folder each (tsx's loader thread
+    // writes a profile of its own beside the main thread's); read after the load, as throughput reads its own
+    const profileKnob = process.env.BENCH_PEERS_PROFILE
+    const profileDir = !profileKnob || profileKnob === '0' ? undefined
+      : profileKnob === '1' ? mkdtempSync(path.join(os.tmpdir(), 'ew-bench-peers-profile-')) : path.resolve(profileKnob)
+    const flags = (name: string) => profileDir ? [...nodeFlags, '--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : nodeFlags
     const started = (n: number) => children[n].pid
     const subgraphPids: Record<string, number | undefined> = {}
     await Promise.all((['connectors', 'workbench', 'twins'] as const).map(async (name) => {
       const at = children.length
-      const ready = startComponent(ROOT_DIR, `subgraphs/${name}/main.ts`, env, nodeFlags, children)
+      const ready = startComponent(ROOT_DIR, `subgraphs/${name}/main.ts`, env, flags(name), children)
       subgraphPids[name] = started(at)
       await ready
     }))
@@ -135,7 +147,7 @@ export async function benchPeers(): Promise<void> {
     for (const g of GATEWAYS) {
       const at = children.length
       const ready = g === 'ours'
-        ? startComponent(ROOT_DIR, 'gateway/main.ts', env, nodeFlags, children)
+        ? startComponent(ROOT_DIR, 'gateway/main.ts', env, flags('gateway'), children)
         : startComponent(ROOT_DIR, path.join(HERE, 'peer-gateway.ts'), { ...env, PEER_PORT: String(peerPorts[g]) }, nodeFlags, children, [g])
       gatewayPids[g] = started(at)
       await ready
@@ -148,6 +160,7 @@ export async function benchPeers(): Promise<void> {
     out('peers.rounds', ROUNDS)
     for (const [q, n] of Object.entries(subgraphFetches(queries))) out(`peers.${q}.subgraph_fetches`, n)
     out('peers.load_average_before', `"${loadAverage()}"`)
+    const loadStart = performance.now()
 
     // ---- answers compared: each caller's answer to each query, equal on the three gateways ----
     const bearers = await Promise.all(callers.map(async (c) => ({ authorization: `Bearer ${await mintDevToken(c)}` })))
@@ -233,13 +246,17 @@ export async function benchPeers(): Promise<void> {
     }
     out('peers.load_average_after', `"${loadAverage()}"`)
     console.log(`\n| query | gateway | rps | p50 ms | p99 ms | CPU ms per request |\n|---|---|---|---|---|---|\n${rows.join('\n')}`)
+    if (profileDir) {
+      // a component writes its profile as it exits: stop them, then read the load runs' part (start-up left out)
+      const loadSeconds = Math.ceil((performance.now() - loadStart) / 1000)
+      await stopChildren()
+      out('peers.profile_dir', profileDir)
+      console.log(`\nCPU profiles, the last ${loadSeconds} s of each component (every gateway's load runs and warm-ups; self time, % of the busy samples):\n`)
+      console.log(summariseFolder(profileDir, Number(process.env.BENCH_PEERS_PROFILE_TOP) || 20, loadSeconds))
+    }
     if (failures.length) throw new Error(`peers: answers under load were not the compared ones:\n${failures.join('\n')}`)
   } finally {
-    await Promise.all(children.map((c) => new Promise<void>((resolve) => {
-      if (c.exitCode !== null) return resolve()
-      c.once('exit', () => resolve())
-      c.kill('SIGTERM')
-    })))
+    await stopChildren()
     await closeStackBench(bench, undefined)
     restoreLogs()
   }

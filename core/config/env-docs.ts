@@ -26,6 +26,7 @@ export const GROUPS = [
 export const ENV_DOCS: Record<keyof Env, VariableDoc> = {
   NODE_ENV: { group: 'Database and files', meaning: '`production` turns off every development fallback (see What production needs); `test` is set by the test runner' },
   DATABASE_URL: { group: 'Database and files', default: 'unset: an embedded PostgreSQL', meaning: 'the PostgreSQL to use (15 or later; the role needs CREATEDB for `npm test` and `npm run migrate -- dev`)' },
+  DATABASE_STATEMENT_CACHE: { group: 'Database and files', default: '256', meaning: 'how many distinct SQL statements a process keeps prepared on each of its database connections (PostgreSQL then parses each once per connection and reuses its plan); `0` prepares none, which a pooler in transaction mode (PgBouncer before 1.21) needs' },
   DATA_DIR: { group: 'Database and files', default: '`.data` in the checkout', meaning: 'the embedded database and `keys/` (the gateway, edge and run-token key pairs, the inbox-link key, the development keys): share `keys/` between every process of a deployment' },
   EMBEDDED_PG_PORT: { group: 'Database and files', meaning: 'the embedded PostgreSQL\'s port (only when `DATABASE_URL` is unset)' },
   HOST: { group: 'Where the components listen and find each other', meaning: 'the address the subgraphs, the tool server and the worker\'s probes bind to' },

@@ -33,6 +33,7 @@ export const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATA_DIR: z.string().default(path.join(ROOT_DIR, '.data')),
   DATABASE_URL: optionalUrl,
+  DATABASE_STATEMENT_CACHE: z.coerce.number().int().min(0).max(10_000).default(256),
   EMBEDDED_PG_PORT: port(54329),
   HOST: z.string().default('127.0.0.1'),
   GATEWAY_HOST: z.string().default('127.0.0.1'),

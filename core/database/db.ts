@@ -1,7 +1,7 @@
 // Owns database access: the Prisma client, and the one tenancy helper every domain query goes through.
 import { PrismaPg } from '@prisma/adapter-pg'
 import { PrismaClient, Prisma } from '../../generated/prisma/client'
-import { boundedCache, type BoundedCache } from '../config'
+import { boundedCache, env, type BoundedCache } from '../config'
 import { registerHotReads } from './hot-reads'
 
 export { Prisma }
@@ -10,9 +10,31 @@ export type Tx = Prisma.TransactionClient
 
 export function createPrisma(url: string, max = 10): PrismaClient {
   // connectionTimeoutMillis: an unreachable database fails a request within 5 s (answered 503), never hangs it
-  const client = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max, connectionTimeoutMillis: 5_000 }) })
+  const statementNameGenerator = preparedStatementNames(env().DATABASE_STATEMENT_CACHE)
+  const client = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max, connectionTimeoutMillis: 5_000 }, { statementNameGenerator }) })
   registerHotReads(client, url) // core/database/hot-reads.ts: the request path's hottest reads skip Prisma's query compiler
   return client
+}
+
+/**
+ * Names for Prisma's statements, so that each connection prepares a statement once and then only binds and executes
+ * it: PostgreSQL skips parsing it again and, once its generic plan proves as cheap, planning it. Without names every
+ * statement was parsed and planned on every call; on the role home that was most of PostgreSQL's CPU (parse + bind
+ * 0.2 to 1.3 ms against an execute of 0.02 ms per statement, from the server's statement log).
+ * - One name per distinct SQL text, the same in every connection of the process (pg refuses a name reused for
+ *   another text). Only `limit` texts get a name, so each connection holds at most `limit` prepared statements;
+ *   later texts run unnamed as before. 0 names none (a pooler in transaction mode cannot keep prepared statements).
+ * - Only statements with parameters: they already travel by the extended protocol. One without parameters goes by
+ *   the simple protocol, which may carry several statements; preparing it would refuse those.
+ */
+export function preparedStatementNames(limit: number): (query: { sql: string; args: unknown[] }) => string {
+  const names = new Map<string, string>()
+  return (query) => {
+    if (!limit || !query.args.length) return undefined as unknown as string // unnamed: pg sends it unprepared
+    let name = names.get(query.sql)
+    if (name === undefined && names.size < limit) names.set(query.sql, (name = `ew_${names.size}`))
+    return name as string
+  }
 }
 
 /** Models whose rows belong to one organisation (they carry organization_id). */

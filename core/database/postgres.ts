@@ -28,8 +28,24 @@ async function canConnect(url: string): Promise<boolean> {
   }
 }
 
-/** A port nothing listens on right now (embedded servers in tests and benchmarks). */
-export function freePort(): Promise<number> {
+/**
+ * A port nothing listens on right now on 127.0.0.1 (embedded servers in tests and benchmarks), never one this process handed out before: the kernel may give the same ephemeral port
+ * to two listen(0) calls in a row once the first is closed, and a caller asking for three ports for three processes
+ * then started two on one port (seen: twins refused to start on workbench's port in tests/platform/graceful-stop).
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await ephemeralPort()
+    if (!handedOutPorts.has(port)) {
+      if (handedOutPorts.size >= 10_000) handedOutPorts.clear()
+      handedOutPorts.add(port)
+      return port
+    }
+  }
+}
+const handedOutPorts = new Set<number>()
+
+function ephemeralPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer()
     server.once('error', reject)

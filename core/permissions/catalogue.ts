@@ -262,6 +262,17 @@ export function isPersona(p: string): p is Persona {
 }
 
 /**
+ * Whether the union of the personas' bundles holds `key`, without building the union: what a permission check asks
+ * (building it cost 2.3 % of the workbench subgraph's CPU under the role home's load). Same rules as bundleFor.
+ */
+export function bundlesHold(personas: readonly string[], version: number, key: string): boolean {
+  if (!isPersonaVersion(version)) throw new RangeError(`unknown persona version ${version}`)
+  const bundles = PERSONA_BUNDLES[version]
+  for (const p of personas) if (isPersona(p) && bundles[p].has(key)) return true
+  return false
+}
+
+/**
  * The mapped bundle of several personas is their union. Unknown persona names contribute nothing (a stale role
  * assignment must not fail a request); an unknown version is a programming error.
  */

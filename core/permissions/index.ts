@@ -1,5 +1,5 @@
 // Owns the pure permission decision: which personas a caller holds where, checked against the versioned catalogue.
-import { ALL_PERMISSION_KEYS, bundleFor, isOrgKey } from './catalogue'
+import { ALL_PERMISSION_KEYS, bundlesHold, isOrgKey } from './catalogue'
 
 export * from './catalogue'
 
@@ -17,9 +17,9 @@ export type PersonaGrants = {
  */
 export function hasPermission(grants: PersonaGrants, key: string, programId: string | null, version: number): boolean {
   if (!ALL_PERMISSION_KEYS.has(key)) throw new RangeError(`unknown permission key ${key}`)
-  if (isOrgKey(key)) return bundleFor(grants.orgPersonas, version).has(key)
+  if (isOrgKey(key)) return bundlesHold(grants.orgPersonas, version, key)
   if (programId === null) return false
   const personas = grants.programPersonas.get(programId)
   if (!personas || personas.length === 0) return false
-  return bundleFor(personas, version).has(key)
+  return bundlesHold(personas, version, key)
 }
