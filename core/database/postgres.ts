@@ -37,12 +37,12 @@ export async function freePort(): Promise<number> {
   for (;;) {
     const port = await ephemeralPort()
     if (!handedOutPorts.has(port)) {
-      if (handedOutPorts.size >= 10_000) handedOutPorts.clear()
       handedOutPorts.add(port)
       return port
     }
   }
 }
+/** Bounded by the kernel's ephemeral range (about 28,000 ports); a test or bench process asks for a few dozen. */
 const handedOutPorts = new Set<number>()
 
 function ephemeralPort(): Promise<number> {
