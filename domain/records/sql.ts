@@ -24,10 +24,18 @@ export interface HomeRecordRows {
 export async function homeRecordRows(organizationId: string, db: Db, args: {
   programId: string; userId: string; questions: boolean; questionLimit: number; boardTypes: readonly string[]; boardLimit: number; statusTypes: readonly string[]
 }): Promise<HomeRecordRows> {
-  // One row shape for all three: home_part, home_counts (the latest rows only), then the record's columns. The outer
-  // ORDER BY keeps each part's order whatever order UNION ALL hands its branches back in. $3 is text: owner_user_id is
-  // compared as a JSON string (Prisma's path equals), created_by_user_id as a uuid.
-  const rows = await hotRows<ProgramRecord & { homePart: string; homeCounts: Record<string, number> | null }>(organizationId, db, 'home.records', `SELECT * FROM (
+  // One row shape for all three: home_part, home_counts (the latest rows only), then the record's columns. The status
+  // lines read the narrow columns of the types' records once (typed), and whole rows only for the latest of each. The
+  // outer ORDER BY keeps each part's order whatever order UNION ALL hands its branches back in. $3 is text:
+  // owner_user_id is compared as a JSON string (Prisma's path equals), created_by_user_id as a uuid.
+  const rows = await hotRows<ProgramRecord & { homePart: string; homeCounts: Record<string, number> | null }>(organizationId, db, 'home.records', `WITH typed AS (
+      SELECT id, record_type, status, updated_at FROM program_records WHERE organization_id = $1::uuid AND program_id = $2::uuid AND record_type = ANY($8::text[])
+    ), latest AS (
+      SELECT DISTINCT ON (record_type) id, record_type FROM typed ORDER BY record_type, updated_at DESC, id DESC
+    ), counts AS (
+      SELECT record_type, jsonb_object_agg(status, n) AS counts FROM (SELECT record_type, status, count(*)::int AS n FROM typed GROUP BY record_type, status) g GROUP BY record_type
+    )
+    SELECT * FROM (
       (SELECT 'question' AS home_part, NULL::jsonb AS home_counts, r.* FROM program_records r
         WHERE r.organization_id = $1::uuid AND $4::boolean AND r.program_id = $2::uuid AND r.record_type = 'evidence.questions' AND r.status = 'open'
           AND (r.fields -> 'owner_user_id' = to_jsonb($3::text) OR r.created_by_user_id = $3::text::uuid)
@@ -37,12 +45,8 @@ export async function homeRecordRows(organizationId: string, db: Db, args: {
         WHERE r.organization_id = $1::uuid AND r.program_id = $2::uuid AND r.record_type = ANY($6::text[])
         ORDER BY r.updated_at DESC, r.id DESC LIMIT $7::int)
       UNION ALL
-      (SELECT 'latest', c.counts, r.* FROM (SELECT DISTINCT ON (record_type) * FROM program_records
-          WHERE organization_id = $1::uuid AND program_id = $2::uuid AND record_type = ANY($8::text[])
-          ORDER BY record_type, updated_at DESC, id DESC) r
-        JOIN (SELECT record_type, jsonb_object_agg(status, n) AS counts FROM (SELECT record_type, status, count(*)::int AS n FROM program_records
-            WHERE organization_id = $1::uuid AND program_id = $2::uuid AND record_type = ANY($8::text[]) GROUP BY record_type, status) g
-          GROUP BY record_type) c ON c.record_type = r.record_type)
+      SELECT 'latest', c.counts, r.* FROM latest l JOIN counts c ON c.record_type = l.record_type
+        JOIN program_records r ON r.organization_id = $1::uuid AND r.id = l.id
     ) home ORDER BY home_part, updated_at DESC, id DESC`,
   [args.programId, args.userId, args.questions, args.questionLimit, args.boardTypes, args.boardLimit, args.statusTypes])
   const out: HomeRecordRows = { questions: [], board: [], latest: [] }
