@@ -68,12 +68,7 @@ export async function programRowBy(organizationId: string, db: Db, by: { id: str
   return program
 }
 
-/**
- * What the role home reads of the person in one statement (it was four): their settings, whether their fallback to
- * the neutral harness was audited in the program (workbench_role.default_applied), and the latest workbench_role.set
- * or .assign row of them in the program with its actor's name (null columns when there is none). Undefined when the
- * person is not in the organisation.
- */
+/** The role home's row of the person in a program (homePersonRow): set_* columns null when no set or assign row. */
 export interface HomePersonRow {
   settings: unknown
   defaultApplied: boolean
@@ -83,6 +78,13 @@ export interface HomePersonRow {
   setAt: Date | null
   setByName: string | null
 }
+
+/**
+ * What the role home reads of the person in one statement (it was four): their settings, whether their fallback to
+ * the neutral harness was audited in the program (workbench_role.default_applied), and the latest workbench_role.set
+ * or .assign row of them in the program with its actor's name (null columns when there is none). Undefined when the
+ * person is not in the organisation.
+ */
 export async function homePersonRow(organizationId: string, db: Db, programId: string, userId: string): Promise<HomePersonRow | undefined> {
   // target_id is text and users.id a uuid: $3 is text throughout, cast where a uuid is compared (one type per parameter).
   // Both audit reads are answered by partial indexes (audit_events_default_applied_once, audit_events_workbench_role_latest).

@@ -9,18 +9,20 @@ export async function lockRecordRow(organizationId: string, tx: AnyTx, id: strin
   await asTx(tx).$queryRaw`SELECT id FROM program_records WHERE id = ${id}::uuid AND organization_id = ${organizationId}::uuid FOR UPDATE`
 }
 
-/**
- * The role home's records of a program in one statement: the person's open questions (owned or asked, when
- * `questions`), the evidence board (`boardTypes`) and, per type of `statusTypes` holding records, the one most
- * recently changed with the type's count per status. Questions and the board are newest first (updated_at, then id,
- * both descending) and limited like their regions; rows are ProgramRecord rows as Prisma reads them.
- */
+/** The role home's records of a program (homeRecordRows). */
 export interface HomeRecordRows {
   questions: ProgramRecord[]
   board: ProgramRecord[]
   /** One per type holding records: its latest record and how many of its records are in each status. */
   latest: { record: ProgramRecord; counts: Record<string, number> }[]
 }
+
+/**
+ * The role home's records of a program in one statement: the person's open questions (owned or asked, when
+ * `questions`), the evidence board (`boardTypes`) and, per type of `statusTypes` holding records, the one most
+ * recently changed with the type's count per status. Questions and the board are newest first (updated_at, then id,
+ * both descending) and limited like their regions; rows are ProgramRecord rows as Prisma reads them.
+ */
 export async function homeRecordRows(organizationId: string, db: Db, args: {
   programId: string; userId: string; questions: boolean; questionLimit: number; boardTypes: readonly string[]; boardLimit: number; statusTypes: readonly string[]
 }): Promise<HomeRecordRows> {
