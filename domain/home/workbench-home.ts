@@ -11,7 +11,7 @@ import type { PermissionKey } from '../../core/permissions'
 import { FALLBACK_PERSONA_ORDER, workbenchRole, workbenchRolesAvailableTo, type WornRole } from '../../core/identity'
 import type { Program } from '../../generated/prisma/client'
 import { RECORD_TYPES, RECORD_TYPE_KEYS, homeRecordRows, type HomeRecordRows, type RecordTypeKey } from '../records'
-import { getProgram, homePersonOf, readableProgram, recordDefaultAppliedOnce, type SetBy } from '../programs'
+import { homePersonOf, readProgram, readableProgram, recordDefaultAppliedOnce, type SetBy } from '../programs'
 import { memorySummary } from '../memory'
 import type { MemoryRecordOut } from '../memory'
 
@@ -125,7 +125,7 @@ function statusLines(latest: HomeRecordRows['latest'], slug: string, types: Reco
  */
 export async function workbenchHome(ctx: Ctx, programOrId: string | Program): Promise<WorkbenchHome> {
   // A program this request read already (Program.workbench) is held to the same check, not read a second time.
-  const program = typeof programOrId === 'string' ? await getProgram(ctx, { id: programOrId }) : readableProgram(ctx, programOrId)
+  const program = typeof programOrId === 'string' ? await readProgram(ctx, { id: programOrId }) : readableProgram(ctx, programOrId)
   const { session } = ctx
   const personas = session.programPersonas.get(program.id) ?? []
   const { worn, defaultApplied, setBy } = await homePersonOf(ctx, program.id, personas)

@@ -55,14 +55,25 @@ export function myPersonas(ctx: Pick<DomainContext, 'session'>, programId: strin
 }
 
 /**
- * Query.program: the program, or null where getProgram answers not found (never telling which). The same check as
- * getProgram, the row read without Prisma's query compiler (the console's first screen asks it on every open).
+ * getProgram outside a transaction, the row read without Prisma's query compiler (the console's first screen reads a
+ * program on every open): the same check, the same errors.
  */
-export async function findProgram(ctx: Pick<DomainContext, 'session' | 'db'>, by: { id?: string | null; slug?: string | null }) {
+export async function readProgram(ctx: Pick<DomainContext, 'session' | 'db'>, by: { id?: string | null; slug?: string | null }) {
   if (!by.id === !by.slug) throw InvalidInput.of(by.id ? 'slug' : 'id', 'Give exactly one of id or slug.')
-  if (by.id && !UUID.safeParse(by.id).success) return null
+  if (by.id && !UUID.safeParse(by.id).success) throw new NotFoundError('Program', { field: 'id' })
   const program = await programRowBy(ctx.session.organizationId, ctx.db, by.id ? { id: by.id } : { slug: by.slug! })
-  return program && can(ctx.session, 'program.settings.read', program.id) ? program : null
+  if (!program || !can(ctx.session, 'program.settings.read', program.id)) throw new NotFoundError('Program', { field: by.id ? 'programId' : 'slug' })
+  return program
+}
+
+/** Query.program: the program, or null where readProgram answers not found (never telling which). */
+export async function findProgram(ctx: Pick<DomainContext, 'session' | 'db'>, by: { id?: string | null; slug?: string | null }) {
+  try {
+    return await readProgram(ctx, by)
+  } catch (e) {
+    if (e instanceof NotFoundError) return null
+    throw e
+  }
 }
 
 /**

@@ -101,7 +101,7 @@ describe("the role home's records", () => {
     expect(home.statusLines.map((l) => l.recordType)).toEqual(home.recordTypes)
   })
 
-  it('reads a home of a program the request already read in two statements, and Query.program in one more', async () => {
+  it('reads a home of a program the request already read in two statements, Query.program in one more, and a home by id in three', async () => {
     const a = await createTenant(db(), 'Home statements')
     await seedRecords(a, a.program.id, [{ recordType: 'evidence.findings', status: 'draft', title: 'A finding', fields: { kind: 'observation' }, by: a.users.scientist.id, minute: 1 }])
     const ctx = await ctxOf(a, 'scientist')
@@ -111,6 +111,8 @@ describe("the role home's records", () => {
     const { value: home, statements } = await statementsOf(() => workbenchHome(ctx, program!))
     expect(statements).toHaveLength(2)
     expect(home.pins.map((p) => p.title)).toEqual(['A finding'])
+    // By id (Query.workbench): the program's read is the third.
+    expect((await statementsOf(() => workbenchHome(ctx, a.program.id))).statements).toHaveLength(3)
 
     // Worn by a lead's assignment, 'Set by' included: still two.
     await assignWorkbenchRole(await ctxOf(a, 'program_lead'), { programId: a.program.id, userId: a.users.scientist.id, workbenchRoleKey: 'medicinal_chemist' })
@@ -130,6 +132,10 @@ describe("the role home's program and person", () => {
     await expect(workbenchHome(ctx, await programRow(b.program.id))).rejects.toBeInstanceOf(NotFoundError)
     await expect(workbenchHome(ctx, await programRow(notMine.id))).rejects.toBeInstanceOf(NotFoundError)
     await expect(workbenchHome(ctx, await programRow(a.program.id))).resolves.toMatchObject({ programId: a.program.id })
+    // By id (Query.workbench), getProgram's errors: a malformed id names `id`, a program not readable `programId`.
+    await expect(workbenchHome(ctx, 'not-a-uuid')).rejects.toMatchObject({ code: 'not_found', field: 'id' })
+    await expect(workbenchHome(ctx, b.program.id)).rejects.toMatchObject({ code: 'not_found', field: 'programId' })
+    await expect(workbenchHome(ctx, notMine.id)).rejects.toMatchObject({ code: 'not_found', field: 'programId' })
     // Query.program answers null for both, by slug and by id, and for an id that is not a UUID.
     expect(await findProgram(ctx, { slug: b.program.slug })).toBeNull()
     expect(await findProgram(ctx, { id: b.program.id })).toBeNull()
