@@ -8,14 +8,14 @@ import type { DomainContext } from '../../core/jobs'
 import { WORKBENCH } from '../../core/text'
 import { can } from '../../core/identity'
 import type { PermissionKey } from '../../core/permissions'
-import { FALLBACK_PERSONA_ORDER, workbenchRole, workbenchRolesAvailableTo, wornRole, type WornRole } from '../../core/identity'
-import { RECORD_TYPES, RECORD_TYPE_KEYS, latestRecordPerType, recordCountsByStatus, type RecordTypeKey } from '../records'
-import { getProgram } from '../programs'
+import { FALLBACK_PERSONA_ORDER, workbenchRole, workbenchRolesAvailableTo, type WornRole } from '../../core/identity'
+import type { Program } from '../../generated/prisma/client'
+import { RECORD_TYPES, RECORD_TYPE_KEYS, homeRecordRows, type HomeRecordRows, type RecordTypeKey } from '../records'
+import { homePersonOf, readProgram, readableProgram, recordDefaultAppliedOnce, type SetBy } from '../programs'
 import { memorySummary } from '../memory'
 import type { MemoryRecordOut } from '../memory'
-import { recordDefaultAppliedOnce, defaultAppliedBefore, setByOf, storedWorkbenchRoles, type SetBy } from '../programs'
 
-type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'actor'>
+type Ctx = Pick<DomainContext, 'session' | 'tdb' | 'db' | 'actor'>
 
 /** How many open questions and evidence board records the home shows. */
 export const HOME_QUESTIONS = 20
@@ -42,7 +42,6 @@ export interface WorkbenchHome {
   questions: ProgramRecord[]
   pins: ProgramRecord[]
   statusLines: StatusLine[]
-  memorySummary: MemoryRecordOut[]
   setBy: SetBy | null
   rail: Rail
 }
@@ -104,23 +103,17 @@ export const plural = (n: number, noun: string) => {
 }
 
 /** One line per section: '3 questions: 2 open, 1 answered', pointing at the record most recently changed. */
-async function statusLines(ctx: Ctx, programId: string, slug: string, types: RecordTypeKey[]): Promise<StatusLine[]> {
-  if (!types.length) return []
-  const org = ctx.session.organizationId
-  const [counts, latest] = await Promise.all([
-    recordCountsByStatus(org, ctx.tdb, programId, types),
-    latestRecordPerType(org, ctx.tdb, programId, types),
-  ])
+function statusLines(latest: HomeRecordRows['latest'], slug: string, types: RecordTypeKey[]): StatusLine[] {
   return types.map((t) => {
     const spec = RECORD_TYPES[t]
-    const byStatus = spec.machine.states.map((s: string) => [s, Number(counts.find((c) => c.record_type === t && c.status === s)?.n ?? 0)] as const).filter(([, n]) => n > 0)
+    const last = latest.find((l) => l.record.recordType === t)
+    const byStatus = spec.machine.states.map((s: string) => [s, Number(last?.counts[s] ?? 0)] as const).filter(([, n]) => n > 0)
     const total = byStatus.reduce((sum, [, n]) => sum + n, 0)
-    const last = latest.find((l) => l.record_type === t)
     return {
       text: total ? `${plural(total, spec.noun)}: ${byStatus.map(([s, n]) => `${n} ${s.replace(/_/g, ' ')}`).join(', ')}` : `No ${plural(0, spec.noun).slice(2)} yet`,
       recordType: t,
-      recordRef: last ? ref(slug, { id: last.id, recordType: t }) : null,
-      asOf: last?.updated_at ?? null,
+      recordRef: last ? ref(slug, { id: last.record.id, recordType: t }) : null,
+      asOf: last?.record.updatedAt ?? null,
     }
   })
 }
@@ -130,14 +123,13 @@ async function statusLines(ctx: Ctx, programId: string, slug: string, types: Rec
  * exists). Nothing set: the neutral persona fallback, audited workbench_role.default_applied once per person and
  * program; the setting is never written and the home keeps prompting 'Choose your workbench role'.
  */
-export async function workbenchHome(ctx: Ctx, programId: string): Promise<WorkbenchHome> {
-  const program = await getProgram(ctx, { id: programId })
+export async function workbenchHome(ctx: Ctx, programOrId: string | Program): Promise<WorkbenchHome> {
+  // A program this request read already (Program.workbench) is held to the same check, not read a second time.
+  const program = typeof programOrId === 'string' ? await readProgram(ctx, { id: programOrId }) : readableProgram(ctx, programOrId)
   const { session } = ctx
   const personas = session.programPersonas.get(program.id) ?? []
-  const user = await ctx.tdb.user.findFirstOrThrow({ where: { id: session.userId }, select: { settings: true } })
-  const storedKey = storedWorkbenchRoles(user.settings)[program.id] ?? null
-  const worn = wornRole(personas, storedKey)
-  if (worn.fallback && !(await defaultAppliedBefore(ctx.tdb, program.id, session.userId))) {
+  const { worn, defaultApplied, setBy } = await homePersonOf(ctx, program.id, personas)
+  if (worn.fallback && !defaultApplied) {
     await ctx.tdb.$transaction((tx) => recordDefaultAppliedOnce(tx, {
       organizationId: session.organizationId, programId: program.id, userId: session.userId, actor: ctx.actor, harnessKey: worn.harnessKey,
     }))
@@ -147,31 +139,26 @@ export async function workbenchHome(ctx: Ctx, programId: string): Promise<Workbe
   // The evidence board: the role's evidence types (questions have their own region), or its other types when it has none.
   const evidenceTypes = types.filter((t) => t.startsWith('evidence.') && t !== 'evidence.questions')
   const boardTypes = evidenceTypes.length ? evidenceTypes : types.filter((t) => t !== 'evidence.questions')
-  const [questions, pins, lines, memory, setBy] = await Promise.all([
-    may('evidence.questions.read')
-      ? ctx.tdb.programRecord.findMany({
-        where: {
-          programId: program.id, recordType: 'evidence.questions', status: 'open',
-          OR: [{ fields: { path: ['owner_user_id'], equals: session.userId } }, { createdByUserId: session.userId }],
-        },
-        orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], take: HOME_QUESTIONS,
-      })
-      : Promise.resolve([]),
-    boardTypes.length
-      ? ctx.tdb.programRecord.findMany({ where: { programId: program.id, recordType: { in: boardTypes } }, orderBy: [{ updatedAt: 'desc' }, { id: 'desc' }], take: HOME_BOARD })
-      : Promise.resolve([]),
-    statusLines(ctx, program.id, program.slug, types),
-    memorySummary(ctx, { userId: session.userId, programId: program.id }),
-    setByOf(ctx.tdb, { programId: program.id, userId: session.userId, currentKey: worn.workbenchRoleKey }),
-  ])
+  const questions = may('evidence.questions.read')
+  const records: HomeRecordRows = questions || types.length
+    ? await homeRecordRows(session.organizationId, ctx.db, {
+      programId: program.id, userId: session.userId, questions, questionLimit: HOME_QUESTIONS, boardTypes, boardLimit: HOME_BOARD, statusTypes: types,
+    })
+    : { questions: [], board: [], latest: [] }
   return {
     programId: program.id, programSlug: program.slug, userId: session.userId, worn,
     name: worn.workingAs, personaKey: personaFor(worn, personas),
     // A viewer holds no persona any role maps to: there is nothing to choose, so nothing prompts.
     prompt: worn.fallback && workbenchRolesAvailableTo(personas).length ? WORKBENCH.chooseYourWorkbenchRole : null,
-    regions: WORKBENCH.homeRegions, recordTypes: types, questions, pins, statusLines: lines, memorySummary: memory, setBy,
+    regions: WORKBENCH.homeRegions, recordTypes: types, questions: records.questions, pins: records.board,
+    statusLines: statusLines(records.latest, program.slug, types), setBy,
     rail: railFor(worn, may, (key) => can(session, key, null)),
   }
+}
+
+/** WorkbenchOut.memory_summary of a home: the caller's own kept records in the program, read when asked for. */
+export function homeMemorySummary(ctx: Pick<DomainContext, 'session' | 'tdb'>, home: Pick<WorkbenchHome, 'programId' | 'userId'>): Promise<MemoryRecordOut[]> {
+  return memorySummary(ctx, { userId: home.userId, programId: home.programId })
 }
 
 export { ref as recordRefOf }

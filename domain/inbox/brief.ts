@@ -2,12 +2,13 @@
 // with the inbox: what waits for a person in a program (decisions waiting, the next pass of their twin, 'Filing
 // paused: <N> decisions waiting' under backpressure, the empty state), composed from inbox_items and twin_schedules.
 import type { Artifact } from '../../generated/prisma/client'
-import { asTx, type TenantDb, type TenantTx } from '../../core/database'
+import { asTx, forOrganization, type Db, type TenantTx } from '../../core/database'
 import type { DomainContext } from '../../core/jobs'
 import { can } from '../../core/identity'
 import { FIXED_PHRASES, TWINS, nothingWaiting } from '../../core/text'
 import { formatLocal, nextLocalMinute, personTime } from '../../core/text'
-import { filingPaused, openDecisionCount } from './backpressure'
+import { filingPaused } from './backpressure'
+import { briefReadings, briefReadingsIn, type BriefItemRow, type BriefReadings } from './sql'
 
 export const PERSONA_BRIEF = 'persona_brief'
 /** Pointers listed in a brief (the rest is counted). */
@@ -47,50 +48,44 @@ export interface BriefFor {
 }
 
 /**
- * The next pass of the person's twin in the program: the earliest next_run_at of the schedules of their active twins;
- * without a scheduled twin, the person's next digest moment (the twin's digest pass).
+ * The next pass of the person's twin in the program: the earliest next_run_at of the enabled schedules of their active
+ * twin (one per person and program); without a scheduled run, the person's next digest moment (the twin's digest
+ * pass); without an active twin, none.
  */
-export async function nextPassAt(q: TenantDb | TenantTx, who: BriefFor, settings: unknown): Promise<Date | null> {
-  const tx = asTx(q as TenantTx)
-  const twins = await tx.twinDefinition.findMany({
-    where: { organizationId: who.organizationId, programId: who.programId, userId: who.userId, status: 'active' },
-    select: { id: true, digestTime: true },
-  })
-  if (!twins.length) return null
-  const schedule = await tx.twinSchedule.findFirst({
-    where: { organizationId: who.organizationId, twinId: { in: twins.map((t) => t.id) }, nextRunAt: { not: null }, trigger: { enabled: true } },
-    orderBy: { nextRunAt: 'asc' }, select: { nextRunAt: true },
-  })
-  if (schedule?.nextRunAt) return schedule.nextRunAt
-  const t = personTime(settings, { digestTime: twins[0].digestTime })
-  return nextLocalMinute(who.now ?? new Date(), t.timezone, t.digestMinute)
+function nextPassAt(r: BriefReadings, now: Date): Date | null {
+  if (!r.hasActiveTwin) return null
+  if (r.nextRunAt) return r.nextRunAt
+  const t = personTime(r.settings, { digestTime: r.twinDigestTime })
+  return nextLocalMinute(now, t.timezone, t.digestMinute)
 }
 
-/** Composes what waits for a person in a program, now. Reads only. */
-export async function composeBrief(q: TenantDb | TenantTx, who: BriefFor): Promise<BriefContent> {
-  const tx = asTx(q as TenantTx)
+/**
+ * The readings of a brief, every one in one statement (domain/inbox/sql.ts): on the hot pool, or in the caller's
+ * transaction when one is given; with the BRIEF_ITEMS item pointers, or none (the inbox summary's numbers only).
+ */
+async function readBrief(on: { db: Db } | { tx: TenantTx }, who: BriefFor, withItems: boolean): Promise<BriefReadings> {
+  const r = 'tx' in on
+    ? await briefReadingsIn(on.tx, who.organizationId, who.userId, who.programId, BRIEF_ITEMS)
+    : await briefReadings(on.db, who.organizationId, who.userId, who.programId, withItems ? BRIEF_ITEMS : null)
+  // users.settings is never null: a person who is not a user of the organisation fails as Prisma's read of it did
+  if (r.settings === null) await ('tx' in on ? on.tx : forOrganization(on.db, who.organizationId)).user.findFirstOrThrow({ where: { id: who.userId, organizationId: who.organizationId }, select: { id: true } })
+  return r
+}
+
+/** Composes what waits for a person in a program, now, from its readings. */
+function composeBrief(r: BriefReadings, who: BriefFor, items: BriefItemRow[]): BriefContent {
   const now = who.now ?? new Date()
-  const base = { organizationId: who.organizationId, programId: who.programId, userId: who.userId, status: 'open' as const }
-  const [user, itemsWaiting, decisionsWaiting, openTotal, items, personas] = await Promise.all([
-    tx.user.findFirstOrThrow({ where: { id: who.userId, organizationId: who.organizationId }, select: { settings: true } }),
-    tx.inboxItem.count({ where: base }),
-    tx.inboxItem.count({ where: { ...base, kind: 'decision' } }),
-    // The backpressure count, as the harness reads it (domain/backpressure.ts), so the brief and filing agree on N.
-    openDecisionCount(q, who.userId, who.organizationId),
-    tx.inboxItem.findMany({ where: base, orderBy: [{ dueAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }], take: BRIEF_ITEMS, select: { id: true, kind: true, dueAt: true } }),
-    tx.roleAssignment.findMany({ where: { organizationId: who.organizationId, programId: who.programId, userId: who.userId }, select: { personaKey: true } }),
-  ])
-  const next = await nextPassAt(q, who, user.settings)
-  const viewerOnly = personas.length > 0 && personas.every((p) => p.personaKey === 'viewer')
-  const tz = personTime(user.settings).timezone
+  const next = nextPassAt(r, now)
+  const tz = personTime(r.settings).timezone
   return {
     heading: FIXED_PHRASES.decisionsWaiting,
     user_id: who.userId, program_id: who.programId, twin_id: who.twinId ?? null, generated_at: now.toISOString(),
-    decisions_waiting: decisionsWaiting, open_decisions_total: openTotal, items_waiting: itemsWaiting,
+    decisions_waiting: r.decisionsWaiting, open_decisions_total: r.openDecisions, items_waiting: r.itemsWaiting,
     next_pass_at: next?.toISOString() ?? null,
-    empty_state: itemsWaiting > 0 ? null : viewerOnly ? TWINS.viewersHaveNoTwin : next ? nothingWaiting(formatLocal(next, tz)) : null,
-    filing_paused: filingPaused(openTotal),
-    items: items.map((i) => ({ id: i.id, kind: i.kind, due_at: i.dueAt?.toISOString() ?? null })),
+    empty_state: r.itemsWaiting > 0 ? null : r.viewerOnly ? TWINS.viewersHaveNoTwin : next ? nothingWaiting(formatLocal(next, tz)) : null,
+    // The backpressure count is openDecisionCount's (domain/inbox/backpressure.ts), so the brief and filing agree on N.
+    filing_paused: filingPaused(r.openDecisions),
+    items,
     footer: who.twinId ? FIXED_PHRASES.agentGeneratedDraft : null,
   }
 }
@@ -98,7 +93,8 @@ export async function composeBrief(q: TenantDb | TenantTx, who: BriefFor): Promi
 /** Writes the persona_brief artifact (server-written: no model call, no run) in the caller's transaction. */
 export async function writePersonaBrief(q: TenantTx, who: BriefFor & { extra?: Record<string, unknown> }): Promise<Artifact> {
   const tx = asTx(q)
-  const content = await composeBrief(q, who)
+  const readings = await readBrief({ tx: q }, who, true)
+  const content = composeBrief(readings, who, readings.items ?? [])
   return tx.artifact.create({
     data: {
       organizationId: who.organizationId, programId: who.programId, kind: PERSONA_BRIEF,
@@ -107,13 +103,18 @@ export async function writePersonaBrief(q: TenantTx, who: BriefFor & { extra?: R
   })
 }
 
-export interface Brief { artifactId: string | null; content: BriefContent }
+export interface Brief {
+  artifactId: string | null
+  content: BriefContent
+  /** Set when the brief was composed without its item pointers (the inbox summary, content.items empty): reads them. */
+  readItems?: () => Promise<BriefItemRow[]>
+}
 
 /**
  * GET /me/brief: for each program the caller may read their own twins in (or the one asked for), the latest
  * persona_brief written for them; where none was written yet, the brief composed now (artifactId null).
  */
-export async function myBriefs(ctx: Pick<DomainContext, 'session' | 'tdb'>, programId?: string | null): Promise<Brief[]> {
+export async function myBriefs(ctx: Pick<DomainContext, 'session' | 'db' | 'tdb'>, programId?: string | null): Promise<Brief[]> {
   const programs = [...ctx.session.programPersonas.keys()]
     .filter((p) => (!programId || p === programId) && can(ctx.session, 'program.twins.read_own', p))
     .sort()
@@ -125,12 +126,29 @@ export async function myBriefs(ctx: Pick<DomainContext, 'session' | 'tdb'>, prog
     })
     out.push(latest
       ? { artifactId: latest.id, content: latest.content as unknown as BriefContent }
-      : { artifactId: null, content: await composeBrief(ctx.tdb, { organizationId: ctx.session.organizationId, programId: p, userId: ctx.session.userId }) })
+      : { artifactId: null, content: await composeNow(ctx, p) })
   }
   return out
 }
 
-/** The inbox's own header for a program, always now: heading, counts, empty state, backpressure line. */
-export function myInboxSummary(ctx: Pick<DomainContext, 'session' | 'tdb'>, programId: string) {
-  return composeBrief(ctx.tdb, { organizationId: ctx.session.organizationId, programId, userId: ctx.session.userId })
+/** The caller's brief in a program composed now, with its item pointers. */
+async function composeNow(ctx: Pick<DomainContext, 'session' | 'db'>, programId: string): Promise<BriefContent> {
+  const who = { organizationId: ctx.session.organizationId, programId, userId: ctx.session.userId }
+  const readings = await readBrief({ db: ctx.db }, who, true)
+  return composeBrief(readings, who, readings.items ?? [])
+}
+
+/**
+ * The inbox's own header for a program, always now: heading, counts, empty state, backpressure line. The role home
+ * asks three of its numbers, so its one statement reads no item pointers; they are read (the brief's own statement)
+ * only when asked for, and are the ones the brief composed now lists.
+ */
+export async function myInboxSummary(ctx: Pick<DomainContext, 'session' | 'db'>, programId: string): Promise<Brief> {
+  const who = { organizationId: ctx.session.organizationId, programId, userId: ctx.session.userId }
+  const readings = await readBrief({ db: ctx.db }, who, false)
+  return {
+    artifactId: null,
+    content: composeBrief(readings, who, []),
+    readItems: async () => (await composeNow(ctx, programId)).items,
+  }
 }

@@ -49,6 +49,80 @@ export function openInboxCounts(db: Db, organizationId: string, userId: string, 
     [programIds, userId])
 }
 
+/** A brief's item pointer, as the persona_brief artifact stores it. */
+export interface BriefItemRow { id: string; kind: string; due_at: string | null }
+
+/** What a person's brief in a program is composed of (domain/inbox/brief.ts), read in one statement. */
+export interface BriefReadings {
+  /** users.settings; null when the person is not a user of the organisation (settings is never null otherwise). */
+  settings: unknown
+  /** Open items of every kind in the program. */
+  itemsWaiting: number
+  /** Open decision items in the program. */
+  decisionsWaiting: number
+  /** Decision items open or snoozed across the person's programs: backpressure.ts's openDecisionCount. */
+  openDecisions: number
+  /** Every persona the person holds in the program is viewer (false when they hold none). */
+  viewerOnly: boolean
+  /** The person has an active twin in the program (at most one: twin_definitions_one_active_per_person). */
+  hasActiveTwin: boolean
+  /** digest_time of that twin. */
+  twinDigestTime: string | null
+  /** The earliest next_run_at of the enabled schedules of that twin. */
+  nextRunAt: Date | null
+  /** The first open items (due first, undated last, then oldest, then by id), when asked for; else null. */
+  items: BriefItemRow[] | null
+}
+
+// $1 organisation, $2 person, $3 program, $4 how many item pointers (every table filtered on organization_id = $1).
+// Open items are read once for both counts. Counts are int (the hot path refuses int8); due_at is written as
+// toISOString writes it (UTC, milliseconds, 'Z'), and json_build_object keeps the artifact's key order.
+const briefSql = (withItems: boolean) => `
+  WITH open AS (
+    SELECT id, kind, due_at, created_at FROM inbox_items
+    WHERE organization_id = $1::uuid AND user_id = $2::uuid AND program_id = $3::uuid AND status = 'open'
+  ), twins AS (
+    SELECT id, digest_time FROM twin_definitions
+    WHERE organization_id = $1::uuid AND program_id = $3::uuid AND user_id = $2::uuid AND status = 'active'
+  )
+  SELECT
+    (SELECT settings FROM users WHERE organization_id = $1::uuid AND id = $2::uuid) AS "settings",
+    (SELECT count(*)::int FROM open) AS "itemsWaiting",
+    (SELECT count(*)::int FROM open WHERE kind = 'decision') AS "decisionsWaiting",
+    (SELECT count(*)::int FROM inbox_items
+      WHERE organization_id = $1::uuid AND user_id = $2::uuid AND kind = 'decision' AND status IN ('open', 'snoozed')) AS "openDecisions",
+    (SELECT COALESCE(bool_and(persona_key = 'viewer'), false) FROM role_assignments
+      WHERE organization_id = $1::uuid AND program_id = $3::uuid AND user_id = $2::uuid) AS "viewerOnly",
+    EXISTS (SELECT 1 FROM twins) AS "hasActiveTwin",
+    (SELECT digest_time FROM twins LIMIT 1) AS "twinDigestTime",
+    (SELECT min(s.next_run_at) FROM twin_schedules s
+      JOIN twins t ON t.id = s.twin_id
+      JOIN twin_triggers tr ON tr.organization_id = $1::uuid AND tr.id = s.trigger_id
+      WHERE s.organization_id = $1::uuid AND s.next_run_at IS NOT NULL AND tr.enabled) AS "nextRunAt",
+    ${withItems ? `(SELECT COALESCE(json_agg(json_build_object('id', id, 'kind', kind,
+        'due_at', to_char(due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY due_at ASC NULLS LAST, created_at ASC, id ASC), '[]')
+      FROM (SELECT * FROM open ORDER BY due_at ASC NULLS LAST, created_at ASC, id ASC LIMIT $4::int) page) AS "items"` : 'NULL::json AS "items"'}`
+
+const BRIEF_SQL = briefSql(true)
+const SUMMARY_SQL = briefSql(false)
+
+/**
+ * A person's brief readings in a program in one statement, a hot read (the role home asks it): with the first `items`
+ * item pointers, or none (null: the inbox summary's counts only).
+ */
+export async function briefReadings(db: Db, organizationId: string, userId: string, programId: string, items: number | null): Promise<BriefReadings> {
+  const [row] = items === null
+    ? await hotRows<BriefReadings>(organizationId, db, 'inbox.brief.summary', SUMMARY_SQL, [userId, programId])
+    : await hotRows<BriefReadings>(organizationId, db, 'inbox.brief', BRIEF_SQL, [userId, programId, items])
+  return row
+}
+
+/** The brief's readings in a transaction: a digest composes the brief it writes there, seeing the transaction's rows. */
+export async function briefReadingsIn(tx: AnyTx, organizationId: string, userId: string, programId: string, items: number): Promise<BriefReadings> {
+  const [row] = await asTx(tx).$queryRawUnsafe<BriefReadings[]>(BRIEF_SQL, organizationId, userId, programId, items)
+  return row
+}
+
 /** Serialises filing for one person (backpressure's count and the filing in one transaction). */
 export async function lockFilingFor(tx: AnyTx, userId: string) {
   await asTx(tx).$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`backpressure:${userId}`}, 0))`

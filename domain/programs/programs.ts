@@ -7,8 +7,8 @@ import { command, type DomainContext, type Write } from '../../core/jobs'
 import type { TenantTx } from '../../core/database'
 import { PROGRAM_PERSONAS } from '../../core/permissions'
 import { DEFAULT_PROGRAM_SETTINGS } from '../../core/database'
-import type { User } from '../../generated/prisma/client'
-import { lockProgramOwners, meUserRow, myProgramRows } from './sql'
+import type { Program, User } from '../../generated/prisma/client'
+import { lockProgramOwners, meUserRow, myProgramRows, programRowBy } from './sql'
 import { keysetPage, mapPage, type Page, type PageArgs } from '../../core/database'
 import { IdInput } from '../../core/text'
 
@@ -54,14 +54,37 @@ export function myPersonas(ctx: Pick<DomainContext, 'session'>, programId: strin
   return ctx.session.programPersonas.get(programId) ?? []
 }
 
-/** Query.program: the program, or null where getProgram answers not found (never telling which). */
-export async function findProgram(ctx: Ctx, by: { id?: string | null; slug?: string | null }) {
+/**
+ * getProgram outside a transaction, the row read without Prisma's query compiler (the console's first screen reads a
+ * program on every open): the same check, the same errors.
+ */
+export async function readProgram(ctx: Pick<DomainContext, 'session' | 'db'>, by: { id?: string | null; slug?: string | null }) {
+  if (!by.id === !by.slug) throw InvalidInput.of(by.id ? 'slug' : 'id', 'Give exactly one of id or slug.')
+  if (by.id && !UUID.safeParse(by.id).success) throw new NotFoundError('Program', { field: 'id' })
+  const program = await programRowBy(ctx.session.organizationId, ctx.db, by.id ? { id: by.id } : { slug: by.slug! })
+  if (!program || !can(ctx.session, 'program.settings.read', program.id)) throw new NotFoundError('Program', { field: by.id ? 'programId' : 'slug' })
+  return program
+}
+
+/** Query.program: the program, or null where readProgram answers not found (never telling which). */
+export async function findProgram(ctx: Pick<DomainContext, 'session' | 'db'>, by: { id?: string | null; slug?: string | null }) {
   try {
-    return await getProgram(ctx, by)
+    return await readProgram(ctx, by)
   } catch (e) {
     if (e instanceof NotFoundError) return null
     throw e
   }
+}
+
+/**
+ * A program row this request already read (Program.workbench under Query.program), held to getProgram's check: in the
+ * caller's organisation and program.settings.read there, not found otherwise (never telling the program exists).
+ */
+export function readableProgram(ctx: Pick<DomainContext, 'session'>, program: Program): Program {
+  if (program.organizationId !== ctx.session.organizationId || !can(ctx.session, 'program.settings.read', program.id)) {
+    throw new NotFoundError('Program', { field: 'programId' })
+  }
+  return program
 }
 
 export interface Member { user: User; joinedAt: Date; personas: string[] }

@@ -59,3 +59,44 @@ export async function writeWorkbenchRoleEntry(organizationId: string, tx: AnyTx,
       WHERE id = ${userId}::uuid AND organization_id = ${organizationId}::uuid`
   }
 }
+
+/** A program of the organisation by id (already checked to be a UUID) or slug, read without Prisma (Query.program). */
+export async function programRowBy(organizationId: string, db: Db, by: { id: string } | { slug: string }): Promise<Program | undefined> {
+  const [program] = 'id' in by
+    ? await hotRows<Program>(organizationId, db, 'programs.by_id', 'SELECT * FROM programs WHERE organization_id = $1::uuid AND id = $2::uuid', [by.id])
+    : await hotRows<Program>(organizationId, db, 'programs.by_slug', 'SELECT * FROM programs WHERE organization_id = $1::uuid AND slug = $2::text', [by.slug])
+  return program
+}
+
+/** The role home's row of the person in a program (homePersonRow): set_* columns null when no set or assign row. */
+export interface HomePersonRow {
+  settings: unknown
+  defaultApplied: boolean
+  setAction: string | null
+  setActorUserId: string | null
+  setDetails: unknown
+  setAt: Date | null
+  setByName: string | null
+}
+
+/**
+ * What the role home reads of the person in one statement (it was four): their settings, whether their fallback to
+ * the neutral harness was audited in the program (workbench_role.default_applied), and the latest workbench_role.set
+ * or .assign row of them in the program with its actor's name (null columns when there is none). Undefined when the
+ * person is not in the organisation.
+ */
+export async function homePersonRow(organizationId: string, db: Db, programId: string, userId: string): Promise<HomePersonRow | undefined> {
+  // target_id is text and users.id a uuid: $3 is text throughout, cast where a uuid is compared (one type per parameter).
+  // Both audit reads are answered by partial indexes (audit_events_default_applied_once, audit_events_workbench_role_latest).
+  const [row] = await hotRows<HomePersonRow>(organizationId, db, 'home.person', `SELECT u.settings,
+      EXISTS (SELECT 1 FROM audit_events d WHERE d.organization_id = $1::uuid AND d.program_id = $2::uuid AND d.target_id = $3::text
+        AND d.action = 'workbench_role.default_applied') AS default_applied,
+      s.action AS set_action, s.actor_user_id AS set_actor_user_id, s.details AS set_details, s.created_at AS set_at, setter.name AS set_by_name
+    FROM users u
+    LEFT JOIN LATERAL (SELECT a.action, a.actor_user_id, a.details, a.created_at FROM audit_events a
+      WHERE a.organization_id = $1::uuid AND a.program_id = $2::uuid AND a.target_id = $3::text AND a.action IN ('workbench_role.set', 'workbench_role.assign')
+      ORDER BY a.entry_seq DESC LIMIT 1) s ON true
+    LEFT JOIN users setter ON setter.organization_id = $1::uuid AND setter.id = s.actor_user_id
+    WHERE u.organization_id = $1::uuid AND u.id = $3::text::uuid`, [programId, userId])
+  return row
+}

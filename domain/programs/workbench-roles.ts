@@ -18,7 +18,7 @@ import {
   type WornRole,
 } from '../../core/identity'
 import { getProgram } from './programs'
-import { lockDefaultApplied, lockUserSettings, writeWorkbenchRoleEntry } from './sql'
+import { homePersonRow, lockDefaultApplied, lockUserSettings, writeWorkbenchRoleEntry, type HomePersonRow } from './sql'
 
 type Ctx = Pick<DomainContext, 'session' | 'tdb'>
 
@@ -82,19 +82,32 @@ const dateOf = (d: Date) => d.toLocaleDateString('en-GB', { day: 'numeric', mont
 
 /**
  * Who set the person's current workbench role, when someone else did (a lead's assignment): the latest set or assign
- * row of the person in the program. Null when the person chose it themselves, or nothing is set.
+ * row of the person in the program (homePersonRow reads it with its actor's name). Null when the person chose it
+ * themselves, or nothing is set.
  */
-export async function setByOf(q: TenantTx, args: { programId: string; userId: string; currentKey: string | null }): Promise<SetBy | null> {
+export function setByOf(row: Pick<HomePersonRow, 'setAction' | 'setActorUserId' | 'setDetails' | 'setAt' | 'setByName'>, args: { userId: string; currentKey: string | null }): SetBy | null {
   if (!args.currentKey) return null
-  const latest = await q.auditEvent.findFirst({
-    where: { programId: args.programId, targetId: args.userId, action: { in: ['workbench_role.set', 'workbench_role.assign'] } },
-    orderBy: { entrySeq: 'desc' },
-  })
-  if (!latest || latest.action !== 'workbench_role.assign' || !latest.actorUserId || latest.actorUserId === args.userId) return null
-  if ((latest.details as { workbench_role_key?: unknown })?.workbench_role_key !== args.currentKey) return null
-  const lead = await q.user.findFirst({ where: { id: latest.actorUserId }, select: { name: true } })
-  if (!lead) return null
-  return { userId: latest.actorUserId, name: lead.name, at: latest.createdAt, line: setBy(lead.name, dateOf(latest.createdAt)) }
+  if (row.setAction !== 'workbench_role.assign' || !row.setActorUserId || row.setActorUserId === args.userId) return null
+  if ((row.setDetails as { workbench_role_key?: unknown })?.workbench_role_key !== args.currentKey) return null
+  // no name: the actor is not a person of the organisation
+  if (row.setByName === null || !row.setAt) return null
+  return { userId: row.setActorUserId, name: row.setByName, at: row.setAt, line: setBy(row.setByName, dateOf(row.setAt)) }
+}
+
+/** What the role home knows of the person in a program: the role they wear, whether its fallback was audited, who set it. */
+export interface HomePerson { worn: WornRole; defaultApplied: boolean; setBy: SetBy | null }
+
+/**
+ * The person's side of the role home, in one statement (settings, the default-applied audit, the latest set or assign
+ * row and its actor's name): what wornRoleOf, defaultAppliedBefore and the set-by lookup answer one statement each.
+ */
+export async function homePersonOf(ctx: Pick<DomainContext, 'session' | 'db'>, programId: string, personas: readonly string[]): Promise<HomePerson> {
+  const { organizationId, userId } = ctx.session
+  const row = await homePersonRow(organizationId, ctx.db, programId, userId)
+  // the session proved the person is in the organisation: no row means they were removed meanwhile
+  if (!row) throw new Error('the person of the session is not in the organisation')
+  const worn = wornRole(personas, storedWorkbenchRoles(row.settings)[programId] ?? null)
+  return { worn, defaultApplied: row.defaultApplied, setBy: setByOf(row, { userId, currentKey: worn.workbenchRoleKey }) }
 }
 
 // ---- PATCH /me/settings -------------------------------------------------------------------------------------------

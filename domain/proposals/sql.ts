@@ -1,6 +1,7 @@
 // Owns the raw SQL of proposals and decisions (everything else goes through the tenant client of core/database/db.ts): each
 // function takes the organisation first and binds it in its filter.
-import type { Tx } from '../../core/database'
+import type { InboxItem } from '../../generated/prisma/client'
+import { hotRows, type Db, type Tx } from '../../core/database'
 
 /** Any client or transaction, tenant-scoped or not: what raw SQL needs of it. */
 type Sql = Pick<Tx, '$queryRaw' | '$executeRaw'>
@@ -23,26 +24,39 @@ export function auditActionsInPeriod(q: Sql, organizationId: string, programId: 
     GROUP BY action ORDER BY action`
 }
 
+/** inbox_items' columns in the InboxItem model's field order: a row reads as Prisma's findMany row of the item. */
+const INBOX_ITEM_COLUMNS = ['id', 'user_id', 'organization_id', 'program_id', 'kind', 'source_type', 'source_id', 'title', 'interrupt_id',
+  'twin_id', 'trigger_id', 'priority', 'batch_key', 'due_at', 'reminded_at', 'status', 'snoozed_until', 'delegated_from_user_id',
+  'feedback', 'done_by', 'done_at', 'escalated_at', 'created_at', 'updated_at'].map((c) => `r.${c}`).join(', ')
+
 /**
- * A person's open decisions in a program for the role home, set-based: the ids of the first `limit` that belong to the
- * role (`recordTypes` null: every type; an item naming no record type belongs to everyone), oldest due first, and the
- * count of all of them.
+ * A person's open decisions in a program for the role home, set-based and in one statement (a hot read: every role
+ * home asks it): the first `limit` that belong to the role (`recordTypes` null: every type; an item naming no record
+ * type belongs to everyone), oldest due first, as InboxItem rows, and the count of all of them. Always one row at
+ * least: without a decision of the role, a row of nulls carrying the count.
  */
-export async function openRoleDecisionIds(q: Sql, organizationId: string, userId: string, programId: string, recordTypes: readonly string[] | null, limit: number) {
-  const [picked] = await q.$queryRaw<{ ids: string[]; total: bigint }[]>`
+export async function openRoleDecisions(db: Db, organizationId: string, userId: string, programId: string, recordTypes: readonly string[] | null, limit: number) {
+  const rows = await hotRows<InboxItem & { roleHomeDecisionsTotal: number }>(organizationId, db, 'proposals.role_home_decisions', `
     WITH items AS (
       SELECT i.id, i.due_at, i.created_at,
-             (${recordTypes as string[] | null}::text[] IS NULL
+             ($4::text[] IS NULL
               OR jsonb_typeof(ri.question->'recordType') IS DISTINCT FROM 'string'
-              OR ri.question->>'recordType' = ANY(${recordTypes as string[] | null}::text[])) AS in_role
+              OR ri.question->>'recordType' = ANY($4::text[])) AS in_role
       FROM inbox_items i
       LEFT JOIN run_interrupts ri ON ri.id = i.interrupt_id AND ri.organization_id = i.organization_id
-      WHERE i.organization_id = ${organizationId}::uuid AND i.user_id = ${userId}::uuid AND i.program_id = ${programId}::uuid
+      WHERE i.organization_id = $1::uuid AND i.user_id = $2::uuid AND i.program_id = $3::uuid
         AND i.kind = 'decision' AND i.status = 'open'
+    ), picked AS (
+      SELECT id, due_at, created_at FROM items WHERE in_role ORDER BY due_at ASC NULLS LAST, created_at ASC, id ASC LIMIT $5::int
     )
-    SELECT ARRAY(SELECT id::text FROM items WHERE in_role ORDER BY due_at ASC NULLS LAST, created_at ASC, id ASC LIMIT ${limit}) AS ids,
-           (SELECT count(*) FROM items) AS total`
-  return picked
+    SELECT ${INBOX_ITEM_COLUMNS}, total.n AS role_home_decisions_total
+    FROM (SELECT count(*)::int AS n FROM items) total
+    LEFT JOIN (picked p JOIN inbox_items r ON r.organization_id = $1::uuid AND r.id = p.id) ON true
+    ORDER BY p.due_at ASC NULLS LAST, p.created_at ASC, p.id ASC`,
+  [userId, programId, recordTypes, limit])
+  const decisions: InboxItem[] = []
+  for (const { roleHomeDecisionsTotal: _total, ...item } of rows) if (item.id !== null) decisions.push(item)
+  return { decisions, total: rows[0]?.roleHomeDecisionsTotal ?? 0 }
 }
 
 /**

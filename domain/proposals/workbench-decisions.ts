@@ -5,9 +5,9 @@
 import type { InboxItem, TwinDefinition } from '../../generated/prisma/client'
 import type { DomainContext } from '../../core/jobs'
 import { isMember } from '../../core/identity'
-import { openRoleDecisionIds } from './sql'
+import { openRoleDecisions } from './sql'
 
-type Ctx = Pick<DomainContext, 'session' | 'tdb'>
+type Ctx = Pick<DomainContext, 'session' | 'db' | 'tdb'>
 
 /** How many decisions the home shows; the rest count in other_decision_count. */
 export const HOME_DECISIONS = 10
@@ -22,13 +22,10 @@ export interface RoleDecisions { decisions: InboxItem[]; otherDecisionCount: num
 export async function roleDecisions(ctx: Ctx, programId: string, recordTypes: readonly string[] | null): Promise<RoleDecisions> {
   if (!isMember(ctx.session, programId)) return { decisions: [], otherDecisionCount: 0 }
   const { organizationId, userId } = ctx.session
-  // Set-based: the ids of the shown ones and the count of all in one statement, however many decisions wait (a person
-  // with hundreds open does not ship every item and every proposal's question to this process to pick ten).
-  const picked = await openRoleDecisionIds(ctx.tdb, organizationId, userId, programId, recordTypes, HOME_DECISIONS)
-  const rows = picked.ids.length ? await ctx.tdb.inboxItem.findMany({ where: { id: { in: picked.ids } } }) : []
-  const byId = new Map(rows.map((r) => [r.id, r]))
-  const decisions = picked.ids.flatMap((id) => byId.get(id) ?? [])
-  return { decisions, otherDecisionCount: Number(picked.total) - decisions.length }
+  // Set-based: the shown rows and the count of all in one statement, however many decisions wait (a person with
+  // hundreds open does not ship every item and every proposal's question to this process to pick ten).
+  const { decisions, total } = await openRoleDecisions(ctx.db, organizationId, userId, programId, recordTypes, HOME_DECISIONS)
+  return { decisions, otherDecisionCount: total - decisions.length }
 }
 
 /** The caller's twin in the program for the persona the home is for (else any of theirs), active before paused. */

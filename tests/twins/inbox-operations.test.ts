@@ -6,7 +6,9 @@ import { closeItemsForSource, fileInboxItem, type FileInboxItem } from '../../do
 import { enqueue } from '../../core/jobs'
 import { createTaskList } from '../../jobs/worker'
 import { useStack, gql, wsClient, collect, waitFor } from '../helpers/stack'
-import { createTenant, createTwoOrganizations, expectRowsExist, type Tenant } from '../helpers/factories'
+import { createProgram, addMember, createTenant, createTwoOrganizations, expectRowsExist, type Tenant } from '../helpers/factories'
+import { formatLocal, nextLocalMinute } from '../../core/text'
+import { seedTwin } from './twin-helpers'
 
 const stack = useStack()
 const url = () => `${stack.current.gatewayUrl}/graphql`
@@ -213,6 +215,91 @@ describe('the inbox header and the brief', () => {
     const tenant = await createTenant(db(), 'Viewer')
     const r = await gql(url(), SUMMARY, { id: tenant.program.id }, await tenant.token('viewer'))
     expect(r.body.data.program.myInboxSummary).toMatchObject({ itemsWaiting: 0, emptyState: 'Viewers have no twin. Nothing waits for you.' })
+  })
+
+  const NEXT_PASS = `query($id: ID!) { program(id: $id) { myInboxSummary { nextPassAt emptyState } } }`
+  const nextPassOf = async (tenant: Tenant) => (await gql(url(), NEXT_PASS, { id: tenant.program.id }, await tenant.token('scientist'))).body.data.program.myInboxSummary
+
+  it('names the earliest next run of the active twin\'s enabled schedules: a disabled trigger\'s or a paused twin\'s earlier run does not count', async () => {
+    const tenant = await createTenant(db(), 'Next pass')
+    expect(await nextPassOf(tenant)).toEqual({ nextPassAt: null, emptyState: null }) // no twin, no next pass
+    const paused = await seedTwin(db(), tenant, 'scientist', { nextRunAt: new Date('2031-01-01T06:00:00.000Z') })
+    await db().twinDefinition.update({ where: { id: paused.twin.id }, data: { status: 'paused', pausedReason: 'user', pausedAt: new Date() } })
+    const active = await seedTwin(db(), tenant, 'program_lead', { userId: tenant.users.scientist.id, nextRunAt: new Date('2031-01-03T06:00:00.000Z') })
+    const second = await db().twinTrigger.create({ data: { organizationId: tenant.organization.id, programId: tenant.program.id, twinId: active.twin.id, dutyKey: 'blocker_scan', kind: 'schedule', enabled: false } })
+    await db().twinSchedule.create({ data: { organizationId: tenant.organization.id, twinId: active.twin.id, triggerId: second.id, rrule: 'RRULE:FREQ=DAILY', nextRunAt: new Date('2031-01-02T06:00:00.000Z') } })
+    expect(await nextPassOf(tenant)).toEqual({ nextPassAt: '2031-01-03T06:00:00.000Z', emptyState: `Nothing waiting. Your twin's next pass is at ${formatLocal(new Date('2031-01-03T06:00:00.000Z'), 'UTC')}.` })
+    await db().twinTrigger.update({ where: { id: second.id }, data: { enabled: true } })
+    expect((await nextPassOf(tenant)).nextPassAt).toBe('2031-01-02T06:00:00.000Z')
+  })
+
+  it('without a scheduled run, names the active twin\'s next digest moment (its digest_time over the person\'s) on the person\'s clock', async () => {
+    const tenant = await createTenant(db(), 'Digest moment')
+    await db().user.update({ where: { id: tenant.users.scientist.id }, data: { settings: { timezone: 'Asia/Tokyo', digest_time: '07:00' } } })
+    const { twin } = await seedTwin(db(), tenant, 'scientist', { nextRunAt: null })
+    const before = new Date()
+    const at = (await nextPassOf(tenant)).nextPassAt
+    expect([nextLocalMinute(before, 'Asia/Tokyo', 7 * 60).toISOString(), nextLocalMinute(new Date(), 'Asia/Tokyo', 7 * 60).toISOString()]).toContain(at)
+    await db().twinDefinition.update({ where: { id: twin.id }, data: { digestTime: '18:30' } })
+    const later = await nextPassOf(tenant)
+    expect(later.nextPassAt).toBe(nextLocalMinute(new Date(), 'Asia/Tokyo', 18 * 60 + 30).toISOString())
+    expect(later.emptyState).toBe(`Nothing waiting. Your twin's next pass is at ${formatLocal(new Date(later.nextPassAt), 'Asia/Tokyo')}.`)
+  })
+
+  it('pauses filing at 25 decisions waiting across the person\'s programs, snoozed ones counted, and not at 24', async () => {
+    const tenant = await createTenant(db(), 'Threshold')
+    const elsewhere = await createProgram(db(), tenant.organization.id, { slug: 'elsewhere' })
+    await addMember(db(), elsewhere, tenant.users.program_lead.id, ['program_lead'])
+    for (let i = 0; i < 20; i++) await file(tenant, 'program_lead', { kind: 'decision', sourceType: 'proposal', sourceId: `p-${i}`, programId: elsewhere.id })
+    for (let i = 0; i < 3; i++) await file(tenant, 'program_lead', { kind: 'decision', sourceType: 'proposal', sourceId: `q-${i}` })
+    const snoozed = await file(tenant, 'program_lead', { kind: 'decision', sourceType: 'proposal', sourceId: 'q-snoozed' })
+    await db().inboxItem.update({ where: { id: snoozed.id }, data: { status: 'snoozed', snoozedUntil: new Date(Date.now() + 86_400_000) } })
+    const done = await file(tenant, 'program_lead', { kind: 'decision', sourceType: 'proposal', sourceId: 'q-done' })
+    await db().inboxItem.update({ where: { id: done.id }, data: { status: 'done' } })
+    const read = async () => (await gql(url(), `query($id: ID!) { program(id: $id) { myInboxSummary { decisionsWaiting openDecisionsTotal filingPaused } } }`, { id: tenant.program.id }, await tenant.token('program_lead'))).body.data.program.myInboxSummary
+    expect(await read()).toEqual({ decisionsWaiting: 3, openDecisionsTotal: 24, filingPaused: null })
+    await file(tenant, 'program_lead', { kind: 'decision', sourceType: 'proposal', sourceId: 'q-25' })
+    expect(await read()).toEqual({ decisionsWaiting: 4, openDecisionsTotal: 25, filingPaused: 'Filing paused: 25 decisions waiting' })
+  })
+
+  it('gives the viewer phrase only to a person who is nothing but a viewer, and only when nothing waits', async () => {
+    const tenant = await createTenant(db(), 'Viewer only')
+    const read = async () => (await gql(url(), SUMMARY, { id: tenant.program.id }, await tenant.token('viewer'))).body.data.program.myInboxSummary
+    expect((await read()).emptyState).toBe('Viewers have no twin. Nothing waits for you.')
+    await file(tenant, 'viewer', { kind: 'information' })
+    expect(await read()).toMatchObject({ itemsWaiting: 1, emptyState: null })
+    await db().inboxItem.updateMany({ where: { userId: tenant.users.viewer.id }, data: { status: 'done' } })
+    await addMember(db(), tenant.program, tenant.users.viewer.id, ['scientist'])
+    expect(await read()).toMatchObject({ itemsWaiting: 0, emptyState: null }) // a scientist too, without a twin: no phrase
+  })
+
+  it('lists the summary\'s item pointers as the brief composed now lists them: the first ten open, due first, undated last, then oldest', async () => {
+    const tenant = await createTenant(db(), 'Pointers')
+    const filed = []
+    for (let i = 0; i < 12; i++) {
+      filed.push(await file(tenant, 'scientist', { kind: i % 2 ? 'decision' : 'question', sourceType: i % 2 ? 'proposal' : 'thread', dueAt: i % 3 ? new Date(Date.UTC(2031, 0, 20 - i, 9, 30, 0, 123)) : null }))
+    }
+    const r = await gql(url(), `query($id: ID!) { program(id: $id) { myInboxSummary { itemsWaiting items { id kind dueAt } } } myBrief { artifactId items { id kind dueAt } } }`, { id: tenant.program.id }, await tenant.token('scientist'))
+    expect(r.body.errors).toBeUndefined()
+    const rows = await db().inboxItem.findMany({ where: { userId: tenant.users.scientist.id, status: 'open' }, orderBy: [{ dueAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }, { id: 'asc' }], take: 10 })
+    const expected = rows.map((i) => ({ id: i.id, kind: i.kind, dueAt: i.dueAt?.toISOString() ?? null }))
+    expect(expected[0].dueAt).toBe('2031-01-09T09:30:00.123Z')
+    expect(expected.at(-1)!.dueAt).toBeNull()
+    expect(r.body.data.program.myInboxSummary).toEqual({ itemsWaiting: 12, items: expected })
+    expect(r.body.data.myBrief).toEqual([{ artifactId: null, items: expected }])
+  })
+
+  it('shows ten decisions on the role home, due first, each as the inbox reads it, and counts the others', async () => {
+    const tenant = await createTenant(db(), 'Role home')
+    for (let i = 0; i < 13; i++) await file(tenant, 'scientist', { kind: 'decision', sourceType: 'proposal', sourceId: `p-${i}`, dueAt: i % 4 ? new Date(Date.UTC(2031, 1, 28 - i)) : null })
+    await file(tenant, 'scientist', { kind: 'question' })
+    const fields = 'id kind title status priority dueAt createdAt snoozedUntil'
+    const r = await gql(url(), `query($p: ID!) { workbench(programId: $p) { decisions { ${fields} } otherDecisionCount } myInbox(first: 50) { nodes { ${fields} } } }`, { p: tenant.program.id }, await tenant.token('scientist'))
+    expect(r.body.errors).toBeUndefined()
+    const inbox = new Map(r.body.data.myInbox.nodes.map((n: any) => [n.id, n]))
+    const rows = await db().inboxItem.findMany({ where: { userId: tenant.users.scientist.id, kind: 'decision' }, orderBy: [{ dueAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }, { id: 'asc' }], take: 10 })
+    expect(r.body.data.workbench.decisions).toEqual(rows.map((row) => inbox.get(row.id)))
+    expect(r.body.data.workbench.otherDecisionCount).toBe(3)
   })
 
   it('shows a person only their own brief and inbox: another organisation\'s rows exist and never appear', async () => {

@@ -125,7 +125,7 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
       emptyState: t.string({ nullable: true, description: "'Nothing waiting. Your twin's next pass is at <time>.' when nothing waits.", resolve: (b) => b.content.empty_state }),
       filingPaused: t.string({ nullable: true, description: "'Filing paused: <N> decisions waiting' under backpressure.", resolve: (b) => b.content.filing_paused }),
       footer: t.string({ nullable: true, description: "'Agent-generated draft, unsigned.' when a twin's digest wrote it.", resolve: (b) => b.content.footer }),
-      items: t.field({ type: [BriefItem], resolve: (b) => b.content.items }),
+      items: t.field({ type: [BriefItem], resolve: (b) => (b.readItems ? b.readItems() : b.content.items) }),
     }),
   })
 
@@ -140,7 +140,7 @@ export function addInbox(builder: Builder, { ProgramRef, UserRef }: TwinsRefs, d
     t.field({
       type: PersonaBrief,
       description: "The inbox header for the caller in this program, now: 'Decisions waiting for you', counts, the empty state.",
-      resolve: async (p, _a, ctx) => ({ artifactId: null, content: await myInboxSummary(ctx, p.id) }),
+      resolve: (p, _a, ctx) => myInboxSummary(ctx, p.id),
     }))
 
   builder.mutationFields((t) => ({

@@ -198,7 +198,7 @@ export function addWorkbenchRoles(
       questions: t.field({ type: [deps.ProgramRecord], description: "'My open questions': open questions the caller owns or asked.", resolve: (h) => h.questions }),
       pins: t.field({ type: [deps.ProgramRecord], description: "'My evidence board': the latest records of the role's evidence types.", resolve: (h) => h.pins }),
       statusLines: t.field({ type: [StatusLine], description: "'My program in this role's terms'.", resolve: (h) => h.statusLines }),
-      memorySummary: t.field({ type: [deps.MemoryRecord], description: 'At most 3 of the caller\'s kept tier-1 records here.', resolve: (h) => h.memorySummary }),
+      memorySummary: t.field({ type: [deps.MemoryRecord], description: 'At most 3 of the caller\'s kept tier-1 records here.', resolve: (h, _a, ctx) => home.homeMemorySummary(ctx, h) }),
       setBy: t.field({ type: SetByType, nullable: true, resolve: (h) => h.setBy }),
       rail: t.field({ type: RailType, resolve: (h) => h.rail }),
     }),
@@ -223,6 +223,7 @@ export function addWorkbenchRoles(
   builder.objectField(ProgramRef, 'workbench', (t) => t.field({
     type: Workbench,
     description: "The caller's role home in this program (same as Query.workbench).",
-    resolve: (p, _a, ctx) => home.workbenchHome(ctx, p.id),
+    // the program read for this parent is not read again (workbenchHome holds it to the same check)
+    resolve: (p, _a, ctx) => home.workbenchHome(ctx, p),
   }))
 }
