@@ -47,6 +47,8 @@ async function startSide(label: string, root: string, callers: number, children:
       }
     })
   }
+  // statistics for the rows just written, as autovacuum would give them a minute later (see throughput.ts)
+  await db.$executeRawUnsafe('ANALYZE')
   const ports = { GATEWAY_PORT: await freePort(), CONNECTORS_PORT: await freePort(), WORKBENCH_PORT: await freePort(), TWINS_PORT: await freePort() }
   const env = { DATABASE_URL: database.url, DATA_DIR: database.dataDir, NODE_ENV: 'development', ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) }
   const pids: Record<string, number> = {}

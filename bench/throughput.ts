@@ -230,6 +230,9 @@ export async function benchThroughput(): Promise<void> {
         }
       })
     }
+    // statistics for the rows just written, as autovacuum would give them a minute later: without them the planner
+    // took a program's 10,000 open decisions for one row and scanned them all for each person's 50 (the role home)
+    await writer.$executeRawUnsafe('ANALYZE')
 
     // ---- the four components, each its own process, from `root` ----
     const ports = { GATEWAY_PORT: await freePort(), CONNECTORS_PORT: await freePort(), WORKBENCH_PORT: await freePort(), TWINS_PORT: await freePort() }
