@@ -18,6 +18,8 @@ import { fileInboxItem } from '../../domain/inbox'
 import { SUBSCRIPTION_INTERRUPTED } from '../../core/http'
 import { gql, wsClient, collect, waitFor } from '../helpers/stack'
 import { launchChromium } from '../helpers/browser'
+import { print } from 'graphql'
+import { RoleHomeDocument } from '../../clients/src/generated/graphql'
 import { mintRunToken } from '../../subgraphs/twins/tools/run-tokens'
 import { createTenant, type Tenant } from '../helpers/factories'
 
@@ -80,11 +82,13 @@ describe('a PostgreSQL outage of 10 seconds', () => {
     await sub.finished
     expect(sub.received[0].errors?.[0]?.extensions?.code).toBe(SUBSCRIPTION_INTERRUPTED)
 
-    // queries: 503 with Retry-After, answered promptly (no hang), both for a cached caller and a new token
-    for (const bearer of [token, await t.token('program_lead')]) {
+    // queries: 503 with Retry-After, answered promptly (no hang), both for a cached caller and a new token, for `me` and
+    // for the console's role home (whose reads go by the hot-read pool, not Prisma's)
+    const roleHome = { query: print(RoleHomeDocument), variables: { slug: t.program.slug } }
+    for (const [bearer, request] of [[token, { query: ME }], [await t.token('program_lead'), { query: ME }], [token, roleHome], [await t.token('viewer'), roleHome]] as const) {
       const { value: res, ms } = await timed(fetch(gatewayUrl, {
         method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
-        body: JSON.stringify({ query: ME }),
+        body: JSON.stringify(request),
       }))
       expect(res.status).toBe(503)
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
