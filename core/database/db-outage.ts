@@ -13,9 +13,10 @@ export const OUTAGE_MESSAGE = 'The service is temporarily unavailable (its datab
 const CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
   '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', // admin/crash shutdown, cannot connect now, connection exceptions
+  '53300', // too many connections: the new connection was refused before anything ran
   'P1001', 'P1002', 'P1008', 'P1017', 'P2024', // Prisma: cannot reach, timed out, server closed the connection, pool timeout
 ])
-const MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Can't reach database|server closed the connection|terminating connection due to administrator command|the database system is (starting up|shutting down|in recovery)|Client has encountered a connection error|ECONNREFUSED|ECONNRESET|Connection refused|Timed out fetching a new connection|Unable to start a transaction in the given time/i
+const MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Can't reach database|server closed the connection|terminating connection due to administrator command|the database system is (starting up|shutting down|in recovery)|Client has encountered a connection error|ECONNREFUSED|ECONNRESET|Connection refused|Timed out fetching a new connection|Unable to start a transaction in the given time|too many clients already/i
 
 /** True when `error` (or anything in its cause chain) says the database could not be reached or dropped the connection. */
 export function isDatabaseUnavailable(error: unknown): boolean {

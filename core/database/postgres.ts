@@ -359,10 +359,15 @@ async function spawnDetached(databaseDir: string, port: number, runtime: ServerR
   }
 }
 
+/** The embedded server's max_connections. */
+export const EMBEDDED_MAX_CONNECTIONS = 300
+
 /** Starts the server process and resolves once it accepts connections. */
 async function spawnServer(databaseDir: string, port: number, runtime: ServerRuntime) {
   const user = runtime.user
-  const child = spawn(path.join(runtime.native, 'bin', 'postgres'), ['-D', databaseDir, '-p', String(port)], {
+  // max_connections: two replicas of every kind (the soak) hold up to about 140 connections, more than the default
+  // 100 (docs/operators.md, Capacity); PostgreSQL then refused new ones with "too many clients already"
+  const child = spawn(path.join(runtime.native, 'bin', 'postgres'), ['-D', databaseDir, '-p', String(port), '-c', `max_connections=${EMBEDDED_MAX_CONNECTIONS}`], {
     ...(user ? { uid: user.uid, gid: user.gid, cwd: '/' } : {}), env: { ...process.env, LC_MESSAGES: 'C' },
     detached: true, stdio: ['ignore', 'ignore', 'pipe'],
   })

@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { ROOT_DIR } from '../../core/config'
-import { freePort, removeEmbeddedData, startEmbeddedPostgres } from '../../core/database'
+import { freePort, isDatabaseUnavailable, removeEmbeddedData, startEmbeddedPostgres } from '../../core/database'
 import { waitFor } from '../helpers/stack'
 
 const ping = async (url: string) => {
@@ -24,6 +24,10 @@ describe('embedded PostgreSQL', () => {
       expect(await fs.stat(path.join(dataDir, 'postgres', 'PG_VERSION'))).toBeTruthy()
       const second = await startEmbeddedPostgres({ dataDir, port })
       expect(second.url).toBe(first.url)
+      // room for two replicas of every kind (about 140 connections; PostgreSQL's default is 100)
+      const c = new pg.Client({ connectionString: first.url })
+      await c.connect()
+      try { expect((await c.query('SHOW max_connections')).rows[0].max_connections).toBe('300') } finally { await c.end() }
       await second.stop()
       expect(await ping(first.url)).toBe(true) // the second start did not own it
       await first.stop()
@@ -120,4 +124,13 @@ describe('embedded PostgreSQL', () => {
       await fs.rm(outer, { recursive: true, force: true })
     }
   }, 180_000)
+})
+
+describe('a database that refuses new connections', () => {
+  it('is an outage (answered 503 with Retry-After), not an internal error: nothing ran, a retry is safe', () => {
+    expect(isDatabaseUnavailable(Object.assign(new Error('sorry, too many clients already'), { code: '53300' }))).toBe(true)
+    // as Prisma words it, with the code only in the message
+    expect(isDatabaseUnavailable(new Error('Invalid `ctx.tdb.platformSourceHealth.findMany()` invocation:\n\nToo many database connections opened: sorry, too many clients already'))).toBe(true)
+    expect(isDatabaseUnavailable(Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' }))).toBe(false)
+  })
 })
