@@ -20,7 +20,7 @@ import { QueryPlanner, prettyFormatQueryPlan } from '@apollo/query-planner'
 import { closeStackBench, openStackBench } from './database'
 import { knobs, out, quietLogs, runIfMain, smokeMode } from './figures'
 import { summariseFolder } from './profile-summary'
-import { THROUGHPUT_QUERIES, cpuMs, loadAverage, median, runLoad, startComponent, type LoadResult } from './throughput'
+import { THROUGHPUT_QUERIES, componentMode, cpuMs, loadAverage, median, runLoad, startComponent, type LoadResult } from './throughput'
 import type { Db } from '../core/database'
 import { freePort } from '../core/database'
 import { ROOT_DIR } from '../core/config'
@@ -89,6 +89,7 @@ export async function benchPeers(): Promise<void> {
   const queries = (process.env.BENCH_PEERS_QUERIES || (smokeMode() ? 'role_home,federated' : Object.keys(PEER_QUERIES).join(','))).split(',').map((s) => s.trim()).filter(Boolean) as QueryName[]
   for (const q of queries) if (!(q in PEER_QUERIES)) throw new Error(`BENCH_PEERS_QUERIES: unknown query ${q}; known: ${Object.keys(PEER_QUERIES).join(', ')}`)
 
+  let mode: Awaited<ReturnType<typeof componentMode>> | undefined
   const bench = await openStackBench('peers')
   const { writer, database } = bench
   const children: ChildProcess[] = []
@@ -124,8 +125,9 @@ export async function benchPeers(): Promise<void> {
     // ---- the subgraphs, then the three gateways, each its own process (as package.json starts them) ----
     const ports = { CONNECTORS_PORT: await freePort(), WORKBENCH_PORT: await freePort(), TWINS_PORT: await freePort(), GATEWAY_PORT: await freePort() }
     const local = (port: number) => `http://127.0.0.1:${port}/graphql`
+    mode = await componentMode()
     const env: Record<string, string> = {
-      DATABASE_URL: database.url, DATA_DIR: database.dataDir, NODE_ENV: 'development',
+      DATABASE_URL: database.url, DATA_DIR: database.dataDir, ...mode.env,
       ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
       CONNECTORS_URL: local(ports.CONNECTORS_PORT), WORKBENCH_URL: local(ports.WORKBENCH_PORT), TWINS_URL: local(ports.TWINS_PORT),
     }
@@ -157,6 +159,7 @@ export async function benchPeers(): Promise<void> {
     }
 
     out('peers.cpus', os.cpus().length)
+    out('peers.node_env', mode.mode)
     out('peers.callers', CALLERS)
     out('peers.concurrency', CONCURRENCY)
     out('peers.seconds', SECONDS)
@@ -260,6 +263,7 @@ export async function benchPeers(): Promise<void> {
     if (failures.length) throw new Error(`peers: answers under load were not the compared ones:\n${failures.join('\n')}`)
   } finally {
     await stopChildren()
+    await mode?.close()
     await closeStackBench(bench, undefined)
     restoreLogs()
   }

@@ -13,7 +13,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { provisionBenchDatabase, type BenchDatabase } from './database'
 import { knobs, out, quietLogs, runIfMain } from './figures'
-import { THROUGHPUT_QUERIES, backendCpuMs, cpuMs, loadAverage, median, runLoad, startComponent } from './throughput'
+import { THROUGHPUT_QUERIES, backendCpuMs, componentMode, cpuMs, loadAverage, median, runLoad, startComponent } from './throughput'
 import { createPrisma, freePort, type Db } from '../core/database'
 import { parseEnv, setEnv } from '../core/config'
 import { mintDevToken, resetAuthKeys } from '../core/identity'
@@ -25,7 +25,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url))
 const COMPONENTS = ['gateway', 'workbench', 'connectors', 'twins'] as const
 const PARTS = [...COMPONENTS, 'postgres', 'total'] as const
 
-interface Side { label: string; root: string; database: BenchDatabase; db: Db; pids: Record<string, number>; url: string; bearers: Record<string, string>[]; slices: Record<string, number>[] }
+interface Side { label: string; root: string; database: BenchDatabase; db: Db; closeMode(): Promise<void>; pids: Record<string, number>; url: string; bearers: Record<string, string>[]; slices: Record<string, number>[] }
 
 /** A database seeded as the throughput bench seeds it, and `root`'s four components on it. */
 async function startSide(label: string, root: string, callers: number, children: ChildProcess[]): Promise<Side> {
@@ -50,7 +50,9 @@ async function startSide(label: string, root: string, callers: number, children:
   // statistics for the rows just written, as autovacuum would give them a minute later (see throughput.ts)
   await db.$executeRawUnsafe('ANALYZE')
   const ports = { GATEWAY_PORT: await freePort(), CONNECTORS_PORT: await freePort(), WORKBENCH_PORT: await freePort(), TWINS_PORT: await freePort() }
-  const env = { DATABASE_URL: database.url, DATA_DIR: database.dataDir, NODE_ENV: 'development', ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) }
+  // this side's development key pair (its DATA_DIR) is the one its JWKS serves in production mode
+  const mode = await componentMode()
+  const env = { DATABASE_URL: database.url, DATA_DIR: database.dataDir, ...mode.env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) }
   const pids: Record<string, number> = {}
   for (const name of COMPONENTS) {
     const file = name === 'gateway' ? 'gateway/main.ts' : `subgraphs/${name}/main.ts`
@@ -58,7 +60,7 @@ async function startSide(label: string, root: string, callers: number, children:
     pids[name] = children.at(-1)!.pid!
   }
   const bearers = await Promise.all(people.map(async (p) => ({ authorization: `Bearer ${await mintDevToken(p)}` })))
-  return { label, root, database, db, pids, url: `http://127.0.0.1:${ports.GATEWAY_PORT}/graphql`, bearers, slices: [] }
+  return { label, root, database, db, closeMode: mode.close, pids, url: `http://127.0.0.1:${ports.GATEWAY_PORT}/graphql`, bearers, slices: [] }
 }
 
 export async function benchThroughputPair(): Promise<void> {
@@ -107,7 +109,7 @@ export async function benchThroughputPair(): Promise<void> {
       c.once('exit', () => resolve())
       c.kill('SIGTERM')
     })))
-    for (const s of sides) { await s.db.$disconnect(); await s.database.cleanup() }
+    for (const s of sides) { await s.closeMode(); await s.db.$disconnect(); await s.database.cleanup() }
     restoreLogs()
   }
 }

@@ -43,6 +43,10 @@ import { mintDevToken } from '../core/identity'
 import { documentHash, manifestOf } from '../core/http'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { summariseFolder } from './profile-summary'
+import { randomBytes } from 'node:crypto'
+import * as jose from 'jose'
+import { devKeyPair } from '../core/identity'
+import { env as currentEnv } from '../core/config'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 
@@ -78,6 +82,32 @@ function tsxNode(root: string, file: string, args: string[], env: Record<string,
 }
 
 /** Starts one component (its main.ts, with `args`) and resolves when it logs component.ready. */
+/**
+ * How the benches start the components: as in production by default (`NODE_ENV=production`: no development
+ * fallbacks, and graphql-js without its development checks, which were 5 to 9 % of the twins subgraph's CPU), or as
+ * `BENCH_NODE_ENV=development` asks. In production the components trust callers' tokens only through a JWKS URL: this
+ * process serves one with the development public key, as an identity provider would, so the bench's development
+ * tokens (mintDevToken, signed in this process) are accepted by every gateway under test.
+ */
+export async function componentMode(): Promise<{ env: Record<string, string>; mode: string; close(): Promise<void> }> {
+  const mode = process.env.BENCH_NODE_ENV || 'production'
+  if (mode !== 'production' && mode !== 'development') throw new Error(`BENCH_NODE_ENV: production or development, not ${mode}`)
+  if (mode === 'development') return { env: { NODE_ENV: 'development' }, mode, close: async () => {} }
+  const { publicKey, kid } = await devKeyPair()
+  const jwks = JSON.stringify({ keys: [{ ...(await jose.exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' }] })
+  const server = http.createServer((_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }).end(jwks) })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const e = currentEnv()
+  return {
+    mode,
+    env: {
+      NODE_ENV: 'production', AUTH_JWKS_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}/jwks.json`,
+      AUTH_ISSUER: e.AUTH_ISSUER, AUTH_AUDIENCE: e.AUTH_AUDIENCE, CONNECTION_SECRET_KEY: randomBytes(32).toString('hex'),
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
 export function startComponent(root: string, file: string, env: Record<string, string>, nodeFlags: string[], children: ChildProcess[], args: string[] = []) {
   const child = tsxNode(root, file, args, { ...env, LOG_LEVEL: 'info' }, nodeFlags)
   children.push(child)
@@ -198,6 +228,7 @@ export async function benchThroughput(): Promise<void> {
   const database = await provisionBenchDatabase('throughput')
   setEnv(parseEnv({ ...process.env, DATABASE_URL: database.url, DATA_DIR: database.dataDir }))
   resetAuthKeys()
+  let mode: Awaited<ReturnType<typeof componentMode>> | undefined
   const writer: Db = createPrisma(database.url, 2)
   const children: ChildProcess[] = []
   const stopChildren = () => Promise.all(children.map((c) => new Promise<void>((resolve) => {
@@ -236,8 +267,9 @@ export async function benchThroughput(): Promise<void> {
 
     // ---- the four components, each its own process, from `root` ----
     const ports = { GATEWAY_PORT: await freePort(), CONNECTORS_PORT: await freePort(), WORKBENCH_PORT: await freePort(), TWINS_PORT: await freePort() }
+    mode = await componentMode()
     const env: Record<string, string> = {
-      DATABASE_URL: database.url, DATA_DIR: database.dataDir, NODE_ENV: 'development',
+      DATABASE_URL: database.url, DATA_DIR: database.dataDir, ...mode.env,
       ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
       ...(receiver ? { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as { port: number }).port}` } : {}),
     }
@@ -257,6 +289,7 @@ export async function benchThroughput(): Promise<void> {
     const twinsUrl = `http://127.0.0.1:${ports.TWINS_PORT}/graphql`
 
     out('throughput.root', root)
+    out('throughput.node_env', mode.mode)
     out('throughput.cpus', os.cpus().length)
     out('throughput.programs', PROGRAMS)
     out('throughput.callers', CALLERS)
@@ -412,6 +445,7 @@ export async function benchThroughput(): Promise<void> {
     }
   } finally {
     await stopChildren()
+    await mode?.close()
     await writer.$disconnect()
     await database.cleanup()
     if (receiver) await new Promise((resolve) => receiver.close(resolve))
