@@ -20,7 +20,7 @@ import { QueryPlanner, prettyFormatQueryPlan } from '@apollo/query-planner'
 import { closeStackBench, openStackBench } from './database'
 import { knobs, out, quietLogs, runIfMain, smokeMode } from './figures'
 import { summariseFolder } from './profile-summary'
-import { THROUGHPUT_QUERIES, componentMode, cpuMs, loadAverage, median, runLoad, startComponent, type LoadResult } from './throughput'
+import { THROUGHPUT_QUERIES, componentMode, cpuMs, loadAverage, median, runLoad, startComponent, stopProcesses, type LoadResult } from './throughput'
 import type { Db } from '../core/database'
 import { freePort } from '../core/database'
 import { ROOT_DIR } from '../core/config'
@@ -93,11 +93,7 @@ export async function benchPeers(): Promise<void> {
   const bench = await openStackBench('peers')
   const { writer, database } = bench
   const children: ChildProcess[] = []
-  const stopChildren = () => Promise.all(children.map((c) => new Promise<void>((resolve) => {
-    if (c.exitCode !== null || c.signalCode !== null) return resolve()
-    c.once('exit', () => resolve())
-    c.kill('SIGTERM')
-  })))
+  const stopChildren = () => stopProcesses(children)
   try {
     // ---- data: CALLERS program leads of one program, each with 50 inbox items of their own ----
     const tenant = await createTenant(writer, 'Peers')

@@ -13,7 +13,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { provisionBenchDatabase, type BenchDatabase } from './database'
 import { knobs, out, quietLogs, runIfMain } from './figures'
-import { THROUGHPUT_QUERIES, backendCpuMs, componentMode, cpuMs, loadAverage, median, runLoad, startComponent } from './throughput'
+import { THROUGHPUT_QUERIES, backendCpuMs, componentMode, cpuMs, loadAverage, median, runLoad, startComponent, stopProcesses } from './throughput'
 import { createPrisma, freePort, type Db } from '../core/database'
 import { parseEnv, setEnv } from '../core/config'
 import { mintDevToken, resetAuthKeys } from '../core/identity'
@@ -104,11 +104,7 @@ export async function benchThroughputPair(): Promise<void> {
     for (const k of PARTS) out(`throughput_pair.ratio.cpu_ms_per_request.${k}`, (med(sides[0], k) / med(sides[1], k)).toFixed(2))
     out('throughput_pair.load_average_after', `"${loadAverage()}"`)
   } finally {
-    await Promise.all(children.map((c) => new Promise<void>((resolve) => {
-      if (c.exitCode !== null || c.signalCode !== null) return resolve()
-      c.once('exit', () => resolve())
-      c.kill('SIGTERM')
-    })))
+    await stopProcesses(children)
     for (const s of sides) { await s.closeMode(); await s.db.$disconnect(); await s.database.cleanup() }
     restoreLogs()
   }

@@ -108,6 +108,15 @@ export async function componentMode(): Promise<{ env: Record<string, string>; mo
   }
 }
 
+/** SIGTERM to every process still running, resolved once all have exited (a component writes its CPU profile then). */
+export function stopProcesses(children: ChildProcess[]): Promise<void[]> {
+  return Promise.all(children.map((c) => new Promise<void>((resolve) => {
+    if (c.exitCode !== null || c.signalCode !== null) return resolve()
+    c.once('exit', () => resolve())
+    c.kill('SIGTERM')
+  })))
+}
+
 export function startComponent(root: string, file: string, env: Record<string, string>, nodeFlags: string[], children: ChildProcess[], args: string[] = []) {
   const child = tsxNode(root, file, args, { ...env, LOG_LEVEL: 'info' }, nodeFlags)
   children.push(child)
@@ -231,11 +240,7 @@ export async function benchThroughput(): Promise<void> {
   let mode: Awaited<ReturnType<typeof componentMode>> | undefined
   const writer: Db = createPrisma(database.url, 2)
   const children: ChildProcess[] = []
-  const stopChildren = () => Promise.all(children.map((c) => new Promise<void>((resolve) => {
-    if (c.exitCode !== null || c.signalCode !== null) return resolve()
-    c.once('exit', () => resolve())
-    c.kill('SIGTERM')
-  })))
+  const stopChildren = () => stopProcesses(children)
   try {
     // ---- data: the bench caller is program lead of PROGRAMS programs, with 50 inbox items in the first ----
     const tenant = await createTenant(writer, 'Bench')
@@ -371,7 +376,7 @@ export async function benchThroughput(): Promise<void> {
         out('throughput.answers_differing', differing)
       } finally {
         children.push(...compareChildren) // stopped with the others should this throw
-        await Promise.all(compareChildren.map((c) => new Promise<void>((resolve) => { if (c.exitCode !== null || c.signalCode !== null) return resolve(); c.once('exit', () => resolve()); c.kill('SIGTERM') })))
+        await stopProcesses(compareChildren)
         Object.assign(pids, before)
       }
     }

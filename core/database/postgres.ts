@@ -29,9 +29,10 @@ async function canConnect(url: string): Promise<boolean> {
 }
 
 /**
- * A port nothing listens on right now on 127.0.0.1 (embedded servers in tests and benchmarks), never one this process handed out before: the kernel may give the same ephemeral port
- * to two listen(0) calls in a row once the first is closed, and a caller asking for three ports for three processes
- * then started two on one port (seen: twins refused to start on workbench's port in tests/platform/graceful-stop).
+ * A port nothing listens on right now on 127.0.0.1 (embedded servers in tests and benchmarks), never one this process
+ * handed out before: the kernel may give the same ephemeral port to two listen(0) calls in a row once the first is
+ * closed, and a caller asking for three ports for three processes then started two on one port (seen: twins refused
+ * to start on workbench's port in tests/platform/graceful-stop).
  */
 export async function freePort(): Promise<number> {
   for (;;) {

@@ -39,12 +39,18 @@ export async function getMe(ctx: Pick<DomainContext, 'session' | 'tdb' | 'db'>, 
  * A program the caller may read (program.settings.read there); anything else, an id that is not a UUID included,
  * reads as not found. Exactly one of id and slug: both or neither is invalid_input.
  */
-export async function getProgram(ctx: Ctx, by: { id?: string | null; slug?: string | null }, q: TenantTx = ctx.tdb) {
+export function getProgram(ctx: Ctx, by: { id?: string | null; slug?: string | null }, q: TenantTx = ctx.tdb) {
+  return checkedProgram(ctx, by, (key) => q.program.findFirst({ where: key }))
+}
+
+/** getProgram's check and errors around one read of the row, by id (already known to be a UUID) or by slug. */
+async function checkedProgram(
+  ctx: Pick<DomainContext, 'session'>, by: { id?: string | null; slug?: string | null },
+  read: (key: { id: string } | { slug: string }) => Promise<Program | null | undefined>,
+): Promise<Program> {
   if (!by.id === !by.slug) throw InvalidInput.of(by.id ? 'slug' : 'id', 'Give exactly one of id or slug.')
   if (by.id && !UUID.safeParse(by.id).success) throw new NotFoundError('Program', { field: 'id' })
-  const program = by.id
-    ? await q.program.findFirst({ where: { id: by.id } })
-    : await q.program.findFirst({ where: { slug: by.slug! } })
+  const program = await read(by.id ? { id: by.id } : { slug: by.slug! })
   if (!program || !can(ctx.session, 'program.settings.read', program.id)) throw new NotFoundError('Program', { field: by.id ? 'programId' : 'slug' })
   return program
 }
@@ -58,12 +64,8 @@ export function myPersonas(ctx: Pick<DomainContext, 'session'>, programId: strin
  * getProgram outside a transaction, the row read without Prisma's query compiler (the console's first screen reads a
  * program on every open): the same check, the same errors.
  */
-export async function readProgram(ctx: Pick<DomainContext, 'session' | 'db'>, by: { id?: string | null; slug?: string | null }) {
-  if (!by.id === !by.slug) throw InvalidInput.of(by.id ? 'slug' : 'id', 'Give exactly one of id or slug.')
-  if (by.id && !UUID.safeParse(by.id).success) throw new NotFoundError('Program', { field: 'id' })
-  const program = await programRowBy(ctx.session.organizationId, ctx.db, by.id ? { id: by.id } : { slug: by.slug! })
-  if (!program || !can(ctx.session, 'program.settings.read', program.id)) throw new NotFoundError('Program', { field: by.id ? 'programId' : 'slug' })
-  return program
+export function readProgram(ctx: Pick<DomainContext, 'session' | 'db'>, by: { id?: string | null; slug?: string | null }) {
+  return checkedProgram(ctx, by, (key) => programRowBy(ctx.session.organizationId, ctx.db, key))
 }
 
 /** Query.program: the program, or null where readProgram answers not found (never telling which). */
